@@ -1,0 +1,1 @@
+"""Retrieval engines behind one protocol; see `base.py`."""

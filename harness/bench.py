@@ -1,0 +1,40 @@
+"""`harness bench`: wall time of the whole built-in run and per-query latency, as numbers."""
+
+from __future__ import annotations
+
+import statistics
+import time
+
+from rich.console import Console
+
+from harness.backends.registry import open_backend
+from harness.evaluation.execute import Plan, execute
+from harness.metrics import latency_summary
+from harness.pipeline import Mode
+from harness.pipeline.memory_layer import TextEmbedder
+from harness.suites import BUILTIN, load_suite
+
+
+def bench_builtin(backend: str, repeat: int, embedder: TextEmbedder, console: Console) -> None:
+    """Each repetition loads the suite, opens the backend, runs every case in every mode."""
+    walls: list[float] = []
+    latencies: dict[str, list[float]] = {m.value: [] for m in Mode}
+    for _ in range(repeat):
+        start = time.perf_counter()
+        plan = Plan([load_suite(BUILTIN)], list(Mode))
+        engine = open_backend(backend)
+        try:
+            results = execute(plan, engine, embedder)
+        finally:
+            engine.close()
+        walls.append(time.perf_counter() - start)
+        for r in results:
+            if r.latency_ms is not None:
+                latencies[r.mode].append(r.latency_ms / 1000.0)
+    console.print(
+        f"whole built-in run ({len(results)} retrievals, 3 modes) on {backend}: "
+        f"best {min(walls):.3f} s, mean {statistics.mean(walls):.3f} s over {repeat} runs"
+    )
+    for mode, values in latencies.items():
+        s = latency_summary(values)
+        console.print(f"  {mode:7s} per query: p50 {s.p50_ms:.3f} ms, p95 {s.p95_ms:.3f} ms (n={s.count})")

@@ -1,0 +1,205 @@
+"""`harness`: run suites, compare backends, validate cases, embed, benchmark.
+
+Exit codes: 0 done; 1 a quality gate failed (`--fail-under`, `--error-threshold`);
+2 bad input (usage, files, names); 3 a backend could not be reached or started; 130 interrupted.
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Annotated
+
+import typer
+from rich.console import Console
+from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.table import Table
+
+from harness.backends.registry import check_backend, open_backend
+from harness.errors import HarnessError
+from harness.evaluation.execute import Plan, execute
+from harness.pipeline import Mode, PipelineSettings
+from harness.pipeline.settings import CONTENT_FIELDS, SURFACE_FIELDS
+from harness.reports import compare as compare_reports
+from harness.reports import run_report
+from harness.reports.metadata import file_digest, run_metadata
+from harness.reports.summary import summarize
+from harness.reports.writer import write_run_files
+from harness.suites import BUILTIN, load_suite
+from harness.suites.resolve import cases_dir
+
+app = typer.Typer(no_args_is_help=True, add_completion=False, pretty_exceptions_enable=False, rich_markup_mode=None)
+cases_app = typer.Typer(no_args_is_help=True, help="Inspect and validate case suites.")
+app.add_typer(cases_app, name="cases")
+
+out_console = Console(width=None if sys.stdout.isatty() else 160)
+err_console = Console(stderr=True)
+
+FIELD_SETS = {"surface": SURFACE_FIELDS, "content": CONTENT_FIELDS}
+
+
+def _modes(names: list[str]) -> list[Mode]:
+    try:
+        return [Mode(name) for name in dict.fromkeys(names)]
+    except ValueError:
+        bad = next(n for n in names if n not in Mode._value2member_map_)
+        raise HarnessError(f"unknown mode {bad!r} (choose from: {', '.join(m.value for m in Mode)})") from None
+
+
+def _settings(fields: str) -> PipelineSettings:
+    if fields not in FIELD_SETS:
+        raise HarnessError(f"unknown field set {fields!r} (choose from: {', '.join(FIELD_SETS)})")
+    return PipelineSettings(fields=FIELD_SETS[fields])
+
+
+def _embedder(model: str):
+    from harness.embeddings.embedder import Embedder
+
+    return Embedder(model, read_dirs=[cases_dir() / "embeddings"])
+
+
+def _progress() -> Progress:
+    return Progress(
+        TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), console=err_console
+    )
+
+
+def print_scorecard(summaries: list[dict], title: str) -> None:
+    table = Table(title=title)
+    for column in run_report.SCORECARD_COLUMNS:
+        table.add_column(column, justify="left" if column in ("backend", "mode") else "right")
+    for row in run_report.scorecard_rows(summaries):
+        table.add_row(*row)
+    out_console.print(table)
+
+
+@app.command()
+def run(
+    backend: Annotated[list[str], typer.Option("--backend", "-b", help="Backend(s) to run on.")] = ["embedded"],
+    mode: Annotated[list[str], typer.Option("--mode", "-m", help="bm25, vector, hybrid (repeatable).")] = [
+        "bm25",
+        "vector",
+        "hybrid",
+    ],
+    suite: Annotated[list[str], typer.Option("--suite", "-s", help="builtin, tenure:DIR or a suite folder.")] = [
+        BUILTIN
+    ],
+    limit: Annotated[int | None, typer.Option(min=1, help="Run only the first N cases of each kind.")] = None,
+    out: Annotated[Path, typer.Option(help="Report folder.")] = Path("reports"),
+    fail_under: Annotated[
+        float | None, typer.Option(min=0.0, max=1.0, help="Exit 1 if a mode's case pass rate is below this.")
+    ] = None,
+    fields: Annotated[str, typer.Option(help="Retrieval surface: surface (name+aliases) or content.")] = "surface",
+    model: Annotated[str, typer.Option(help="Embedding model for vector and hybrid modes.")] = "all-MiniLM-L6-v2",
+) -> int:
+    """Run suites on a backend in each mode; print the scorecard and write JSON + Markdown reports."""
+    modes = _modes(mode)
+    backends = [check_backend(b) for b in dict.fromkeys(backend)]
+    plan = Plan([load_suite(s) for s in suite], modes, _settings(fields), limit)
+    embedder = _embedder(model) if plan.needs_vectors else None
+    exit_code = 0
+    for name in backends:
+        exit_code = max(exit_code, _run_backend(name, plan, embedder, model, out, fail_under))
+    return exit_code
+
+
+def _run_backend(name: str, plan: Plan, embedder, model: str, out: Path, fail_under: float | None) -> int:
+    engine = open_backend(name)
+    try:
+        with _progress() as progress:
+            task = progress.add_task(f"{name}: cases", total=plan.steps())
+            results = execute(plan, engine, embedder, lambda _: progress.advance(task))
+        info = engine.info()
+    finally:
+        engine.close()
+    summaries = summarize(results)
+    meta = run_metadata(
+        info,
+        suites=[{"name": s.name, "sources": [{"path": str(p), "sha256": file_digest(p)} for p in s.sources]} for s in plan.suites],
+        modes=[m.value for m in plan.modes],
+        settings={"fields": dict(plan.settings.fields), "vector_k": plan.settings.vector_k, "rrf_k": plan.settings.rrf_k},
+        embedding_model=model if plan.needs_vectors else None,
+    )
+    report = run_report.build(meta, summaries, results)
+    paths = write_run_files(out, f"run-{name}", {"json": run_report.to_json(report), "md": run_report.to_markdown(report)})
+    print_scorecard(report["summary"], f"{name}: {', '.join(s.name for s in plan.suites)}")
+    out_console.print(f"reports: {', '.join(str(p) for p in paths)}")
+    failing = [s for s in summaries if fail_under is not None and s.pass_rate < fail_under]
+    for s in failing:
+        err_console.print(f"{s.backend}/{s.mode}: pass rate {s.pass_rate:.3f} is under --fail-under {fail_under}")
+    return 1 if failing else 0
+
+
+@app.command()
+def compare(
+    reports: Annotated[list[Path] | None, typer.Argument(help="Run reports (default: each latest one).")] = None,
+    out: Annotated[Path, typer.Option(help="Report folder to read and write.")] = Path("reports"),
+) -> int:
+    """Side-by-side table of backends and modes from run reports."""
+    sources = reports or compare_reports.default_reports(out)
+    summaries = compare_reports.load_summaries(sources)
+    print_scorecard(summaries, "comparison")
+    paths = write_run_files(out, "compare", {"md": compare_reports.comparison_markdown(summaries, sources)})
+    out_console.print(f"written: {', '.join(str(p) for p in paths)}")
+    return 0
+
+
+@cases_app.command("validate")
+def cases_validate(path: Annotated[str, typer.Argument(help="A suite folder, builtin, or tenure:DIR.")]) -> int:
+    """Parse and cross-check a suite; one line per problem, exit 2 on the first."""
+    loaded = load_suite(path)
+    turns = sum(len(c.turns) for c in loaded.session_cases)
+    out_console.print(
+        f"ok: {loaded.name}: {len(loaded.corpus.memories)} memories, {len(loaded.static_cases)} static cases, "
+        f"{len(loaded.session_cases)} session cases ({turns} turns)"
+    )
+    return 0
+
+
+@app.command()
+def embed(
+    suite: Annotated[list[str], typer.Option("--suite", "-s")] = [BUILTIN],
+    model: Annotated[str, typer.Option(help="sentence-transformers model name or path.")] = "all-MiniLM-L6-v2",
+    fields: Annotated[str, typer.Option()] = "surface",
+    out: Annotated[Path | None, typer.Option(help="Cache folder to write (default: cases/embeddings for builtin).")] = None,
+) -> int:
+    """Embed every memory and query text of the suites, so vector modes need no model at run time."""
+    from harness.embeddings.embedder import Embedder
+    from harness.suites.texts import suite_texts
+
+    target = out or (cases_dir() / "embeddings" if suite == [BUILTIN] else None)
+    embedder = Embedder(model, read_dirs=[cases_dir() / "embeddings"], cache_dir=target)
+    settings = _settings(fields)
+    texts = list(dict.fromkeys(t for s in suite for t in suite_texts(load_suite(s), settings.fields)))
+    missing = sum(v is None for v in embedder.cache.lookup(texts))
+    embedder.embed(texts)
+    out_console.print(f"{len(texts)} texts, {missing} newly embedded with {model} into {target or 'the user cache'}")
+    return 0
+
+
+@app.command()
+def bench(
+    repeat: Annotated[int, typer.Option(min=1, help="Timed repetitions of the whole run.")] = 5,
+    backend: Annotated[str, typer.Option("--backend", "-b")] = "embedded",
+) -> int:
+    """Time the whole built-in run in every mode, and per-query latency."""
+    from harness.bench import bench_builtin
+
+    bench_builtin(check_backend(backend), repeat, _embedder("all-MiniLM-L6-v2"), out_console)
+    return 0
+
+
+def main() -> None:
+    """Entry point: user mistakes become one line on stderr and a documented exit code."""
+    try:
+        code = app(standalone_mode=False)
+    except (typer.Abort, KeyboardInterrupt):
+        err_console.print("harness: interrupted", highlight=False)
+        sys.exit(130)
+    except typer.TyperException as exc:
+        err_console.print(f"harness: error: {exc.format_message()}", highlight=False, markup=False, soft_wrap=True)
+        sys.exit(2)
+    except HarnessError as exc:
+        err_console.print(f"harness: error: {exc}", highlight=False, markup=False, soft_wrap=True)
+        sys.exit(exc.exit_code)
+    sys.exit(code if isinstance(code, int) else 0)

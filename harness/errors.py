@@ -1,0 +1,32 @@
+"""Errors a user can cause and fix; the CLI prints them as one line and exits non-zero."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+
+class HarnessError(Exception):
+    """A user-facing failure: bad input, missing data, a backend that cannot start."""
+
+    exit_code = 2
+
+
+class CaseFileError(HarnessError):
+    """A corpus or case file that does not parse or validate, located as precisely as known."""
+
+    def __init__(self, path: Path | str, message: str, *, case_id: str | None = None, field: str | None = None):
+        self.path = Path(path)
+        self.case_id = case_id
+        self.field = field
+        where = [str(self.path)]
+        if case_id:
+            where.append(f"case {case_id!r}")
+        if field:
+            where.append(field)
+        super().__init__(f"{': '.join(where)}: {message}")
+
+
+class BackendUnavailable(HarnessError):
+    """A backend that cannot be reached or started (no engine, no image, no client library)."""
+
+    exit_code = 3

@@ -1,0 +1,1 @@
+"""Running suites through the pipeline and judging each case against its expectations."""

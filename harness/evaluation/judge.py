@@ -1,0 +1,66 @@
+"""Checks a context against a case's expectations; every failed assertion becomes a reason."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from harness.models import Expect, PreludeExpect, TierExpect
+from harness.pipeline import Context
+
+
+def _names(ids: Sequence[str] | set[str]) -> str:
+    return "[" + ", ".join(sorted(ids)) + "]"
+
+
+def _tier(name: str, expect: TierExpect, got: Sequence[str]) -> list[str]:
+    reasons = []
+    got_set = set(got)
+    if expect.should_only_include is not None:
+        wanted = set(expect.should_only_include)
+        if got_set != wanted:
+            missing, extra = wanted - got_set, got_set - wanted
+            detail = ", ".join(
+                part
+                for part in (f"missing {_names(missing)}" if missing else "", f"unexpected {_names(extra)}" if extra else "")
+                if part
+            )
+            reasons.append(f"{name}: expected exactly {_names(wanted)}, got {_names(got_set)} ({detail})")
+    missing = [m for m in expect.must_include if m not in got_set]
+    if missing:
+        reasons.append(f"{name}: must include {_names(missing)}")
+    present = [m for m in expect.must_exclude if m in got_set]
+    if present:
+        reasons.append(f"{name}: must exclude {_names(present)}")
+    return reasons
+
+
+def _prelude(expect: PreludeExpect, prelude: str | None) -> list[str]:
+    reasons = []
+    if expect.non_empty and not prelude:
+        reasons.append("prelude: expected non-empty, got none")
+    if expect.is_null and prelude is not None:
+        reasons.append("prelude: expected null, got text")
+    text = (prelude or "").lower()
+    reasons += [f"prelude: should contain {s!r}" for s in expect.contains if s.lower() not in text]
+    reasons += [f"prelude: must not contain {s!r}" for s in expect.must_not_contain if s.lower() in text]
+    return reasons
+
+
+def judge(expect: Expect, context: Context) -> list[str]:
+    """Reasons the context fails the expectations; empty when every asserted tier holds."""
+    reasons: list[str] = []
+    for name, got in (
+        ("relevant", context.relevant_ids),
+        ("pinned", context.pinned),
+        ("open_questions", context.open_questions),
+    ):
+        tier = getattr(expect, name)
+        if tier is not None:
+            reasons += _tier(name, tier, got)
+    if expect.prelude is not None:
+        reasons += _prelude(expect.prelude, context.prelude)
+    if expect.noise is not None:
+        surfaced = [m for m in expect.noise.must_not_surface if m in context.relevant_ids]
+        if surfaced:
+            reasons.append(f"noise: drifted memories surfaced {_names(surfaced)}")
+    return reasons

@@ -1,0 +1,65 @@
+"""One row per static case or session turn: what came back, what was expected, and the verdict."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from harness.pipeline import Context
+
+
+def context_record(context: Context) -> dict[str, Any]:
+    """The retrieved tiers with score attribution, as they go into the JSON report."""
+    return {
+        "prelude": context.prelude,
+        "pinned": list(context.pinned),
+        "relevant": [
+            {
+                "id": r.id,
+                "rank": r.rank,
+                "score": r.score,
+                "matched": r.matched,
+                "via": r.via,
+                "clauses": [{"field": c.field, "term": c.term, "score": c.score} for c in r.clauses],
+            }
+            for r in context.relevant
+        ],
+        "open_questions": list(context.open_questions),
+        "evicted": list(context.evicted),
+        "tokens": context.tokens,
+    }
+
+
+@dataclass
+class CaseResult:
+    suite: str
+    kind: str
+    case_id: str
+    backend: str
+    mode: str
+    query: str
+    scopes: list[str]
+    user: str
+    category: str | None = None
+    turn: int | None = None
+    turn_label: str | None = None
+    max_beliefs: int | None = None
+    expected: dict[str, Any] = field(default_factory=dict)
+    retrieved: dict[str, Any] = field(default_factory=dict)
+    passed: bool = False
+    reasons: list[str] = field(default_factory=list)
+    error: str | None = None
+    precision: float | None = None
+    recall: float | None = None
+    ndcg: float | None = None
+    reciprocal_rank: float | None = None
+    pass_type: str | None = None
+    drift: float | None = None
+    latency_ms: float | None = None
+
+    @property
+    def item_id(self) -> str:
+        return self.case_id if self.turn is None else f"{self.case_id}#{self.turn}"
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)

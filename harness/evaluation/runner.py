@@ -1,0 +1,183 @@
+"""Runs a suite's cases through the pipeline on one backend and judges each one.
+
+Static cases share one loaded index (they never write). Each session case gets its own index,
+replays the mutations of the session cases before it (the fixtures' sessions share state), then
+plays its turns in order, retrieving in every mode after each turn's mutation.
+"""
+
+from __future__ import annotations
+
+import time
+import uuid
+from collections.abc import Sequence
+
+from harness.backends.base import Backend
+from harness.evaluation.judge import judge
+from harness.evaluation.results import CaseResult, context_record
+from harness.metrics import classify, drift_score, ndcg_at, reciprocal_rank, set_precision, set_recall
+from harness.models import Budget, Expect, SessionCase, StaticCase, Suite, Turn
+from harness.pipeline import Context, MemoryPipeline, Mode, PipelineSettings
+from harness.pipeline.memory_layer import Request, TextEmbedder
+
+
+def _max_beliefs(budget: Budget | None) -> int | None:
+    return budget.max_beliefs if budget else None
+
+
+class SuiteRunner:
+    def __init__(
+        self,
+        backend: Backend,
+        suite: Suite,
+        *,
+        settings: PipelineSettings | None = None,
+        embedder: TextEmbedder | None = None,
+    ):
+        self.backend = backend
+        self.suite = suite
+        self.settings = settings or PipelineSettings()
+        self.embedder = embedder
+        self._static: MemoryPipeline | None = None
+        self._open: list[MemoryPipeline] = []
+
+    def _pipeline(self) -> MemoryPipeline:
+        namespace = f"h{uuid.uuid4().hex[:12]}"
+        pipeline = MemoryPipeline.open(self.backend, namespace, self.settings, self.embedder)
+        self._open.append(pipeline)
+        pipeline.load(self.suite.corpus.memories)
+        return pipeline
+
+    def static_pipeline(self) -> MemoryPipeline:
+        if self._static is None:
+            self._static = self._pipeline()
+        return self._static
+
+    def close(self) -> None:
+        """Drop every namespace this runner created; best effort, the backend may be gone."""
+        for pipeline in self._open:
+            try:
+                pipeline.index.drop()
+            except Exception:  # noqa: BLE001 - a dead backend must not hide the results
+                pass
+        self._open.clear()
+        self._static = None
+
+    # -- static ---------------------------------------------------------------------------------
+
+    def run_static(self, case: StaticCase, mode: Mode) -> CaseResult:
+        result = CaseResult(
+            suite=self.suite.name,
+            kind="static",
+            case_id=case.id,
+            backend=self.backend.name,
+            mode=mode.value,
+            query=case.query,
+            scopes=list(case.scopes),
+            user=case.user or self.suite.corpus.default_user,
+            category=case.category,
+            max_beliefs=_max_beliefs(case.budget),
+            expected=case.expect.model_dump(exclude_none=True, exclude_defaults=True),
+        )
+        try:
+            pipeline = self.static_pipeline()
+            self._retrieve_and_judge(pipeline, result, case.expect, mode)
+        except Exception as exc:  # noqa: BLE001 - recorded as the case's error, run continues
+            result.error = f"{type(exc).__name__}: {exc}"
+            result.reasons.append(f"error: {result.error}")
+        return result
+
+    # -- sessions -------------------------------------------------------------------------------
+
+    def run_session(self, position: int, modes: Sequence[Mode]) -> list[CaseResult]:
+        """All turns of session case `position`, in every mode; earlier sessions' writes replayed."""
+        case = self.suite.session_cases[position]
+        results: list[CaseResult] = []
+        try:
+            pipeline = self._pipeline()
+            for earlier in self.suite.session_cases[:position]:
+                for turn in earlier.turns:
+                    self._mutate(pipeline, turn)
+        except Exception as exc:  # noqa: BLE001
+            return [self._session_error(case, turn, mode, exc) for turn in case.turns for mode in modes]
+        for turn in case.turns:
+            try:
+                self._mutate(pipeline, turn)
+            except Exception as exc:  # noqa: BLE001
+                results += [self._session_error(case, turn, mode, exc) for mode in modes]
+                continue
+            for mode in modes:
+                result = self._turn_result(case, turn, mode)
+                try:
+                    context = self._retrieve_and_judge(pipeline, result, turn.expect, mode)
+                    result.drift = self._drift(pipeline, turn, context)
+                except Exception as exc:  # noqa: BLE001
+                    result.error = f"{type(exc).__name__}: {exc}"
+                    result.reasons.append(f"error: {result.error}")
+                results.append(result)
+        return results
+
+    @staticmethod
+    def _mutate(pipeline: MemoryPipeline, turn: Turn) -> None:
+        if turn.create is not None:
+            pipeline.put(turn.create)
+        if turn.update is not None:
+            pipeline.add_aliases(turn.update.memory_id, turn.update.add_aliases)
+
+    def _turn_result(self, case: SessionCase, turn: Turn, mode: Mode) -> CaseResult:
+        return CaseResult(
+            suite=self.suite.name,
+            kind="session",
+            case_id=case.id,
+            backend=self.backend.name,
+            mode=mode.value,
+            query=turn.message,
+            scopes=list(turn.scopes),
+            user=case.user or self.suite.corpus.default_user,
+            turn=turn.index,
+            turn_label=turn.label.value,
+            max_beliefs=_max_beliefs(turn.budget),
+            expected=turn.expect.model_dump(exclude_none=True, exclude_defaults=True),
+        )
+
+    def _session_error(self, case: SessionCase, turn: Turn, mode: Mode, exc: Exception) -> CaseResult:
+        result = self._turn_result(case, turn, mode)
+        result.error = f"{type(exc).__name__}: {exc}"
+        result.reasons.append(f"error: {result.error}")
+        return result
+
+    @staticmethod
+    def _drift(pipeline: MemoryPipeline, turn: Turn, context: Context) -> float:
+        """Noise: relevant-tier memories the turn bans, or whose topics miss the turn's topics."""
+        banned = set(turn.expect.noise.must_not_surface) if turn.expect.noise else set()
+        topics = set(turn.topics)
+
+        def is_noise(memory_id: str) -> bool:
+            memory_topics = set(pipeline.memory(memory_id).topics)
+            return memory_id in banned or bool(topics and memory_topics and topics.isdisjoint(memory_topics))
+
+        noise = sum(1 for memory_id in context.relevant_ids if is_noise(memory_id))
+        return drift_score(noise, len(context.relevant), len(context.pinned))
+
+    # -- shared ---------------------------------------------------------------------------------
+
+    def _retrieve_and_judge(self, pipeline: MemoryPipeline, result: CaseResult, expect: Expect, mode: Mode) -> Context:
+        request = Request(result.user, tuple(result.scopes), result.query, result.max_beliefs)
+        start = time.perf_counter()
+        context = pipeline.retrieve(request, mode)
+        result.latency_ms = (time.perf_counter() - start) * 1000.0
+        result.retrieved = context_record(context)
+        result.reasons += judge(expect, context)
+        result.passed = not result.reasons
+        expected = expect.relevant.expected if expect.relevant else None
+        if expected is not None:
+            qrels = dict.fromkeys(expected, 1)
+            ranking = list(context.relevant_ids)
+            result.precision = set_precision(ranking, expected)
+            result.recall = set_recall(ranking, expected)
+            result.ndcg = ndcg_at(ranking, qrels, max(len(ranking), len(expected), 1)) if expected else None
+            result.reciprocal_rank = reciprocal_rank(ranking, qrels) if expected else None
+        if result.passed:
+            result.pass_type = classify(
+                expected_relevant=expected, query=result.query, max_beliefs=result.max_beliefs, pinned_count=len(context.pinned)
+            ).value
+        return context

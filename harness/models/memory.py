@@ -1,0 +1,79 @@
+"""The memory record every suite maps onto: beliefs, open questions, dataset turns alike."""
+
+from __future__ import annotations
+
+from datetime import datetime
+from enum import StrEnum
+
+from pydantic import BaseModel, ConfigDict, Field, field_validator
+
+UNIVERSAL_SCOPE = "user:universal"
+
+
+class MemoryType(StrEnum):
+    PREFERENCE = "preference"
+    DECISION = "decision"
+    ENTITY = "entity"
+    RELATION = "relation"
+    OPEN_QUESTION = "open_question"
+    FACT = "fact"
+    TURN = "turn"
+
+
+class Status(StrEnum):
+    ACTIVE = "active"
+    INFERRED = "inferred"
+    EXPLORATORY = "exploratory"
+    SUPERSEDED = "superseded"
+
+
+class Label(StrEnum):
+    """Ground-truth quality label (Mnemonic style); never read by retrieval."""
+
+    SIGNAL = "signal"
+    NOISE = "noise"
+    DUPLICATE = "duplicate"
+
+
+class Memory(BaseModel):
+    """One stored memory. `name` and `aliases` are its retrieval surface; `content` is payload."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    id: str = Field(min_length=1)
+    user: str = Field(min_length=1)
+    type: MemoryType
+    name: str = ""
+    aliases: tuple[str, ...] = ()
+    content: str = ""
+    scopes: tuple[str, ...] = Field(min_length=1)
+    status: Status = Status.ACTIVE
+    superseded_by: str | None = None
+    resolved_at: datetime | None = None
+    pinned: bool = False
+    confidence: float = Field(default=1.0, ge=0.0, le=1.0)
+    reinforcement_count: int = Field(default=0, ge=0)
+    created_at: datetime | None = None
+    updated_at: datetime | None = None
+    label: Label | None = None
+    topics: tuple[str, ...] = ()
+    relation_type: str | None = None
+    participants: tuple[str, ...] = ()
+
+    @field_validator("scopes")
+    @classmethod
+    def _scope_syntax(cls, scopes: tuple[str, ...]) -> tuple[str, ...]:
+        for scope in scopes:
+            kind, _, value = scope.partition(":")
+            if kind not in ("domain", "user") or not value:
+                raise ValueError(f"scope {scope!r} is not 'domain:<name>' or 'user:universal'")
+        return scopes
+
+    @property
+    def injectable(self) -> bool:
+        """Superseded memories and resolved open questions are kept for audit, never injected."""
+        return self.status is not Status.SUPERSEDED and self.superseded_by is None and self.resolved_at is None
+
+    def with_aliases(self, extra: tuple[str, ...]) -> Memory:
+        merged = self.aliases + tuple(a for a in extra if a not in self.aliases)
+        return self.model_copy(update={"aliases": merged})

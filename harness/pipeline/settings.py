@@ -1,0 +1,32 @@
+"""Pipeline knobs. Defaults are the documented semantics in cases/README.md."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from enum import StrEnum
+from types import MappingProxyType
+
+
+class Mode(StrEnum):
+    BM25 = "bm25"
+    VECTOR = "vector"
+    HYBRID = "hybrid"
+
+
+SURFACE_FIELDS: Mapping[str, float] = MappingProxyType({"name": 1.0, "aliases": 2.0})
+CONTENT_FIELDS: Mapping[str, float] = MappingProxyType({"content": 1.0})
+
+
+@dataclass(frozen=True)
+class PipelineSettings:
+    """`fields` is the retrieval surface: name + aliases by default, `CONTENT_FIELDS` to compare."""
+
+    mode: Mode = Mode.BM25
+    fields: Mapping[str, float] = field(default_factory=lambda: SURFACE_FIELDS)
+    fuzzy_min_length: int = 5
+    fuzzy_prefix: int = 2
+    vector_k: int = 5
+    rrf_k: int = 60
+    candidate_limit: int = 100
+    relation_decay: float = 0.5

@@ -1,0 +1,56 @@
+"""What of a memory is searchable: field texts for the engine, phrases for the relevance rule."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+import numpy as np
+
+from harness.backends.base import IndexDoc
+from harness.models import Memory
+from harness.text import content_terms, tokenize
+
+
+def field_text(memory: Memory, field: str) -> str:
+    """Raw text of one searchable field."""
+    if field == "name":
+        return memory.name.replace("_", " ")
+    if field == "aliases":
+        return ", ".join(memory.aliases)
+    if field == "content":
+        return memory.content
+    raise ValueError(f"unknown searchable field {field!r} (name, aliases, content)")
+
+
+def phrases(memory: Memory, fields: Mapping[str, float]) -> list[tuple[str, tuple[str, ...]]]:
+    """(source text, words) units that can make a memory relevant.
+
+    Name and each alias are whole phrases; content is prose, so each of its content words is a
+    unit of its own (which is why searching content trades precision away).
+    """
+    units: list[tuple[str, tuple[str, ...]]] = []
+    if "name" in fields and memory.name:
+        units.append((memory.name, tuple(tokenize(memory.name))))
+    if "aliases" in fields:
+        units.extend((alias, tuple(tokenize(alias))) for alias in memory.aliases)
+    if "content" in fields:
+        units.extend((word, (word,)) for word in dict.fromkeys(content_terms(memory.content)))
+    return [(text, words) for text, words in units if words]
+
+
+def embedding_text(memory: Memory, fields: Mapping[str, float]) -> str:
+    """The text a memory is embedded from: its searchable fields, in order."""
+    return ". ".join(text for f in fields if (text := field_text(memory, f)))
+
+
+def index_doc(memory: Memory, fields: Mapping[str, float], vector: np.ndarray | None) -> IndexDoc:
+    analysed = {f: " ".join(content_terms(field_text(memory, f)) if f == "content" else tokenize(field_text(memory, f))) for f in fields}
+    return IndexDoc(
+        id=memory.id,
+        user=memory.user,
+        scopes=memory.scopes,
+        kind=memory.type.value,
+        live=memory.injectable,
+        fields=analysed,
+        vector=vector,
+    )

@@ -1,0 +1,1 @@
+"""Run reports: JSON for machines, Markdown for people, side-by-side comparisons."""

@@ -1,0 +1,42 @@
+"""Where and with what a run happened, so two reports can be told apart and reproduced."""
+
+from __future__ import annotations
+
+import hashlib
+import os
+import platform
+import subprocess
+import sys
+from dataclasses import asdict
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+from harness import __version__
+from harness.backends.base import BackendInfo
+
+
+def _git_commit(root: Path) -> str | None:
+    try:
+        out = subprocess.run(["git", "-C", str(root), "rev-parse", "HEAD"], capture_output=True, text=True, timeout=5)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    return out.stdout.strip() or None
+
+
+def file_digest(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+def run_metadata(backend: BackendInfo | None, **extra: Any) -> dict[str, Any]:
+    return {
+        "harness_version": __version__,
+        "git_commit": _git_commit(Path(__file__).resolve().parents[2]),
+        "created_at": datetime.now(UTC).isoformat(timespec="seconds"),
+        "python": sys.version.split()[0],
+        "platform": platform.platform(),
+        "machine": platform.machine(),
+        "cpus": os.cpu_count(),
+        "backend": asdict(backend) if backend else None,
+        **extra,
+    }

@@ -1,0 +1,101 @@
+"""The per-run report: JSON with every case explained, and its Markdown summary."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Sequence
+from typing import Any
+
+from harness.evaluation.results import CaseResult
+from harness.reports.summary import ModeSummary
+
+
+def build(meta: dict[str, Any], summaries: Sequence[ModeSummary], results: Sequence[CaseResult]) -> dict[str, Any]:
+    return {
+        "meta": meta,
+        "summary": [s.to_json() for s in summaries],
+        "cases": [r.to_json() for r in results],
+    }
+
+
+def to_json(report: dict[str, Any]) -> str:
+    return json.dumps(report, indent=2, ensure_ascii=False) + "\n"
+
+
+def _num(value: float | None, digits: int = 3) -> str:
+    return "–" if value is None else f"{value:.{digits}f}"
+
+
+SCORECARD_COLUMNS = (
+    "backend",
+    "mode",
+    "static",
+    "session",
+    "turns",
+    "precision",
+    "recall",
+    "nDCG",
+    "drift",
+    "active / structural / trivial",
+    "p50 ms",
+    "p95 ms",
+)
+
+
+def scorecard_rows(summaries: Sequence[dict[str, Any]]) -> list[list[str]]:
+    rows = []
+    for s in summaries:
+        types = s["pass_types"]
+        rows.append(
+            [
+                s["backend"],
+                s["mode"],
+                f"{s['static_passed']}/{s['static_total']}",
+                f"{s['session_passed']}/{s['session_total']}",
+                f"{s['turns_passed']}/{s['turns_total']}",
+                _num(s["mean_precision"]),
+                _num(s["mean_recall"]),
+                _num(s["mean_ndcg"]),
+                _num(s["mean_drift"]),
+                f"{types.get('active', 0)} / {types.get('structural', 0)} / {types.get('trivially_empty', 0)}",
+                _num(s["p50_ms"]),
+                _num(s["p95_ms"]),
+            ]
+        )
+    return rows
+
+
+def markdown_table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
+    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
+    lines += ["| " + " | ".join(row) + " |" for row in rows]
+    return "\n".join(lines)
+
+
+def to_markdown(report: dict[str, Any]) -> str:
+    meta = report["meta"]
+    backend = meta.get("backend") or {}
+    out = [
+        f"# Retrieval run {meta['created_at']}",
+        "",
+        f"Suites: {', '.join(s['name'] for s in meta.get('suites', []))}. "
+        f"Backend: {backend.get('backend')} ({backend.get('engine')}; {backend.get('server_version')}). "
+        f"Lexical scorer: {backend.get('lexical_scorer')}. Embedding model: {meta.get('embedding_model') or 'none'}.",
+        f"Harness {meta['harness_version']} at {meta.get('git_commit') or 'unknown commit'}, "
+        f"Python {meta['python']} on {meta['platform']}.",
+        "",
+        "Precision and recall are set metrics over the relevant tier (cases with an empty expected set "
+        "are left out of the means); nDCG and MRR rank the relevant tier against the expected set "
+        "(binary gain); drift is |noise| / (|relevant| + |pinned|) per session turn.",
+        "",
+        markdown_table(SCORECARD_COLUMNS, scorecard_rows(report["summary"])),
+        "",
+    ]
+    failures = [c for c in report["cases"] if not c["passed"]]
+    out.append(f"## Failures ({len(failures)})")
+    out.append("")
+    if not failures:
+        out.append("None.")
+    for case in failures:
+        turn = f" turn {case['turn']}" if case["turn"] is not None else ""
+        out.append(f"- `{case['backend']}/{case['mode']}` **{case['case_id']}**{turn}: " + "; ".join(case["reasons"]))
+    return "\n".join(out) + "\n"

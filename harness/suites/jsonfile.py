@@ -1,0 +1,57 @@
+"""Reading JSON case files so that every failure names the file, the case and the field."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any, TypeVar
+
+from pydantic import BaseModel, ValidationError
+
+from harness.errors import CaseFileError
+
+M = TypeVar("M", bound=BaseModel)
+
+
+def read_json(path: Path) -> Any:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        raise CaseFileError(path, "no such file") from None
+    except OSError as exc:
+        raise CaseFileError(path, f"cannot read: {exc.strerror}") from None
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise CaseFileError(path, f"invalid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}") from None
+
+
+def _location(loc: Sequence[int | str]) -> str:
+    out = ""
+    for part in loc:
+        out += f"[{part}]" if isinstance(part, int) else (f".{part}" if out else str(part))
+    return out
+
+
+def validate(model: type[M], raw: Any, path: Path, *, case_id: str | None = None, prefix: str = "") -> M:
+    """Validate one record; report the first error as `file: case 'x': field.path: message`."""
+    try:
+        return model.model_validate(raw)
+    except ValidationError as exc:
+        error = exc.errors()[0]
+        field = _location([*([prefix] if prefix else []), *error["loc"]]) or None
+        message = error["msg"] if error["type"] != "extra_forbidden" else "unknown field"
+        raise CaseFileError(path, message, case_id=case_id, field=field) from None
+
+
+def validate_records(
+    model: type[M], raw: Any, path: Path, id_of: Callable[[Any], str | None], prefix: str = ""
+) -> list[M]:
+    if not isinstance(raw, list):
+        raise CaseFileError(path, f"expected a JSON array, got {type(raw).__name__}", field=prefix or None)
+    out = []
+    for position, item in enumerate(raw):
+        case_id = id_of(item) if isinstance(item, dict) else None
+        out.append(validate(model, item, path, case_id=case_id, prefix=f"{prefix}[{position}]" if case_id is None else ""))
+    return out

@@ -1,0 +1,26 @@
+"""Turn a `--suite` argument into a loaded suite: `builtin`, `tenure:DIR`, or a suite folder."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from harness.models import Suite
+from harness.suites.native import load_native
+from harness.suites.tenure import load_tenure
+
+BUILTIN = "builtin"
+
+
+def cases_dir() -> Path:
+    """`cases/` of the checkout the harness runs from (override: HARNESS_CASES_DIR)."""
+    override = os.environ.get("HARNESS_CASES_DIR")
+    return Path(override) if override else Path(__file__).resolve().parents[2] / "cases"
+
+
+def load_suite(spec: str) -> Suite:
+    if spec == BUILTIN:
+        return load_native(cases_dir() / "builtin", name=BUILTIN)
+    if spec.startswith("tenure:"):
+        return load_tenure(Path(spec.removeprefix("tenure:")).expanduser())
+    return load_native(Path(spec).expanduser())

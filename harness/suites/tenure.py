@@ -1,0 +1,293 @@
+"""Importer for the Tenure / PrecisionMemBench fixtures (paper tag, HEAD and PMB share a layout).
+
+Reads `beliefs.seed.json`, `retrieval.cases.json` and `session-retrieval.cases.json`. The
+`.embedded.json` vectors come from a model that is not available offline, so vector modes embed
+beliefs and queries with the harness's own model instead. Fields are validated in the fixtures'
+own names, so an error points at what the user sees in their file; keys starting with `_` are
+annotations and are ignored, and the one documented misnesting (`relevantBeliefs.pinnedFacts`)
+is hoisted to `pinnedFacts`.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, model_validator
+
+from harness.errors import CaseFileError
+from harness.models import (
+    AliasUpdate,
+    Budget,
+    Corpus,
+    Expect,
+    Memory,
+    NoiseExpect,
+    PreludeExpect,
+    SessionCase,
+    StaticCase,
+    Suite,
+    TierExpect,
+    Turn,
+)
+from harness.suites.checks import check_corpus, check_sessions, check_static
+from harness.suites.jsonfile import read_json, validate_records
+
+SEED, STATIC, SESSIONS = "beliefs.seed.json", "retrieval.cases.json", "session-retrieval.cases.json"
+
+
+def _strip_notes(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {k: _strip_notes(v) for k, v in value.items() if not k.startswith("_")}
+    if isinstance(value, list):
+        return [_strip_notes(v) for v in value]
+    return value
+
+
+class _Model(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _drop_annotations(cls, data: Any) -> Any:
+        return _strip_notes(data) if isinstance(data, dict) else data
+
+
+class Provenance(_Model):
+    session_id: str | None = None
+    turn_id: str | None = None
+    extracted_at: str | None = None
+    source_model: str | None = None
+
+
+class Belief(_Model):
+    id: str = Field(alias="_id")
+    user_id: str
+    type: str
+    subtype: str | None = None
+    expertise_domain: str | None = None
+    expertise_depth: str | None = None
+    relation_type: str | None = None
+    participants: list[str] = []
+    canonical_name: str
+    aliases: list[str] = []
+    content: str = ""
+    why_it_matters: str | None = None
+    scope: list[str]
+    epistemic_status: str = "active"
+    pinned: bool = False
+    confidence: float = 1.0
+    reinforcement_count: int = 0
+    user_edited: bool = False
+    created_at: datetime | None = None
+    updated_at: datetime | None = None
+    last_reinforced_at: datetime | None = None
+    resolved_at: datetime | None = None
+    superseded_by: str | None = None
+    change_log: list[Any] = []
+    provenance: Provenance | None = None
+    embedding: list[float] | None = None
+
+    def to_memory(self) -> Memory:
+        return Memory.model_validate(
+            {
+                "id": self.id,
+                "user": self.user_id,
+                "type": self.type,
+                "name": self.canonical_name,
+                "aliases": self.aliases,
+                "content": self.content,
+                "scopes": self.scope,
+                "status": self.epistemic_status,
+                "superseded_by": self.superseded_by,
+                "resolved_at": self.resolved_at,
+                "pinned": self.pinned,
+                "confidence": self.confidence,
+                "reinforcement_count": self.reinforcement_count,
+                "created_at": self.created_at,
+                "updated_at": self.updated_at,
+                "relation_type": self.relation_type,
+                "participants": self.participants,
+            }
+        )
+
+
+class Tier(_Model):
+    shouldOnlyInclude: list[str] | None = None
+    mustInclude: list[str] = []
+    mustExclude: list[str] = []
+
+    def native(self) -> TierExpect:
+        only = tuple(self.shouldOnlyInclude) if self.shouldOnlyInclude is not None else None
+        return TierExpect(should_only_include=only, must_include=tuple(self.mustInclude), must_exclude=tuple(self.mustExclude))
+
+
+class RelevantTier(Tier):
+    pinnedFacts: Tier | None = None
+
+
+class Prelude(_Model):
+    nonEmpty: bool | None = None
+    isNull: bool | None = None
+    contains: list[str] = []
+    mustNotContain: list[str] = []
+
+
+class NoiseCheck(_Model):
+    mustNotSurface: list[str] = []
+
+
+class TopicRetrieval(_Model):
+    shouldRetrieveTurns: list[Any] = []
+
+    @model_validator(mode="after")
+    def _only_empty(self) -> TopicRetrieval:
+        if self.shouldRetrieveTurns:
+            raise ValueError("retrieving earlier turns is not part of the memory pipeline; only [] is supported")
+        return self
+
+
+class Expectations(_Model):
+    relevantBeliefs: RelevantTier | None = None
+    pinnedFacts: Tier | None = None
+    openQuestions: Tier | None = None
+    personaPrelude: Prelude | None = None
+    noiseCheck: NoiseCheck | None = None
+    topicRetrieval: TopicRetrieval | None = None
+
+    def native(self) -> Expect:
+        pinned = self.pinnedFacts or (self.relevantBeliefs.pinnedFacts if self.relevantBeliefs else None)
+        prelude = self.personaPrelude
+        return Expect(
+            relevant=self.relevantBeliefs.native() if self.relevantBeliefs else None,
+            pinned=pinned.native() if pinned else None,
+            open_questions=self.openQuestions.native() if self.openQuestions else None,
+            prelude=PreludeExpect(
+                non_empty=prelude.nonEmpty,
+                is_null=prelude.isNull,
+                contains=tuple(prelude.contains),
+                must_not_contain=tuple(prelude.mustNotContain),
+            )
+            if prelude
+            else None,
+            noise=NoiseExpect(must_not_surface=tuple(self.noiseCheck.mustNotSurface)) if self.noiseCheck else None,
+        )
+
+
+class TenureBudget(_Model):
+    maxBeliefs: int | None = Field(default=None, ge=0)
+
+
+class Case(_Model):
+    caseId: str
+    description: str = ""
+    category: str | None = None
+    userId: str | None = None
+    scope: list[str] = Field(min_length=1)
+    query: str
+    budget: TenureBudget | None = None
+    notes: str | None = None
+    expect: Expectations
+
+    def native(self) -> StaticCase:
+        return StaticCase(
+            id=self.caseId,
+            description=self.description,
+            category=self.category or "uncategorized",
+            user=self.userId,
+            scopes=tuple(self.scope),
+            query=self.query,
+            budget=Budget(max_beliefs=self.budget.maxBeliefs) if self.budget else None,
+            expect=self.expect.native(),
+        )
+
+
+class Update(_Model):
+    beliefId: str
+    addAliases: list[str] = Field(min_length=1)
+
+
+class SessionTurn(_Model):
+    turnIndex: int = Field(ge=0)
+    label: str
+    scope: list[str] = Field(min_length=1)
+    turnSignal: str | None = None
+    userMessage: str
+    assistantMessage: str = ""
+    topics: list[str] = []
+    createBeliefAtTurn: Belief | None = None
+    updateBeliefAtTurn: Update | None = None
+    expect: Expectations
+
+    def native(self) -> Turn:
+        return Turn(
+            index=self.turnIndex,
+            label=self.label,
+            scopes=tuple(self.scope),
+            message=self.userMessage,
+            topics=tuple(self.topics),
+            create=self.createBeliefAtTurn.to_memory() if self.createBeliefAtTurn else None,
+            update=AliasUpdate(memory_id=self.updateBeliefAtTurn.beliefId, add_aliases=tuple(self.updateBeliefAtTurn.addAliases))
+            if self.updateBeliefAtTurn
+            else None,
+            expect=self.expect.native(),
+        )
+
+
+class Session(_Model):
+    caseId: str
+    description: str = ""
+    notes: str | None = None
+    turns: list[SessionTurn] = Field(min_length=1)
+
+    def native(self) -> SessionCase:
+        return SessionCase(id=self.caseId, description=self.description, turns=tuple(t.native() for t in self.turns))
+
+
+def find_fixtures(root: Path) -> Path:
+    """The folder holding the fixtures: `root` itself, or the one folder below it that does."""
+    if not root.is_dir():
+        raise CaseFileError(root, "no such folder (expected a Tenure or PrecisionMemBench checkout)")
+    if (root / SEED).is_file():
+        return root
+    found = sorted(p.parent for p in root.rglob(SEED) if ".git" not in p.parts)
+    if not found:
+        raise CaseFileError(root, f"no {SEED} in this folder or below it")
+    if len(found) > 1:
+        raise CaseFileError(root, f"several fixture folders ({', '.join(map(str, found))}): name one")
+    return found[0]
+
+
+def _converted(records: list[Any], path: Path, id_key: str) -> list[Any]:
+    """Run each record's `native()`; a native-model error still names the file and the case."""
+    out = []
+    for record in records:
+        try:
+            out.append(record.native() if hasattr(record, "native") else record.to_memory())
+        except ValueError as exc:
+            raise CaseFileError(path, str(exc).splitlines()[-1].strip(), case_id=getattr(record, id_key)) from None
+    return out
+
+
+def load_tenure(root: Path) -> Suite:
+    folder = find_fixtures(root)
+    seed_path, static_path, session_path = folder / SEED, folder / STATIC, folder / SESSIONS
+
+    def key(name: str):
+        return lambda item: item.get(name) if isinstance(item.get(name), str) else None
+
+    beliefs = validate_records(Belief, read_json(seed_path), seed_path, key("_id"))
+    memories = tuple(_converted(beliefs, seed_path, "id"))
+    corpus = Corpus.with_majority_user(memories) if memories else Corpus((), "")
+    ids = check_corpus(corpus, seed_path)
+
+    static = _converted(validate_records(Case, read_json(static_path), static_path, key("caseId")), static_path, "caseId")
+    check_static(static, ids, static_path)
+    sessions: list[SessionCase] = []
+    if session_path.exists():
+        raw = validate_records(Session, read_json(session_path), session_path, key("caseId"))
+        sessions = _converted(raw, session_path, "caseId")
+        check_sessions(sessions, ids, session_path)
+    name = f"tenure:{root.name}"
+    return Suite(name, corpus, tuple(static), tuple(sessions), (seed_path, static_path, session_path))
