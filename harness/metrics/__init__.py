@@ -1,0 +1,33 @@
+"""IR metrics with trec_eval's conventions, one module per family (as in ranx / ir_measures).
+
+Rankings are doc ids best first, already tie-broken by the caller; qrels map doc id to grade,
+grade >= 1 relevant. Each function scores one query; `aggregate` averages.
+"""
+
+from harness.metrics.aggregate import RankingScores, mean_defined, score_ranking
+from harness.metrics.drift import drift_score
+from harness.metrics.latency import LatencySummary, latency_summary
+from harness.metrics.ndcg import ndcg_at
+from harness.metrics.pass_type import PassType, classify
+from harness.metrics.precision import precision_at, set_precision, set_recall
+from harness.metrics.recall import recall_all_at, recall_at, success_at
+from harness.metrics.reciprocal_rank import reciprocal_rank
+
+__all__ = [
+    "LatencySummary",
+    "PassType",
+    "RankingScores",
+    "classify",
+    "drift_score",
+    "latency_summary",
+    "mean_defined",
+    "ndcg_at",
+    "precision_at",
+    "recall_all_at",
+    "recall_at",
+    "reciprocal_rank",
+    "score_ranking",
+    "set_precision",
+    "set_recall",
+    "success_at",
+]
