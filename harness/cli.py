@@ -17,7 +17,7 @@ from rich.table import Table
 
 from harness.backends.registry import check_backend, open_backend
 from harness.errors import HarnessError
-from harness.evaluation.execute import Plan, execute
+from harness.evaluation.execute import Plan, execute, suite_embedder
 from harness.pipeline import Mode, PipelineSettings
 from harness.pipeline.settings import CONTENT_FIELDS, SURFACE_FIELDS
 from harness.reports import compare as compare_reports
@@ -50,12 +50,6 @@ def _settings(fields: str) -> PipelineSettings:
     if fields not in FIELD_SETS:
         raise HarnessError(f"unknown field set {fields!r} (choose from: {', '.join(FIELD_SETS)})")
     return PipelineSettings(fields=FIELD_SETS[fields])
-
-
-def _embedder(model: str):
-    from harness.embeddings.embedder import Embedder
-
-    return Embedder(model, read_dirs=[cases_dir() / "embeddings"])
 
 
 def _progress() -> Progress:
@@ -96,7 +90,7 @@ def run(
     modes = _modes(mode)
     backends = [check_backend(b) for b in dict.fromkeys(backend)]
     plan = Plan([load_suite(s) for s in suite], modes, _settings(fields), limit)
-    embedder = _embedder(model) if plan.needs_vectors else None
+    embedder = suite_embedder(model) if plan.needs_vectors else None
     exit_code = 0
     for name in backends:
         exit_code = max(exit_code, _run_backend(name, plan, embedder, model, out, fail_under))
@@ -185,7 +179,7 @@ def bench(
     """Time the whole built-in run in every mode, and per-query latency."""
     from harness.bench import bench_builtin
 
-    bench_builtin(check_backend(backend), repeat, _embedder("all-MiniLM-L6-v2"), out_console)
+    bench_builtin(check_backend(backend), repeat, suite_embedder("all-MiniLM-L6-v2"), out_console)
     return 0
 
 

@@ -11,6 +11,7 @@ from harness.evaluation.runner import SuiteRunner
 from harness.models import Suite
 from harness.pipeline import Mode, PipelineSettings
 from harness.pipeline.memory_layer import TextEmbedder
+from harness.suites.resolve import cases_dir
 
 
 @dataclass(frozen=True)
@@ -57,3 +58,10 @@ def execute(
         finally:
             runner.close()
     return results
+
+
+def suite_embedder(model: str) -> TextEmbedder:
+    """The embedder suites use: committed embeddings first, then the user cache, then the model."""
+    from harness.embeddings.embedder import Embedder
+
+    return Embedder(model, read_dirs=[cases_dir() / "embeddings"])
