@@ -16,6 +16,7 @@ class CaseFileError(HarnessError):
 
     def __init__(self, path: Path | str, message: str, *, case_id: str | None = None, field: str | None = None):
         self.path = Path(path)
+        self.message = message
         self.case_id = case_id
         self.field = field
         where = [str(self.path)]

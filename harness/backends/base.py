@@ -2,8 +2,9 @@
 
 Lexical contract (every backend, whatever its engine):
     score(doc, terms) = sum over fields f and distinct terms t of weight_f * bm25_f(t, doc)
-where bm25_f uses the engine's BM25 over field f alone with statistics (document count, document
-frequency, average field length) taken over every document in the index, live or not, any user.
+where bm25_f uses the engine's BM25 over field f alone, with statistics (document count, document
+frequency, average field length) taken as Lucene does: over the documents of the index that have
+a non-empty field f, live or not, any user.
 Each non-zero (field, term) contribution is returned as a `Clause`, so clauses sum to the score.
 Filters restrict which documents are returned, never the statistics.
 

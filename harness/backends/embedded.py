@@ -77,7 +77,8 @@ class EmbeddedIndex:
         )
         self._db.executemany(f"INSERT INTO {ns}_scopes VALUES (?, ?)", [(row, s) for s in doc.scopes])
         for name, table in self._fields.items():
-            self._db.execute(f"INSERT INTO {table} (rowid, body) VALUES (?, ?)", (row, doc.fields.get(name, "")))
+            if text := doc.fields.get(name, ""):  # an empty field is absent: it must not count in N or avgdl
+                self._db.execute(f"INSERT INTO {table} (rowid, body) VALUES (?, ?)", (row, text))
         if self._spec.dimensions:
             self._store_vector(row, doc)
 

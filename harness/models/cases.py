@@ -7,7 +7,7 @@ from enum import StrEnum
 
 from pydantic import BaseModel, ConfigDict, Field, model_validator
 
-from harness.models.memory import Memory
+from harness.models.memory import Memory, Scopes
 
 _STRICT = ConfigDict(extra="forbid", frozen=True)
 
@@ -87,7 +87,7 @@ class StaticCase(BaseModel):
     description: str = ""
     category: str = "uncategorized"
     user: str | None = None
-    scopes: tuple[str, ...] = Field(min_length=1)
+    scopes: Scopes
     query: str
     budget: Budget | None = None
     expect: Expect
@@ -115,7 +115,7 @@ class Turn(BaseModel):
 
     index: int = Field(ge=0)
     label: TurnLabel
-    scopes: tuple[str, ...] = Field(min_length=1)
+    scopes: Scopes
     message: str
     topics: tuple[str, ...] = ()
     create: Memory | None = None

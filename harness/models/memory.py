@@ -5,9 +5,23 @@ from __future__ import annotations
 from datetime import datetime
 from enum import StrEnum
 
-from pydantic import BaseModel, ConfigDict, Field, field_validator
+from typing import Annotated
+
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field
 
 UNIVERSAL_SCOPE = "user:universal"
+
+
+def _check_scopes(scopes: tuple[str, ...]) -> tuple[str, ...]:
+    for scope in scopes:
+        kind, _, value = scope.partition(":")
+        if not ((kind == "domain" and value) or scope == UNIVERSAL_SCOPE):
+            raise ValueError(f"scope {scope!r} is not 'domain:<name>' or {UNIVERSAL_SCOPE!r}")
+    return scopes
+
+
+Scopes = Annotated[tuple[str, ...], Field(min_length=1), AfterValidator(_check_scopes)]
+"""`domain:<name>` scopes, or `user:universal` (in every session)."""
 
 
 class MemoryType(StrEnum):
@@ -46,7 +60,7 @@ class Memory(BaseModel):
     name: str = ""
     aliases: tuple[str, ...] = ()
     content: str = ""
-    scopes: tuple[str, ...] = Field(min_length=1)
+    scopes: Scopes
     status: Status = Status.ACTIVE
     superseded_by: str | None = None
     resolved_at: datetime | None = None
@@ -59,15 +73,6 @@ class Memory(BaseModel):
     topics: tuple[str, ...] = ()
     relation_type: str | None = None
     participants: tuple[str, ...] = ()
-
-    @field_validator("scopes")
-    @classmethod
-    def _scope_syntax(cls, scopes: tuple[str, ...]) -> tuple[str, ...]:
-        for scope in scopes:
-            kind, _, value = scope.partition(":")
-            if kind not in ("domain", "user") or not value:
-                raise ValueError(f"scope {scope!r} is not 'domain:<name>' or 'user:universal'")
-        return scopes
 
     @property
     def injectable(self) -> bool:

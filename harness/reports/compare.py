@@ -7,8 +7,13 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from pydantic import TypeAdapter
+
 from harness.errors import HarnessError
 from harness.reports.run_report import SCORECARD_COLUMNS, markdown_table, scorecard_rows
+from harness.reports.summary import ModeSummary
+
+_SUMMARIES = TypeAdapter(list[ModeSummary])
 
 
 def default_reports(out_dir: Path) -> list[Path]:
@@ -23,14 +28,13 @@ def load_summaries(paths: Sequence[Path]) -> list[dict[str, Any]]:
     rows: dict[tuple[str, str], dict[str, Any]] = {}
     for path in paths:
         try:
-            report = json.loads(path.read_text(encoding="utf-8"))
-            summaries = report["summary"]
+            summaries = _SUMMARIES.validate_python(json.loads(path.read_text(encoding="utf-8"))["summary"])
         except FileNotFoundError:
             raise HarnessError(f"{path}: no such file") from None
-        except (json.JSONDecodeError, KeyError, TypeError) as exc:
+        except (OSError, ValueError, KeyError, TypeError) as exc:  # ValidationError is a ValueError
             raise HarnessError(f"{path}: not a harness run report ({exc.__class__.__name__})") from None
         for summary in summaries:
-            rows[(summary["backend"], summary["mode"])] = summary
+            rows[(summary.backend, summary.mode)] = summary.to_json()
     return [rows[key] for key in sorted(rows)]
 
 

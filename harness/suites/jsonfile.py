@@ -34,14 +34,19 @@ def _location(loc: Sequence[int | str]) -> str:
     return out
 
 
+def describe(exc: ValidationError, prefix: str = "") -> tuple[str | None, str]:
+    """(field path, message) of a validation error's first problem."""
+    error = exc.errors()[0]
+    field = _location([*([prefix] if prefix else []), *error["loc"]]) or None
+    return field, (error["msg"] if error["type"] != "extra_forbidden" else "unknown field")
+
+
 def validate(model: type[M], raw: Any, path: Path, *, case_id: str | None = None, prefix: str = "") -> M:
     """Validate one record; report the first error as `file: case 'x': field.path: message`."""
     try:
         return model.model_validate(raw)
     except ValidationError as exc:
-        error = exc.errors()[0]
-        field = _location([*([prefix] if prefix else []), *error["loc"]]) or None
-        message = error["msg"] if error["type"] != "extra_forbidden" else "unknown field"
+        field, message = describe(exc, prefix)
         raise CaseFileError(path, message, case_id=case_id, field=field) from None
 
 

@@ -10,11 +10,13 @@ is hoisted to `pinnedFacts`.
 
 from __future__ import annotations
 
+import re
+from collections.abc import Callable
 from datetime import datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, field_validator, model_validator
 
 from harness.errors import CaseFileError
 from harness.models import (
@@ -23,26 +25,24 @@ from harness.models import (
     Corpus,
     Expect,
     Memory,
+    MemoryType,
     NoiseExpect,
     PreludeExpect,
     SessionCase,
     StaticCase,
+    Status,
     Suite,
     TierExpect,
     Turn,
+    TurnLabel,
 )
+from harness.models.memory import Scopes
 from harness.suites.checks import check_corpus, check_sessions, check_static
 from harness.suites.jsonfile import read_json, validate_records
 
+T = TypeVar("T")
+
 SEED, STATIC, SESSIONS = "beliefs.seed.json", "retrieval.cases.json", "session-retrieval.cases.json"
-
-
-def _strip_notes(value: Any) -> Any:
-    if isinstance(value, dict):
-        return {k: _strip_notes(v) for k, v in value.items() if not k.startswith("_")}
-    if isinstance(value, list):
-        return [_strip_notes(v) for v in value]
-    return value
 
 
 class _Model(BaseModel):
@@ -51,7 +51,11 @@ class _Model(BaseModel):
     @model_validator(mode="before")
     @classmethod
     def _drop_annotations(cls, data: Any) -> Any:
-        return _strip_notes(data) if isinstance(data, dict) else data
+        """`_note`-style keys are comments; field aliases such as `_id` are data."""
+        if not isinstance(data, dict):
+            return data
+        aliases = {f.alias for f in cls.model_fields.values() if f.alias}
+        return {k: v for k, v in data.items() if not k.startswith("_") or k in aliases}
 
 
 class Provenance(_Model):
@@ -64,7 +68,7 @@ class Provenance(_Model):
 class Belief(_Model):
     id: str = Field(alias="_id")
     user_id: str
-    type: str
+    type: MemoryType
     subtype: str | None = None
     expertise_domain: str | None = None
     expertise_depth: str | None = None
@@ -74,8 +78,8 @@ class Belief(_Model):
     aliases: list[str] = []
     content: str = ""
     why_it_matters: str | None = None
-    scope: list[str]
-    epistemic_status: str = "active"
+    scope: Scopes
+    epistemic_status: Status = Status.ACTIVE
     pinned: bool = False
     confidence: float = 1.0
     reinforcement_count: int = 0
@@ -89,7 +93,7 @@ class Belief(_Model):
     provenance: Provenance | None = None
     embedding: list[float] | None = None
 
-    def to_memory(self) -> Memory:
+    def native(self) -> Memory:
         return Memory.model_validate(
             {
                 "id": self.id,
@@ -141,11 +145,12 @@ class NoiseCheck(_Model):
 class TopicRetrieval(_Model):
     shouldRetrieveTurns: list[Any] = []
 
-    @model_validator(mode="after")
-    def _only_empty(self) -> TopicRetrieval:
-        if self.shouldRetrieveTurns:
+    @field_validator("shouldRetrieveTurns")
+    @classmethod
+    def _only_empty(cls, turns: list[Any]) -> list[Any]:
+        if turns:
             raise ValueError("retrieving earlier turns is not part of the memory pipeline; only [] is supported")
-        return self
+        return turns
 
 
 class Expectations(_Model):
@@ -184,7 +189,7 @@ class Case(_Model):
     description: str = ""
     category: str | None = None
     userId: str | None = None
-    scope: list[str] = Field(min_length=1)
+    scope: Scopes
     query: str
     budget: TenureBudget | None = None
     notes: str | None = None
@@ -210,8 +215,8 @@ class Update(_Model):
 
 class SessionTurn(_Model):
     turnIndex: int = Field(ge=0)
-    label: str
-    scope: list[str] = Field(min_length=1)
+    label: TurnLabel
+    scope: Scopes
     turnSignal: str | None = None
     userMessage: str
     assistantMessage: str = ""
@@ -227,7 +232,7 @@ class SessionTurn(_Model):
             scopes=tuple(self.scope),
             message=self.userMessage,
             topics=tuple(self.topics),
-            create=self.createBeliefAtTurn.to_memory() if self.createBeliefAtTurn else None,
+            create=self.createBeliefAtTurn.native() if self.createBeliefAtTurn else None,
             update=AliasUpdate(memory_id=self.updateBeliefAtTurn.beliefId, add_aliases=tuple(self.updateBeliefAtTurn.addAliases))
             if self.updateBeliefAtTurn
             else None,
@@ -259,15 +264,35 @@ def find_fixtures(root: Path) -> Path:
     return found[0]
 
 
-def _converted(records: list[Any], path: Path, id_key: str) -> list[Any]:
-    """Run each record's `native()`; a native-model error still names the file and the case."""
-    out = []
-    for record in records:
-        try:
-            out.append(record.native() if hasattr(record, "native") else record.to_memory())
-        except ValueError as exc:
-            raise CaseFileError(path, str(exc).splitlines()[-1].strip(), case_id=getattr(record, id_key)) from None
-    return out
+# Native field names -> the fixtures' own, so cross-reference errors read in the user's terms.
+_TENURE_NAMES = {
+    "relevant": "relevantBeliefs",
+    "pinned": "pinnedFacts",
+    "open_questions": "openQuestions",
+    "noise": "noiseCheck",
+    "should_only_include": "shouldOnlyInclude",
+    "must_include": "mustInclude",
+    "must_exclude": "mustExclude",
+    "must_not_surface": "mustNotSurface",
+    "create": "createBeliefAtTurn",
+    "update": "updateBeliefAtTurn",
+    "memory_id": "beliefId",
+    "memories": "beliefs",
+    "id": "_id",
+}
+
+
+def _tenure_field(field: str | None) -> str | None:
+    if field is None:
+        return None
+    return re.sub(r"[A-Za-z_]+", lambda m: _TENURE_NAMES.get(m.group(0), m.group(0)), field)
+
+
+def _in_tenure_terms(check: Callable[[], T]) -> T:
+    try:
+        return check()
+    except CaseFileError as exc:
+        raise CaseFileError(exc.path, exc.message, case_id=exc.case_id, field=_tenure_field(exc.field)) from None
 
 
 def load_tenure(root: Path) -> Suite:
@@ -278,16 +303,17 @@ def load_tenure(root: Path) -> Suite:
         return lambda item: item.get(name) if isinstance(item.get(name), str) else None
 
     beliefs = validate_records(Belief, read_json(seed_path), seed_path, key("_id"))
-    memories = tuple(_converted(beliefs, seed_path, "id"))
+    memories = tuple(b.native() for b in beliefs)
     corpus = Corpus.with_majority_user(memories) if memories else Corpus((), "")
-    ids = check_corpus(corpus, seed_path)
+    ids = _in_tenure_terms(lambda: check_corpus(corpus, seed_path))
 
-    static = _converted(validate_records(Case, read_json(static_path), static_path, key("caseId")), static_path, "caseId")
-    check_static(static, ids, static_path)
+    static = [c.native() for c in validate_records(Case, read_json(static_path), static_path, key("caseId"))]
+    _in_tenure_terms(lambda: check_static(static, ids, static_path))
     sessions: list[SessionCase] = []
     if session_path.exists():
         raw = validate_records(Session, read_json(session_path), session_path, key("caseId"))
-        sessions = _converted(raw, session_path, "caseId")
-        check_sessions(sessions, ids, session_path)
+        sessions = [c.native() for c in raw]
+        _in_tenure_terms(lambda: check_sessions(sessions, ids, session_path))
     name = f"tenure:{root.name}"
-    return Suite(name, corpus, tuple(static), tuple(sessions), (seed_path, static_path, session_path))
+    sources = tuple(p for p in (seed_path, static_path, session_path) if p.exists())
+    return Suite(name, corpus, tuple(static), tuple(sessions), sources)

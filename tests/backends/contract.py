@@ -10,6 +10,7 @@ import math
 from collections.abc import Callable
 
 import numpy as np
+from hypothesis import strategies as st
 
 from harness.backends.base import Backend, Filters, IndexDoc, IndexSpec
 
@@ -31,8 +32,10 @@ CORPUS = [
 ]
 
 
-def _lengths(docs, field):
-    return [len(d.fields[field].split()) for d in docs]
+def field_stats(docs: list[IndexDoc], field: str, term: str) -> tuple[int, int, float]:
+    """(documents having the field, of them containing the term, their average field length)."""
+    having = [d.fields[field].split() for d in docs if d.fields[field]]
+    return len(having), sum(term in words for words in having), sum(map(len, having)) / len(having)
 
 
 def check_bm25_formula(backend: Backend, bm25: BM25) -> None:
@@ -41,12 +44,10 @@ def check_bm25_formula(backend: Backend, bm25: BM25) -> None:
     index.load(CORPUS)
     index.wait_ready(len(CORPUS), 30)
     (hit,) = index.lexical(["postgres", "pg"], Filters(), 10)
-    avg_name, avg_alias = sum(_lengths(CORPUS, "name")) / 5, sum(_lengths(CORPUS, "aliases")) / 5
-    expected = {
-        ("name", "postgres"): 1.0 * bm25(1, 1, 5, 2, avg_name),
-        ("aliases", "postgres"): 2.0 * bm25(1, 1, 5, 3, avg_alias),
-        ("aliases", "pg"): 2.0 * bm25(1, 1, 5, 3, avg_alias),
-    }
+    expected = {}
+    for field, term, length in (("name", "postgres", 2), ("aliases", "postgres", 3), ("aliases", "pg", 3)):
+        n_docs, df, avg = field_stats(CORPUS, field, term)
+        expected[(field, term)] = WEIGHTS[field] * bm25(1, df, n_docs, length, avg)
     got = {(c.field, c.term): c.score for c in hit.clauses}
     assert got.keys() == expected.keys()
     for key, value in expected.items():
@@ -56,14 +57,22 @@ def check_bm25_formula(backend: Backend, bm25: BM25) -> None:
 
 
 def check_statistics_ignore_filters(backend: Backend, bm25: BM25) -> None:
-    """Filtered-out documents (other users, not live) still count in N, df and average length."""
-    docs = [*CORPUS, doc("x", "kafka", "", user="other"), doc("y", "kafka", "", live=False)]
+    """Filtered-out documents (other users, not live) still count in N, df and average length;
+    documents with an empty field do not count for that field."""
+    docs = [
+        *CORPUS,
+        doc("x", "kafka", "kafka streams", user="other"),
+        doc("y", "kafka", "kafka", live=False),
+        doc("z", "no aliases at all", ""),
+    ]
     index = backend.create_index("cs", IndexSpec(WEIGHTS))
     index.load(docs)
     index.wait_ready(len(docs), 30)
     hits = index.lexical(["kafka"], Filters(user="u"), 10)
     assert [h.id for h in hits] == ["c"]
-    expected = 2.0 * bm25(1, 1, 7, 1, sum(_lengths(docs, "aliases")) / 7)
+    n_docs, df, avg = field_stats(docs, "aliases", "kafka")
+    assert (n_docs, df) == (7, 3)
+    expected = 2.0 * bm25(1, df, n_docs, 1, avg)
     assert math.isclose(hits[0].score, expected, rel_tol=1e-5)
     index.drop()
 
@@ -115,3 +124,29 @@ def check_upsert_is_exact(backend: Backend) -> None:
     assert {h.id for h in index.lexical(["postgres"], Filters(), 10)} == {"a"}
     index.drop()
     fresh.drop()
+
+
+# Hypothesis strategies shared by every backend's property tests.
+docs_strategy = st.lists(
+    st.builds(
+        doc,
+        doc_id=st.uuids().map(lambda u: u.hex[:8]),
+        name=st.lists(st.sampled_from("alpha beta gamma delta".split()), min_size=1, max_size=3).map(" ".join),
+        aliases=st.lists(st.sampled_from("alpha beta epsilon".split()), max_size=3).map(" ".join),
+        user=st.sampled_from(["u1", "u2"]),
+        scopes=st.lists(st.sampled_from(["domain:a", "domain:b", "user:universal"]), min_size=1, max_size=2, unique=True).map(tuple),
+        live=st.booleans(),
+        kind=st.sampled_from(["entity", "open_question"]),
+    ),
+    min_size=1,
+    max_size=15,
+    unique_by=lambda d: d.id,
+)
+filters_strategy = st.builds(
+    Filters,
+    user=st.sampled_from([None, "u1", "u2"]),
+    scopes=st.sampled_from([None, frozenset({"domain:a"}), frozenset({"domain:b", "user:universal"})]),
+    kinds=st.sampled_from([None, frozenset({"entity"})]),
+    live_only=st.booleans(),
+)
+terms_strategy = st.lists(st.sampled_from("alpha beta gamma epsilon zeta".split()), min_size=1, max_size=3)

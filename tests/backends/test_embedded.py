@@ -8,9 +8,10 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from harness.backends.base import Filters, IndexDoc
+from harness.backends.base import IndexDoc
 from harness.backends.embedded import EmbeddedBackend
 from tests.backends import contract
+from tests.backends.contract import docs_strategy, filters_strategy, terms_strategy
 
 
 def fts5_bm25(tf: int, df: int, n_docs: int, length: int, avg_length: float) -> float:
@@ -30,31 +31,6 @@ def test_statistics_ignore_filters() -> None:
 
 def test_upsert_is_exact() -> None:
     contract.check_upsert_is_exact(EmbeddedBackend())
-
-
-docs_strategy = st.lists(
-    st.builds(
-        contract.doc,
-        doc_id=st.uuids().map(lambda u: u.hex[:8]),
-        name=st.lists(st.sampled_from("alpha beta gamma delta".split()), min_size=1, max_size=3).map(" ".join),
-        aliases=st.lists(st.sampled_from("alpha beta epsilon".split()), max_size=3).map(" ".join),
-        user=st.sampled_from(["u1", "u2"]),
-        scopes=st.lists(st.sampled_from(["domain:a", "domain:b", "user:universal"]), min_size=1, max_size=2, unique=True).map(tuple),
-        live=st.booleans(),
-        kind=st.sampled_from(["entity", "open_question"]),
-    ),
-    min_size=1,
-    max_size=15,
-    unique_by=lambda d: d.id,
-)
-filters_strategy = st.builds(
-    Filters,
-    user=st.sampled_from([None, "u1", "u2"]),
-    scopes=st.sampled_from([None, frozenset({"domain:a"}), frozenset({"domain:b", "user:universal"})]),
-    kinds=st.sampled_from([None, frozenset({"entity"})]),
-    live_only=st.booleans(),
-)
-terms_strategy = st.lists(st.sampled_from("alpha beta gamma epsilon zeta".split()), min_size=1, max_size=3)
 
 
 @settings(max_examples=100, deadline=None)
