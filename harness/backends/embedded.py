@@ -136,7 +136,9 @@ class EmbeddedIndex:
         if not rows:
             return []
         index = np.fromiter((r for r, _ in rows), dtype=np.int64, count=len(rows))
-        sims = self._vectors[index] @ unit(query)
+        # Row-wise float64 sums, not a BLAS matrix product: BLAS rounding depends on where a row
+        # sits in memory, which would make scores (and ties) depend on load order.
+        sims = (self._vectors[index].astype(np.float64) * unit(query).astype(np.float64)).sum(axis=1)
         top = np.argsort(-sims, kind="stable")[: limit + 32] if len(sims) > limit + 32 else range(len(sims))
         hits = [Hit(rows[i][1], float(sims[i]), (Clause("vector", "cosine", float(sims[i])),)) for i in top]
         return ranked(hits, limit)
