@@ -1,0 +1,63 @@
+"""Remove harness containers by label.
+
+Ryuk cannot be pulled everywhere, so the harness reaps its own containers:
+a run's at its end, a crashed run's at the next start, everything on
+`harness down`.
+"""
+
+import os
+import socket
+from collections.abc import Callable, Mapping
+
+from docker.errors import APIError
+
+from .engine import docker_client
+from .labels import HOST, PID, RUN
+
+
+def remove_run(run_id: str) -> list[str]:
+    """Remove the containers of one run; returns their names."""
+    return _remove_where(lambda labels: labels.get(RUN) == run_id)
+
+
+def remove_leftovers() -> list[str]:
+    """Remove containers whose owning process on this host is gone (a crashed run)."""
+    host = socket.gethostname()
+    return _remove_where(lambda labels: labels.get(HOST) == host and not _alive(labels.get(PID)))
+
+
+def remove_all() -> list[str]:
+    """Remove every harness container, running or not."""
+    return _remove_where(lambda labels: True)
+
+
+def _remove_where(selected: Callable[[Mapping[str, str]], bool]) -> list[str]:
+    client = docker_client()
+    removed = []
+    try:
+        # The low-level list is one call, so containers other processes remove meanwhile can't break it.
+        for summary in client.api.containers(all=True, filters={"label": RUN}):
+            if selected(summary["Labels"]):
+                try:
+                    client.api.remove_container(summary["Id"], force=True, v=True)
+                except APIError as exc:
+                    if exc.status_code in (404, 409):
+                        continue  # removed (or being removed) meanwhile by another process
+                    raise
+                removed.append(summary["Names"][0].lstrip("/"))
+    finally:
+        client.close()
+    return removed
+
+
+def _alive(pid_label: str | None) -> bool:
+    try:
+        pid = int(pid_label or "")
+        if pid <= 0:
+            return False
+        os.kill(pid, 0)
+    except (ValueError, ProcessLookupError):
+        return False
+    except PermissionError:
+        return True  # exists, owned by another user
+    return True

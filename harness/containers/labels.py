@@ -1,0 +1,18 @@
+"""Labels that tie each container to its run and owning process.
+
+Ryuk (testcontainers' reaper) cannot be pulled everywhere, so the harness
+cleans up itself; these labels are what clean-up selects on.
+"""
+
+import os
+import socket
+
+RUN = "harness.run"
+BACKEND = "harness.backend"
+PID = "harness.pid"
+HOST = "harness.host"
+
+
+def labels_for(backend: str, run_id: str) -> dict[str, str]:
+    """Labels for a container owned by this process."""
+    return {RUN: run_id, BACKEND: backend, PID: str(os.getpid()), HOST: socket.gethostname()}

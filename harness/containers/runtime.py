@@ -1,0 +1,137 @@
+"""Start one backend container, published on 127.0.0.1 only, and wait until it serves.
+
+Containers are reached only through a loopback publication: never on
+0.0.0.0 (nothing is exposed to the network) and never through the bridge
+gateway testcontainers may report (172.17.0.1), which is not routable on
+every machine.
+"""
+
+import contextlib
+import math
+import re
+import uuid
+from dataclasses import dataclass
+
+from docker.errors import APIError, DockerException
+from testcontainers.core.config import testcontainers_config
+from testcontainers.core.container import DockerContainer
+from testcontainers.core.wait_strategies import ExecWaitStrategy, HealthcheckWaitStrategy, WaitStrategy
+
+from .engine import docker_client
+from .errors import ContainerError, one_line
+from .images import choose_image
+from .labels import labels_for
+from .spec import HEALTHCHECK, ContainerSpec
+
+LOOPBACK = "127.0.0.1"
+LOG_TAIL_LINES = 40
+_POLL_SECONDS = 0.25
+
+# Ryuk cannot be pulled everywhere; cleanup.py removes containers by label instead.
+testcontainers_config.ryuk_disabled = True
+testcontainers_config.tc_host_override = LOOPBACK
+
+
+@dataclass
+class RunningContainer:
+    """A started, ready backend container; `stop()` removes it."""
+
+    backend: str
+    image: str
+    port: int
+    _container: DockerContainer
+    host: str = LOOPBACK
+
+    @property
+    def name(self) -> str:
+        return str(self._container.get_wrapped_container().name)
+
+    def logs_tail(self, n: int = LOG_TAIL_LINES) -> str:
+        return _logs_tail(self._container, n)
+
+    def stop(self) -> None:
+        """Remove the container (and its anonymous volumes); safe to call twice."""
+        _remove(self._container)
+
+
+def start_container(spec: ContainerSpec, run_id: str, host_port: int | None = None) -> RunningContainer:
+    """Run `spec` labelled for `run_id`, on 127.0.0.1:host_port (a free port if None).
+
+    Raises ContainerError (the container removed) if it cannot start or is
+    not ready within spec.startup_timeout.
+    """
+    client = docker_client()
+    try:
+        image = choose_image(spec, client)
+    finally:
+        client.close()
+
+    container = DockerContainer(image, env=dict(spec.env))
+    container.with_name(_container_name(spec.name, run_id)).with_kwargs(labels=labels_for(spec.name, run_id))
+    if spec.command:
+        container.with_command(list(spec.command))
+    # docker SDK binding (ip, port): loopback only; port None lets the engine pick a free one.
+    container.ports = {f"{spec.port}/tcp": (LOOPBACK, host_port)}  # type: ignore[dict-item]
+    try:
+        _start(container, spec, image, host_port)
+        port = _published_port(container, spec)
+        _wait_ready(container, spec, port)
+    except BaseException:
+        _remove(container)
+        raise
+    return RunningContainer(spec.name, image, port, container)
+
+
+def _start(container: DockerContainer, spec: ContainerSpec, image: str, host_port: int | None) -> None:
+    try:
+        container.start()
+    except APIError as exc:
+        text = str(exc)
+        if host_port is not None and ("already allocated" in text or "address already in use" in text):
+            raise ContainerError(f"{spec.name}: host port {LOOPBACK}:{host_port} is already in use") from exc
+        raise ContainerError(f"{spec.name}: container from {image} did not start: {one_line(exc)}") from exc
+
+
+def _published_port(container: DockerContainer, spec: ContainerSpec) -> int:
+    wrapped = container.get_wrapped_container()
+    wrapped.reload()
+    bindings = (wrapped.attrs["NetworkSettings"]["Ports"] or {}).get(f"{spec.port}/tcp") or []
+    if not bindings:
+        raise ContainerError(_not_ready(spec, container, None, f"port {spec.port} is not published ({wrapped.status})"))
+    if any(b["HostIp"] != LOOPBACK for b in bindings):
+        raise ContainerError(f"{spec.name}: port {spec.port} published beyond {LOOPBACK}: {bindings}")
+    return int(bindings[0]["HostPort"])
+
+
+def _wait_ready(container: DockerContainer, spec: ContainerSpec, port: int) -> None:
+    strategy: WaitStrategy = (
+        HealthcheckWaitStrategy() if spec.readiness == HEALTHCHECK else ExecWaitStrategy(list(spec.readiness))
+    )
+    strategy = strategy.with_startup_timeout(math.ceil(spec.startup_timeout)).with_poll_interval(_POLL_SECONDS)
+    try:
+        strategy.wait_until_ready(container)
+    except (TimeoutError, RuntimeError) as exc:
+        raise ContainerError(_not_ready(spec, container, port, one_line(exc))) from exc
+
+
+def _not_ready(spec: ContainerSpec, container: DockerContainer, port: int | None, reason: str) -> str:
+    where = f"{LOOPBACK}:{port}" if port else "no port"
+    return (
+        f"{spec.name} ({where}) not ready within {spec.startup_timeout:g}s: {reason}\n"
+        f"--- last {LOG_TAIL_LINES} log lines ---\n{_logs_tail(container, LOG_TAIL_LINES)}"
+    )
+
+
+def _logs_tail(container: DockerContainer, n: int) -> str:
+    return str(container.get_wrapped_container().logs(tail=n).decode(errors="replace"))
+
+
+def _remove(container: DockerContainer) -> None:
+    # Already gone, or the engine went away: clean-up by label catches the rest.
+    with contextlib.suppress(DockerException):
+        container.stop()
+
+
+def _container_name(backend: str, run_id: str) -> str:
+    run = re.sub(r"[^a-zA-Z0-9_.-]", "-", run_id)[:40]
+    return f"harness-{backend}-{run}-{uuid.uuid4().hex[:6]}"

@@ -1,0 +1,37 @@
+"""Label-based clean-up: crashed runs' containers go, live runs' stay."""
+
+import os
+import socket
+import subprocess
+from pathlib import Path
+
+from harness.containers import docker_client, load_spec, remove_leftovers, remove_run
+from harness.containers.labels import BACKEND, HOST, PID, RUN
+
+
+def dead_pid() -> int:
+    child = subprocess.Popen(["true"])
+    child.wait()
+    return child.pid
+
+
+def test_leftovers_of_dead_owners_are_removed(root: Path, run_id: str) -> None:
+    host = socket.gethostname()
+    image = load_spec("redis", root).local_image
+    assert image is not None
+    client = docker_client()
+    try:
+
+        def labelled(pid: int, owner_host: str) -> str:
+            labels = {RUN: run_id, BACKEND: "redis", PID: str(pid), HOST: owner_host}
+            return str(client.containers.create(image, command=["sleep", "60"], labels=labels).name)
+
+        crashed = labelled(dead_pid(), host)
+        alive = labelled(os.getpid(), host)
+        elsewhere = labelled(dead_pid(), "another-host")
+
+        removed = remove_leftovers()
+        assert crashed in removed and alive not in removed and elsewhere not in removed
+        assert sorted(remove_run(run_id)) == sorted([alive, elsewhere])
+    finally:
+        client.close()
