@@ -15,8 +15,9 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from harness.backends.registry import check_backend, open_backend
-from harness.errors import HarnessError
+from harness.backends.provision import PROJECT_ROOT, backend_session, start_server
+from harness.backends.registry import SERVER_BACKENDS, check_backend, connect
+from harness.errors import BackendUnavailable, HarnessError
 from harness.evaluation.execute import Plan, execute, suite_embedder
 from harness.pipeline import Mode, PipelineSettings
 from harness.pipeline.settings import CONTENT_FIELDS, SURFACE_FIELDS
@@ -31,6 +32,8 @@ from harness.suites.resolve import cases_dir
 app = typer.Typer(no_args_is_help=True, add_completion=False, pretty_exceptions_enable=False, rich_markup_mode=None)
 cases_app = typer.Typer(no_args_is_help=True, help="Inspect and validate case suites.")
 app.add_typer(cases_app, name="cases")
+images_app = typer.Typer(no_args_is_help=True, help="Local container images of the server backends.")
+app.add_typer(images_app, name="images")
 
 out_console = Console(width=None if sys.stdout.isatty() else 160)
 err_console = Console(stderr=True)
@@ -85,27 +88,32 @@ def run(
     ] = None,
     fields: Annotated[str, typer.Option(help="Retrieval surface: surface (name+aliases) or content.")] = "surface",
     model: Annotated[str, typer.Option(help="Embedding model for vector and hybrid modes.")] = "all-MiniLM-L6-v2",
+    url: Annotated[
+        str | None, typer.Option(help="Use this running server (e.g. from `harness up`) instead of a new container.")
+    ] = None,
 ) -> int:
     """Run suites on a backend in each mode; print the scorecard and write JSON + Markdown reports."""
     modes = _modes(mode)
     backends = [check_backend(b) for b in dict.fromkeys(backend)]
+    if url is not None and len(backends) != 1:
+        raise HarnessError("--url needs exactly one --backend")
     plan = Plan([load_suite(s) for s in suite], modes, _settings(fields), limit)
     embedder = suite_embedder(model) if plan.needs_vectors else None
     exit_code = 0
     for name in backends:
-        exit_code = max(exit_code, _run_backend(name, plan, embedder, model, out, fail_under))
+        exit_code = max(exit_code, _run_backend(name, plan, embedder, model, out, fail_under, url))
     return exit_code
 
 
-def _run_backend(name: str, plan: Plan, embedder, model: str, out: Path, fail_under: float | None) -> int:
-    engine = open_backend(name)
-    try:
-        with _progress() as progress:
-            task = progress.add_task(f"{name}: cases", total=plan.steps())
-            results = execute(plan, engine, embedder, lambda _: progress.advance(task))
+def _run_backend(
+    name: str, plan: Plan, embedder, model: str, out: Path, fail_under: float | None, url: str | None
+) -> int:
+    if name in SERVER_BACKENDS and url is None:
+        err_console.print(f"starting the {name} container…", highlight=False)
+    with backend_session(name, url) as engine, _progress() as progress:
+        task = progress.add_task(f"{name}: cases", total=plan.steps())
+        results = execute(plan, engine, embedder, lambda _: progress.advance(task))
         info = engine.info()
-    finally:
-        engine.close()
     summaries = summarize(results)
     meta = run_metadata(
         info,
@@ -180,6 +188,82 @@ def bench(
     from harness.bench import bench_builtin
 
     bench_builtin(check_backend(backend), repeat, suite_embedder("all-MiniLM-L6-v2"), out_console)
+    return 0
+
+
+_CLIENT_HINTS = {
+    "postgres": "psql '{url}'",
+    "redis": "redis-cli -u {url}",
+    "valkey": "valkey-cli -u {url}",
+    "atlas": "mongosh '{url}'",
+}
+
+
+@app.command()
+def up(
+    backend: Annotated[str, typer.Argument(help=f"One of: {', '.join(SERVER_BACKENDS)}.")],
+    port: Annotated[int | None, typer.Option(help="Host port on 127.0.0.1 (default: a free one).")] = None,
+) -> int:
+    """Start one backend's container, seed the built-in corpus with its indexes, keep it until Ctrl-C."""
+    import time
+    import uuid
+
+    from harness.pipeline import MemoryPipeline, PipelineSettings
+
+    if check_backend(backend) not in SERVER_BACKENDS:
+        raise HarnessError(f"{backend!r} runs in process; `harness up` starts one of: {', '.join(SERVER_BACKENDS)}")
+    err_console.print(f"starting the {backend} container…", highlight=False)
+    endpoint, container = start_server(backend, f"up-{uuid.uuid4().hex[:12]}", host_port=port)
+    try:
+        engine = connect(backend, endpoint.url)
+        suite = load_suite(BUILTIN)
+        try:
+            embedder = suite_embedder("all-MiniLM-L6-v2") if engine.info().vector_engine else None
+            pipeline = MemoryPipeline.open(engine, "builtin", PipelineSettings(), embedder)
+            pipeline.load(suite.corpus.memories)
+            info = engine.info()
+        finally:
+            engine.close()
+        out_console.print(f"{backend} is up: {info.server_version} ({info.engine}), container {container.name}")
+        out_console.print(f"  url:     {endpoint.url}")
+        out_console.print(f"  seeded:  namespace 'builtin', {len(suite.corpus.memories)} memories")
+        out_console.print(f"  client:  {_CLIENT_HINTS[backend].format(url=endpoint.url)}")
+        out_console.print(f"  run:     harness run -b {backend} --url '{endpoint.url}' -m bm25")
+        out_console.print("Ctrl-C stops and removes it.")
+        while True:
+            time.sleep(3600)
+    finally:
+        container.stop()
+
+
+@app.command()
+def down() -> int:
+    """Remove every container the harness started that is still there."""
+    from harness.containers import ContainerError, remove_all
+
+    try:
+        removed = remove_all()
+    except ContainerError as exc:
+        raise BackendUnavailable(str(exc)) from None
+    out_console.print(f"removed {len(removed)} container(s)" + (f": {', '.join(removed)}" if removed else ""))
+    return 0
+
+
+@images_app.command("build")
+def images_build(
+    backend: Annotated[list[str] | None, typer.Argument(help="Backends (default: every one with a Dockerfile).")] = None,
+    force: Annotated[bool, typer.Option(help="Rebuild images that already exist.")] = False,
+) -> int:
+    """Build the local images from docker/ (making the debian:trixie-slim base first if needed)."""
+    from harness.containers import ContainerError, build_images
+
+    names = [check_backend(b) for b in backend or SERVER_BACKENDS]
+    try:
+        results = build_images(PROJECT_ROOT, names, lambda line: err_console.print(line, highlight=False), force=force)
+    except ContainerError as exc:
+        raise BackendUnavailable(str(exc)) from None
+    for r in results:
+        out_console.print(f"{r.backend}: {r.tag} {'built in %.1f s' % r.seconds if r.built else 'already present'}")
     return 0
 
 

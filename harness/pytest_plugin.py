@@ -1,17 +1,31 @@
 """pytest plugin: every suite case becomes one test item, per backend and mode.
 
 Items are named `<backend>-<mode>-<case id>` and marked with their backend, so
-`pytest -m postgres`, `pytest --backend redis -k alias` and `pytest -n auto` all work. Loaded
-indexes are cached per worker process and per (backend, suite), and dropped at session end.
+`pytest -m postgres`, `pytest --backend redis -k alias` and `pytest -n auto` all work.
+
+Server backends: ONE container per backend for the whole run, shared by the xdist workers. The
+first worker that needs it starts it under a file lock and records its URL; the others read the
+record. Workers isolate their data by namespace (schema, key prefix, collection), so they never
+collide. The controller process owns the containers (they carry its pid) and removes them when
+the run ends; a crashed run's containers are removed by the next start. Without a Docker engine
+the server items skip with the reason, unless HARNESS_REQUIRE_DOCKER=1 makes that a failure.
 """
 
 from __future__ import annotations
 
+import json
+import os
+import tempfile
+import uuid
 from dataclasses import dataclass
+from pathlib import Path
 
 import pytest
 
-from harness.backends.registry import BACKENDS, check_backend, open_backend
+from harness.backends.base import Backend
+from harness.backends.embedded import EmbeddedBackend
+from harness.backends.registry import BACKENDS, EMBEDDED, LOCAL_BACKENDS, check_backend, connect
+from harness.errors import BackendUnavailable
 from harness.evaluation.execute import suite_embedder
 from harness.evaluation.runner import SuiteRunner
 from harness.models import SessionCase, StaticCase, Suite
@@ -19,6 +33,8 @@ from harness.pipeline import Mode
 from harness.suites import BUILTIN, load_suite
 
 DEFAULT_MODEL = "all-MiniLM-L6-v2"
+RUN_ENV, OWNER_ENV = "HARNESS_PYTEST_RUN", "HARNESS_PYTEST_OWNER"
+REQUIRE_DOCKER_ENV = "HARNESS_REQUIRE_DOCKER"
 
 
 @dataclass(frozen=True)
@@ -32,22 +48,54 @@ class CaseParam:
 
 def pytest_addoption(parser: pytest.Parser) -> None:
     group = parser.getgroup("harness", "memory retrieval harness")
-    group.addoption("--backend", action="append", default=None, help=f"backend(s): {', '.join(BACKENDS)} (default: embedded)")
+    group.addoption(
+        "--backend",
+        action="append",
+        default=None,
+        help=f"backend(s): {', '.join(BACKENDS)} (default: {', '.join(LOCAL_BACKENDS)})",
+    )
     group.addoption("--mode", action="append", default=None, help="mode(s) to assert: bm25, vector, hybrid (default: bm25)")
     group.addoption("--suite", action="append", default=None, help="suite(s): builtin, tenure:DIR, a folder (default: builtin)")
 
 
+def _is_worker(config: pytest.Config) -> bool:
+    return hasattr(config, "workerinput")
+
+
 def pytest_configure(config: pytest.Config) -> None:
     for name in BACKENDS:
-        config.addinivalue_line("markers", f"{name}: cases run on the {name} backend")
-    config.stash[_RUNNERS] = _Runners()
+        config.addinivalue_line("markers", f"{name}: runs on the {name} backend")
+    if not _is_worker(config):  # xdist workers inherit these from the controller's environment
+        os.environ[RUN_ENV] = f"pytest-{uuid.uuid4().hex[:12]}"
+        os.environ[OWNER_ENV] = str(os.getpid())
+    config.stash[_STATE] = _State(_selected_backends(config))
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    state = config.stash.get(_STATE, None)
+    if state is not None:
+        state.close()
+    if not _is_worker(config) and state is not None and state.servers.records():
+        from harness.containers import ContainerError, remove_run
+
+        try:
+            remove_run(os.environ[RUN_ENV])
+        except ContainerError:
+            pass  # the engine went away; the next start removes what is left
+        state.servers.forget()
+
+
+def _selected_backends(config: pytest.Config) -> list[str]:
+    return [check_backend(b) for b in dict.fromkeys(config.getoption("--backend") or LOCAL_BACKENDS)]
+
+
+def _selected_modes(config: pytest.Config) -> list[Mode]:
+    return [Mode(m) for m in dict.fromkeys(config.getoption("--mode") or [Mode.BM25.value])]
 
 
 def _selected(config: pytest.Config) -> tuple[list[str], list[Mode], list[Suite]]:
-    backends = [check_backend(b) for b in dict.fromkeys(config.getoption("--backend") or ["embedded"])]
-    modes = [Mode(m) for m in dict.fromkeys(config.getoption("--mode") or [Mode.BM25.value])]
     suites = [load_suite(s) for s in dict.fromkeys(config.getoption("--suite") or [BUILTIN])]
-    return backends, modes, suites
+    return _selected_backends(config), _selected_modes(config), suites
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
@@ -69,43 +117,106 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
         metafunc.parametrize(fixture, params)
 
 
-class _Runners:
-    """One runner per (backend, suite) in this process, so static cases share a loaded index."""
+class SharedServers:
+    """Server URLs for this run: started once across workers, recorded in a shared folder."""
 
     def __init__(self) -> None:
+        self.run_id = os.environ[RUN_ENV]
+        self.owner = int(os.environ[OWNER_ENV])
+        self.folder = Path(tempfile.gettempdir()) / "harness-pytest"
+
+    def _record(self, backend: str) -> Path:
+        return self.folder / f"{self.run_id}-{backend}.json"
+
+    def url(self, backend: str) -> str:
+        from filelock import FileLock
+
+        from harness.backends.provision import start_server
+
+        self.folder.mkdir(exist_ok=True)
+        record = self._record(backend)
+        with FileLock(f"{record}.lock"):
+            if not record.exists():
+                try:
+                    endpoint, _ = start_server(backend, self.run_id, owner_pid=self.owner)
+                    record.write_text(json.dumps({"url": endpoint.url}))
+                except BackendUnavailable as exc:
+                    record.write_text(json.dumps({"error": str(exc)}))
+            data = json.loads(record.read_text())
+        if "error" in data:
+            raise BackendUnavailable(data["error"])
+        return data["url"]
+
+    def records(self) -> list[Path]:
+        """What any process of this run started (or tried to), as recorded in the shared folder."""
+        return sorted(self.folder.glob(f"{self.run_id}-*.json"))
+
+    def forget(self) -> None:
+        for path in self.folder.glob(f"{self.run_id}-*"):
+            path.unlink(missing_ok=True)
+
+
+class _State:
+    """Per process: connected backends and one runner per (backend, suite)."""
+
+    def __init__(self, selected: list[str]) -> None:
+        self.selected = selected
+        self.servers = SharedServers()
+        self._backends: dict[str, Backend] = {}
         self._suites: dict[str, Suite] = {}
         self._runners: dict[tuple[str, str], SuiteRunner] = {}
-        self._backends: dict[str, object] = {}
 
-    def get(self, backend: str, suite_name: str, needs_vectors: bool) -> SuiteRunner:
+    def url(self, name: str) -> str:
+        """The run's shared server of `name`; skips (or fails, under HARNESS_REQUIRE_DOCKER=1) without Docker."""
+        if name not in self.selected:
+            pytest.skip(f"{name} not selected (run with --backend {name})")
+        from harness.containers import docker_available
+
+        reason = docker_available()
+        if reason is not None:
+            if os.environ.get(REQUIRE_DOCKER_ENV) == "1":
+                pytest.fail(f"{name}: {reason} (HARNESS_REQUIRE_DOCKER=1)", pytrace=False)
+            pytest.skip(f"{name}: {reason}")
+        try:
+            return self.servers.url(name)
+        except BackendUnavailable as exc:
+            pytest.fail(f"{name}: {exc}", pytrace=False)
+
+    def backend(self, name: str) -> Backend:
+        if name not in self._backends:
+            self._backends[name] = EmbeddedBackend() if name == EMBEDDED else connect(name, self.url(name))
+        return self._backends[name]
+
+    def runner(self, backend: str, suite_name: str, needs_vectors: bool) -> SuiteRunner:
         key = (backend, suite_name)
         if key not in self._runners:
             suite = self._suites.setdefault(suite_name, load_suite(suite_name))
-            engine = self._backends.setdefault(backend, open_backend(backend))
             embedder = suite_embedder(DEFAULT_MODEL) if needs_vectors else None
-            self._runners[key] = SuiteRunner(engine, suite, embedder=embedder)
+            self._runners[key] = SuiteRunner(self.backend(backend), suite, embedder=embedder)
         return self._runners[key]
 
     def close(self) -> None:
         for runner in self._runners.values():
             runner.close()
-        for engine in self._backends.values():
-            engine.close()
+        for backend in self._backends.values():
+            try:
+                backend.close()
+            except Exception:  # noqa: BLE001 - closing a dead server must not fail the run
+                pass
 
 
-_RUNNERS = pytest.StashKey[_Runners]()
-
-
-def pytest_unconfigure(config: pytest.Config) -> None:
-    runners = config.stash.get(_RUNNERS, None)
-    if runners is not None:
-        runners.close()
+_STATE = pytest.StashKey[_State]()
 
 
 @pytest.fixture
 def harness_runner(request: pytest.FixtureRequest):
-    """Returns the runner for a CaseParam: `harness_runner(param)`."""
-    runners = request.config.stash[_RUNNERS]
-    modes = _selected(request.config)[1]
-    needs_vectors = any(m is not Mode.BM25 for m in modes)
-    return lambda param: runners.get(param.backend, param.suite, needs_vectors)
+    """`harness_runner(param)`: the runner for a CaseParam, its index loaded once per process."""
+    state = request.config.stash[_STATE]
+    needs_vectors = any(m is not Mode.BM25 for m in _selected_modes(request.config))
+    return lambda param: state.runner(param.backend, param.suite, needs_vectors)
+
+
+@pytest.fixture(scope="session")
+def server_url(pytestconfig: pytest.Config):
+    """`server_url(name)`: the URL of the run's shared server of that backend."""
+    return pytestconfig.stash[_STATE].url

@@ -1,12 +1,19 @@
-"""Backend names the CLI and pytest accept, and how each one is opened."""
+"""Backend names and how to connect to each one, given a URL.
+
+Client libraries are imported on use, so a user who installed only what one backend needs can
+still run it (a missing extra is a one-line `BackendUnavailable`).
+"""
 
 from __future__ import annotations
 
 from harness.backends.base import Backend
-from harness.backends.embedded import EmbeddedBackend
 from harness.errors import HarnessError
 
-BACKENDS = ("embedded",)
+EMBEDDED = "embedded"
+SERVER_BACKENDS = ("postgres", "redis", "valkey", "atlas")
+BACKENDS = (EMBEDDED, *SERVER_BACKENDS)
+LOCAL_BACKENDS = (EMBEDDED, "postgres", "redis", "valkey")
+"""What the default test run covers: every backend whose image can be built without a registry."""
 
 
 def check_backend(name: str) -> str:
@@ -15,6 +22,28 @@ def check_backend(name: str) -> str:
     return name
 
 
-def open_backend(name: str) -> Backend:
-    check_backend(name)
-    return EmbeddedBackend()
+def connect(name: str, url: str) -> Backend:
+    """A client for a running server; redis uses its Query Engine when the server has one."""
+    if name == "postgres":
+        from harness.backends.postgres import PostgresBackend
+
+        return PostgresBackend.connect(url)
+    if name == "redis":
+        from harness.backends.redis_core import RedisCoreBackend, open_client
+        from harness.backends.redis_search import RedisSearchBackend, detect
+
+        probe = open_client(url, name, protocol=2)
+        try:
+            has_query_engine = detect(probe)
+        finally:
+            probe.close()
+        return RedisSearchBackend.connect(url) if has_query_engine else RedisCoreBackend.connect(url, name)
+    if name == "valkey":
+        from harness.backends.redis_core import RedisCoreBackend
+
+        return RedisCoreBackend.connect(url, name)
+    if name == "atlas":
+        from harness.backends.atlas import AtlasBackend
+
+        return AtlasBackend.connect(url)
+    raise HarnessError(f"backend {check_backend(name)!r} is not a server")

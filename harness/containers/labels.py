@@ -13,6 +13,7 @@ PID = "harness.pid"
 HOST = "harness.host"
 
 
-def labels_for(backend: str, run_id: str) -> dict[str, str]:
-    """Labels for a container owned by this process."""
-    return {RUN: run_id, BACKEND: backend, PID: str(os.getpid()), HOST: socket.gethostname()}
+def labels_for(backend: str, run_id: str, owner_pid: int | None = None) -> dict[str, str]:
+    """Labels for a container owned by `owner_pid` (default: this process), e.g. a pytest
+    controller whose workers start the containers it will remove."""
+    return {RUN: run_id, BACKEND: backend, PID: str(owner_pid or os.getpid()), HOST: socket.gethostname()}

@@ -54,7 +54,9 @@ class RunningContainer:
         _remove(self._container)
 
 
-def start_container(spec: ContainerSpec, run_id: str, host_port: int | None = None) -> RunningContainer:
+def start_container(
+    spec: ContainerSpec, run_id: str, host_port: int | None = None, owner_pid: int | None = None
+) -> RunningContainer:
     """Run `spec` labelled for `run_id`, on 127.0.0.1:host_port (a free port if None).
 
     Raises ContainerError (the container removed) if it cannot start or is
@@ -67,7 +69,7 @@ def start_container(spec: ContainerSpec, run_id: str, host_port: int | None = No
         client.close()
 
     container = DockerContainer(image, env=dict(spec.env))
-    container.with_name(_container_name(spec.name, run_id)).with_kwargs(labels=labels_for(spec.name, run_id))
+    container.with_name(_container_name(spec.name, run_id)).with_kwargs(labels=labels_for(spec.name, run_id, owner_pid))
     if spec.command:
         container.with_command(list(spec.command))
     # docker SDK binding (ip, port): loopback only; port None lets the engine pick a free one.

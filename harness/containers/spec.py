@@ -17,22 +17,27 @@ from .errors import ContainerError
 SPEC_DIR = "containers"
 HEALTHCHECK: Literal["healthcheck"] = "healthcheck"
 
-_KNOWN = {"image", "local_image", "dockerfile", "port", "env", "command", "readiness", "startup_timeout"}
+_KNOWN = {"image", "local_image", "dockerfile", "port", "url", "env", "command", "readiness", "startup_timeout"}
 
 
 @dataclass(frozen=True)
 class ContainerSpec:
-    """How to run one backend; `readiness` is an exec command or "healthcheck"."""
+    """How to run one backend; `readiness` is an exec command or "healthcheck";
+    `url` is the client connection URL with `{host}` and `{port}` placeholders."""
 
     name: str
     image: str
     port: int
+    url: str
     readiness: tuple[str, ...] | Literal["healthcheck"]
     startup_timeout: float
     local_image: str | None = None
     dockerfile: str | None = None
     env: Mapping[str, str] = field(default_factory=dict)
     command: tuple[str, ...] | None = None
+
+    def connection_url(self, host: str, port: int) -> str:
+        return self.url.format(host=host, port=port)
 
     @property
     def image_override_var(self) -> str:
@@ -118,10 +123,17 @@ def _parse(backend: str, f: _Fields) -> ContainerSpec:
     else:
         raise f.fail("readiness", f'an exec command (list of strings) or "{HEALTHCHECK}"')
 
+    url = f.text("url")
+    try:
+        url.format(host="127.0.0.1", port=port)
+    except (KeyError, IndexError, ValueError):
+        raise f.fail("url", "a URL whose only placeholders are {host} and {port}") from None
+
     return ContainerSpec(
         name=backend,
         image=f.text("image"),
         port=port,
+        url=url,
         readiness=readiness,
         startup_timeout=float(timeout),
         local_image=local_image,

@@ -34,7 +34,7 @@ def test_unknown_backend_names_file_and_known(root: Path) -> None:
         load_spec("nope", root)
 
 
-VALID = 'image = "x:1"\nport = 80\nreadiness = ["true"]\nstartup_timeout = 5\n'
+VALID = 'image = "x:1"\nport = 80\nurl = "x://{host}:{port}"\nreadiness = ["true"]\nstartup_timeout = 5\n'
 
 
 @pytest.mark.parametrize(

@@ -1,0 +1,266 @@
+"""The pure half of the Atlas backend: index definitions, aggregation pipelines, result parsing.
+
+Kept free of pymongo and of any server so that everything here is unit-tested without Atlas.
+
+Lexical scoring is Lucene's BM25Similarity, one `text` clause per (field, term):
+    clause = weight * idf * tf
+    idf = ln(1 + (N - n + 0.5) / (n + 0.5))
+    tf  = freq / (freq + k1 * (1 - b + b * dl / avgdl)),  k1 = 1.2, b = 0.75
+with no (k1 + 1) factor (removed in LUCENE-8563), so a clause is the classic BM25 value / 2.2.
+N, n and avgdl are per field over the whole Lucene index, whatever the filters, but Lucene counts
+only documents with at least one token in that field, and counts a deleted or replaced document
+until its segment is merged away (see `AtlasIndex.upsert` for how the backend keeps that exact).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Collection, Iterable, Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+from harness.backends.base import Clause, Filters, Hit, IndexDoc, IndexSpec, unit
+from harness.errors import BackendUnavailable
+
+LEXICAL_SCORER = (
+    "lucene BM25Similarity per field, k1=1.2 b=0.75, idf=ln(1+(N-n+0.5)/(n+0.5)), no (k1+1) factor; "
+    "N and avgdl over documents with a token in the field"
+)
+VECTOR_PATH = "vector"
+REVISION = "revision"
+"""A token per write, indexed in both indexes, so a write can be seen to have reached mongot."""
+FILTER_FIELDS = ("user", "scopes", "kind", "live")
+RESERVED_FIELDS = frozenset({"_id", VECTOR_PATH, REVISION, *FILTER_FIELDS})
+
+_NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+_TOKEN = {"type": "token"}
+# Lucene's TermWeight explanation as mongot words it; `weight(... in doc)` is plain Lucene's form.
+_TERM_CLAUSE = re.compile(
+    r"^(?:weight\()?\$type:string/(?P<path>[^:]+):(?P<term>.+?)(?: in \d+\))? \[BM25Similarity\], result of:$"
+)
+
+
+def check_name(name: str, what: str) -> str:
+    """Collection and field names become BSON keys and Lucene field names: keep them plain."""
+    if not _NAME.match(name):
+        raise ValueError(f"not a plain {what} name: {name!r}")
+    return name
+
+
+def check_spec(spec: IndexSpec) -> IndexSpec:
+    for name, weight in spec.fields.items():
+        check_name(name, "field")
+        if name in RESERVED_FIELDS:
+            raise ValueError(f"field name {name!r} is reserved by the atlas backend")
+        if not weight > 0:
+            raise ValueError(f"field {name!r}: atlas boosts must be positive, got {weight}")
+    return spec
+
+
+# -- indexes ---------------------------------------------------------------------------------
+
+
+def search_index_model(name: str, spec: IndexSpec) -> dict[str, Any]:
+    """Whitespace analysis only: the harness has already lowercased and tokenised the text."""
+    fields: dict[str, Any] = {f: {"type": "string", "analyzer": "lucene.whitespace"} for f in spec.fields}
+    fields |= {"user": _TOKEN, "scopes": _TOKEN, "kind": _TOKEN, "live": {"type": "boolean"}, REVISION: _TOKEN}
+    return {"name": name, "type": "search", "definition": {"mappings": {"dynamic": False, "fields": fields}}}
+
+
+def vector_index_model(name: str, dimensions: int) -> dict[str, Any]:
+    vector = {"type": "vector", "path": VECTOR_PATH, "numDimensions": dimensions, "similarity": "cosine"}
+    filters = [{"type": "filter", "path": path} for path in (*FILTER_FIELDS, REVISION)]
+    return {"name": name, "type": "vectorSearch", "definition": {"fields": [vector, *filters]}}
+
+
+def stored_document(doc: IndexDoc, spec: IndexSpec, revision: str) -> dict[str, Any]:
+    stored: dict[str, Any] = {
+        "_id": doc.id,
+        "user": doc.user,
+        "scopes": list(doc.scopes),
+        "kind": doc.kind,
+        "live": doc.live,
+        REVISION: revision,
+    }
+    stored |= {name: doc.fields.get(name, "") for name in spec.fields}
+    if spec.dimensions:
+        if doc.vector is None or doc.vector.shape != (spec.dimensions,):
+            got = None if doc.vector is None else doc.vector.shape
+            raise ValueError(f"document {doc.id!r}: vector shape {got}, the index has {spec.dimensions} dimensions")
+        stored[VECTOR_PATH] = unit(doc.vector).tolist()
+    return stored
+
+
+# -- readiness -------------------------------------------------------------------------------
+
+
+def unready_indexes(listed: Iterable[Mapping[str, Any]], names: Iterable[str]) -> str | None:
+    """What keeps the named indexes from answering queries, or None once all are queryable.
+
+    `queryable` decides, not `status`: Atlas Local can report a queryable index that never says
+    READY. A FAILED index raises at once, since waiting cannot help.
+    """
+    by_name = {index.get("name"): index for index in listed}
+    for name in names:
+        index = by_name.get(name)
+        if index is None:
+            return f"index {name} not listed yet"
+        status = index.get("status", "no status")
+        if status == "FAILED":
+            detail = index.get("message") or index.get("statusDetail") or "no detail given"
+            raise BackendUnavailable(f"atlas search index {name} FAILED: {detail}")
+        if index.get("queryable") is not True:
+            return f"index {name} {status}, not queryable"
+    return None
+
+
+def missing_documents(counts: Mapping[str, int], expected: int) -> str | None:
+    """mongot indexes asynchronously: an index is ready only once it holds every document."""
+    behind = [f"index {name} holds {n} of {expected} documents" for name, n in counts.items() if n != expected]
+    return "; ".join(behind) or None
+
+
+def count_pipeline(index: str) -> list[dict[str, Any]]:
+    """Documents in the search index itself (every stored document has a `user`)."""
+    return [{"$searchMeta": {"index": index, "exists": {"path": "user"}, "count": {"type": "total"}}}]
+
+
+def vector_count_pipeline(index: str, dimensions: int, expected: int) -> list[dict[str, Any]]:
+    """Exact search returns every indexed vector up to `limit`; one more than expected shows a surplus."""
+    probe = [1.0] + [0.0] * (dimensions - 1)
+    stage = {"index": index, "path": VECTOR_PATH, "queryVector": probe, "exact": True, "limit": expected + 1}
+    return [{"$vectorSearch": stage}, {"$project": {"_id": 1}}]
+
+
+def revision_pipeline(index: str, revision: str) -> list[dict[str, Any]]:
+    """Matches inside the index, not on the looked-up document, which is always the latest."""
+    search = {"index": index, "equals": {"path": REVISION, "value": revision}}
+    return [{"$search": search}, {"$limit": 1}, {"$project": {"_id": 1}}]
+
+
+def vector_revision_pipeline(index: str, probe: Sequence[float], revision: str) -> list[dict[str, Any]]:
+    stage = {
+        "index": index,
+        "path": VECTOR_PATH,
+        "queryVector": list(probe),
+        "exact": True,
+        "limit": 1,
+        "filter": {REVISION: {"$eq": revision}},
+    }
+    return [{"$vectorSearch": stage}, {"$project": {"_id": 1}}]
+
+
+# -- queries ---------------------------------------------------------------------------------
+
+
+def admits_nothing(filters: Filters) -> bool:
+    """An empty scope or kind set matches no document; Atlas rejects an empty `in` list."""
+    return filters.scopes == frozenset() or filters.kinds == frozenset()
+
+
+def search_filters(filters: Filters) -> list[dict[str, Any]]:
+    """`compound.filter` clauses: they restrict matches without scoring or touching statistics."""
+    clauses: list[dict[str, Any]] = []
+    if filters.user is not None:
+        clauses.append({"equals": {"path": "user", "value": filters.user}})
+    if filters.scopes is not None:
+        clauses.append({"in": {"path": "scopes", "value": sorted(filters.scopes)}})
+    if filters.kinds is not None:
+        clauses.append({"in": {"path": "kind", "value": sorted(filters.kinds)}})
+    if filters.live_only:
+        clauses.append({"equals": {"path": "live", "value": True}})
+    return clauses
+
+
+def vector_filter(filters: Filters) -> dict[str, Any] | None:
+    """The same restriction in the MQL subset `$vectorSearch` pre-filters with."""
+    conditions: list[dict[str, Any]] = []
+    if filters.user is not None:
+        conditions.append({"user": {"$eq": filters.user}})
+    if filters.scopes is not None:
+        conditions.append({"scopes": {"$in": sorted(filters.scopes)}})
+    if filters.kinds is not None:
+        conditions.append({"kind": {"$in": sorted(filters.kinds)}})
+    if filters.live_only:
+        conditions.append({"live": {"$eq": True}})
+    return {"$and": conditions} if conditions else None
+
+
+def lexical_pipeline(
+    index: str, terms: Sequence[str], weights: Mapping[str, float], filters: Filters, limit: int
+) -> list[dict[str, Any]]:
+    """One boosted `text` clause per (field, distinct term), so each is its own BM25 explanation."""
+    should = [
+        {"text": {"query": term, "path": field, "score": {"boost": {"value": weight}}}}
+        for field, weight in weights.items()
+        for term in dict.fromkeys(terms)
+    ]
+    compound: dict[str, Any] = {"should": should, "minimumShouldMatch": 1}
+    if clauses := search_filters(filters):
+        compound["filter"] = clauses
+    return [
+        {"$search": {"index": index, "compound": compound, "scoreDetails": True}},
+        {"$limit": limit},
+        {"$project": {"_id": 1, "score": {"$meta": "searchScore"}, "scoreDetails": {"$meta": "searchScoreDetails"}}},
+    ]
+
+
+def vector_pipeline(index: str, query: np.ndarray, filters: Filters, limit: int) -> list[dict[str, Any]]:
+    """Exact (ENN) search: ground truth like the other engines. ANN would instead pass
+    `numCandidates` (at least 20 x limit, at most 10000) and drop `exact`."""
+    stage: dict[str, Any] = {
+        "index": index,
+        "path": VECTOR_PATH,
+        "queryVector": unit(query).tolist(),
+        "exact": True,
+        "limit": limit,
+    }
+    if (condition := vector_filter(filters)) is not None:
+        stage["filter"] = condition
+    return [{"$vectorSearch": stage}, {"$project": {"_id": 1, "score": {"$meta": "vectorSearchScore"}}}]
+
+
+# -- results ---------------------------------------------------------------------------------
+
+
+def _terms_below(node: Mapping[str, Any]) -> list[tuple[str, str]]:
+    match = _TERM_CLAUSE.match(node.get("description", ""))
+    if match:
+        return [(match["path"], match["term"])]
+    return [t for child in node.get("details", ()) for t in _terms_below(child)]
+
+
+def score_clauses(details: Mapping[str, Any], fields: Collection[str]) -> list[Clause]:
+    """One `Clause` per BM25 term explanation in a `searchScoreDetails` tree.
+
+    Each clause takes the value of the highest node that explains that term alone, so a boost is
+    counted whether Lucene folds it into the term's explanation (a `boost` detail) or wraps it.
+    """
+    terms = _terms_below(details)
+    if len(terms) == 1:
+        (path, term), value = terms[0], float(details["value"])
+        if path not in fields:
+            raise ValueError(f"score details name field {path!r}, not one of {sorted(fields)}")
+        return [Clause(path, term, value)]
+    return [clause for child in details.get("details", ()) for clause in score_clauses(child, fields)]
+
+
+def lexical_hit(row: Mapping[str, Any], fields: Collection[str]) -> Hit:
+    """The score is the sum of the clauses (the contract), checked against Atlas's float32 score."""
+    clauses = tuple(score_clauses(row["scoreDetails"], fields))
+    score = math.fsum(c.score for c in clauses)
+    if not clauses or not math.isclose(score, row["score"], rel_tol=1e-5, abs_tol=1e-6):
+        raise ValueError(f"atlas score details for {row['_id']!r} explain {score}, not its searchScore {row['score']}")
+    return Hit(row["_id"], score, clauses)
+
+
+def cosine(vector_search_score: float) -> float:
+    """Atlas reports cosine similarity as (1 + cos) / 2 in [0, 1]; the contract wants cos."""
+    return 2.0 * vector_search_score - 1.0
+
+
+def vector_hit(row: Mapping[str, Any]) -> Hit:
+    similarity = cosine(row["score"])
+    return Hit(row["_id"], similarity, (Clause("vector", "cosine", similarity),))

@@ -1,0 +1,71 @@
+"""Bringing a backend up for one process: embedded in memory, servers in their own container.
+
+Each server runs in a container labelled with this run and removed when the block ends, on
+Ctrl-C and on errors too; containers left by a crashed earlier run are removed first.
+"""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from pathlib import Path
+
+from harness.backends.base import Backend
+from harness.backends.embedded import EmbeddedBackend
+from harness.backends.registry import EMBEDDED, check_backend, connect
+from harness.errors import BackendUnavailable
+
+PROJECT_ROOT = Path(__file__).resolve().parents[2]
+
+
+@dataclass(frozen=True)
+class Endpoint:
+    """Where a server backend answers, and the container behind it (None: not ours)."""
+
+    backend: str
+    url: str
+    container: str | None = None
+
+
+def start_server(name: str, run_id: str, host_port: int | None = None, owner_pid: int | None = None):
+    """Start `name`'s container; returns (Endpoint, RunningContainer). One-line errors only."""
+    from harness.containers import ContainerError, load_spec, remove_leftovers, start_container
+
+    try:
+        remove_leftovers()
+        spec = load_spec(name, PROJECT_ROOT)
+        container = start_container(spec, run_id, host_port=host_port, owner_pid=owner_pid)
+    except ContainerError as exc:
+        raise BackendUnavailable(str(exc)) from None
+    return Endpoint(name, spec.connection_url(container.host, container.port), container.name), container
+
+
+@contextmanager
+def backend_session(name: str, url: str | None = None) -> Iterator[Backend]:
+    """The backend for one CLI run: embedded, a given server URL, or a container of our own."""
+    check_backend(name)
+    if name == EMBEDDED:
+        backend: Backend = EmbeddedBackend()
+        try:
+            yield backend
+        finally:
+            backend.close()
+        return
+    if url is not None:
+        backend = connect(name, url)
+        try:
+            yield backend
+        finally:
+            backend.close()
+        return
+    endpoint, container = start_server(name, f"cli-{uuid.uuid4().hex[:12]}")
+    try:
+        backend = connect(name, endpoint.url)
+        try:
+            yield backend
+        finally:
+            backend.close()
+    finally:
+        container.stop()

@@ -1,0 +1,485 @@
+"""Redis/Valkey "core" engine: per-field BM25 in sorted sets, exact cosine in Vector Sets.
+
+Standard commands and Lua only, so it runs on any Redis >= 7 or Valkey (no Query Engine needed).
+Every key of a namespace starts with `h:{<namespace>}:`: workers sharing a server never collide,
+`drop` finds everything with one SCAN pattern, and the hash tag keeps a namespace in one cluster
+slot, which the multi-key commands and the scripts below need.
+
+Lexical (the contract in `base.py`, scored server-side):
+    score = sum over (field f, term t) of weight_f * idf(t, f) * tfpart(t, f, doc)
+    idf    = ln(1 + (N - n + 0.5) / (n + 0.5))
+    tfpart = tf * (k1 + 1) / (tf + k1 * (1 - b + b * len / avglen)),  k1 = 1.2, b = 0.75
+with Lucene's statistics: N and avglen over the documents whose field f is non-empty (the hash
+`len:<field>`), n = ZCARD of the posting list. For each (field, term) a ZSET `bm:<field>:<term>`
+maps doc id -> tfpart, and `tf:<field>:<term>` keeps the raw term frequency. A query is one
+script: ZUNIONSTORE of the posting lists with WEIGHTS weight_f * idf, ZINTERSTORE with the
+filter sets at weight 0 (a filter never changes a score),
+ZRANGE REV for the top (widened to every document whose rounded score ties the last one, so the
+`rank_key` tie-break is exact), ZMSCORE per posting list for the clauses; the scratch keys are
+deleted by the same script, so nothing leaks and no other client ever sees them.
+
+Upsert exactness: tfpart depends on avglen, which moves with every write, so each write rewrites
+the postings of every field from the raw frequencies and lengths (one script, inside the write's
+MULTI). That costs O(postings in the namespace) per write, cheap at per-namespace sizes (bulk
+`load` pays it once), and keeps the read path to native sorted-set commands, the part measured.
+Computing tfpart at query time instead would make every query pay for the lengths.
+
+Vectors: Redis 8 Vector Sets, one set per namespace (`VADD ... NOQUANT` keeps float32), searched
+with `VSIM ... TRUTH` (an exact linear scan, so FILTER-EF does not apply) and FILTER expressions
+over JSON attributes (user, scopes, kind, live). VSIM's similarity s = (1 + cos) / 2 is reported
+as cos = 2s - 1. Servers without Vector Sets (Valkey) index text only and refuse `vector`.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections import Counter
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any, cast
+from urllib.parse import urlsplit, urlunsplit
+
+import numpy as np
+
+from harness.backends.base import BackendInfo, Clause, Filters, Hit, IndexDoc, IndexSpec, ranked, unit
+from harness.errors import BackendUnavailable
+
+if TYPE_CHECKING:
+    from redis import Redis
+    from redis.client import Pipeline
+    from redis.typing import EncodableT, FieldT
+
+K1 = 1.2
+B = 0.75
+LEXICAL_SCORER = (
+    "per-field BM25 in sorted sets (Lucene statistics), k1=1.2 b=0.75, idf=ln(1+(N-n+0.5)/(n+0.5)), tf*(k1+1) form"
+)
+_NAMESPACE = re.compile(r"^[A-Za-z0-9_.-]+$")
+_FIELD = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
+_PLAIN = re.compile(r"^[A-Za-z0-9_:./@+-]*$")
+_BATCH = 256
+_TIE_SLACK = 32
+
+_REWEIGH = """
+-- KEYS: (terms, lengths) per field; ARGV: prefix, k1, b, field names.
+local prefix, k1, b = ARGV[1], tonumber(ARGV[2]), tonumber(ARGV[3])
+for j = 1, #ARGV - 3 do
+  local field, terms_key = ARGV[3 + j], KEYS[2 * j - 1]
+  local flat = redis.call('HGETALL', KEYS[2 * j])
+  local lengths, total = {}, 0
+  for i = 1, #flat, 2 do
+    lengths[flat[i]] = tonumber(flat[i + 1])
+    total = total + lengths[flat[i]]
+  end
+  local avg = total / (#flat / 2)
+  for _, term in ipairs(redis.call('SMEMBERS', terms_key)) do
+    local raw = redis.call('ZRANGE', prefix .. 'tf:' .. field .. ':' .. term, 0, -1, 'WITHSCORES')
+    local posting = prefix .. 'bm:' .. field .. ':' .. term
+    redis.call('DEL', posting)
+    if #raw == 0 then
+      redis.call('SREM', terms_key, term)
+    end
+    local args = {}
+    for i = 1, #raw, 2 do
+      local tf = tonumber(raw[i + 1])
+      args[#args + 1] = string.format('%.17g', tf * (k1 + 1) / (tf + k1 * (1 - b + b * lengths[raw[i]] / avg)))
+      args[#args + 1] = raw[i]
+      if #args == 1000 or i + 1 == #raw then
+        redis.call('ZADD', posting, unpack(args))
+        args = {}
+      end
+    end
+  end
+end
+"""
+
+_LEXICAL = """
+-- KEYS: result, one scratch key per filter group, p posting lists, their fields' length hashes,
+--       the groups' sets. ARGV: limit, p, group count g, p field weights, g group sizes.
+local limit, p, g = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3])
+local result = KEYS[1]
+local union, weights = {result, p}, {}
+for i = 1, p do
+  local posting = KEYS[1 + g + i]
+  local docs, df = redis.call('HLEN', KEYS[1 + g + p + i]), redis.call('ZCARD', posting)
+  weights[i] = string.format('%.17g', tonumber(ARGV[3 + i]) * math.log(1 + (docs - df + 0.5) / (df + 0.5)))
+  union[#union + 1] = posting
+end
+union[#union + 1] = 'WEIGHTS'
+for i = 1, p do union[#union + 1] = weights[i] end
+redis.call('ZUNIONSTORE', unpack(union))
+if g > 0 then
+  local inter, at = {result, g + 1, result}, 1 + g + 2 * p
+  for j = 1, g do
+    local size = tonumber(ARGV[3 + p + j])
+    if size == 1 then
+      inter[#inter + 1] = KEYS[at + 1]
+    else
+      redis.call('SUNIONSTORE', KEYS[1 + j], unpack(KEYS, at + 1, at + size))
+      inter[#inter + 1] = KEYS[1 + j]
+    end
+    at = at + size
+  end
+  inter[#inter + 1] = 'WEIGHTS'
+  inter[#inter + 1] = 1
+  for j = 1, g do inter[#inter + 1] = 0 end
+  redis.call('ZINTERSTORE', unpack(inter))
+end
+local top = redis.call('ZRANGE', result, 0, limit - 1, 'REV', 'WITHSCORES')
+if #top == 2 * limit then
+  local floor = string.format('%.17g', tonumber(top[#top]) - 1e-9)
+  top = redis.call('ZRANGE', result, '+inf', floor, 'BYSCORE', 'REV', 'WITHSCORES')
+end
+local ids = {}
+for i = 1, #top, 2 do ids[#ids + 1] = top[i] end
+local parts = {}
+for i = 1, p do
+  local scores = {}
+  for from = 1, #ids, 1000 do
+    local chunk = {KEYS[1 + g + i]}
+    for j = from, math.min(from + 999, #ids) do chunk[#chunk + 1] = ids[j] end
+    for _, s in ipairs(redis.call('ZMSCORE', unpack(chunk))) do scores[#scores + 1] = s end
+  end
+  parts[i] = scores
+end
+redis.call('DEL', unpack(KEYS, 1, 1 + g))
+return {top, weights, parts}
+"""
+
+
+def _one_line(exc: BaseException) -> str:
+    text = str(exc).strip().splitlines()
+    return text[0] if text else type(exc).__name__
+
+
+def _redacted(url: str) -> str:
+    parts = urlsplit(url)
+    host = parts.hostname or ""
+    netloc = f"{host}:{parts.port}" if parts.port else host
+    return urlunsplit((parts.scheme, netloc, parts.path, "", ""))
+
+
+def open_client(url: str, name: str, *, protocol: int) -> Redis:
+    """A connected redis-py client, or a one-line `BackendUnavailable` (no client, no server)."""
+    try:
+        import redis
+    except ImportError as exc:
+        raise BackendUnavailable(
+            f"the {name} backend needs redis-py: pip install 'memory-retrieval-harness[redis]'"
+        ) from exc
+    client = redis.Redis.from_url(url, decode_responses=True, protocol=protocol)
+    try:
+        client.ping()
+    except redis.RedisError as exc:
+        client.close()
+        raise BackendUnavailable(f"{name} at {_redacted(url)} is unreachable: {_one_line(exc)}") from exc
+    return client
+
+
+def server_identity(client: Redis) -> tuple[str, str]:
+    """(flavour, version): Valkey also reports `redis_version` (7.2.4), so look for it first."""
+    server = client.info("server")
+    if "valkey_version" in server:
+        return "valkey", str(server["valkey_version"])
+    return "redis", str(server["redis_version"])
+
+
+def unlink_prefix(client: Redis, prefix: str) -> None:
+    """UNLINK every key under `prefix`, in batches (SCAN tolerates deletes mid-scan)."""
+    batch: list[str] = []
+    for key in client.scan_iter(match=prefix + "*", count=1000):
+        batch.append(key)
+        if len(batch) == 1000:
+            client.unlink(*batch)
+            batch.clear()
+    if batch:
+        client.unlink(*batch)
+
+
+def _attribute(value: str) -> str:
+    """A FILTER-safe form of a string: Redis 8.0 string literals have no escapes, so anything
+    outside a plain alphabet is hex-encoded (prefix `~` keeps the mapping one-to-one)."""
+    return value if _PLAIN.match(value) else "~" + value.encode().hex()
+
+
+def _literal(value: str) -> str:
+    return f'"{_attribute(value)}"'
+
+
+def vsim_filter(filters: Filters) -> str | None:
+    """The VSIM FILTER expression for `filters` (None: no restriction); empty sets admit nothing
+    and are handled by the caller."""
+    parts = []
+    if filters.user is not None:
+        parts.append(f".user == {_literal(filters.user)}")
+    if filters.live_only:
+        parts.append(".live == 1")
+    if filters.kinds is not None:
+        parts.append(f".kind in [{', '.join(_literal(k) for k in sorted(filters.kinds))}]")
+    if filters.scopes is not None:
+        parts.append("(" + " or ".join(f"{_literal(s)} in .scopes" for s in sorted(filters.scopes)) + ")")
+    return " and ".join(parts) or None
+
+
+@dataclass(frozen=True, slots=True)
+class _Keys:
+    prefix: str
+
+    @property
+    def docs(self) -> str:
+        return self.prefix + "docs"
+
+    @property
+    def live(self) -> str:
+        return self.prefix + "live"
+
+    @property
+    def vectors(self) -> str:
+        return self.prefix + "vec"
+
+    @property
+    def result(self) -> str:
+        return self.prefix + "tmp:result"
+
+    def scratch(self, group: int) -> str:
+        return f"{self.prefix}tmp:group:{group}"
+
+    def doc(self, doc_id: str) -> str:
+        return self.prefix + "doc:" + doc_id
+
+    def user(self, user: str) -> str:
+        return self.prefix + "user:" + user
+
+    def scope(self, scope: str) -> str:
+        return self.prefix + "scope:" + scope
+
+    def kind(self, kind: str) -> str:
+        return self.prefix + "kind:" + kind
+
+    def terms(self, field: str) -> str:
+        return self.prefix + "terms:" + field
+
+    def lengths(self, field: str) -> str:
+        return self.prefix + "len:" + field
+
+    def tf(self, field: str, term: str) -> str:
+        return f"{self.prefix}tf:{field}:{term}"
+
+    def posting(self, field: str, term: str) -> str:
+        return f"{self.prefix}bm:{field}:{term}"
+
+
+class RedisCoreIndex:
+    def __init__(self, client: Redis, namespace: str, spec: IndexSpec, vectors_refused: str | None):
+        """`vectors_refused`: why this server cannot search vectors, or None when it can."""
+        if not _NAMESPACE.match(namespace):
+            raise ValueError(f"namespace must match {_NAMESPACE.pattern}: {namespace!r}")
+        for field in spec.fields:
+            if not _FIELD.match(field):
+                raise ValueError(f"field name must match {_FIELD.pattern}: {field!r}")
+        self._client = client
+        self._ns = namespace
+        self._spec = spec
+        self._keys = _Keys(f"h:{{{namespace}}}:")
+        self._refused = vectors_refused
+        self._reweigh = client.register_script(_REWEIGH)
+        self._lexical = client.register_script(_LEXICAL)
+
+    @property
+    def _stores_vectors(self) -> bool:
+        return bool(self._spec.dimensions) and self._refused is None
+
+    # -- writes -------------------------------------------------------------------------------
+
+    def load(self, docs: Sequence[IndexDoc]) -> None:
+        ids = [d.id for d in docs]
+        if len(set(ids)) != len(ids):
+            raise ValueError("load got the same document id twice; use upsert to replace")
+        if ids and any(self._client.smismember(self._keys.docs, ids)):
+            raise ValueError(f"load expects ids new to namespace {self._ns!r}; use upsert to replace")
+        for start in range(0, len(docs), _BATCH):
+            with self._client.pipeline(transaction=False) as pipe:
+                for doc in docs[start : start + _BATCH]:
+                    self._index(pipe, doc)
+                pipe.execute()
+        self._rescore(self._client)
+
+    def upsert(self, doc: IndexDoc) -> None:
+        previous = cast(dict[str, str], self._client.hgetall(self._keys.doc(doc.id)))  # decode_responses
+        with self._client.pipeline(transaction=True) as pipe:
+            if previous:
+                self._unindex(pipe, doc.id, previous)
+            self._index(pipe, doc)
+            self._rescore(pipe)
+            pipe.execute()
+
+    def _index(self, pipe: Pipeline, doc: IndexDoc) -> None:
+        keys = self._keys
+        record: dict[FieldT, EncodableT] = {
+            "user": doc.user,
+            "kind": doc.kind,
+            "live": int(doc.live),
+            "scopes": json.dumps(doc.scopes),
+        }
+        pipe.sadd(keys.docs, doc.id)
+        pipe.sadd(keys.user(doc.user), doc.id)
+        pipe.sadd(keys.kind(doc.kind), doc.id)
+        for scope in doc.scopes:
+            pipe.sadd(keys.scope(scope), doc.id)
+        if doc.live:
+            pipe.sadd(keys.live, doc.id)
+        for field in self._spec.fields:
+            tokens = doc.fields.get(field, "").split()
+            record[f"f:{field}"] = " ".join(tokens)
+            if tokens:
+                pipe.hset(keys.lengths(field), doc.id, len(tokens))
+            else:  # an empty field is absent: it counts in neither N nor avglen of that field
+                pipe.hdel(keys.lengths(field), doc.id)
+            counts = Counter(tokens)
+            for term, tf in counts.items():
+                pipe.zadd(keys.tf(field, term), {doc.id: tf})
+            if counts:
+                pipe.sadd(keys.terms(field), *counts)
+        pipe.hset(keys.doc(doc.id), mapping=record)
+        if self._stores_vectors:
+            self._add_vector(pipe, doc)
+
+    def _add_vector(self, pipe: Pipeline, doc: IndexDoc) -> None:
+        if doc.vector is None:
+            raise ValueError(f"document {doc.id!r} has no vector but the index has {self._spec.dimensions} dimensions")
+        attributes = {
+            "user": _attribute(doc.user),
+            "kind": _attribute(doc.kind),
+            "live": int(doc.live),
+            "scopes": [_attribute(s) for s in doc.scopes],
+        }
+        blob = unit(doc.vector).tobytes()
+        pipe.execute_command("VADD", self._keys.vectors, "FP32", blob, doc.id, "NOQUANT", "SETATTR", json.dumps(attributes))
+
+    def _unindex(self, pipe: Pipeline, doc_id: str, record: dict[str, str]) -> None:
+        """Undo the memberships and raw frequencies of a stored document (postings follow in
+        `_rescore`); its vector is replaced in place by the next VADD."""
+        keys = self._keys
+        pipe.srem(keys.user(record["user"]), doc_id)
+        pipe.srem(keys.kind(record["kind"]), doc_id)
+        pipe.srem(keys.live, doc_id)
+        for scope in json.loads(record["scopes"]):
+            pipe.srem(keys.scope(scope), doc_id)
+        for field in self._spec.fields:
+            for term in set(record.get(f"f:{field}", "").split()):
+                pipe.zrem(keys.tf(field, term), doc_id)
+
+    def _rescore(self, client: Redis | Pipeline) -> None:
+        fields = list(self._spec.fields)
+        keys = [k for f in fields for k in (self._keys.terms(f), self._keys.lengths(f))]
+        self._reweigh(keys=keys, args=[self._keys.prefix, K1, B, *fields], client=client)
+
+    def wait_ready(self, expected: int, timeout: float) -> None:
+        """Writes are synchronous (EXEC returned), so a count that differs is an error, not lag."""
+        count = self._client.scard(self._keys.docs)
+        vectors = self._client.execute_command("VCARD", self._keys.vectors) if self._stores_vectors else count
+        if count != expected or vectors != expected:
+            raise BackendUnavailable(
+                f"redis namespace {self._ns}: {count} documents and {vectors} vectors, expected {expected}"
+            )
+
+    # -- reads --------------------------------------------------------------------------------
+
+    def _filter_groups(self, filters: Filters) -> list[list[str]] | None:
+        """Sets a document must belong to, one of each group; None when nothing can match."""
+        keys = self._keys
+        groups = []
+        if filters.user is not None:
+            groups.append([keys.user(filters.user)])
+        if filters.live_only:
+            groups.append([keys.live])
+        if filters.scopes is not None:
+            groups.append([keys.scope(s) for s in sorted(filters.scopes)])
+        if filters.kinds is not None:
+            groups.append([keys.kind(k) for k in sorted(filters.kinds)])
+        return None if any(not g for g in groups) else groups
+
+    def lexical(self, terms: Sequence[str], filters: Filters, limit: int) -> list[Hit]:
+        groups = self._filter_groups(filters)
+        pairs = [(f, t) for f in self._spec.fields for t in dict.fromkeys(terms)]
+        if groups is None or not pairs or limit < 1:
+            return []
+        keys = [
+            self._keys.result,
+            *(self._keys.scratch(j) for j in range(len(groups))),
+            *(self._keys.posting(f, t) for f, t in pairs),
+            *(self._keys.lengths(f) for f, _ in pairs),
+            *(k for g in groups for k in g),
+        ]
+        args = [limit, len(pairs), len(groups), *(self._spec.fields[f] for f, _ in pairs), *(len(g) for g in groups)]
+        top, weights, parts = self._lexical(keys=keys, args=args)
+        hits = []
+        for row in range(len(top) // 2):
+            clauses = tuple(
+                Clause(field, term, float(weight) * float(part[row]))
+                for (field, term), weight, part in zip(pairs, weights, parts, strict=True)
+                if part[row] is not None
+            )
+            hits.append(Hit(top[2 * row], float(top[2 * row + 1]), clauses))
+        return ranked(hits, limit)
+
+    def vector(self, query: np.ndarray, filters: Filters, limit: int) -> list[Hit]:
+        if self._refused is not None:
+            raise BackendUnavailable(self._refused)
+        if not self._spec.dimensions:
+            raise BackendUnavailable(f"redis namespace {self._ns} was created without vectors")
+        if self._filter_groups(filters) is None or limit < 1:
+            return []
+        blob = unit(query).tobytes()
+        command: list[Any] = ["VSIM", self._keys.vectors, "FP32", blob, "WITHSCORES", "COUNT", limit + _TIE_SLACK]
+        expression = vsim_filter(filters)
+        if expression:
+            command += ["FILTER", expression]
+        reply = self._client.execute_command(*command, "TRUTH")
+        pairs: Iterable[tuple[str, Any]] = reply.items() if isinstance(reply, dict) else zip(reply[::2], reply[1::2], strict=True)
+        hits = []
+        for doc_id, similarity in pairs:
+            cosine = 2.0 * float(similarity) - 1.0
+            hits.append(Hit(doc_id, cosine, (Clause("vector", "cosine", cosine),)))
+        return ranked(hits, limit)
+
+    def drop(self) -> None:
+        unlink_prefix(self._client, self._keys.prefix)
+
+
+class RedisCoreBackend:
+    """Sorted-set BM25 plus Vector Sets, on plain Redis or Valkey; see the module docstring."""
+
+    def __init__(self, client: Redis, name: str):
+        if name not in ("redis", "valkey"):
+            raise ValueError(f"name must be 'redis' or 'valkey', not {name!r}")
+        self.name = name
+        self._client = client
+        self._flavour, self._version = server_identity(client)
+        has_vectors = bool(client.command_list(pattern="vadd"))
+        refusal = f"vector search is not supported on {self._flavour} {self._version} (no vector engine)"
+        self._refused = None if has_vectors else refusal
+
+    @classmethod
+    def connect(cls, url: str, name: str) -> RedisCoreBackend:
+        return cls(open_client(url, name, protocol=3), name)
+
+    def info(self) -> BackendInfo:
+        notes = () if self._refused is None else (self._refused,)
+        return BackendInfo(
+            backend=self.name,
+            engine=f"{self._flavour} core",
+            server_version=f"{self._flavour} {self._version}",
+            lexical_scorer=LEXICAL_SCORER,
+            vector_engine=None if self._refused else "redis vector sets, VSIM TRUTH (exact float32 cosine)",
+            notes=notes,
+        )
+
+    def create_index(self, namespace: str, spec: IndexSpec) -> RedisCoreIndex:
+        index = RedisCoreIndex(self._client, namespace, spec, self._refused)
+        index.drop()
+        return index
+
+    def close(self) -> None:
+        self._client.close()

@@ -1,0 +1,311 @@
+"""Redis and Valkey backends: the core engine against the protocol contract (tests/backends/contract.py)
+and the built-in suite on live servers; the Query Engine backend's commands and reply parsing
+against reply shapes taken from the Redis documentation and RediSearch's own tests."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from harness.backends import redis_search
+from harness.backends.base import Filters, IndexDoc, IndexSpec
+from harness.backends.embedded import EmbeddedBackend
+from harness.backends.redis_core import RedisCoreBackend, vsim_filter
+from harness.errors import BackendUnavailable
+from harness.evaluation.execute import Plan, execute, suite_embedder
+from harness.pipeline import Mode
+from harness.suites import BUILTIN, load_suite
+from tests.backends import contract
+from tests.backends.contract import docs_strategy, filters_strategy, terms_strategy
+
+
+def bm25std(tf: int, df: int, n_docs: int, length: int, avg_length: float) -> float:
+    """RedisCoreBackend's documented BM25: idf = ln(1 + (N-n+0.5)/(n+0.5)), tf*(k1+1) form, k1 = 1.2, b = 0.75."""
+    idf = math.log(1 + (n_docs - df + 0.5) / (df + 0.5))
+    return idf * tf * 2.2 / (tf + 1.2 * (0.25 + 0.75 * length / avg_length))
+
+
+def _connect(url: str, name: str) -> Iterator[RedisCoreBackend]:
+    backend = RedisCoreBackend.connect(url, name)  # the core engine, even where FT.* exists
+    yield backend
+    backend.close()
+
+
+@pytest.fixture(scope="module")
+def redis_backend(server_url) -> Iterator[RedisCoreBackend]:
+    yield from _connect(server_url("redis"), "redis")
+
+
+@pytest.fixture(scope="module")
+def valkey_backend(server_url) -> Iterator[RedisCoreBackend]:
+    yield from _connect(server_url("valkey"), "valkey")
+
+
+@pytest.fixture(scope="module", params=["redis", "valkey"])
+def core(request: pytest.FixtureRequest) -> RedisCoreBackend:
+    return request.getfixturevalue(f"{request.param}_backend")
+
+
+def _keys(backend: RedisCoreBackend, namespace: str) -> list[str]:
+    return list(backend._client.scan_iter(match=f"h:{{{namespace}}}:*"))
+
+
+# -- contract ---------------------------------------------------------------------------------
+
+
+def test_bm25_formula(core: RedisCoreBackend) -> None:
+    contract.check_bm25_formula(core, bm25std)
+
+
+def test_statistics_ignore_filters(core: RedisCoreBackend) -> None:
+    contract.check_statistics_ignore_filters(core, bm25std)
+
+
+def test_upsert_is_exact(core: RedisCoreBackend) -> None:
+    contract.check_upsert_is_exact(core)
+
+
+@settings(max_examples=25, deadline=None)
+@given(docs_strategy, filters_strategy, terms_strategy)
+def test_filters_and_order(core: RedisCoreBackend, docs, filters, terms) -> None:
+    contract.check_filters_and_order(core, docs, filters, terms)
+
+
+@settings(max_examples=25, deadline=None)
+@given(docs_strategy, filters_strategy, st.integers(min_value=1, max_value=5), st.integers(0, 2**32 - 1))
+def test_vector_top_k(redis_backend: RedisCoreBackend, docs, filters, k, seed) -> None:
+    rng = np.random.default_rng(seed)
+    docs = [IndexDoc(d.id, d.user, d.scopes, d.kind, d.live, d.fields, rng.normal(size=4)) for d in docs]
+    contract.check_vector_top_k(redis_backend, docs, filters, rng.normal(size=4), k)
+
+
+def test_vector_refused_on_valkey(valkey_backend: RedisCoreBackend) -> None:
+    index = valkey_backend.create_index("vk", IndexSpec(contract.WEIGHTS, dimensions=3))
+    index.load(contract.CORPUS)
+    index.wait_ready(len(contract.CORPUS), 30)
+    with pytest.raises(BackendUnavailable, match=r"^vector search is not supported on valkey \S+ \(no vector engine\)$"):
+        index.vector(np.ones(3), Filters(), 3)
+    assert valkey_backend.info().vector_engine is None
+    assert [h.id for h in index.lexical(["kafka"], Filters(user="u"), 5)] == ["c"]
+    index.drop()
+
+
+def test_info_names_the_engine(core: RedisCoreBackend) -> None:
+    info = core.info()
+    assert info.engine == f"{core.name} core"
+    assert info.server_version.startswith(f"{core.name} ")
+    assert "ln(1+(N-n+0.5)/(n+0.5))" in info.lexical_scorer
+
+
+def test_queries_leave_no_keys_and_drop_removes_all(core: RedisCoreBackend) -> None:
+    index = core.create_index("dr", IndexSpec(contract.WEIGHTS))
+    index.load(contract.CORPUS)
+    before = set(_keys(core, "dr"))
+    index.lexical(["postgres", "kafka"], Filters(user="u", scopes=frozenset({"domain:a", "domain:b"})), 1)
+    assert set(_keys(core, "dr")) == before
+    index.drop()
+    assert _keys(core, "dr") == []
+
+
+def test_ties_break_by_id_beyond_the_limit(core: RedisCoreBackend) -> None:
+    """Equal scores past the limit are still ordered by id: the top is widened to the whole tie."""
+    docs = [contract.doc(f"d{i:02d}", "same words", "") for i in range(40)]
+    index = core.create_index("ti", IndexSpec(contract.WEIGHTS))
+    index.load(list(reversed(docs)))
+    assert [h.id for h in index.lexical(["same"], Filters(), 3)] == ["d00", "d01", "d02"]
+    index.drop()
+
+
+def test_load_refuses_ids_already_indexed(core: RedisCoreBackend) -> None:
+    index = core.create_index("ld", IndexSpec(contract.WEIGHTS))
+    index.load(contract.CORPUS[:2])
+    with pytest.raises(ValueError, match="upsert"):
+        index.load(contract.CORPUS[1:3])
+    index.drop()
+
+
+def test_unreachable_server_is_one_line() -> None:
+    with pytest.raises(BackendUnavailable) as raised:
+        RedisCoreBackend.connect("redis://user:secret@127.0.0.1:1/0", "redis")
+    message = str(raised.value)
+    assert "\n" not in message and "secret" not in message and message.startswith("redis at redis://127.0.0.1:1/0")
+
+
+def test_vsim_filter_expression() -> None:
+    filters = Filters(user="u1", scopes=frozenset({"domain:b", 'we"ird'}), kinds=frozenset({"entity"}))
+    assert vsim_filter(filters) == (
+        '.user == "u1" and .live == 1 and .kind in ["entity"] and ("domain:b" in .scopes or "~77652269726' + '4" in .scopes)'
+    )
+    assert vsim_filter(Filters(live_only=False)) is None
+
+
+# -- the built-in suite end to end ------------------------------------------------------------
+
+
+def _failures(results) -> list[str]:
+    return [f"{r.mode} {r.item_id}: {'; '.join(r.reasons)}" for r in results if not r.passed]
+
+
+def test_builtin_suite_bm25(core: RedisCoreBackend) -> None:
+    results = execute(Plan([load_suite(BUILTIN)], [Mode.BM25]), core, None)
+    assert results and _failures(results) == []
+
+
+def test_builtin_suite_vector_and_hybrid_match_embedded(redis_backend: RedisCoreBackend) -> None:
+    """Exact cosine on both sides, so vector and hybrid retrieve what the embedded backend does."""
+    plan = Plan([load_suite(BUILTIN)], [Mode.VECTOR, Mode.HYBRID])
+    embedder = suite_embedder("all-MiniLM-L6-v2")
+    got = execute(plan, redis_backend, embedder)
+    want = execute(plan, EmbeddedBackend(), embedder)
+    assert [r.error for r in got] == [None] * len(got)
+
+    def retrieved(result) -> list[str]:
+        return [r["id"] for r in result.retrieved["relevant"]]
+
+    differences = [
+        (r.mode, r.item_id, retrieved(w), retrieved(r))
+        for r, w in zip(got, want, strict=True)
+        if set(retrieved(r)) != set(retrieved(w))
+    ]
+    assert differences == []
+
+
+# -- the Query Engine backend, without a server -----------------------------------------------
+
+
+class _Commands:
+    """Just enough of a client for `detect`: COMMAND LIST FILTERBY PATTERN."""
+
+    def __init__(self, names: list[str]):
+        self._names = names
+
+    def command_list(self, pattern: str) -> list[str]:
+        return [n for n in self._names if n.lower() == pattern.lower()]
+
+
+def test_detect_needs_ft_search() -> None:
+    assert redis_search.detect(_Commands(["FT.SEARCH", "VADD"]))
+    assert not redis_search.detect(_Commands(["VADD"]))
+
+
+def test_create_command() -> None:
+    command = redis_search.create_command("h_ns", "h:{ns}:d:", IndexSpec({"name": 1.0, "aliases": 2.0}, dimensions=384))
+    assert command == [
+        "FT.CREATE", "h_ns", "ON", "HASH", "PREFIX", 1, "h:{ns}:d:", "STOPWORDS", 0, "SCHEMA",
+        "name", "TEXT", "NOSTEM", "WEIGHT", 1.0,
+        "aliases", "TEXT", "NOSTEM", "WEIGHT", 2.0,
+        "_user", "TAG", "CASESENSITIVE",
+        "_scopes", "TAG", "SEPARATOR", ",", "CASESENSITIVE",
+        "_kind", "TAG", "CASESENSITIVE",
+        "_live", "TAG",
+        "_vec", "VECTOR", "HNSW", 6, "TYPE", "FLOAT32", "DIM", 384, "DISTANCE_METRIC", "COSINE",
+    ]  # fmt: skip
+
+
+def test_lexical_query_weighs_filters_zero() -> None:
+    filters = Filters(user="u1", scopes=frozenset({"domain:a", "user:universal"}), kinds=frozenset({"entity"}))
+    query = redis_search.lexical_query(["name", "aliases"], ["pg", "postgres"], filters)
+    assert query == (
+        r"(@name|aliases:(pg|postgres)) "
+        r"((@_user:{u1} @_live:{1} @_scopes:{domain\:a|user\:universal} @_kind:{entity}) => { $weight: 0.0; })"
+    )
+    assert redis_search.lexical_query(["name"], ["pg"], Filters(live_only=False)) == "(@name:(pg))"
+
+
+def test_search_command() -> None:
+    assert redis_search.search_command("h_ns", "(@name:(pg))", 10) == [
+        "FT.SEARCH", "h_ns", "(@name:(pg))", "NOCONTENT", "VERBATIM", "WITHSCORES", "EXPLAINSCORE",
+        "SCORER", "BM25STD", "LIMIT", 0, 10, "DIALECT", 2,
+    ]  # fmt: skip
+
+
+def test_knn_command() -> None:
+    blob = np.ones(2, dtype=np.float32).tobytes()
+    command = redis_search.knn_command("h_ns", blob, Filters(user="u1"), 5)
+    assert command == [
+        "FT.SEARCH", "h_ns", "(@_user:{u1} @_live:{1})=>[KNN $K @_vec $BLOB EF_RUNTIME $EF AS __dist]",
+        "PARAMS", 6, "K", 5, "BLOB", blob, "EF", 100,
+        "SORTBY", "__dist", "ASC", "RETURN", 1, "__dist", "LIMIT", 0, 5, "DIALECT", 2,
+    ]  # fmt: skip
+    assert redis_search.knn_command("h_ns", blob, Filters(live_only=False), 500)[2].startswith("*=>[KNN")
+
+
+# RediSearch tests/pytests/test_scorers.py, testBM25STDScorerExplanation: the explanation of doc1 for
+# `hello world` over `title TEXT WEIGHT 10` (hence F 10.00), then for a query with nested weights.
+_HELLO = (
+    "hello: (0.27 = Weight 1.00 * IDF 0.13 * (F 10.00 * (k1 1.2 + 1)) /"
+    " (F 10.00 + k1 1.2 * (1 - b 0.75 + b 0.75 * Doc Len 23 / Average Doc Len 34.33)))"
+)
+_WORLD = (
+    "world: (0.27 = Weight 1.00 * IDF 0.13 * (F 10.00 * (k1 1.2 + 1)) /"
+    " (F 10.00 + k1 1.2 * (1 - b 0.75 + b 0.75 * Doc Len 23 / Average Doc Len 34.33)))"
+)
+_EXPLAINED = ["Final BM25 : words BM25 0.54 * document score 1.00", [["(Weight 1.00 * children BM25 0.54)", [_HELLO, _WORLD]]]]
+_WEIGHTED = [
+    "Final BM25 : words BM25 0.12 * document score 1.00",
+    [[
+        "(Weight 0.30 * children BM25 0.40)",
+        [
+            "hello: (0.13 = Weight 0.50 * IDF 0.13 * (F 10.00 * (k1 1.2 + 1)) /"
+            " (F 10.00 + k1 1.2 * (1 - b 0.75 + b 0.75 * Doc Len 23 / Average Doc Len 34.33)))",
+            _WORLD,
+        ],
+    ]],
+]  # fmt: skip
+# Same file, testOptionalAndWildcardScoring: a single-term query has no aggregate level.
+_SINGLE = [
+    "Final BM25 : words BM25 0.63 * document score 1.00",
+    [
+        "words: (0.63 = Weight 1.00 * IDF 0.69 * (F 1.00 * (k1 1.2 + 1)) /"
+        " (F 1.00 + k1 1.2 * (1 - b 0.75 + b 0.75 * Doc Len 5 / Average Doc Len 4.00)))"
+    ],
+]
+
+
+def test_explain_shares_follow_the_documented_tree() -> None:
+    """Shares are recomputed from the printed (2-decimal) factors: close to each leaf's printed value."""
+    assert redis_search.explain_shares(_EXPLAINED) == pytest.approx({"hello": 0.27, "world": 0.27}, abs=0.01)
+    shares = redis_search.explain_shares(_WEIGHTED)
+    assert shares["hello"] / shares["world"] == pytest.approx(0.5)
+    assert shares["world"] == pytest.approx(0.30 * 0.27, abs=0.01)
+    assert redis_search.explain_shares(_SINGLE) == pytest.approx({"words": 0.63}, abs=0.01)
+
+
+def test_explain_drops_zero_weight_groups() -> None:
+    """Filters are wrapped in a `$weight: 0.0` group; its header has the documented aggregate form."""
+    tags = ["(Weight 0.00 * children BM25 0.31)", [_HELLO.replace("hello", "u1")]]
+    filtered = [_EXPLAINED[0], [["(Weight 1.00 * children BM25 0.54)", [_EXPLAINED[1][0], tags]]]]
+    assert set(redis_search.explain_shares(filtered)) == {"hello", "world"}
+
+
+def test_parse_search_reply() -> None:
+    # FT.SEARCH ... NOCONTENT WITHSCORES EXPLAINSCORE (RESP2): total, then id and [score, explanation].
+    reply = [2, "h:{ns}:d:doc1", ["0.5413533834586466", _EXPLAINED], "h:{ns}:d:doc9", ["0.12", _WEIGHTED]]
+    hits = redis_search.parse_search_reply(reply, "h:{ns}:d:", "name|aliases")
+    assert [h.id for h in hits] == ["doc1", "doc9"]
+    assert hits[0].score == pytest.approx(0.5413533834586466)
+    assert [(c.field, c.term) for c in hits[0].clauses] == [("name|aliases", "hello"), ("name|aliases", "world")]
+    assert sum(c.score for c in hits[0].clauses) == pytest.approx(hits[0].score, rel=1e-12)
+    assert hits[1].clauses[0].score == pytest.approx(0.04)
+
+
+def test_parse_knn_reply() -> None:
+    # FT.SEARCH ... RETURN 1 __dist (RESP2): COSINE distance is 1 - cosine.
+    reply = [2, "h:{ns}:d:a", ["__dist", "0.0250000357628"], "h:{ns}:d:b", ["__dist", "1.5"]]
+    hits = redis_search.parse_knn_reply(reply, "h:{ns}:d:")
+    assert [(h.id, round(h.score, 6)) for h in hits] == [("a", 0.975), ("b", -0.5)]
+    assert hits[0].clauses[0].field == "vector"
+
+
+def test_parse_info() -> None:
+    # FT.INFO (RESP2) as in the command reference: numbers as strings in older servers, integers in newer ones.
+    old = ["index_name", "idx", "index_options", [], "num_docs", "10", "max_doc_id", "10", "hash_indexing_failures", "0",
+           "total_indexing_time", "1.72", "indexing", "0", "percent_indexed", "1"]  # fmt: skip
+    assert redis_search.parse_info(old) == redis_search.IndexState(num_docs=10, indexing=False, failures=0)
+    new = ["index_name", "idx", "num_docs", 3, "hash_indexing_failures", 1, "indexing", 1, "percent_indexed", "0.5"]
+    assert redis_search.parse_info(new) == redis_search.IndexState(num_docs=3, indexing=True, failures=1)

@@ -1,0 +1,95 @@
+"""Whole-run container lifecycle: nothing outlives a pytest run, an absent engine skips or fails
+as configured, and a server killed mid-run turns its cases into errors without stopping the run."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import docker
+import pytest
+
+from harness.backends.provision import start_server
+from harness.backends.registry import connect
+from harness.evaluation.execute import Plan, execute
+from harness.pipeline import Mode
+from harness.reports import run_report
+from harness.reports.summary import summarize
+from harness.reports.writer import write_run_files
+from harness.suites import BUILTIN, load_suite
+from tests.containers.conftest import ROOT, require_docker_or_skip
+
+
+def _nested_pytest(*args: str, env: dict[str, str] | None = None) -> subprocess.Popen[str]:
+    clean = {k: v for k, v in os.environ.items() if not k.startswith(("HARNESS_PYTEST_", "PYTEST_XDIST"))}
+    return subprocess.Popen(
+        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q", *args],
+        cwd=ROOT,
+        env={**clean, **(env or {})},
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+
+
+def test_no_container_of_a_run_outlives_it(local_images: None) -> None:
+    run = _nested_pytest("-n", "2", "tests/test_suite_cases.py", "--backend", "redis", "--backend", "valkey", "-k", "alias-short")
+    output, _ = run.communicate(timeout=300)
+    assert run.returncode == 0, output
+    assert "passed" in output and "skipped" not in output, output
+    client = docker.from_env()
+    try:
+        owned = client.containers.list(all=True, filters={"label": f"harness.pid={run.pid}"})
+        assert owned == [], f"left behind: {[c.name for c in owned]}"
+    finally:
+        client.close()
+
+
+@pytest.mark.parametrize(("require", "expected"), [("0", "skipped"), ("1", "failed")])
+def test_without_an_engine_server_items_skip_or_fail(require: str, expected: str, tmp_path: Path) -> None:
+    run = _nested_pytest(
+        "tests/test_suite_cases.py",
+        "--backend",
+        "redis",
+        "-k",
+        "alias-short-k8s",
+        "-rsf",
+        env={"DOCKER_HOST": f"unix://{tmp_path}/no-engine.sock", "HARNESS_REQUIRE_DOCKER": require},
+    )
+    output, _ = run.communicate(timeout=120)
+    assert f"1 {expected}" in output, output
+    assert "no Docker engine" in output, output
+    assert run.returncode == (0 if expected == "skipped" else 1), output
+
+
+def test_a_server_killed_mid_run_fails_its_cases_and_the_run_finishes(local_images: None, tmp_path: Path) -> None:
+    require_docker_or_skip()
+    suite = load_suite(BUILTIN)
+    endpoint, container = start_server("redis", "test-killed-mid-run")
+    try:
+        backend = connect("redis", endpoint.url)
+        seen: list[str] = []
+
+        def kill_after_ten(case_id: str) -> None:
+            seen.append(case_id)
+            if len(seen) == 10:
+                container.stop()
+
+        results = execute(Plan([suite], [Mode.BM25]), backend, None, kill_after_ten)
+    finally:
+        container.stop()
+    static = [r for r in results if r.kind == "static"]
+    assert len(static) == len(suite.static_cases), "the run must go on after the server died"
+    assert all(r.error is None and r.passed for r in static[:10])
+    after = static[10:]
+    errored = [r for r in after if r.error is not None]
+    # a query naming no known phrase never reaches the engine; every other case must error
+    assert all(r.retrieved["relevant"] == [] for r in after if r.error is None)
+    assert len(errored) > len(after) / 2
+    assert all(not r.passed and r.reasons[0].startswith("error: ") for r in errored)
+    report = run_report.build({"created_at": "now", "harness_version": "t", "python": "3", "platform": "p"}, summarize(results), results)
+    paths = write_run_files(tmp_path, "run-redis", {"json": run_report.to_json(report), "md": run_report.to_markdown(report)})
+    assert all(p.stat().st_size > 0 for p in paths)
+    assert summarize(results)[0].errors == len(errored) + sum(r.error is not None for r in results if r.kind == "session")
