@@ -7,6 +7,7 @@ Exit codes: 0 done; 1 a quality gate failed (`--fail-under`, `--error-threshold`
 from __future__ import annotations
 
 import sys
+from dataclasses import replace
 from pathlib import Path
 from typing import Annotated
 
@@ -18,13 +19,13 @@ from rich.table import Table
 from harness.backends.provision import PROJECT_ROOT, backend_session, start_server
 from harness.backends.registry import SERVER_BACKENDS, check_backend, connect
 from harness.errors import BackendUnavailable, HarnessError
-from harness.evaluation.execute import Plan, execute, suite_embedder
+from harness.evaluation.execute import Plan, execute, runnable_modes, suite_embedder
 from harness.pipeline import Mode, PipelineSettings
 from harness.pipeline.settings import CONTENT_FIELDS, SURFACE_FIELDS
 from harness.reports import compare as compare_reports
 from harness.reports import run_report
 from harness.reports.metadata import file_digest, run_metadata
-from harness.reports.summary import summarize
+from harness.reports.summary import ModeSummary, summarize
 from harness.reports.writer import write_run_files
 from harness.suites import BUILTIN, load_suite
 from harness.suites.resolve import cases_dir
@@ -111,14 +112,19 @@ def _run_backend(
     if name in SERVER_BACKENDS and url is None:
         err_console.print(f"starting the {name} container…", highlight=False)
     with backend_session(name, url) as engine, _progress() as progress:
-        task = progress.add_task(f"{name}: cases", total=plan.steps())
-        results = execute(plan, engine, embedder, lambda _: progress.advance(task))
         info = engine.info()
-    summaries = summarize(results)
+        modes, unsupported = runnable_modes(plan.modes, info)
+        for mode, reason in unsupported.items():
+            err_console.print(f"{name}: {mode.value} mode not run: {reason}", highlight=False)
+        plan = replace(plan, modes=modes)
+        task = progress.add_task(f"{name}: cases", total=plan.steps())
+        results = execute(plan, engine, embedder if plan.needs_vectors else None, lambda _: progress.advance(task))
+    summaries = summarize(results) + [ModeSummary.not_run(name, m.value, r) for m, r in unsupported.items()]
     meta = run_metadata(
         info,
         suites=[{"name": s.name, "sources": [{"path": str(p), "sha256": file_digest(p)} for p in s.sources]} for s in plan.suites],
         modes=[m.value for m in plan.modes],
+        unsupported_modes={m.value: r for m, r in unsupported.items()},
         settings={"fields": dict(plan.settings.fields), "vector_k": plan.settings.vector_k, "rrf_k": plan.settings.rrf_k},
         embedding_model=model if plan.needs_vectors else None,
     )
@@ -126,7 +132,7 @@ def _run_backend(
     paths = write_run_files(out, f"run-{name}", {"json": run_report.to_json(report), "md": run_report.to_markdown(report)})
     print_scorecard(report["summary"], f"{name}: {', '.join(s.name for s in plan.suites)}")
     out_console.print(f"reports: {', '.join(str(p) for p in paths)}")
-    failing = [s for s in summaries if fail_under is not None and s.pass_rate < fail_under]
+    failing = [s for s in summaries if fail_under is not None and not s.unsupported and s.pass_rate < fail_under]
     for s in failing:
         err_console.print(f"{s.backend}/{s.mode}: pass rate {s.pass_rate:.3f} is under --fail-under {fail_under}")
     return 1 if failing else 0
@@ -142,6 +148,12 @@ def compare(
     summaries = compare_reports.load_summaries(sources)
     print_scorecard(summaries, "comparison")
     paths = write_run_files(out, "compare", {"md": compare_reports.comparison_markdown(summaries, sources)})
+    try:
+        from harness.reports.chart import write_chart
+
+        paths.append(write_chart(summaries, paths[0].with_suffix(".png")))
+    except ImportError:
+        err_console.print("no chart: install the chart extra (matplotlib)", highlight=False)
     out_console.print(f"written: {', '.join(str(p) for p in paths)}")
     return 0
 

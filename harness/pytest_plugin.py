@@ -26,7 +26,7 @@ from harness.backends.base import Backend
 from harness.backends.embedded import EmbeddedBackend
 from harness.backends.registry import BACKENDS, EMBEDDED, LOCAL_BACKENDS, check_backend, connect
 from harness.errors import BackendUnavailable
-from harness.evaluation.execute import suite_embedder
+from harness.evaluation.execute import runnable_modes, suite_embedder
 from harness.evaluation.runner import SuiteRunner
 from harness.models import SessionCase, StaticCase, Suite
 from harness.pipeline import Mode
@@ -213,7 +213,14 @@ def harness_runner(request: pytest.FixtureRequest):
     """`harness_runner(param)`: the runner for a CaseParam, its index loaded once per process."""
     state = request.config.stash[_STATE]
     needs_vectors = any(m is not Mode.BM25 for m in _selected_modes(request.config))
-    return lambda param: state.runner(param.backend, param.suite, needs_vectors)
+
+    def runner(param: CaseParam) -> SuiteRunner:
+        _, unsupported = runnable_modes([param.mode], state.backend(param.backend).info())
+        if param.mode in unsupported:
+            pytest.skip(f"{param.backend}: {param.mode.value} mode unsupported: {unsupported[param.mode]}")
+        return state.runner(param.backend, param.suite, needs_vectors)
+
+    return runner
 
 
 @pytest.fixture(scope="session")

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 
-from harness.backends.base import Backend
+from harness.backends.base import Backend, BackendInfo
 from harness.evaluation.results import CaseResult
 from harness.evaluation.runner import SuiteRunner
 from harness.models import Suite
@@ -36,6 +36,14 @@ class Plan:
     def steps(self) -> int:
         """Progress units: one per static case and mode, one per session case (all its modes)."""
         return sum(len(s.static_cases) * len(self.modes) + len(s.session_cases) for s in self.limited())
+
+
+def runnable_modes(modes: Sequence[Mode], info: BackendInfo) -> tuple[list[Mode], dict[Mode, str]]:
+    """The modes this engine can run, and why each other one is not run (never faked)."""
+    if info.vector_engine is not None:
+        return list(modes), {}
+    reason = f"no vector engine in {info.server_version}"
+    return [m for m in modes if m is Mode.BM25], {m: reason for m in modes if m is not Mode.BM25}
 
 
 def execute(

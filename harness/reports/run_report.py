@@ -45,6 +45,9 @@ SCORECARD_COLUMNS = (
 def scorecard_rows(summaries: Sequence[dict[str, Any]]) -> list[list[str]]:
     rows = []
     for s in summaries:
+        if s.get("unsupported"):
+            rows.append([s["backend"], s["mode"], "unsupported", "–", "–", *["–"] * 7])
+            continue
         types = s["pass_types"]
         rows.append(
             [
@@ -90,6 +93,11 @@ def to_markdown(report: dict[str, Any]) -> str:
         markdown_table(SCORECARD_COLUMNS, scorecard_rows(report["summary"])),
         "",
     ]
+    unsupported = [s for s in report["summary"] if s.get("unsupported")]
+    for s in unsupported:
+        out.append(f"{s['backend']}/{s['mode']} not run: {s['unsupported']}.")
+    if unsupported:
+        out.append("")
     failures = [c for c in report["cases"] if not c["passed"]]
     out.append(f"## Failures ({len(failures)})")
     out.append("")

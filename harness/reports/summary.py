@@ -30,6 +30,12 @@ class ModeSummary:
     p95_ms: float
     errors: int
     pass_types: dict[str, int] = field(default_factory=dict)
+    unsupported: str | None = None
+
+    @classmethod
+    def not_run(cls, backend: str, mode: str, reason: str) -> ModeSummary:
+        """A mode the engine cannot do: shown as unsupported, counted nowhere."""
+        return cls(backend, mode, 0, 0, 0, 0, 0, 0, None, None, None, None, None, 0.0, 0.0, 0, {}, reason)
 
     @property
     def pass_rate(self) -> float:
