@@ -1,0 +1,144 @@
+"""Embedding vectors keyed by text hash, kept as append-only `.npz` shards per model.
+
+Each `add` writes one new shard atomically under a unique name, so an interrupted run keeps every
+finished batch and concurrent runs never overwrite each other's files. A shard holds `keys`
+(sha256 hex digests of the UTF-8 text, as a `<U64` array) and `vectors` (a float32 matrix).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+import os
+import tempfile
+import time
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+
+from harness.errors import HarnessError
+
+SHARD_SUFFIX = ".npz"
+
+
+def text_key(text: str) -> str:
+    """The cache key of a text: its sha256 hex digest, so the cache never stores the text."""
+    return hashlib.sha256(text.encode("utf-8")).hexdigest()
+
+
+def model_folder(model: str) -> str:
+    """A model name as a single folder name (`org/name` becomes `org__name`)."""
+    return model.replace("/", "__")
+
+
+class EmbeddingCache:
+    """Vectors of one model, read from every `read_dirs` (and `write_dir`), written to `write_dir`.
+
+    Shards are loaded once, on the first lookup; vectors added later by this object are seen too.
+    """
+
+    def __init__(self, model: str, read_dirs: Sequence[Path] = (), write_dir: Path | None = None):
+        self.model = model
+        self._write_dir = write_dir / model_folder(model) if write_dir is not None else None
+        folders = [Path(d) / model_folder(model) for d in read_dirs]
+        if self._write_dir is not None:
+            folders.append(self._write_dir)
+        self._folders = list(dict.fromkeys(folders))
+        self._blocks: list[np.ndarray] = []
+        self._rows: dict[str, tuple[int, int]] | None = None
+        self._counter = itertools.count()
+
+    def _index(self) -> dict[str, tuple[int, int]]:
+        if self._rows is None:
+            rows: dict[str, tuple[int, int]] = {}
+            for shard in self._shards():
+                self._remember(rows, *_read_shard(shard))
+            self._rows = rows
+        return self._rows
+
+    def _shards(self) -> list[Path]:
+        return sorted(p for folder in self._folders if folder.is_dir() for p in folder.glob(f"*{SHARD_SUFFIX}"))
+
+    def _remember(self, rows: dict[str, tuple[int, int]], keys: Sequence[str], vectors: np.ndarray) -> None:
+        if self._blocks and vectors.shape[1] != self._blocks[0].shape[1]:
+            raise HarnessError(
+                f"embedding cache for {self.model} mixes {self._blocks[0].shape[1]} and "
+                f"{vectors.shape[1]} dimensions: remove the stale shards in {', '.join(map(str, self._folders))}"
+            )
+        block = len(self._blocks)
+        self._blocks.append(vectors)
+        for row, key in enumerate(keys):
+            rows[key] = (block, row)
+
+    def __len__(self) -> int:
+        return len(self._index())
+
+    @property
+    def dimensions(self) -> int | None:
+        """Vector size of the cached vectors, or None while the cache is empty."""
+        self._index()
+        return int(self._blocks[0].shape[1]) if self._blocks else None
+
+    def lookup(self, texts: Sequence[str]) -> list[np.ndarray | None]:
+        """The cached vector of each text, None where there is none."""
+        rows = self._index()
+        found: list[np.ndarray | None] = []
+        for text in texts:
+            where = rows.get(text_key(text))
+            found.append(None if where is None else self._blocks[where[0]][where[1]])
+        return found
+
+    def add(self, texts: Sequence[str], vectors: np.ndarray) -> Path | None:
+        """Store one batch as one new shard (and in memory); returns its path, None if not persisted."""
+        matrix = np.asarray(vectors, dtype=np.float32)
+        if matrix.ndim != 2 or len(matrix) != len(texts):
+            raise ValueError(f"expected {len(texts)} vectors as a matrix, got shape {matrix.shape}")
+        keys = [text_key(t) for t in texts]
+        self._remember(self._index(), keys, matrix)
+        if self._write_dir is None or not keys:
+            return None
+        return self._write_shard(self._write_dir, np.array(keys, dtype="<U64"), matrix)
+
+    def _write_shard(self, folder: Path, keys: np.ndarray, vectors: np.ndarray) -> Path:
+        """Temp file then rename, under a name no other batch or process can take."""
+        folder.mkdir(parents=True, exist_ok=True)
+        name = f"{time.time_ns()}-{os.getpid()}-{next(self._counter)}{SHARD_SUFFIX}"
+        fd, tmp = tempfile.mkstemp(dir=folder, prefix=f".{name}.", suffix=".tmp")
+        try:
+            with os.fdopen(fd, "wb") as handle:
+                np.savez(handle, keys=keys, vectors=vectors)
+            final = folder / name
+            os.replace(tmp, final)
+            return final
+        except BaseException:
+            Path(tmp).unlink(missing_ok=True)
+            raise
+
+    def compact(self) -> Path | None:
+        """Merge the write folder's shards into one (later shards win) and delete the ones merged."""
+        if self._write_dir is None or not self._write_dir.is_dir():
+            return None
+        shards = sorted(self._write_dir.glob(f"*{SHARD_SUFFIX}"))
+        if len(shards) < 2:
+            return None
+        merged: dict[str, np.ndarray] = {}
+        for shard in shards:
+            keys, vectors = _read_shard(shard)
+            merged.update(zip(keys, vectors, strict=True))
+        keys = np.array(list(merged), dtype="<U64")
+        path = self._write_shard(self._write_dir, keys, np.stack(list(merged.values())))
+        for shard in shards:
+            shard.unlink(missing_ok=True)
+        return path
+
+
+def _read_shard(path: Path) -> tuple[list[str], np.ndarray]:
+    try:
+        with np.load(path, allow_pickle=False) as shard:
+            keys, vectors = shard["keys"].tolist(), np.asarray(shard["vectors"], dtype=np.float32)
+    except (OSError, ValueError, KeyError) as exc:
+        raise HarnessError(f"unreadable embedding cache shard {path}: {exc}; delete it and rerun") from exc
+    if vectors.ndim != 2 or len(vectors) != len(keys):
+        raise HarnessError(f"embedding cache shard {path} has {len(keys)} keys but vectors of shape {vectors.shape}")
+    return keys, vectors

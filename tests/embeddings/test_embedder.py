@@ -1,0 +1,115 @@
+"""The embedder: cache first, each distinct text computed once, batches kept across interruptions."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from harness.embeddings import EmbedExtraMissing, Embedder, default_cache_dir, load_encoder
+from harness.embeddings import embedder as embedder_module
+from harness.errors import HarnessError
+
+
+class CountingEncoder:
+    """Deterministic fake model that records every text it is asked to encode."""
+
+    name = "fake"
+    dimensions = 8
+
+    def __init__(self, fail_after: int | None = None):
+        self.seen: list[str] = []
+        self._fail_after = fail_after
+
+    def encode(self, texts: Sequence[str], batch_size: int = 64) -> np.ndarray:
+        if self._fail_after is not None and len(self.seen) >= self._fail_after:
+            raise KeyboardInterrupt
+        self.seen.extend(texts)
+        rows = [np.random.default_rng(sum(t.encode())).standard_normal(self.dimensions) for t in texts]
+        matrix = np.asarray(rows, dtype=np.float32)
+        return matrix / np.linalg.norm(matrix, axis=1, keepdims=True)
+
+
+def _embedder(tmp_path: Path, encoder: CountingEncoder, **kwargs: object) -> Embedder:
+    return Embedder("fake", cache_dir=tmp_path, loader=lambda _name: encoder, **kwargs)  # type: ignore[arg-type]
+
+
+def test_rows_are_unit_in_input_order_and_duplicates_computed_once(tmp_path: Path) -> None:
+    encoder = CountingEncoder()
+    matrix = _embedder(tmp_path, encoder).embed(["b", "a", "b", "c", "a"])
+
+    assert matrix.shape == (5, 8) and matrix.dtype == np.float32
+    np.testing.assert_allclose(np.linalg.norm(matrix, axis=1), 1, atol=1e-6)
+    np.testing.assert_array_equal(matrix[0], matrix[2])
+    assert sorted(encoder.seen) == ["a", "b", "c"]
+
+
+def test_a_second_embedder_reads_the_cache_and_computes_nothing(tmp_path: Path) -> None:
+    first = _embedder(tmp_path, CountingEncoder()).embed(["x", "y"])
+    again = CountingEncoder()
+    second = _embedder(tmp_path, again).embed(["y", "x"])
+
+    assert again.seen == []
+    np.testing.assert_array_equal(second, first[::-1])
+
+
+def test_batches_finished_before_an_interruption_are_reused(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(embedder_module, "SHARD_TEXTS", 3)
+    texts = [f"text {i}" for i in range(10)]
+    with pytest.raises(KeyboardInterrupt):
+        _embedder(tmp_path, CountingEncoder(fail_after=6)).embed(texts)
+    assert len(list((tmp_path / "fake").glob("*.npz"))) == 2
+
+    resumed = CountingEncoder()
+    _embedder(tmp_path, resumed).embed(texts)
+    assert resumed.seen == texts[6:]
+
+    idle = CountingEncoder()
+    _embedder(tmp_path, idle).embed(texts)
+    assert idle.seen == []
+
+
+def test_compute_off_names_the_missing_count_and_the_command(tmp_path: Path) -> None:
+    _embedder(tmp_path, CountingEncoder()).embed(["cached"])
+    offline = _embedder(tmp_path, CountingEncoder(), compute=False)
+
+    assert offline.embed(["cached"]).shape == (1, 8)
+    with pytest.raises(HarnessError) as raised:
+        offline.embed(["cached", "new one", "new two", "new one"])
+    assert str(raised.value) == (
+        "2 texts have no cached embedding for model fake: run `harness embed` (needs the embed extra)"
+    )
+
+
+def test_dimensions_come_from_the_cache_without_loading_the_model(tmp_path: Path) -> None:
+    _embedder(tmp_path, CountingEncoder()).embed(["cached"])
+
+    def refuse(_name: str) -> CountingEncoder:
+        raise AssertionError("model loaded")
+
+    assert Embedder("fake", cache_dir=tmp_path, loader=refuse).dimensions == 8
+    assert Embedder(cache_dir=tmp_path / "empty", loader=refuse).dimensions == 384
+
+
+def test_default_cache_dir_follows_the_environment(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.setenv("HARNESS_CACHE_DIR", str(tmp_path / "explicit"))
+    assert default_cache_dir() == tmp_path / "explicit"
+    monkeypatch.delenv("HARNESS_CACHE_DIR")
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "xdg"))
+    assert default_cache_dir() == tmp_path / "xdg" / "memory-harness" / "embeddings"
+    monkeypatch.delenv("XDG_CACHE_HOME")
+    monkeypatch.setenv("HOME", str(tmp_path / "home"))
+    assert default_cache_dir() == tmp_path / "home" / ".cache" / "memory-harness" / "embeddings"
+
+
+def test_without_sentence_transformers_the_error_says_what_to_install(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setitem(sys.modules, "sentence_transformers", None)
+    with pytest.raises(EmbedExtraMissing, match=r"install the embed extra \(pip install -e '\.\[embed\]'\)"):
+        load_encoder()
+    with pytest.raises(HarnessError, match="^1 texts have no cached embedding for model all-MiniLM-L6-v2: run"):
+        Embedder(cache_dir=tmp_path).embed(["never embedded"])
