@@ -1,0 +1,169 @@
+"""The postgres backend against the protocol contract (tests/backends/contract.py), plus what an
+ANN engine can get wrong and the exact engine cannot: filtered HNSW scans starving, and the whole
+pipeline agreeing with the embedded reference on the built-in suite."""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Iterator
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from harness.backends.base import Filters, IndexDoc, IndexSpec, unit
+from harness.backends.embedded import EmbeddedBackend
+from harness.backends.postgres import PostgresBackend
+from harness.errors import BackendUnavailable
+from harness.evaluation.execute import Plan, execute, suite_embedder
+from harness.evaluation.results import CaseResult
+from harness.pipeline import Mode
+from harness.suites import load_suite
+from tests.backends import contract
+from tests.backends.contract import docs_strategy, filters_strategy, terms_strategy
+
+
+@pytest.fixture(scope="module")
+def backend(server_url) -> Iterator[PostgresBackend]:
+    postgres = PostgresBackend.connect(server_url("postgres"))
+    yield postgres
+    postgres.close()
+
+
+def sql_bm25(tf: int, df: int, n_docs: int, length: int, avg_length: float) -> float:
+    """The module's documented scorer: k1 = 1.2, b = 0.75, idf = ln(1 + (N-n+0.5)/(n+0.5))."""
+    idf = math.log(1 + (n_docs - df + 0.5) / (df + 0.5))
+    return idf * tf * 2.2 / (tf + 1.2 * (0.25 + 0.75 * length / avg_length))
+
+
+def test_bm25_formula(backend: PostgresBackend) -> None:
+    contract.check_bm25_formula(backend, sql_bm25)
+
+
+def test_statistics_ignore_filters(backend: PostgresBackend) -> None:
+    contract.check_statistics_ignore_filters(backend, sql_bm25)
+
+
+def test_upsert_is_exact(backend: PostgresBackend) -> None:
+    contract.check_upsert_is_exact(backend)
+
+
+@settings(max_examples=25, deadline=None)
+@given(docs_strategy, filters_strategy, terms_strategy)
+def test_filters_and_order(backend: PostgresBackend, docs, filters, terms) -> None:
+    contract.check_filters_and_order(backend, docs, filters, terms)
+
+
+@settings(max_examples=25, deadline=None)
+@given(docs_strategy, filters_strategy, st.integers(min_value=1, max_value=5), st.integers(0, 2**32 - 1))
+def test_vector_top_k(backend: PostgresBackend, docs, filters, k, seed) -> None:
+    rng = np.random.default_rng(seed)
+    docs = [IndexDoc(d.id, d.user, d.scopes, d.kind, d.live, d.fields, rng.normal(size=4)) for d in docs]
+    contract.check_vector_top_k(backend, docs, filters, rng.normal(size=4), k)
+
+
+def test_upserts_keep_statistics_equal_to_a_fresh_load(backend: PostgresBackend) -> None:
+    """`vocab` and `stats` are maintained by deltas: emptying, changing, re-writing and adding
+    documents must leave every clause as a fresh load of the final documents scores it."""
+    final = {d.id: d for d in contract.CORPUS}
+    index = backend.create_index("ud", IndexSpec(contract.WEIGHTS))
+    index.load(contract.CORPUS)
+    for changed in (
+        contract.doc("a", "postgres database", ""),
+        contract.doc("b", "redis cache", "kv store postgres postgres"),
+        contract.doc("c", "message queue", "kafka"),
+        contract.doc("f", "store", "object store s3", user="other", live=False),
+    ):
+        index.upsert(changed)
+        final[changed.id] = changed
+    fresh = backend.create_index("ud2", IndexSpec(contract.WEIGHTS))
+    fresh.load(list(final.values()))
+    vocabulary = sorted({w for d in final.values() for text in d.fields.values() for w in text.split()})
+    for filters in (Filters(), Filters(user="u")):
+        got, want = index.lexical(vocabulary, filters, 100), fresh.lexical(vocabulary, filters, 100)
+        assert [(h.id, [(c.field, c.term) for c in h.clauses]) for h in got] == [
+            (h.id, [(c.field, c.term) for c in h.clauses]) for h in want
+        ]
+        assert np.allclose([c.score for h in got for c in h.clauses], [c.score for h in want for c in h.clauses], rtol=1e-12)
+    index.drop()
+    fresh.drop()
+
+
+def test_term_frequency_is_not_capped(backend: PostgresBackend) -> None:
+    """to_tsvector keeps 255 positions per lexeme; the space split counts every occurrence."""
+    docs = [contract.doc("long", "kafka " * 300, ""), contract.doc("short", "kafka", "")]
+    index = backend.create_index("tf", IndexSpec(contract.WEIGHTS))
+    index.load(docs)
+    (hit, _) = index.lexical(["kafka"], Filters(), 10)
+    assert hit.id == "long"
+    assert math.isclose(hit.score, sql_bm25(300, 2, 2, 300, 301 / 2), rel_tol=1e-9)
+    index.drop()
+
+
+def test_selective_filter_does_not_starve_hnsw(backend: PostgresBackend) -> None:
+    """Filters the planner thinks loose (user and scope each admit half, together 5 of 2000) make
+    it scan HNSW, which filters after ef_search = 40 candidates: plain SQL finds none of the 5."""
+    rng = np.random.default_rng(7)
+    rare = {1, 3, 5, 7, 9}
+    docs = [
+        contract.doc(f"d{i:04}", "x", "", user=f"u{i % 2}", scopes=("a",) if i % 2 == 0 or i in rare else ("b",), vector=rng.normal(size=8))
+        for i in range(2000)
+    ]
+    query = rng.normal(size=8).astype(np.float32)
+    filters = Filters(user="u1", scopes=frozenset({"a"}))
+    index = backend.create_index("starve", IndexSpec(contract.WEIGHTS, dimensions=8))
+    index.load(docs)
+    plain = backend._conn.execute(
+        'SELECT id FROM "ns_starve".docs WHERE "user" = %s AND scopes && %s::text[] ORDER BY embedding <=> %s LIMIT 5',
+        ("u1", ["a"], query),
+    ).fetchall()
+    assert len(plain) < 5, "precondition: the planner no longer scans HNSW here, so this test proves nothing"
+    cosine = {d.id: float(unit(d.vector) @ unit(query)) for d in docs if filters.admits(d)}
+    hits = index.vector(query, filters, 5)
+    assert [h.id for h in hits] == sorted(cosine, key=lambda i: -cosine[i])
+    assert np.allclose([h.score for h in hits], sorted(cosine.values(), reverse=True), atol=1e-5)
+    index.drop()
+
+
+def test_drop_removes_the_schema(backend: PostgresBackend) -> None:
+    index = backend.create_index("t", IndexSpec(contract.WEIGHTS, dimensions=3))
+    index.load(contract.CORPUS)
+    index.drop()
+    assert backend._conn.execute("SELECT count(*) FROM pg_namespace WHERE nspname = 'ns_t'").fetchone() == (0,)
+
+
+def test_info_names_engine_versions_and_scorer(backend: PostgresBackend) -> None:
+    info = backend.info()
+    assert info.backend == "postgres" and info.engine == "postgres sql-bm25 + pgvector hnsw"
+    assert info.server_version.startswith("PostgreSQL ") and ", pgvector " in info.server_version
+    assert "k1=1.2 b=0.75" in info.lexical_scorer and "ln(1+(N-n+0.5)/(n+0.5))" in info.lexical_scorer
+
+
+def test_builtin_suite_bm25_passes_like_embedded(backend: PostgresBackend) -> None:
+    plan = Plan([load_suite("builtin")], [Mode.BM25])
+    got = execute(plan, backend, None)
+    reference = execute(plan, EmbeddedBackend(), None)
+    assert [r.error for r in got if r.error] == []
+    assert [(r.item_id, r.passed) for r in got] == [(r.item_id, r.passed) for r in reference]
+    assert all(r.passed for r in got), [r.item_id for r in got if not r.passed]
+
+
+def test_builtin_suite_vector_retrieves_like_embedded(backend: PostgresBackend) -> None:
+    """Both engines are exact at this size, so every case retrieves the same memories in order."""
+    plan = Plan([load_suite("builtin")], [Mode.VECTOR])
+    embedder = suite_embedder("all-MiniLM-L6-v2")
+    got = execute(plan, backend, embedder)
+    reference = execute(plan, EmbeddedBackend(), embedder)
+    assert [r.error for r in got if r.error] == []
+    assert [_ranking(r) for r in got] == [_ranking(r) for r in reference]
+
+
+def _ranking(result: CaseResult) -> tuple[str, list[str], bool]:
+    return result.item_id, [r["id"] for r in result.retrieved["relevant"]], result.passed
+
+
+def test_connect_failure_is_one_line() -> None:
+    with pytest.raises(BackendUnavailable, match="cannot connect to postgres") as caught:
+        PostgresBackend.connect("postgresql://nobody:wrong@127.0.0.1:1/none?connect_timeout=2")
+    assert "\n" not in str(caught.value)
