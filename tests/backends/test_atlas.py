@@ -14,18 +14,15 @@ from typing import Any
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
 from harness.backends import atlas_queries as q
 from harness.backends.atlas import AtlasBackend
-from harness.backends.base import Clause, Filters, Hit, IndexDoc, IndexSpec
+from harness.backends.base import Clause, Filters, Hit, IndexSpec
 from harness.errors import BackendUnavailable
 from harness.evaluation.execute import Plan, execute
 from harness.pipeline import Mode
 from harness.suites import BUILTIN, load_suite
 from tests.backends import contract
-from tests.backends.test_embedded import docs_strategy, filters_strategy, terms_strategy
 
 K1, B = 1.2000000476837158, 0.75  # Lucene's float k1 as Atlas reports it
 
@@ -389,51 +386,6 @@ def test_info_names_engine_and_version(backend: AtlasBackend) -> None:
     info = backend.info()
     assert info.engine == "atlas search (lucene bm25) + atlas vector search"
     assert info.server_version.startswith("mongod ") and info.lexical_scorer == q.LEXICAL_SCORER
-
-
-def test_bm25_formula(backend: AtlasBackend) -> None:
-    contract.check_bm25_formula(backend, lucene_bm25)
-
-
-@pytest.mark.xfail(
-    strict=True,
-    reason="Lucene's N and avgdl count only documents with a token in the field; "
-    "the contract's x and y have empty aliases",
-)
-def test_contract_statistics_with_empty_fields(backend: AtlasBackend) -> None:
-    contract.check_statistics_ignore_filters(backend, lucene_bm25)
-
-
-def test_statistics_ignore_filters(backend: AtlasBackend) -> None:
-    """The contract's check with x and y given aliases, so that only filters are in question."""
-    others = [contract.doc("x", "kafka", "queue", user="other"), contract.doc("y", "kafka", "queue", live=False)]
-    docs = [*contract.CORPUS, *others]
-    index = backend.create_index("cs", IndexSpec(contract.WEIGHTS))
-    index.load(docs)
-    index.wait_ready(len(docs), 30)
-    hits = index.lexical(["kafka"], Filters(user="u"), 10)
-    assert [h.id for h in hits] == ["c"]
-    avg_aliases = sum(len(d.fields["aliases"].split()) for d in docs) / len(docs)
-    assert math.isclose(hits[0].score, 2.0 * lucene_bm25(1, 1, len(docs), 1, avg_aliases), rel_tol=1e-5)
-    index.drop()
-
-
-def test_upsert_is_exact(backend: AtlasBackend) -> None:
-    contract.check_upsert_is_exact(backend)
-
-
-@settings(max_examples=5, deadline=None)
-@given(docs_strategy, filters_strategy, terms_strategy)
-def test_filters_and_order(backend: AtlasBackend, docs, filters, terms) -> None:
-    contract.check_filters_and_order(backend, docs, filters, terms)
-
-
-@settings(max_examples=5, deadline=None)
-@given(docs_strategy, filters_strategy, st.integers(min_value=1, max_value=5), st.integers(0, 2**32 - 1))
-def test_vector_top_k(backend: AtlasBackend, docs, filters, k, seed) -> None:
-    rng = np.random.default_rng(seed)
-    docs = [IndexDoc(d.id, d.user, d.scopes, d.kind, d.live, d.fields, rng.normal(size=4)) for d in docs]
-    contract.check_vector_top_k(backend, docs, filters, rng.normal(size=4), k)
 
 
 def test_drop_removes_the_collection(backend: AtlasBackend) -> None:

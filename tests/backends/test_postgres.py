@@ -9,10 +9,8 @@ from collections.abc import Iterator
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
-from harness.backends.base import Filters, IndexDoc, IndexSpec, unit
+from harness.backends.base import Filters, IndexSpec, unit
 from harness.backends.embedded import EmbeddedBackend
 from harness.backends.postgres import PostgresBackend
 from harness.errors import BackendUnavailable
@@ -21,7 +19,6 @@ from harness.evaluation.results import CaseResult
 from harness.pipeline import Mode
 from harness.suites import load_suite
 from tests.backends import contract
-from tests.backends.contract import docs_strategy, filters_strategy, terms_strategy
 
 
 @pytest.fixture(scope="module")
@@ -35,32 +32,6 @@ def sql_bm25(tf: int, df: int, n_docs: int, length: int, avg_length: float) -> f
     """The module's documented scorer: k1 = 1.2, b = 0.75, idf = ln(1 + (N-n+0.5)/(n+0.5))."""
     idf = math.log(1 + (n_docs - df + 0.5) / (df + 0.5))
     return idf * tf * 2.2 / (tf + 1.2 * (0.25 + 0.75 * length / avg_length))
-
-
-def test_bm25_formula(backend: PostgresBackend) -> None:
-    contract.check_bm25_formula(backend, sql_bm25)
-
-
-def test_statistics_ignore_filters(backend: PostgresBackend) -> None:
-    contract.check_statistics_ignore_filters(backend, sql_bm25)
-
-
-def test_upsert_is_exact(backend: PostgresBackend) -> None:
-    contract.check_upsert_is_exact(backend)
-
-
-@settings(max_examples=25, deadline=None)
-@given(docs_strategy, filters_strategy, terms_strategy)
-def test_filters_and_order(backend: PostgresBackend, docs, filters, terms) -> None:
-    contract.check_filters_and_order(backend, docs, filters, terms)
-
-
-@settings(max_examples=25, deadline=None)
-@given(docs_strategy, filters_strategy, st.integers(min_value=1, max_value=5), st.integers(0, 2**32 - 1))
-def test_vector_top_k(backend: PostgresBackend, docs, filters, k, seed) -> None:
-    rng = np.random.default_rng(seed)
-    docs = [IndexDoc(d.id, d.user, d.scopes, d.kind, d.live, d.fields, rng.normal(size=4)) for d in docs]
-    contract.check_vector_top_k(backend, docs, filters, rng.normal(size=4), k)
 
 
 def test_upserts_keep_statistics_equal_to_a_fresh_load(backend: PostgresBackend) -> None:

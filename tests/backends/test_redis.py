@@ -4,16 +4,13 @@ against reply shapes taken from the Redis documentation and RediSearch's own tes
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterator
 
 import numpy as np
 import pytest
-from hypothesis import given, settings
-from hypothesis import strategies as st
 
 from harness.backends import redis_search
-from harness.backends.base import Filters, IndexDoc, IndexSpec
+from harness.backends.base import Filters, IndexSpec
 from harness.backends.embedded import EmbeddedBackend
 from harness.backends.redis_core import RedisCoreBackend, vsim_filter
 from harness.errors import BackendUnavailable
@@ -21,13 +18,6 @@ from harness.evaluation.execute import Plan, execute, suite_embedder
 from harness.pipeline import Mode
 from harness.suites import BUILTIN, load_suite
 from tests.backends import contract
-from tests.backends.contract import docs_strategy, filters_strategy, terms_strategy
-
-
-def bm25std(tf: int, df: int, n_docs: int, length: int, avg_length: float) -> float:
-    """RedisCoreBackend's documented BM25: idf = ln(1 + (N-n+0.5)/(n+0.5)), tf*(k1+1) form, k1 = 1.2, b = 0.75."""
-    idf = math.log(1 + (n_docs - df + 0.5) / (df + 0.5))
-    return idf * tf * 2.2 / (tf + 1.2 * (0.25 + 0.75 * length / avg_length))
 
 
 def _connect(url: str, name: str) -> Iterator[RedisCoreBackend]:
@@ -56,32 +46,6 @@ def _keys(backend: RedisCoreBackend, namespace: str) -> list[str]:
 
 
 # -- contract ---------------------------------------------------------------------------------
-
-
-def test_bm25_formula(core: RedisCoreBackend) -> None:
-    contract.check_bm25_formula(core, bm25std)
-
-
-def test_statistics_ignore_filters(core: RedisCoreBackend) -> None:
-    contract.check_statistics_ignore_filters(core, bm25std)
-
-
-def test_upsert_is_exact(core: RedisCoreBackend) -> None:
-    contract.check_upsert_is_exact(core)
-
-
-@settings(max_examples=25, deadline=None)
-@given(docs_strategy, filters_strategy, terms_strategy)
-def test_filters_and_order(core: RedisCoreBackend, docs, filters, terms) -> None:
-    contract.check_filters_and_order(core, docs, filters, terms)
-
-
-@settings(max_examples=25, deadline=None)
-@given(docs_strategy, filters_strategy, st.integers(min_value=1, max_value=5), st.integers(0, 2**32 - 1))
-def test_vector_top_k(redis_backend: RedisCoreBackend, docs, filters, k, seed) -> None:
-    rng = np.random.default_rng(seed)
-    docs = [IndexDoc(d.id, d.user, d.scopes, d.kind, d.live, d.fields, rng.normal(size=4)) for d in docs]
-    contract.check_vector_top_k(redis_backend, docs, filters, rng.normal(size=4), k)
 
 
 def test_vector_refused_on_valkey(valkey_backend: RedisCoreBackend) -> None:
