@@ -122,14 +122,23 @@ def _run_backend(
     summaries = summarize(results) + [ModeSummary.not_run(name, m.value, r) for m, r in unsupported.items()]
     meta = run_metadata(
         info,
-        suites=[{"name": s.name, "sources": [{"path": str(p), "sha256": file_digest(p)} for p in s.sources]} for s in plan.suites],
+        suites=[
+            {"name": s.name, "sources": [{"path": str(p), "sha256": file_digest(p)} for p in s.sources]}
+            for s in plan.suites
+        ],
         modes=[m.value for m in plan.modes],
         unsupported_modes={m.value: r for m, r in unsupported.items()},
-        settings={"fields": dict(plan.settings.fields), "vector_k": plan.settings.vector_k, "rrf_k": plan.settings.rrf_k},
+        settings={
+            "fields": dict(plan.settings.fields),
+            "vector_k": plan.settings.vector_k,
+            "rrf_k": plan.settings.rrf_k,
+        },
         embedding_model=model if plan.needs_vectors else None,
     )
     report = run_report.build(meta, summaries, results)
-    paths = write_run_files(out, f"run-{name}", {"json": run_report.to_json(report), "md": run_report.to_markdown(report)})
+    paths = write_run_files(
+        out, f"run-{name}", {"json": run_report.to_json(report), "md": run_report.to_markdown(report)}
+    )
     print_scorecard(report["summary"], f"{name}: {', '.join(s.name for s in plan.suites)}")
     out_console.print(f"reports: {', '.join(str(p) for p in paths)}")
     failing = [s for s in summaries if fail_under is not None and not s.unsupported and s.pass_rate < fail_under]
@@ -175,7 +184,9 @@ def embed(
     suite: Annotated[list[str], typer.Option("--suite", "-s")] = [BUILTIN],
     model: Annotated[str, typer.Option(help="sentence-transformers model name or path.")] = "all-MiniLM-L6-v2",
     fields: Annotated[str, typer.Option()] = "surface",
-    out: Annotated[Path | None, typer.Option(help="Cache folder to write (default: cases/embeddings for builtin).")] = None,
+    out: Annotated[
+        Path | None, typer.Option(help="Cache folder to write (default: cases/embeddings for builtin).")
+    ] = None,
 ) -> int:
     """Embed every memory and query text of the suites, so vector modes need no model at run time."""
     from harness.embeddings.embedder import Embedder
@@ -263,7 +274,9 @@ def down() -> int:
 
 @images_app.command("build")
 def images_build(
-    backend: Annotated[list[str] | None, typer.Argument(help="Backends (default: every one with a Dockerfile).")] = None,
+    backend: Annotated[
+        list[str] | None, typer.Argument(help="Backends (default: every one with a Dockerfile).")
+    ] = None,
     force: Annotated[bool, typer.Option(help="Rebuild images that already exist.")] = False,
 ) -> int:
     """Build the local images from docker/ (making the debian:trixie-slim base first if needed)."""
@@ -275,7 +288,8 @@ def images_build(
     except ContainerError as exc:
         raise BackendUnavailable(str(exc)) from None
     for r in results:
-        out_console.print(f"{r.backend}: {r.tag} {'built in %.1f s' % r.seconds if r.built else 'already present'}")
+        status = f"built in {r.seconds:.1f} s" if r.built else "already present"
+        out_console.print(f"{r.backend}: {r.tag} {status}")
     return 0
 
 

@@ -54,8 +54,12 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         default=None,
         help=f"backend(s): {', '.join(BACKENDS)} (default: {', '.join(LOCAL_BACKENDS)})",
     )
-    group.addoption("--mode", action="append", default=None, help="mode(s) to assert: bm25, vector, hybrid (default: bm25)")
-    group.addoption("--suite", action="append", default=None, help="suite(s): builtin, tenure:DIR, a folder (default: builtin)")
+    group.addoption(
+        "--mode", action="append", default=None, help="mode(s) to assert: bm25, vector, hybrid (default: bm25)"
+    )
+    group.addoption(
+        "--suite", action="append", default=None, help="suite(s): builtin, tenure:DIR, a folder (default: builtin)"
+    )
 
 
 def _is_worker(config: pytest.Config) -> bool:

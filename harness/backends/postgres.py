@@ -129,7 +129,9 @@ class PostgresIndex:
         """Delete then insert in one transaction; `vocab` and `stats` move by what left and arrived."""
         s = self._s
         ids = [d.id for d in docs]
-        texts = [(d.id, f, body) for d in docs for f in self._spec.fields if (body := " ".join(d.fields.get(f, "").split()))]
+        texts = [
+            (d.id, f, body) for d in docs for f in self._spec.fields if (body := " ".join(d.fields.get(f, "").split()))
+        ]
         columns = 'id, "user", kind, live, scopes' + (", embedding" if self._spec.dimensions else "")
         with self._conn.transaction(), self._conn.cursor() as cur:
             cur.execute(
@@ -284,7 +286,9 @@ class PostgresBackend:
 
     def info(self) -> BackendInfo:
         (version,) = self._conn.execute("SHOW server_version").fetchone() or ("?",)
-        (pgvector,) = self._conn.execute("SELECT extversion FROM pg_extension WHERE extname = 'vector'").fetchone() or ("?",)
+        (pgvector,) = self._conn.execute("SELECT extversion FROM pg_extension WHERE extname = 'vector'").fetchone() or (
+            "?",
+        )
         return BackendInfo(
             backend=self.name,
             engine="postgres sql-bm25 + pgvector hnsw",

@@ -355,7 +355,9 @@ class RedisCoreIndex:
             "scopes": [_attribute(s) for s in doc.scopes],
         }
         blob = unit(doc.vector).tobytes()
-        pipe.execute_command("VADD", self._keys.vectors, "FP32", blob, doc.id, "NOQUANT", "SETATTR", json.dumps(attributes))
+        pipe.execute_command(
+            "VADD", self._keys.vectors, "FP32", blob, doc.id, "NOQUANT", "SETATTR", json.dumps(attributes)
+        )
 
     def _unindex(self, pipe: Pipeline, doc_id: str, record: dict[str, str]) -> None:
         """Undo the memberships and raw frequencies of a stored document (postings follow in
@@ -437,7 +439,9 @@ class RedisCoreIndex:
         if expression:
             command += ["FILTER", expression]
         reply = self._client.execute_command(*command, "TRUTH")
-        pairs: Iterable[tuple[str, Any]] = reply.items() if isinstance(reply, dict) else zip(reply[::2], reply[1::2], strict=True)
+        pairs: Iterable[tuple[str, Any]] = (
+            reply.items() if isinstance(reply, dict) else zip(reply[::2], reply[1::2], strict=True)
+        )
         hits = []
         for doc_id, similarity in pairs:
             cosine = 2.0 * float(similarity) - 1.0

@@ -206,7 +206,9 @@ class RedisSearchIndex:
         record |= {"_user": doc.user, "_scopes": _SEPARATOR.join(doc.scopes), "_kind": doc.kind, "_live": int(doc.live)}
         if self._spec.dimensions:
             if doc.vector is None:
-                raise ValueError(f"document {doc.id!r} has no vector but the index has {self._spec.dimensions} dimensions")
+                raise ValueError(
+                    f"document {doc.id!r} has no vector but the index has {self._spec.dimensions} dimensions"
+                )
             record["_vec"] = unit(doc.vector).tobytes()
         return record
 
@@ -230,7 +232,9 @@ class RedisSearchIndex:
             if not state.indexing and state.num_docs == expected:
                 return
             if time.monotonic() > deadline:
-                raise BackendUnavailable(f"redis index {self._name}: {state.num_docs} of {expected} documents after {timeout:g}s")
+                raise BackendUnavailable(
+                    f"redis index {self._name}: {state.num_docs} of {expected} documents after {timeout:g}s"
+                )
             time.sleep(_POLL)
 
     def lexical(self, terms: Sequence[str], filters: Filters, limit: int) -> list[Hit]:

@@ -2,7 +2,14 @@
 
 from harness.embeddings.cache import EmbeddingCache, model_folder, text_key
 from harness.embeddings.embedder import Embedder, default_cache_dir
-from harness.embeddings.model import DEFAULT_MODEL, KNOWN_DIMENSIONS, EmbedExtraMissing, Encoder, TextEncoder, load_encoder
+from harness.embeddings.model import (
+    DEFAULT_MODEL,
+    KNOWN_DIMENSIONS,
+    EmbedExtraMissing,
+    Encoder,
+    TextEncoder,
+    load_encoder,
+)
 
 __all__ = [
     "DEFAULT_MODEL",

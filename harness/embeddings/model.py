@@ -90,4 +90,3 @@ def load_encoder(name: str = DEFAULT_MODEL) -> Encoder:
         detail = " ".join(str(exc).split())[:300]
         raise HarnessError(f"cannot load embedding model {name!r} from {source}: {detail}") from exc
     return Encoder(name, model)
-

@@ -21,7 +21,10 @@ def _tier(name: str, expect: TierExpect, got: Sequence[str]) -> list[str]:
             missing, extra = wanted - got_set, got_set - wanted
             detail = ", ".join(
                 part
-                for part in (f"missing {_names(missing)}" if missing else "", f"unexpected {_names(extra)}" if extra else "")
+                for part in (
+                    f"missing {_names(missing)}" if missing else "",
+                    f"unexpected {_names(extra)}" if extra else "",
+                )
                 if part
             )
             reasons.append(f"{name}: expected exactly {_names(wanted)}, got {_names(got_set)} ({detail})")

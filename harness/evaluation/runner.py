@@ -178,6 +178,9 @@ class SuiteRunner:
             result.reciprocal_rank = reciprocal_rank(ranking, qrels) if expected else None
         if result.passed:
             result.pass_type = classify(
-                expected_relevant=expected, query=result.query, max_beliefs=result.max_beliefs, pinned_count=len(context.pinned)
+                expected_relevant=expected,
+                query=result.query,
+                max_beliefs=result.max_beliefs,
+                pinned_count=len(context.pinned),
             ).value
         return context

@@ -37,9 +37,7 @@ class RankingScores:
     """Reciprocal rank without a cutoff (trec_eval `recip_rank`)."""
 
 
-def score_ranking(
-    ranking: Sequence[str], qrels: Mapping[str, int], ks: Iterable[int] = (1, 5, 10)
-) -> RankingScores:
+def score_ranking(ranking: Sequence[str], qrels: Mapping[str, int], ks: Iterable[int] = (1, 5, 10)) -> RankingScores:
     """Score one query's ranking at each distinct cutoff in `ks` (at least one)."""
     cutoffs = sorted(set(ks))
     if not cutoffs:

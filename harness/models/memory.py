@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from datetime import datetime
 from enum import StrEnum
-
 from typing import Annotated
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field

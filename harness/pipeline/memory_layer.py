@@ -106,7 +106,11 @@ class MemoryPipeline:
             if m.user == request.user and m.injectable and not scopes.isdisjoint(m.scopes)
         }
         pinned = sorted(
-            (m for m in visible.values() if m.pinned and m.status is Status.ACTIVE and m.type is not MemoryType.OPEN_QUESTION),
+            (
+                m
+                for m in visible.values()
+                if m.pinned and m.status is Status.ACTIVE and m.type is not MemoryType.OPEN_QUESTION
+            ),
             key=_pinned_order,
         )
         pinned_ids = {m.id for m in pinned}
@@ -121,13 +125,20 @@ class MemoryPipeline:
             if mode is Mode.VECTOR:
                 relevant = [Retrieved(h.id, 0, h.score, h.clauses, None, "vector") for h in vector]
             else:
-                fused = rrf({"bm25": [Hit(r.id, r.score) for r in lexical], "vector": vector},
-                            self._settings.rrf_k, self._settings.vector_k)
+                fused = rrf(
+                    {"bm25": [Hit(r.id, r.score) for r in lexical], "vector": vector},
+                    self._settings.rrf_k,
+                    self._settings.vector_k,
+                )
                 why = {r.id: r.matched for r in lexical}
                 relevant = [Retrieved(h.id, 0, h.score, h.clauses, why.get(h.id), "hybrid") for h in fused]
 
         questions = sorted(
-            (m for m in visible.values() if m.type is MemoryType.OPEN_QUESTION and (m.pinned or m.id in matched_questions)),
+            (
+                m
+                for m in visible.values()
+                if m.type is MemoryType.OPEN_QUESTION and (m.pinned or m.id in matched_questions)
+            ),
             key=_pinned_order,
         )
         kept_pinned, kept_relevant, evicted = self._budget([m.id for m in pinned], relevant, request.max_beliefs)
@@ -136,7 +147,9 @@ class MemoryPipeline:
         )
         prelude = persona_prelude(visible.values())
         tier_ids = [*kept_pinned, *(r.id for r in ranked_relevant), *(m.id for m in questions)]
-        rendered = " ".join([prelude or "", *(self._store[i].content or field_text(self._store[i], "name") for i in tier_ids)])
+        rendered = " ".join(
+            [prelude or "", *(self._store[i].content or field_text(self._store[i], "name") for i in tier_ids)]
+        )
         return Context(
             prelude=prelude,
             pinned=tuple(kept_pinned),
@@ -159,7 +172,9 @@ class MemoryPipeline:
         gated: list[tuple[Hit, str]] = []
         questions: set[str] = set()
         for hit in hits:
-            phrase = next((text for text, words in self._phrases[hit.id] if self._matcher.occurs(words, query_words)), None)
+            phrase = next(
+                (text for text, words in self._phrases[hit.id] if self._matcher.occurs(words, query_words)), None
+            )
             if phrase is None:
                 continue
             if self._store[hit.id].type is MemoryType.OPEN_QUESTION:
@@ -169,12 +184,18 @@ class MemoryPipeline:
         found = {hit.id for hit, _ in gated}
         expanded = [Retrieved(h.id, 0, h.score, h.clauses, phrase, "lexical") for h, phrase in gated]
         for hit, _ in gated:
-            for participant in self._store[hit.id].participants if self._store[hit.id].type is MemoryType.RELATION else ():
+            for participant in (
+                self._store[hit.id].participants if self._store[hit.id].type is MemoryType.RELATION else ()
+            ):
                 target = visible.get(participant)
                 if target and target.type is not MemoryType.OPEN_QUESTION and participant not in found | pinned_ids:
                     found.add(participant)
                     score = hit.score * self._settings.relation_decay
-                    expanded.append(Retrieved(participant, 0, score, (Clause("relation", hit.id, score),), None, f"relation:{hit.id}"))
+                    expanded.append(
+                        Retrieved(
+                            participant, 0, score, (Clause("relation", hit.id, score),), None, f"relation:{hit.id}"
+                        )
+                    )
         return sorted(expanded, key=lambda r: rank_key(r.score, r.id)), questions
 
     def _vector(self, query: str, filters: Filters, pinned_ids: set[str]) -> list[Hit]:

@@ -44,7 +44,10 @@ def embedding_text(memory: Memory, fields: Mapping[str, float]) -> str:
 
 
 def index_doc(memory: Memory, fields: Mapping[str, float], vector: np.ndarray | None) -> IndexDoc:
-    analysed = {f: " ".join(content_terms(field_text(memory, f)) if f == "content" else tokenize(field_text(memory, f))) for f in fields}
+    analysed = {
+        f: " ".join(content_terms(field_text(memory, f)) if f == "content" else tokenize(field_text(memory, f)))
+        for f in fields
+    }
     return IndexDoc(
         id=memory.id,
         user=memory.user,

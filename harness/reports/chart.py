@@ -7,7 +7,10 @@ from pathlib import Path
 from typing import Any
 
 PANELS = (
-    ("case pass rate", lambda s: (s["static_passed"] + s["session_passed"]) / max(1, s["static_total"] + s["session_total"])),
+    (
+        "case pass rate",
+        lambda s: (s["static_passed"] + s["session_passed"]) / max(1, s["static_total"] + s["session_total"]),
+    ),
     ("mean precision", lambda s: s["mean_precision"] or 0.0),
     ("p50 latency (ms)", lambda s: s["p50_ms"]),
 )

@@ -18,7 +18,10 @@ def check_corpus(corpus: Corpus, path: Path) -> set[str]:
             raise CaseFileError(path, f"duplicate memory id {memory.id!r}", field="memories")
         ids.add(memory.id)
     for memory in corpus.memories:
-        for field, ref in [("superseded_by", memory.superseded_by), *(("participants", p) for p in memory.participants)]:
+        for field, ref in [
+            ("superseded_by", memory.superseded_by),
+            *(("participants", p) for p in memory.participants),
+        ]:
             if ref is not None and ref not in ids:
                 raise CaseFileError(path, f"memory {memory.id!r} names unknown memory {ref!r}", field=field)
     return ids
@@ -51,10 +54,19 @@ def check_sessions(cases: Iterable[SessionCase], memory_ids: set[str], path: Pat
             where = f"turns[{turn.index}]"
             if turn.create is not None:
                 if turn.create.id in known:
-                    raise CaseFileError(path, f"creates existing memory {turn.create.id!r}", case_id=case.id, field=f"{where}.create.id")
+                    raise CaseFileError(
+                        path, f"creates existing memory {turn.create.id!r}", case_id=case.id, field=f"{where}.create.id"
+                    )
                 known.add(turn.create.id)
             if turn.update is not None and turn.update.memory_id not in known:
-                raise CaseFileError(path, f"unknown memory id {turn.update.memory_id!r}", case_id=case.id, field=f"{where}.update.memory_id")
+                raise CaseFileError(
+                    path,
+                    f"unknown memory id {turn.update.memory_id!r}",
+                    case_id=case.id,
+                    field=f"{where}.update.memory_id",
+                )
             for field, memory_id in turn.expect.ids():
                 if memory_id not in known:
-                    raise CaseFileError(path, f"unknown memory id {memory_id!r}", case_id=case.id, field=f"{where}.{field}")
+                    raise CaseFileError(
+                        path, f"unknown memory id {memory_id!r}", case_id=case.id, field=f"{where}.{field}"
+                    )

@@ -58,5 +58,7 @@ def validate_records(
     out = []
     for position, item in enumerate(raw):
         case_id = id_of(item) if isinstance(item, dict) else None
-        out.append(validate(model, item, path, case_id=case_id, prefix=f"{prefix}[{position}]" if case_id is None else ""))
+        out.append(
+            validate(model, item, path, case_id=case_id, prefix=f"{prefix}[{position}]" if case_id is None else "")
+        )
     return out

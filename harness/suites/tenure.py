@@ -124,7 +124,9 @@ class Tier(_Model):
 
     def native(self) -> TierExpect:
         only = tuple(self.shouldOnlyInclude) if self.shouldOnlyInclude is not None else None
-        return TierExpect(should_only_include=only, must_include=tuple(self.mustInclude), must_exclude=tuple(self.mustExclude))
+        return TierExpect(
+            should_only_include=only, must_include=tuple(self.mustInclude), must_exclude=tuple(self.mustExclude)
+        )
 
 
 class RelevantTier(Tier):
@@ -233,7 +235,9 @@ class SessionTurn(_Model):
             message=self.userMessage,
             topics=tuple(self.topics),
             create=self.createBeliefAtTurn.native() if self.createBeliefAtTurn else None,
-            update=AliasUpdate(memory_id=self.updateBeliefAtTurn.beliefId, add_aliases=tuple(self.updateBeliefAtTurn.addAliases))
+            update=AliasUpdate(
+                memory_id=self.updateBeliefAtTurn.beliefId, add_aliases=tuple(self.updateBeliefAtTurn.addAliases)
+            )
             if self.updateBeliefAtTurn
             else None,
             expect=self.expect.native(),

@@ -24,8 +24,18 @@ def _ns(name: str) -> str:
     return f"{name}{uuid.uuid4().hex[:10]}"
 
 
-def doc(doc_id: str, name: str, aliases: str, user: str = "u", scopes=("domain:a",), live=True, kind="entity", vector=None) -> IndexDoc:
-    return IndexDoc(doc_id, user, scopes, kind, live, {"name": name, "aliases": aliases}, None if vector is None else np.asarray(vector, dtype=np.float32))
+def doc(
+    doc_id: str, name: str, aliases: str, user: str = "u", scopes=("domain:a",), live=True, kind="entity", vector=None
+) -> IndexDoc:
+    return IndexDoc(
+        doc_id,
+        user,
+        scopes,
+        kind,
+        live,
+        {"name": name, "aliases": aliases},
+        None if vector is None else np.asarray(vector, dtype=np.float32),
+    )
 
 
 CORPUS = [
@@ -88,7 +98,9 @@ def check_filters_and_order(backend: Backend, docs: list[IndexDoc], filters: Fil
     index.load(docs)
     index.wait_ready(len(docs), 30)
     hits = index.lexical(terms, filters, 100)
-    expected = {d.id for d in docs if filters.admits(d) and any(t in " ".join(d.fields.values()).split() for t in terms)}
+    expected = {
+        d.id for d in docs if filters.admits(d) and any(t in " ".join(d.fields.values()).split() for t in terms)
+    }
     assert {h.id for h in hits} == expected
     keys = [(-round(h.score, 9), h.id) for h in hits]
     assert keys == sorted(keys)
@@ -102,7 +114,9 @@ def check_vector_top_k(backend: Backend, docs: list[IndexDoc], filters: Filters,
     index.wait_ready(len(docs), 30)
     hits = index.vector(query, filters, k)
     cos = {
-        d.id: float(d.vector @ query / np.linalg.norm(d.vector) / np.linalg.norm(query)) for d in docs if filters.admits(d)
+        d.id: float(d.vector @ query / np.linalg.norm(d.vector) / np.linalg.norm(query))
+        for d in docs
+        if filters.admits(d)
     }
     expected = sorted(cos, key=lambda i: (-round(cos[i], 6), i))[:k]
     assert [h.id for h in hits] == expected
@@ -139,7 +153,9 @@ docs_strategy = st.lists(
         name=st.lists(st.sampled_from("alpha beta gamma delta".split()), min_size=1, max_size=3).map(" ".join),
         aliases=st.lists(st.sampled_from("alpha beta epsilon".split()), max_size=3).map(" ".join),
         user=st.sampled_from(["u1", "u2"]),
-        scopes=st.lists(st.sampled_from(["domain:a", "domain:b", "user:universal"]), min_size=1, max_size=2, unique=True).map(tuple),
+        scopes=st.lists(
+            st.sampled_from(["domain:a", "domain:b", "user:universal"]), min_size=1, max_size=2, unique=True
+        ).map(tuple),
         live=st.booleans(),
         kind=st.sampled_from(["entity", "open_question"]),
     ),

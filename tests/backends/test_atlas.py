@@ -40,9 +40,7 @@ def leaf(value: float, description: str) -> dict[str, Any]:
     return {"value": value, "description": description, "details": []}
 
 
-def term_node(
-    path: str, term: str, *, n: int, big_n: int, dl: int, avgdl: float, boost: float = 1.0
-) -> dict[str, Any]:
+def term_node(path: str, term: str, *, n: int, big_n: int, dl: int, avgdl: float, boost: float = 1.0) -> dict[str, Any]:
     """One `$type:string/<path>:<term> [BM25Similarity]` explanation; a `boost` detail only when not 1."""
     idf = math.log(1 + (big_n - n + 0.5) / (n + 0.5))
     tf = 1.0 / (1.0 + K1 * (1 - B + B * dl / avgdl))
@@ -293,7 +291,11 @@ def test_visibility_pipelines_match_inside_the_indexes() -> None:
         {"$searchMeta": {"index": "lexical_1", "exists": {"path": "user"}, "count": {"type": "total"}}}
     ]
     assert q.vector_count_pipeline("vector_1", 3, 5)[0]["$vectorSearch"] == {
-        "index": "vector_1", "path": "vector", "queryVector": [1.0, 0.0, 0.0], "exact": True, "limit": 6,
+        "index": "vector_1",
+        "path": "vector",
+        "queryVector": [1.0, 0.0, 0.0],
+        "exact": True,
+        "limit": 6,
     }
     revision = {"$search": {"index": "lexical_1", "equals": {"path": "revision", "value": "r1"}}}
     assert q.revision_pipeline("lexical_1", "r1")[0] == revision
@@ -312,8 +314,14 @@ def test_stored_document_keeps_analysed_text_filters_and_a_unit_vector() -> None
     stored = q.stored_document(doc, IndexSpec(contract.WEIGHTS, dimensions=3), "r1")
     assert stored.pop("vector") == pytest.approx([0.6, 0.0, 0.8])
     assert stored == {
-        "_id": "a", "user": "u", "scopes": ["domain:a"], "kind": "entity", "live": True, "revision": "r1",
-        "name": "postgres database", "aliases": "pg",
+        "_id": "a",
+        "user": "u",
+        "scopes": ["domain:a"],
+        "kind": "entity",
+        "live": True,
+        "revision": "r1",
+        "name": "postgres database",
+        "aliases": "pg",
     }
     with pytest.raises(ValueError, match="3 dimensions"):
         q.stored_document(contract.doc("b", "x", "y", vector=[1, 0]), IndexSpec(contract.WEIGHTS, dimensions=3), "r1")

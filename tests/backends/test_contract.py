@@ -44,7 +44,13 @@ def lucene_bm25(tf: int, df: int, n_docs: int, length: int, avg_length: float) -
     return math.log(1 + (n_docs - df + 0.5) / (df + 0.5)) * _tf(tf, length, avg_length)
 
 
-FORMULAS = {"embedded": fts5_bm25, "postgres": bm25_standard, "redis": bm25_standard, "valkey": bm25_standard, "atlas": lucene_bm25}
+FORMULAS = {
+    "embedded": fts5_bm25,
+    "postgres": bm25_standard,
+    "redis": bm25_standard,
+    "valkey": bm25_standard,
+    "atlas": lucene_bm25,
+}
 EXAMPLES = {"embedded": 100, "postgres": 25, "redis": 25, "valkey": 25, "atlas": 5}
 
 

@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-
-
 from harness.backends.base import IndexSpec
 from harness.backends.embedded import EmbeddedBackend
 from tests.backends import contract

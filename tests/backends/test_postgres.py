@@ -56,7 +56,9 @@ def test_upserts_keep_statistics_equal_to_a_fresh_load(backend: PostgresBackend)
         assert [(h.id, [(c.field, c.term) for c in h.clauses]) for h in got] == [
             (h.id, [(c.field, c.term) for c in h.clauses]) for h in want
         ]
-        assert np.allclose([c.score for h in got for c in h.clauses], [c.score for h in want for c in h.clauses], rtol=1e-12)
+        assert np.allclose(
+            [c.score for h in got for c in h.clauses], [c.score for h in want for c in h.clauses], rtol=1e-12
+        )
     index.drop()
     fresh.drop()
 
@@ -78,7 +80,14 @@ def test_selective_filter_does_not_starve_hnsw(backend: PostgresBackend) -> None
     rng = np.random.default_rng(7)
     rare = {1, 3, 5, 7, 9}
     docs = [
-        contract.doc(f"d{i:04}", "x", "", user=f"u{i % 2}", scopes=("a",) if i % 2 == 0 or i in rare else ("b",), vector=rng.normal(size=8))
+        contract.doc(
+            f"d{i:04}",
+            "x",
+            "",
+            user=f"u{i % 2}",
+            scopes=("a",) if i % 2 == 0 or i in rare else ("b",),
+            vector=rng.normal(size=8),
+        )
         for i in range(2000)
     ]
     query = rng.normal(size=8).astype(np.float32)

@@ -52,7 +52,9 @@ def test_vector_refused_on_valkey(valkey_backend: RedisCoreBackend) -> None:
     index = valkey_backend.create_index("vk", IndexSpec(contract.WEIGHTS, dimensions=3))
     index.load(contract.CORPUS)
     index.wait_ready(len(contract.CORPUS), 30)
-    with pytest.raises(BackendUnavailable, match=r"^vector search is not supported on valkey \S+ \(no vector engine\)$"):
+    with pytest.raises(
+        BackendUnavailable, match=r"^vector search is not supported on valkey \S+ \(no vector engine\)$"
+    ):
         index.vector(np.ones(3), Filters(), 3)
     assert valkey_backend.info().vector_engine is None
     assert [h.id for h in index.lexical(["kafka"], Filters(user="u"), 5)] == ["c"]
@@ -103,7 +105,8 @@ def test_unreachable_server_is_one_line() -> None:
 def test_vsim_filter_expression() -> None:
     filters = Filters(user="u1", scopes=frozenset({"domain:b", 'we"ird'}), kinds=frozenset({"entity"}))
     assert vsim_filter(filters) == (
-        '.user == "u1" and .live == 1 and .kind in ["entity"] and ("domain:b" in .scopes or "~77652269726' + '4" in .scopes)'
+        '.user == "u1" and .live == 1 and .kind in ["entity"] and ("domain:b" in .scopes or "~77652269726'
+        + '4" in .scopes)'
     )
     assert vsim_filter(Filters(live_only=False)) is None
 
@@ -209,7 +212,10 @@ _WORLD = (
     "world: (0.27 = Weight 1.00 * IDF 0.13 * (F 10.00 * (k1 1.2 + 1)) /"
     " (F 10.00 + k1 1.2 * (1 - b 0.75 + b 0.75 * Doc Len 23 / Average Doc Len 34.33)))"
 )
-_EXPLAINED = ["Final BM25 : words BM25 0.54 * document score 1.00", [["(Weight 1.00 * children BM25 0.54)", [_HELLO, _WORLD]]]]
+_EXPLAINED = [
+    "Final BM25 : words BM25 0.54 * document score 1.00",
+    [["(Weight 1.00 * children BM25 0.54)", [_HELLO, _WORLD]]],
+]
 _WEIGHTED = [
     "Final BM25 : words BM25 0.12 * document score 1.00",
     [[

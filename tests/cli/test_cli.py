@@ -48,9 +48,7 @@ def _suite(
     folder.mkdir(parents=True)
     corpus = {
         "default_user": "u-ana",
-        "memories": [_memory("m-pg", aliases=["postgres"])]
-        if memories is None
-        else memories,
+        "memories": [_memory("m-pg", aliases=["postgres"])] if memories is None else memories,
     }
     (folder / "corpus.json").write_text(json.dumps(corpus), encoding="utf-8")
     static = {
@@ -65,9 +63,7 @@ def _suite(
             }
         ]
     }
-    (folder / "static.json").write_text(
-        static_text or json.dumps(static), encoding="utf-8"
-    )
+    (folder / "static.json").write_text(static_text or json.dumps(static), encoding="utf-8")
     return folder
 
 
@@ -132,9 +128,7 @@ def _bad_inputs() -> dict[str, Bad]:
             lambda t: ["run", "-b", "nosuchdb", "-m", "bm25", "--out", str(t / "out")],
             lambda t: ["nosuchdb"],
         ),
-        "unknown-mode": Bad(
-            lambda t: ["run", "-m", "bm42", "--out", str(t / "out")], lambda t: ["bm42"]
-        ),
+        "unknown-mode": Bad(lambda t: ["run", "-m", "bm42", "--out", str(t / "out")], lambda t: ["bm42"]),
         "empty-corpus": Bad(
             lambda t: [
                 "run",
@@ -167,9 +161,7 @@ def _bad_inputs() -> dict[str, Bad]:
             lambda t: ["run", "-m", "bm25", "--limit", "0", "--out", str(t / "out")],
             lambda t: ["--limit"],
         ),
-        "compare-no-reports": Bad(
-            lambda t: ["compare", "--out", str(t / "noreports")], lambda t: []
-        ),
+        "compare-no-reports": Bad(lambda t: ["compare", "--out", str(t / "noreports")], lambda t: []),
         "compare-non-report": Bad(
             lambda t: ["compare", str(t / "other.json"), "--out", str(t / "out")],
             lambda t: [str(t / "other.json")],
@@ -219,9 +211,7 @@ def _setup_bad(tmp: Path, name: str) -> None:
         (tmp / "noreports").mkdir()
     elif name == "compare-non-report":
         # valid JSON with a `summary` key, but not a harness run report (another tool's output)
-        (tmp / "other.json").write_text(
-            json.dumps({"summary": [{"model": "x", "score": 0.5}]}), encoding="utf-8"
-        )
+        (tmp / "other.json").write_text(json.dumps({"summary": [{"model": "x", "score": 0.5}]}), encoding="utf-8")
 
 
 @pytest.fixture(scope="module")
@@ -290,9 +280,7 @@ def _check_bad(name: str, folder: Path, returncode: int, stderr: str) -> None:
     assert returncode == 2, (returncode, stderr)
     for part in BAD[name].names(folder):
         assert part in lines[0], f"{part!r} not in {lines[0]!r}"
-    assert not (folder / "out").exists() or not any((folder / "out").iterdir()), (
-        "a failed run wrote a report"
-    )
+    assert not (folder / "out").exists() or not any((folder / "out").iterdir()), "a failed run wrote a report"
     assert not (folder / "reports").exists(), "wrote into the default report folder"
 
 
@@ -338,9 +326,7 @@ def test_bm25_run_exits_0_prints_scorecard_and_writes_reports(
         assert column in result.stdout
 
     out = run.cwd / "out"
-    names = sorted(
-        p.name for p in out.iterdir() if p.name.startswith("run-")
-    )  # compare writes here too
+    names = sorted(p.name for p in out.iterdir() if p.name.startswith("run-"))  # compare writes here too
     stamped = [n for n in names if re.fullmatch(rf"run-embedded-{STAMP}\.(json|md)", n)]
     assert len(stamped) == 2 and {Path(n).suffix for n in stamped} == {".json", ".md"}
     assert Path(stamped[0]).stem == Path(stamped[1]).stem  # one run, one name
@@ -351,21 +337,14 @@ def test_bm25_run_exits_0_prints_scorecard_and_writes_reports(
     }
     for ext in ("json", "md"):
         (stamp_file,) = [n for n in stamped if n.endswith(ext)]
-        assert (out / f"run-embedded-latest.{ext}").read_bytes() == (
-            out / stamp_file
-        ).read_bytes()
+        assert (out / f"run-embedded-latest.{ext}").read_bytes() == (out / stamp_file).read_bytes()
         assert stamp_file in result.stdout  # the report paths are printed
 
     report = json.loads((out / "run-embedded-latest.json").read_text(encoding="utf-8"))
     (summary,) = report["summary"]
     assert summary["backend"] == "embedded" and summary["mode"] == "bm25"
-    assert (
-        summary["static_total"] >= 60
-        and summary["static_passed"] == summary["static_total"]
-    )
-    assert not (runs["cache"]).exists() or not any(runs["cache"].rglob("*.npz")), (
-        "bm25 needed no embeddings"
-    )
+    assert summary["static_total"] >= 60 and summary["static_passed"] == summary["static_total"]
+    assert not (runs["cache"]).exists() or not any(runs["cache"].rglob("*.npz")), "bm25 needed no embeddings"
 
 
 def test_compare_after_a_run_writes_a_compare_file(runs: dict[str, Any]) -> None:
@@ -374,9 +353,7 @@ def test_compare_after_a_run_writes_a_compare_file(runs: dict[str, Any]) -> None
     assert result.returncode == 0, result.stderr
     assert "Traceback" not in result.stderr
     out = run.cwd / "out"
-    written = [
-        p for p in out.iterdir() if re.fullmatch(rf"compare-{STAMP}\.md", p.name)
-    ]
+    written = [p for p in out.iterdir() if re.fullmatch(rf"compare-{STAMP}\.md", p.name)]
     assert len(written) == 1
     text = written[0].read_text(encoding="utf-8")
     assert "bm25" in text and "embedded" in text
@@ -395,9 +372,7 @@ def test_vector_baseline_fails_the_gate_with_committed_embeddings_only(
     assert "Traceback" not in result.stderr, result.stderr
     assert result.returncode == 1, result.stderr
     assert "fail-under" in result.stderr
-    report = json.loads(
-        (call.cwd / "out" / "run-embedded-latest.json").read_text(encoding="utf-8")
-    )
+    report = json.loads((call.cwd / "out" / "run-embedded-latest.json").read_text(encoding="utf-8"))
     (summary,) = report["summary"]
     assert summary["mode"] == "vector" and summary["errors"] == 0
     assert summary["static_passed"] < summary["static_total"]

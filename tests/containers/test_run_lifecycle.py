@@ -35,7 +35,9 @@ def _nested_pytest(*args: str, env: dict[str, str] | None = None) -> subprocess.
 
 
 def test_no_container_of_a_run_outlives_it(local_images: None) -> None:
-    run = _nested_pytest("-n", "2", "tests/test_suite_cases.py", "--backend", "redis", "--backend", "valkey", "-k", "alias-short")
+    run = _nested_pytest(
+        "-n", "2", "tests/test_suite_cases.py", "--backend", "redis", "--backend", "valkey", "-k", "alias-short"
+    )
     output, _ = run.communicate(timeout=300)
     assert run.returncode == 0, output
     assert "passed" in output and "skipped" not in output, output
@@ -89,7 +91,13 @@ def test_a_server_killed_mid_run_fails_its_cases_and_the_run_finishes(local_imag
     assert all(r.retrieved["relevant"] == [] for r in after if r.error is None)
     assert len(errored) > len(after) / 2
     assert all(not r.passed and r.reasons[0].startswith("error: ") for r in errored)
-    report = run_report.build({"created_at": "now", "harness_version": "t", "python": "3", "platform": "p"}, summarize(results), results)
-    paths = write_run_files(tmp_path, "run-redis", {"json": run_report.to_json(report), "md": run_report.to_markdown(report)})
+    report = run_report.build(
+        {"created_at": "now", "harness_version": "t", "python": "3", "platform": "p"}, summarize(results), results
+    )
+    paths = write_run_files(
+        tmp_path, "run-redis", {"json": run_report.to_json(report), "md": run_report.to_markdown(report)}
+    )
     assert all(p.stat().st_size > 0 for p in paths)
-    assert summarize(results)[0].errors == len(errored) + sum(r.error is not None for r in results if r.kind == "session")
+    assert summarize(results)[0].errors == len(errored) + sum(
+        r.error is not None for r in results if r.kind == "session"
+    )

@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from harness.embeddings import EmbedExtraMissing, Embedder, default_cache_dir, load_encoder
+from harness.embeddings import Embedder, EmbedExtraMissing, default_cache_dir, load_encoder
 from harness.embeddings import embedder as embedder_module
 from harness.errors import HarnessError
 

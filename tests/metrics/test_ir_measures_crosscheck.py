@@ -52,7 +52,5 @@ def test_matches_pytrec_eval(cases: dict[str, tuple[list[str], dict[str, int]]],
 
     # Every value we compute has a trec_eval counterpart (R@k only where something is relevant).
     assert ours.keys() <= theirs.keys()
-    mismatches = {
-        key: (ours[key], theirs[key]) for key in ours if abs(ours[key] - theirs[key]) > TOLERANCE
-    }
+    mismatches = {key: (ours[key], theirs[key]) for key in ours if abs(ours[key] - theirs[key]) > TOLERANCE}
     assert not mismatches

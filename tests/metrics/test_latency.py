@@ -28,15 +28,11 @@ def test_hand_computed() -> None:
 
 def test_single_value() -> None:
     # 0.5 s and 500 ms are both exact in binary floating point.
-    assert latency_summary([0.5]) == LatencySummary(
-        count=1, p50_ms=500.0, p95_ms=500.0, mean_ms=500.0, max_ms=500.0
-    )
+    assert latency_summary([0.5]) == LatencySummary(count=1, p50_ms=500.0, p95_ms=500.0, mean_ms=500.0, max_ms=500.0)
 
 
 def test_empty_is_all_zero() -> None:
-    assert latency_summary([]) == LatencySummary(
-        count=0, p50_ms=0.0, p95_ms=0.0, mean_ms=0.0, max_ms=0.0
-    )
+    assert latency_summary([]) == LatencySummary(count=0, p50_ms=0.0, p95_ms=0.0, mean_ms=0.0, max_ms=0.0)
 
 
 def test_is_frozen() -> None:

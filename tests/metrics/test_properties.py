@@ -76,9 +76,7 @@ def test_ndcg_of_the_ideal_ranking_is_one(judged: dict[str, int], k: int, data: 
 
 @PROPERTY
 @given(rankings, qrels, cutoffs)
-def test_ndcg_is_one_only_if_top_k_is_ideal(
-    ranking: list[str], judged: dict[str, int], k: int
-) -> None:
+def test_ndcg_is_one_only_if_top_k_is_ideal(ranking: list[str], judged: dict[str, int], k: int) -> None:
     # nDCG hits 1 exactly when the top-k grades equal the best possible top-k grades.
     grades = [max(judged.get(doc, 0), 0) for doc in ranking[:k]]
     best = sorted((g for g in judged.values() if g > 0), reverse=True)[:k]
@@ -88,9 +86,7 @@ def test_ndcg_is_one_only_if_top_k_is_ideal(
 
 @PROPERTY
 @given(rankings, qrels, cutoffs)
-def test_reciprocal_rank_is_zero_or_one_over_a_rank(
-    ranking: list[str], judged: dict[str, int], k: int
-) -> None:
+def test_reciprocal_rank_is_zero_or_one_over_a_rank(ranking: list[str], judged: dict[str, int], k: int) -> None:
     rr = reciprocal_rank(ranking, judged)
     if rr == 0.0:
         assert not any(judged.get(doc, 0) >= 1 for doc in ranking)
@@ -105,9 +101,7 @@ def test_reciprocal_rank_is_zero_or_one_over_a_rank(
 
 @PROPERTY
 @given(rankings, qrels, cutoffs)
-def test_success_bounds_recall_bounds_recall_all(
-    ranking: list[str], judged: dict[str, int], k: int
-) -> None:
+def test_success_bounds_recall_bounds_recall_all(ranking: list[str], judged: dict[str, int], k: int) -> None:
     success, recall = success_at(ranking, judged, k), recall_at(ranking, judged, k)
     assert success >= recall >= recall_all_at(ranking, judged, k)
     # Success is the any-relevant indicator, hence positive exactly when P@k is.
@@ -116,9 +110,7 @@ def test_success_bounds_recall_bounds_recall_all(
 
 @PROPERTY
 @given(rankings, qrels, st.sets(cutoffs, min_size=1))
-def test_score_ranking_bundles_the_single_metrics(
-    ranking: list[str], judged: dict[str, int], ks: set[int]
-) -> None:
+def test_score_ranking_bundles_the_single_metrics(ranking: list[str], judged: dict[str, int], ks: set[int]) -> None:
     scores = score_ranking(ranking, judged, ks=ks)
     for k in ks:
         assert scores.precision[k] == precision_at(ranking, judged, k)

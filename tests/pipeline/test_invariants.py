@@ -61,8 +61,12 @@ def corpora(draw: st.DrawFn) -> list[Memory]:
                 content=draw(phrase) + ".",
                 scopes=tuple(draw(st.lists(st.sampled_from(SCOPES), min_size=1, max_size=2, unique=True))),
                 status=status,
-                superseded_by=draw(st.sampled_from(ids)) if status is Status.SUPERSEDED and draw(st.booleans()) else None,
-                resolved_at="2024-01-01T00:00:00Z" if kind is MemoryType.OPEN_QUESTION and draw(st.booleans()) else None,
+                superseded_by=draw(st.sampled_from(ids))
+                if status is Status.SUPERSEDED and draw(st.booleans())
+                else None,
+                resolved_at="2024-01-01T00:00:00Z"
+                if kind is MemoryType.OPEN_QUESTION and draw(st.booleans())
+                else None,
                 pinned=draw(st.booleans()),
                 confidence=draw(st.sampled_from([0.5, 0.7, 0.9, 1.0])),
                 participants=tuple(draw(st.lists(st.sampled_from(ids), max_size=2, unique=True)))
@@ -141,9 +145,13 @@ def test_invariants_hold_in_every_mode(memories: list[Memory], request: Request)
 @given(corpora(), requests, phrase)
 def test_a_created_memory_is_visible_to_the_next_query(memories: list[Memory], request: Request, alias: str) -> None:
     pipeline = _pipeline(memories)
-    created = Memory(id="new", user="u1", type=MemoryType.ENTITY, name="brand_new", aliases=(alias,), scopes=("domain:code",))
+    created = Memory(
+        id="new", user="u1", type=MemoryType.ENTITY, name="brand_new", aliases=(alias,), scopes=("domain:code",)
+    )
     pipeline.put(created)
     context = pipeline.retrieve(Request("u1", ("domain:code",), f"about {alias} today"))
     assert "new" in context.relevant_ids
     fresh = _pipeline([*memories, created])
-    assert context == fresh.retrieve(Request("u1", ("domain:code",), f"about {alias} today")), "upsert statistics differ from a fresh load"
+    assert context == fresh.retrieve(Request("u1", ("domain:code",), f"about {alias} today")), (
+        "upsert statistics differ from a fresh load"
+    )

@@ -96,9 +96,7 @@ def report(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
     backend = EmbeddedBackend()
     try:
         results = execute(Plan([suite], [Mode.BM25]), backend, None)
-        meta = run_metadata(
-            backend.info(), suites=[{"name": suite.name}], modes=["bm25"]
-        )
+        meta = run_metadata(backend.info(), suites=[{"name": suite.name}], modes=["bm25"])
     finally:
         backend.close()
     built = run_report.build(meta, summarize(results), results)
@@ -116,11 +114,7 @@ def case(report: dict[str, Any], case_id: str) -> dict[str, Any]:
 def test_passing_case_is_fully_explained(report: dict[str, Any]) -> None:
     row = case(report, "c-ok")
     assert row["query"] == "postgres is slow"
-    assert (
-        row["backend"] == "embedded"
-        and row["mode"] == "bm25"
-        and row["kind"] == "static"
-    )
+    assert row["backend"] == "embedded" and row["mode"] == "bm25" and row["kind"] == "static"
     assert row["scopes"] == ["domain:code"] and row["user"] == "u-ana"
     assert row["expected"] == {"relevant": {"should_only_include": ["m-pg"]}}
     retrieved = row["retrieved"]
@@ -160,9 +154,7 @@ def test_summary_counts(report: dict[str, Any]) -> None:
     assert summary["backend"] == "embedded" and summary["mode"] == "bm25"
     assert summary["static_passed"] == 1 and summary["static_total"] == 2
     assert summary["pass_rate"] == pytest.approx(0.5)
-    assert summary["mean_precision"] == pytest.approx(0.75) and summary[
-        "mean_recall"
-    ] == pytest.approx(1.0)
+    assert summary["mean_precision"] == pytest.approx(0.75) and summary["mean_recall"] == pytest.approx(1.0)
 
 
 def test_metadata_names_machine_versions_and_backend(report: dict[str, Any]) -> None:
@@ -173,9 +165,7 @@ def test_metadata_names_machine_versions_and_backend(report: dict[str, Any]) -> 
     assert isinstance(meta["cpus"], int) and meta["cpus"] >= 1
     assert datetime.fromisoformat(meta["created_at"]).tzinfo is not None
     assert "git_commit" in meta
-    assert (
-        meta["backend"]["backend"] == "embedded" and meta["backend"]["server_version"]
-    )
+    assert meta["backend"]["backend"] == "embedded" and meta["backend"]["server_version"]
     assert meta["modes"] == ["bm25"]
 
 
@@ -200,9 +190,7 @@ def test_markdown_lists_failures_with_reasons(report: dict[str, Any]) -> None:
         "not json",
     ],
 )
-def test_compare_refuses_a_non_report_with_one_harness_error(
-    tmp_path: Path, content: str
-) -> None:
+def test_compare_refuses_a_non_report_with_one_harness_error(tmp_path: Path, content: str) -> None:
     path = tmp_path / "other.json"
     path.write_text(content, encoding="utf-8")
     with pytest.raises(HarnessError) as info:
@@ -227,9 +215,7 @@ def test_compare_with_no_reports_is_a_harness_error(tmp_path: Path) -> None:
         compare.load_summaries(compare.default_reports(tmp_path))
 
 
-def test_compare_later_report_replaces_earlier_row(
-    tmp_path: Path, report: dict[str, Any]
-) -> None:
+def test_compare_later_report_replaces_earlier_row(tmp_path: Path, report: dict[str, Any]) -> None:
     older = report["json"]
     newer = json.loads(json.dumps(older))
     newer["summary"][0]["static_passed"] = 2

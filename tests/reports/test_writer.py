@@ -21,50 +21,35 @@ def listing(folder: Path) -> set[str]:
 
 
 def stamped(folder: Path, stem: str) -> set[str]:
-    return {
-        n for n in listing(folder) if n.startswith(f"{stem}-") and "-latest." not in n
-    }
+    return {n for n in listing(folder) if n.startswith(f"{stem}-") and "-latest." not in n}
 
 
 def test_one_write_gives_stamped_files_and_latest_copies(tmp_path: Path) -> None:
     out = tmp_path / "new" / "reports"  # created on demand
-    paths = write_run_files(
-        out, "run-embedded", {"json": "{}\n", "md": "# run\n"}, now=NOW
-    )
+    paths = write_run_files(out, "run-embedded", {"json": "{}\n", "md": "# run\n"}, now=NOW)
 
     assert [p.suffix for p in paths] == [".json", ".md"]
     assert all(p.parent == out for p in paths)
     assert paths[0].stem == paths[1].stem  # the files of one run share one name
-    assert paths[0].stem.startswith(
-        "run-embedded-20240506T070809"
-    )  # UTC date and time of `now`
+    assert paths[0].stem.startswith("run-embedded-20240506T070809")  # UTC date and time of `now`
     assert listing(out) == {p.name for p in paths} | {
         "run-embedded-latest.json",
         "run-embedded-latest.md",
     }
-    assert (
-        paths[0].read_text(encoding="utf-8") == "{}\n"
-        and paths[1].read_text(encoding="utf-8") == "# run\n"
-    )
+    assert paths[0].read_text(encoding="utf-8") == "{}\n" and paths[1].read_text(encoding="utf-8") == "# run\n"
     assert (out / "run-embedded-latest.json").read_text(encoding="utf-8") == "{}\n"
     assert (out / "run-embedded-latest.md").read_text(encoding="utf-8") == "# run\n"
 
 
 def test_stamp_is_utc_whatever_the_clock_zone(tmp_path: Path) -> None:
-    plus_two = NOW.astimezone(
-        timezone(timedelta(hours=2))
-    )  # same instant, 09:08:09 local
+    plus_two = NOW.astimezone(timezone(timedelta(hours=2)))  # same instant, 09:08:09 local
     (path,) = write_run_files(tmp_path, "run-x", {"json": "{}"}, now=plus_two)
     assert "T070809" in path.name, path.name
 
 
 def test_two_writes_in_the_same_second_keep_both(tmp_path: Path) -> None:
-    first = write_run_files(
-        tmp_path, "run-embedded", {"json": "first", "md": "first md"}, now=NOW
-    )
-    second = write_run_files(
-        tmp_path, "run-embedded", {"json": "second", "md": "second md"}, now=NOW
-    )
+    first = write_run_files(tmp_path, "run-embedded", {"json": "first", "md": "first md"}, now=NOW)
+    second = write_run_files(tmp_path, "run-embedded", {"json": "second", "md": "second md"}, now=NOW)
 
     assert {p.name for p in first}.isdisjoint({p.name for p in second})
     assert second[0].stem == second[1].stem
@@ -72,12 +57,8 @@ def test_two_writes_in_the_same_second_keep_both(tmp_path: Path) -> None:
     assert [p.read_text(encoding="utf-8") for p in second] == ["second", "second md"]
     assert len(stamped(tmp_path, "run-embedded")) == 4
     # latest is the newest
-    assert (tmp_path / "run-embedded-latest.json").read_text(
-        encoding="utf-8"
-    ) == "second"
-    assert (tmp_path / "run-embedded-latest.md").read_text(
-        encoding="utf-8"
-    ) == "second md"
+    assert (tmp_path / "run-embedded-latest.json").read_text(encoding="utf-8") == "second"
+    assert (tmp_path / "run-embedded-latest.md").read_text(encoding="utf-8") == "second md"
 
 
 def test_existing_file_with_the_stamped_name_is_never_overwritten(
@@ -87,9 +68,7 @@ def test_existing_file_with_the_stamped_name_is_never_overwritten(
     for i in range(3):
         write_run_files(tmp_path, "run-x", {"json": f"later {i}"}, now=NOW)
     assert path.read_text(encoding="utf-8") == "original"
-    contents = sorted(
-        (tmp_path / n).read_text(encoding="utf-8") for n in stamped(tmp_path, "run-x")
-    )
+    contents = sorted((tmp_path / n).read_text(encoding="utf-8") for n in stamped(tmp_path, "run-x"))
     assert contents == ["later 0", "later 1", "later 2", "original"]
     assert (tmp_path / "run-x-latest.json").read_text(encoding="utf-8") == "later 2"
 
@@ -108,9 +87,7 @@ def test_concurrent_writers_never_share_a_name(tmp_path: Path) -> None:
     def worker(n: int) -> None:
         try:
             for i in range(5):
-                write_run_files(
-                    tmp_path, "run-x", {"json": f"{n}-{i}", "md": f"{n}-{i}"}, now=NOW
-                )
+                write_run_files(tmp_path, "run-x", {"json": f"{n}-{i}", "md": f"{n}-{i}"}, now=NOW)
         except BaseException as exc:  # noqa: BLE001
             errors.append(exc)
 
@@ -122,30 +99,22 @@ def test_concurrent_writers_never_share_a_name(tmp_path: Path) -> None:
     assert not errors
     names = stamped(tmp_path, "run-x")
     assert len(names) == 40
-    jsons = sorted(
-        (tmp_path / n).read_text(encoding="utf-8") for n in names if n.endswith(".json")
-    )
+    jsons = sorted((tmp_path / n).read_text(encoding="utf-8") for n in names if n.endswith(".json"))
     assert jsons == sorted(f"{n}-{i}" for n in range(4) for i in range(5))
     for name in names:  # the two files of one run carry the same content
         if name.endswith(".json"):
             md = tmp_path / name.replace(".json", ".md")
-            assert md.read_text(encoding="utf-8") == (tmp_path / name).read_text(
-                encoding="utf-8"
-            )
+            assert md.read_text(encoding="utf-8") == (tmp_path / name).read_text(encoding="utf-8")
 
 
 def test_no_temp_files_are_left(tmp_path: Path) -> None:
     for _ in range(3):
         write_run_files(tmp_path, "run-x", {"json": "{}", "md": "x"}, now=NOW)
-    leftovers = [
-        n for n in listing(tmp_path) if n.startswith(".") or n.endswith(".tmp")
-    ]
+    leftovers = [n for n in listing(tmp_path) if n.startswith(".") or n.endswith(".tmp")]
     assert leftovers == []
 
 
-def test_failed_rename_leaves_no_file_behind(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
-) -> None:
+def test_failed_rename_leaves_no_file_behind(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     def broken_replace(src, dst) -> None:
         raise OSError(28, "No space left on device")
 
@@ -162,13 +131,9 @@ def test_failed_content_write_leaves_no_partial_file(tmp_path: Path) -> None:
     with pytest.raises(UnicodeError):
         write_run_files(tmp_path, "run-x", contents, now=NOW)
     for name in listing(tmp_path):
-        assert not name.startswith(".") and not name.endswith(".tmp"), (
-            f"temp file left: {name}"
-        )
+        assert not name.startswith(".") and not name.endswith(".tmp"), f"temp file left: {name}"
         text = (tmp_path / name).read_text(encoding="utf-8")
-        assert text in contents.values(), (
-            f"{name} holds {text!r}: a partial or empty report"
-        )
+        assert text in contents.values(), f"{name} holds {text!r}: a partial or empty report"
 
 
 def test_failed_write_keeps_the_previous_latest_pair(tmp_path: Path) -> None:

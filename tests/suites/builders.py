@@ -73,12 +73,8 @@ def valid_suite() -> dict[str, Any]:
                             "label": "establishes_topic",
                             "scopes": ["domain:code"],
                             "message": "add a redis cache",
-                            "create": memory(
-                                "m-redis", name="redis_cache", aliases=["redis"]
-                            ),
-                            "expect": {
-                                "relevant": {"should_only_include": ["m-redis"]}
-                            },
+                            "create": memory("m-redis", name="redis_cache", aliases=["redis"]),
+                            "expect": {"relevant": {"should_only_include": ["m-redis"]}},
                         }
                     ],
                 },
@@ -110,7 +106,5 @@ def write_suite(folder: Path, data: dict[str, Any]) -> Path:
     folder.mkdir(parents=True, exist_ok=True)
     for key in ("corpus", "static", "session"):
         if key in data:
-            (folder / f"{key}.json").write_text(
-                json.dumps(data[key], indent=2), encoding="utf-8"
-            )
+            (folder / f"{key}.json").write_text(json.dumps(data[key], indent=2), encoding="utf-8")
     return folder

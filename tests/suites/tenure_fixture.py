@@ -214,11 +214,7 @@ def static_cases() -> list[dict[str, Any]]:
             "description": "A relation brings its participants one hop.",
             "scope": ["domain:code"],
             "query": "Check the billing storage before the migration",
-            "expect": {
-                "relevantBeliefs": {
-                    "shouldOnlyInclude": ["b-rel-billing-db", "b-api", "b-postgres"]
-                }
-            },
+            "expect": {"relevantBeliefs": {"shouldOnlyInclude": ["b-rel-billing-db", "b-api", "b-postgres"]}},
         },
         {
             "caseId": "prelude-writing",
@@ -318,9 +314,7 @@ def session_cases() -> list[dict[str, Any]]:
                     ["database"],
                     {
                         "relevantBeliefs": {"shouldOnlyInclude": ["b-postgres"]},
-                        "pinnedFacts": {
-                            "mustInclude": ["b-strict-ts", "b-pref-concise"]
-                        },
+                        "pinnedFacts": {"mustInclude": ["b-strict-ts", "b-pref-concise"]},
                         "openQuestions": {"mustInclude": ["b-oq-hosting"]},
                     },
                 ),
@@ -384,16 +378,12 @@ def session_cases() -> list[dict[str, Any]]:
     ]
 
 
-def write_tenure(
-    folder: Path, *, seed: Any = None, static: Any = None, sessions: Any = None
-) -> Path:
+def write_tenure(folder: Path, *, seed: Any = None, static: Any = None, sessions: Any = None) -> Path:
     folder.mkdir(parents=True, exist_ok=True)
     files = {
         "beliefs.seed.json": beliefs() if seed is None else seed,
         "retrieval.cases.json": static_cases() if static is None else static,
-        "session-retrieval.cases.json": session_cases()
-        if sessions is None
-        else sessions,
+        "session-retrieval.cases.json": session_cases() if sessions is None else sessions,
     }
     for name, data in files.items():
         if data is not False:  # False: leave the file out

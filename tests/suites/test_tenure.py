@@ -81,39 +81,23 @@ def test_belief_fields_map_onto_memories(suite: Suite) -> None:
     assert pg.injectable
 
     ts = memories["b-strict-ts"]
-    assert (
-        ts.type is MemoryType.PREFERENCE
-        and ts.pinned
-        and ts.confidence == 0.95
-        and ts.reinforcement_count == 3
-    )
+    assert ts.type is MemoryType.PREFERENCE and ts.pinned and ts.confidence == 0.95 and ts.reinforcement_count == 3
 
     mysql = memories["b-mysql-old"]
     assert mysql.type is MemoryType.DECISION
-    assert (
-        mysql.status is Status.SUPERSEDED
-        and mysql.superseded_by == "b-postgres"
-        and not mysql.injectable
-    )
+    assert mysql.status is Status.SUPERSEDED and mysql.superseded_by == "b-postgres" and not mysql.injectable
 
     orm = memories["b-oq-orm"]
     assert orm.type is MemoryType.OPEN_QUESTION and orm.aliases == ("which orm",)
     assert orm.resolved_at == datetime(2024, 3, 1, tzinfo=UTC) and not orm.injectable
-    assert (
-        memories["b-oq-hosting"].resolved_at is None
-        and memories["b-oq-hosting"].injectable
-    )
+    assert memories["b-oq-hosting"].resolved_at is None and memories["b-oq-hosting"].injectable
 
     rel = memories["b-rel-billing-db"]
     assert rel.type is MemoryType.RELATION and rel.relation_type == "depends_on"
     assert rel.participants == ("b-api", "b-postgres")
 
     concise = memories["b-pref-concise"]
-    assert (
-        concise.scopes == ("user:universal",)
-        and concise.pinned
-        and concise.confidence == 0.99
-    )
+    assert concise.scopes == ("user:universal",) and concise.pinned and concise.confidence == 0.99
 
     assert memories["b-pref-oxford"].scopes == ("domain:writing",)
     theo = memories["b-theo-postgres"]
@@ -125,25 +109,15 @@ def test_static_cases_map_field_by_field(suite: Suite) -> None:
     assert list(cases) == [c["caseId"] for c in static_cases()]
 
     alias = cases["alias-postgres"]
-    assert (
-        alias.category == "Alias resolution"
-        and alias.description == "A plain alias resolves to its entity."
-    )
+    assert alias.category == "Alias resolution" and alias.description == "A plain alias resolves to its entity."
     assert alias.user is None and alias.scopes == ("domain:code",)
     assert alias.query == "Why is postgres slow on the orders table?"
     assert alias.budget is None
     assert alias.expect.relevant.should_only_include == ("b-postgres",)
-    assert (
-        alias.expect.relevant.must_include == ()
-        and alias.expect.relevant.must_exclude == ()
-    )
+    assert alias.expect.relevant.must_include == () and alias.expect.relevant.must_exclude == ()
     assert alias.expect.pinned.must_include == ("b-strict-ts", "b-pref-concise")
     assert alias.expect.pinned.should_only_include is None
-    assert (
-        alias.expect.open_questions is None
-        and alias.expect.prelude is None
-        and alias.expect.noise is None
-    )
+    assert alias.expect.open_questions is None and alias.expect.prelude is None and alias.expect.noise is None
 
     # paper tag style: no category; the `_note` annotation is dropped, the assertion kept
     mysql = cases["supersession-mysql"]
@@ -158,9 +132,7 @@ def test_static_cases_map_field_by_field(suite: Suite) -> None:
 
     budget = cases["budget-one"]
     assert budget.budget is not None and budget.budget.max_beliefs == 1
-    assert (
-        budget.expect.relevant.should_only_include == ()
-    )  # empty list kept: nothing may surface
+    assert budget.expect.relevant.should_only_include == ()  # empty list kept: nothing may surface
 
     prelude = cases["prelude-writing"].expect.prelude
     assert cases["prelude-writing"].query == ""
@@ -171,9 +143,7 @@ def test_static_cases_map_field_by_field(suite: Suite) -> None:
     ) and prelude.must_not_contain == ("strict mode",)
 
     questions = cases["questions-resolved"].expect.open_questions
-    assert questions.must_include == ("b-oq-hosting",) and questions.must_exclude == (
-        "b-oq-orm",
-    )
+    assert questions.must_include == ("b-oq-hosting",) and questions.must_exclude == ("b-oq-orm",)
 
 
 def test_session_cases_map_turns_mutations_and_hoisted_pinned(suite: Suite) -> None:
@@ -188,38 +158,25 @@ def test_session_cases_map_turns_mutations_and_hoisted_pinned(suite: Suite) -> N
         TurnLabel.RE_ENTRY,
     ]
     t0, t1, t2, t3 = a.turns
-    assert (
-        t0.scopes == ("domain:code",)
-        and t0.message == "The postgres pool is exhausted again"
-    )
+    assert t0.scopes == ("domain:code",) and t0.message == "The postgres pool is exhausted again"
     assert t0.topics == ("database",)
     assert t0.expect.open_questions.must_include == ("b-oq-hosting",)
 
     created = t1.create
     assert created is not None and created.id == "b-redis" and created.user == "u-maya"
-    assert (
-        created.name == "redis_cache"
-        and created.aliases == ("redis",)
-        and created.scopes == ("domain:code",)
-    )
+    assert created.name == "redis_cache" and created.aliases == ("redis",) and created.scopes == ("domain:code",)
     assert t1.expect.noise.must_not_surface == ("b-postgres",)
     assert t1.update is None
 
-    assert t2.update == AliasUpdate(
-        memory_id="b-api", add_aliases=("billing gateway", "payments edge")
-    )
+    assert t2.update == AliasUpdate(memory_id="b-api", add_aliases=("billing gateway", "payments edge"))
     assert t2.create is None
     assert t2.expect.relevant.should_only_include == ("b-api",)
 
     # the documented misnesting: relevantBeliefs.pinnedFacts is the turn's pinned tier
     assert t3.expect.relevant.should_only_include == ("b-postgres",)
-    assert t3.expect.pinned is not None and t3.expect.pinned.must_include == (
-        "b-pref-concise",
-    )
+    assert t3.expect.pinned is not None and t3.expect.pinned.must_include == ("b-pref-concise",)
 
-    assert len(b.turns) == 1 and b.turns[0].expect.relevant.should_only_include == (
-        "b-redis",
-    )
+    assert len(b.turns) == 1 and b.turns[0].expect.relevant.should_only_include == ("b-redis",)
 
 
 def test_fixtures_one_folder_below_the_given_dir(tmp_path: Path) -> None:
@@ -250,9 +207,7 @@ def test_several_fixture_folders_is_a_clear_error(tmp_path: Path) -> None:
 
 def test_no_fixtures_below_the_dir(tmp_path: Path) -> None:
     (tmp_path / "empty").mkdir()
-    assert_names(
-        load_error(tmp_path / "empty"), str(tmp_path / "empty"), "beliefs.seed.json"
-    )
+    assert_names(load_error(tmp_path / "empty"), str(tmp_path / "empty"), "beliefs.seed.json")
 
 
 def test_missing_dir(tmp_path: Path) -> None:
@@ -266,13 +221,9 @@ def test_missing_static_file(tmp_path: Path) -> None:
 
 def test_malformed_seed_json(tmp_path: Path) -> None:
     folder = write_tenure(tmp_path / "t")
-    (folder / "beliefs.seed.json").write_text(
-        '[\n  {"_id": "b-x"\n]\n', encoding="utf-8"
-    )
+    (folder / "beliefs.seed.json").write_text('[\n  {"_id": "b-x"\n]\n', encoding="utf-8")
     # line 3 column 1: the `]` where a `,` or `}` was expected
-    assert_names(
-        load_error(folder), str(folder / "beliefs.seed.json"), "line 3", "column 1"
-    )
+    assert_names(load_error(folder), str(folder / "beliefs.seed.json"), "line 3", "column 1")
 
 
 def test_empty_seed(tmp_path: Path) -> None:
@@ -309,18 +260,14 @@ def test_unknown_belief_in_pinned_facts(tmp_path: Path) -> None:
         case["expect"]["pinnedFacts"]["mustExclude"] = ["b-ghost"]
 
     folder = write_tenure(tmp_path / "t", static=_static_with("budget-one", change))
-    assert_names(
-        load_error(folder), "budget-one", "pinnedFacts", "mustExclude", "b-ghost"
-    )
+    assert_names(load_error(folder), "budget-one", "pinnedFacts", "mustExclude", "b-ghost")
 
 
 def test_unknown_field_in_a_case(tmp_path: Path) -> None:
     def change(case: dict[str, Any]) -> None:
         case["expect"]["relevantBeliefs"] = {"shoudOnlyInclude": ["b-api"]}
 
-    folder = write_tenure(
-        tmp_path / "t", static=_static_with("relation-expansion", change)
-    )
+    folder = write_tenure(tmp_path / "t", static=_static_with("relation-expansion", change))
     assert_names(
         load_error(folder),
         str(folder / "retrieval.cases.json"),
@@ -360,9 +307,7 @@ def test_bad_belief_scope_names_the_belief_and_the_field(tmp_path: Path) -> None
     seed = beliefs()
     seed[0]["scope"] = ["code"]
     folder = write_tenure(tmp_path / "t", seed=seed)
-    assert_names(
-        load_error(folder), str(folder / "beliefs.seed.json"), "b-postgres", "scope"
-    )
+    assert_names(load_error(folder), str(folder / "beliefs.seed.json"), "b-postgres", "scope")
 
 
 def test_bad_case_scope_names_the_case_and_the_field(tmp_path: Path) -> None:
@@ -404,9 +349,7 @@ def test_duplicate_case_id(tmp_path: Path) -> None:
     cases = static_cases()
     cases[1]["caseId"] = "alias-postgres"
     folder = write_tenure(tmp_path / "t", static=cases)
-    assert_names(
-        load_error(folder), str(folder / "retrieval.cases.json"), "alias-postgres"
-    )
+    assert_names(load_error(folder), str(folder / "retrieval.cases.json"), "alias-postgres")
 
 
 def test_update_of_an_unknown_belief(tmp_path: Path) -> None:
@@ -452,9 +395,7 @@ def test_later_session_case_may_name_a_belief_created_earlier(tmp_path: Path) ->
     """session-b names b-redis, which only session-a creates: valid (state carries over)."""
     suite = load_tenure(write_tenure(tmp_path / "t"))
     assert "b-redis" not in {m.id for m in suite.corpus.memories}
-    assert suite.session_cases[1].turns[0].expect.relevant.should_only_include == (
-        "b-redis",
-    )
+    assert suite.session_cases[1].turns[0].expect.relevant.should_only_include == ("b-redis",)
 
 
 def test_session_case_may_not_name_a_belief_created_later(tmp_path: Path) -> None:
@@ -475,9 +416,7 @@ def bm25_results(suite: Suite):
 
 
 def test_bm25_verdicts_match_the_readme_semantics(bm25_results) -> None:
-    assert all(r.error is None for r in bm25_results), [
-        r.error for r in bm25_results if r.error
-    ]
+    assert all(r.error is None for r in bm25_results), [r.error for r in bm25_results if r.error]
     static = {r.case_id: r.passed for r in bm25_results if r.kind == "static"}
     turns = {(r.case_id, r.turn): r.passed for r in bm25_results if r.kind == "session"}
     assert static == STATIC_VERDICTS
@@ -503,9 +442,7 @@ def test_bm25_tiers_of_selected_cases(bm25_results) -> None:
     assert relevant("alias-postgres") == ["b-postgres"]
     # the superseded belief is reported missing
     assert relevant("supersession-mysql") == []
-    assert any(
-        "b-mysql-old" in reason for reason in by_id["supersession-mysql"].reasons
-    )
+    assert any("b-mysql-old" in reason for reason in by_id["supersession-mysql"].reasons)
     # the relation ranks first; its participants follow it
     assert relevant("relation-expansion")[0] == "b-rel-billing-db"
     assert set(relevant("relation-expansion")[1:]) == {"b-api", "b-postgres"}
