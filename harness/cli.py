@@ -6,6 +6,7 @@ Exit codes: 0 done; 1 a quality gate failed (`--fail-under`, `--error-threshold`
 
 from __future__ import annotations
 
+import os
 import sys
 from dataclasses import replace
 from pathlib import Path
@@ -92,18 +93,80 @@ def run(
     url: Annotated[
         str | None, typer.Option(help="Use this running server (e.g. from `harness up`) instead of a new container.")
     ] = None,
+    dataset: Annotated[
+        str | None,
+        typer.Option(
+            help="A public dataset instead of suites: longmemeval-s, longmemeval-m, longmemeval-oracle, locomo."
+        ),
+    ] = None,
+    file: Annotated[
+        Path | None, typer.Option(help="The dataset file (default: looked up in HARNESS_DATA_DIR, ../shared/datasets).")
+    ] = None,
+    granularity: Annotated[str, typer.Option(help="Dataset documents: session or turn.")] = "session",
+    sample: Annotated[str, typer.Option(help="With --limit: head, stride or stratified (by question type).")] = "head",
+    seed: Annotated[int, typer.Option(help="Seed for --sample stratified.")] = 0,
+    error_threshold: Annotated[
+        float, typer.Option(min=0.0, max=1.0, help="Exit 1 when more than this fraction of questions errored.")
+    ] = 0.0,
+    dry_run: Annotated[bool, typer.Option(help="Show what a dataset run would do, and run nothing.")] = False,
 ) -> int:
-    """Run suites on a backend in each mode; print the scorecard and write JSON + Markdown reports."""
+    """Run suites (or a public dataset) on a backend in each mode; print the scorecard, write JSON + Markdown reports."""
     modes = _modes(mode)
     backends = [check_backend(b) for b in dict.fromkeys(backend)]
     if url is not None and len(backends) != 1:
         raise HarnessError("--url needs exactly one --backend")
+    if dataset is not None:
+        return max(
+            _run_dataset(
+                name, url, dataset, file, modes, granularity, limit, sample, seed, error_threshold, dry_run, out, model
+            )
+            for name in backends
+        )
     plan = Plan([load_suite(s) for s in suite], modes, _settings(fields), limit)
     embedder = suite_embedder(model) if plan.needs_vectors else None
     exit_code = 0
     for name in backends:
         exit_code = max(exit_code, _run_backend(name, plan, embedder, model, out, fail_under, url))
     return exit_code
+
+
+def _run_dataset(
+    name: str,
+    url: str | None,
+    dataset: str,
+    file: Path | None,
+    modes: list[Mode],
+    granularity: str,
+    limit: int | None,
+    sample: str,
+    seed: int,
+    error_threshold: float,
+    dry_run: bool,
+    out: Path,
+    model: str,
+) -> int:
+    from harness.datasets.command import run_dataset
+    from harness.embeddings.embedder import Embedder
+
+    with backend_session(name, url) as engine:
+        runnable, unsupported = runnable_modes(modes, engine.info())
+        for mode, reason in unsupported.items():
+            err_console.print(f"{name}: {mode.value} mode not run: {reason}", highlight=False)
+        return run_dataset(
+            dataset=dataset,
+            file=file,
+            backend=engine,
+            modes=[m.value for m in runnable],
+            granularity=granularity,
+            limit=limit,
+            sample=sample,
+            seed=seed,
+            error_threshold=error_threshold,
+            dry_run=dry_run,
+            out_dir=out,
+            embedder_factory=lambda: Embedder(model),
+            console=out_console,
+        )
 
 
 def _run_backend(
@@ -206,12 +269,48 @@ def embed(
 def bench(
     repeat: Annotated[int, typer.Option(min=1, help="Timed repetitions of the whole run.")] = 5,
     backend: Annotated[str, typer.Option("--backend", "-b")] = "embedded",
+    datasets: Annotated[
+        bool, typer.Option(help="Benchmark the public datasets instead: LoCoMo, LongMemEval oracle and sample.")
+    ] = False,
+    synthetic: Annotated[
+        int,
+        typer.Option(
+            min=0, help="With --datasets: also a LongMemEval-S-sized file of N haystacks built from the sample."
+        ),
+    ] = 0,
+    out: Annotated[Path, typer.Option(help="Report folder (--datasets).")] = Path("reports"),
 ) -> int:
-    """Time the whole built-in run in every mode, and per-query latency."""
-    from harness.bench import bench_builtin
+    """Time the whole built-in run in every mode and per-query latency; or the datasets (--datasets)."""
+    if not datasets:
+        from harness.bench import bench_builtin
 
-    bench_builtin(check_backend(backend), repeat, suite_embedder("all-MiniLM-L6-v2"), out_console)
-    return 0
+        bench_builtin(check_backend(backend), repeat, suite_embedder("all-MiniLM-L6-v2"), out_console)
+        return 0
+    import functools
+
+    from harness.backends.embedded import EmbeddedBackend
+    from harness.datasets.bench import bench_datasets
+    from harness.embeddings.embedder import Embedder
+
+    if check_backend(backend) not in SERVER_BACKENDS:
+        return bench_datasets(
+            backend_factories={backend: EmbeddedBackend},
+            synthetic_haystacks=synthetic,
+            out_dir=out,
+            embedder_factory=Embedder,
+            console=out_console,
+        )
+    endpoint, container = start_server(backend, f"bench-{os.getpid()}")
+    try:
+        return bench_datasets(
+            backend_factories={backend: functools.partial(connect, backend, endpoint.url)},
+            synthetic_haystacks=synthetic,
+            out_dir=out,
+            embedder_factory=Embedder,
+            console=out_console,
+        )
+    finally:
+        container.stop()
 
 
 _CLIENT_HINTS = {

@@ -12,7 +12,7 @@ import numpy as np
 from harness.backends.base import Backend, Clause, Filters, Hit, Index, IndexSpec, rank_key
 from harness.models import UNIVERSAL_SCOPE, Memory, MemoryType, Status
 from harness.pipeline.context import Context, Retrieved
-from harness.pipeline.fusion import rrf
+from harness.pipeline.fusion import ranks, rrf
 from harness.pipeline.matching import WordMatcher
 from harness.pipeline.prelude import persona_prelude
 from harness.pipeline.settings import Mode, PipelineSettings
@@ -126,9 +126,9 @@ class MemoryPipeline:
                 relevant = [Retrieved(h.id, 0, h.score, h.clauses, None, "vector") for h in vector]
             else:
                 fused = rrf(
-                    {"bm25": [Hit(r.id, r.score) for r in lexical], "vector": vector},
-                    self._settings.rrf_k,
+                    {"bm25": ranks([r.id for r in lexical]), "vector": ranks(vector)},
                     self._settings.vector_k,
+                    self._settings.rrf_k,
                 )
                 why = {r.id: r.matched for r in lexical}
                 relevant = [Retrieved(h.id, 0, h.score, h.clauses, why.get(h.id), "hybrid") for h in fused]

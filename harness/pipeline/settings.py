@@ -13,6 +13,10 @@ class Mode(StrEnum):
     VECTOR = "vector"
     HYBRID = "hybrid"
 
+    @property
+    def needs_vectors(self) -> bool:
+        return self is not Mode.BM25
+
 
 SURFACE_FIELDS: Mapping[str, float] = MappingProxyType({"name": 1.0, "aliases": 2.0})
 CONTENT_FIELDS: Mapping[str, float] = MappingProxyType({"content": 1.0})

@@ -1,0 +1,295 @@
+"""The dataset benchmark: per file, backend, granularity and mode, the time, memory and quality numbers.
+
+Each cell runs in a fresh process, so its peak memory is its own and no cell warms another's
+caches (the embedding cache on disk is shared on purpose: the benchmark measures warm-cache runs).
+A LongMemEval-S-sized file can be built from the 5-question sample by repeating its haystacks.
+"""
+
+from __future__ import annotations
+
+import json
+import multiprocessing
+import pickle
+import tempfile
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from concurrent.futures import ProcessPoolExecutor
+from contextlib import contextmanager
+from dataclasses import asdict, dataclass
+from datetime import UTC, datetime
+from pathlib import Path
+from typing import Any
+
+import ijson
+from rich.console import Console
+from rich.table import Table
+
+from harness.backends.base import Backend
+from harness.datasets.base import Granularity
+from harness.datasets.command import SPECS, find_file
+from harness.datasets.evaluate import evaluate
+from harness.datasets.report import machine
+from harness.datasets.summary import summarize
+from harness.embeddings import Embedder
+from harness.errors import HarnessError
+from harness.pipeline.settings import Mode
+from harness.reports.writer import write_run_files
+
+SAMPLE_FILE = "longmemeval_s.sample5.json"
+S_HAYSTACKS = 500
+"""LongMemEval-S has 500 questions, each its own haystack of about 48 sessions."""
+
+ROW_METRICS = (
+    "recall_any@1",
+    "recall_any@5",
+    "recall_any@10",
+    "recall_all@1",
+    "recall_all@5",
+    "recall_all@10",
+    "recall@10",
+    "ndcg@10",
+    "mrr",
+)
+
+
+@dataclass(frozen=True, slots=True)
+class BenchTarget:
+    """One file to benchmark, read as `dataset` (which picks its reader and published numbers)."""
+
+    label: str
+    dataset: str
+    path: Path
+
+
+@dataclass(frozen=True, slots=True)
+class BenchRow:
+    """The numbers of one (file, backend, granularity, mode) cell at one scoring level."""
+
+    label: str
+    backend: str
+    mode: str
+    granularity: str
+    level: str
+    questions: int
+    errors: int
+    haystacks: int
+    turns: int
+    wall_s: float
+    ingest_s: float
+    embed_s: float
+    p50_ms: float
+    p95_ms: float
+    peak_rss_mb: float
+    metrics: dict[str, float | None]
+
+
+def default_targets() -> list[BenchTarget]:
+    """LoCoMo, the LongMemEval oracle and the LongMemEval-S sample, where the data folders have them."""
+    wanted = [
+        ("locomo", "locomo", SPECS["locomo"].files),
+        ("longmemeval-oracle", "longmemeval-oracle", SPECS["longmemeval-oracle"].files),
+        ("longmemeval-s sample5", "longmemeval-s", (SAMPLE_FILE,)),
+    ]
+    return [BenchTarget(label, dataset, path) for label, dataset, names in wanted if (path := find_file(names))]
+
+
+def build_synthetic_longmemeval(sample: Path, out: Path, haystacks: int = S_HAYSTACKS) -> Path:
+    """Write a LongMemEval file of `haystacks` questions by cycling the sample's records.
+
+    Copies get `syn<n>_` prefixed to their question and session ids, so every haystack is distinct
+    to the harness while texts (and so cached embeddings) repeat. Written record by record.
+    """
+    with sample.open("rb") as handle:
+        records = list(ijson.items(handle, "item", use_float=True))
+    if not records:
+        raise HarnessError(f"{sample} holds no LongMemEval records to repeat")
+    with out.open("w", encoding="utf-8") as handle:
+        handle.write("[")
+        for n in range(haystacks):
+            record = dict(records[n % len(records)])
+            prefix = f"syn{n}_"
+            record["question_id"] = prefix + record["question_id"]
+            record["haystack_session_ids"] = [prefix + s for s in record["haystack_session_ids"]]
+            record["answer_session_ids"] = [prefix + s for s in record["answer_session_ids"]]
+            handle.write(("," if n else "") + json.dumps(record))
+        handle.write("]")
+    return out
+
+
+def bench_cell(
+    target: BenchTarget,
+    backend_name: str,
+    backend_factory: Callable[[], Backend],
+    mode: Mode,
+    granularity: Granularity,
+    embedder_factory: Callable[[], Embedder],
+) -> list[BenchRow]:
+    """Run one cell in this process and return a row per scored level."""
+    reader = SPECS[target.dataset].reader(target.path)
+    backend = backend_factory()
+    try:
+        run = evaluate(
+            reader,
+            None,
+            backend=backend,
+            modes=[mode],
+            granularity=granularity,
+            embedder=embedder_factory() if mode.needs_vectors else None,
+            total=None,
+        )
+    finally:
+        backend.close()
+    (summary,) = summarize(run)
+    return [
+        BenchRow(
+            label=target.label,
+            backend=backend_name,
+            mode=str(mode),
+            granularity=str(granularity),
+            level=str(level),
+            questions=level_summary.overall.questions,
+            errors=summary.errors,
+            haystacks=len(run.haystacks),
+            turns=sum(h.documents for h in run.haystacks),
+            wall_s=run.wall_s,
+            ingest_s=sum(h.ingest_s for h in run.haystacks),
+            embed_s=sum(h.embed_s for h in run.haystacks),
+            p50_ms=summary.latency.p50_ms,
+            p95_ms=summary.latency.p95_ms,
+            peak_rss_mb=run.peak_rss_mb,
+            metrics={m: level_summary.overall.metrics[m] for m in ROW_METRICS},
+        )
+        for level, level_summary in summary.levels.items()
+    ]
+
+
+@contextmanager
+def _runner(isolate: bool) -> Iterator[Callable[..., list[BenchRow]]]:
+    """Run cells in a fresh spawned process each (isolate) or in this one."""
+    if not isolate:
+        yield bench_cell
+        return
+    context = multiprocessing.get_context("spawn")
+    with ProcessPoolExecutor(max_workers=1, mp_context=context, max_tasks_per_child=1) as pool:
+        yield lambda *args: pool.submit(bench_cell, *args).result()
+
+
+def run_bench(
+    targets: Sequence[BenchTarget],
+    backend_factories: Mapping[str, Callable[[], Backend]],
+    modes: Sequence[Mode],
+    granularities: Sequence[Granularity],
+    embedder_factory: Callable[[], Embedder],
+    isolate: bool = True,
+) -> list[BenchRow]:
+    """Every cell, in order; factories must pickle (top-level callables) when `isolate` is on."""
+    if isolate:
+        pickle.dumps((dict(backend_factories), embedder_factory))
+    rows: list[BenchRow] = []
+    with _runner(isolate) as run_cell:
+        for target in targets:
+            for name, factory in backend_factories.items():
+                for granularity in granularities:
+                    for mode in modes:
+                        rows.extend(run_cell(target, name, factory, mode, granularity, embedder_factory))
+    return rows
+
+
+def bench_datasets(
+    *,
+    backend_factories: Mapping[str, Callable[[], Backend]],
+    modes: Sequence[str] = ("bm25", "vector", "hybrid"),
+    granularities: Sequence[str] = ("session", "turn"),
+    targets: Sequence[BenchTarget] | None = None,
+    synthetic_haystacks: int = 0,
+    out_dir: Path,
+    embedder_factory: Callable[[], Embedder],
+    isolate: bool = True,
+    console: Console | None = None,
+) -> int:
+    """The benchmark command: run, print a table, write `bench-datasets-<time>.{json,md}`; exit code 0."""
+    console = console or Console()
+    parsed_modes = [Mode(m) for m in modes]
+    parsed_granularities = [Granularity(g) for g in granularities]
+    chosen = list(targets) if targets is not None else default_targets()
+    with tempfile.TemporaryDirectory(prefix="harness-bench-") as scratch:
+        if synthetic_haystacks:
+            sample = find_file((SAMPLE_FILE,))
+            if sample is None:
+                raise HarnessError(f"the synthetic LongMemEval-S file is built from {SAMPLE_FILE}, not found")
+            path = build_synthetic_longmemeval(
+                sample, Path(scratch) / "longmemeval_s.synthetic.json", synthetic_haystacks
+            )
+            chosen.append(BenchTarget(f"longmemeval-s synthetic x{synthetic_haystacks}", "longmemeval-s", path))
+        if not chosen:
+            raise HarnessError(
+                "no dataset files to benchmark: see `harness run --help` (--dataset, --file) for where to put them"
+            )
+        rows = run_bench(chosen, backend_factories, parsed_modes, parsed_granularities, embedder_factory, isolate)
+    report = {"kind": "dataset-bench", "at": datetime.now(UTC).isoformat(timespec="seconds"), "machine": machine()}
+    report["rows"] = [asdict(r) for r in rows]
+    paths = write_run_files(
+        out_dir, "bench-datasets", {"json": json.dumps(report, indent=1) + "\n", "md": render_bench_markdown(report)}
+    )
+    console.print(_bench_table(rows))
+    for path in paths:
+        console.print(f"report: {path}")
+    return 0
+
+
+_COLUMNS = ("R@1 any", "R@5 any", "R@10 any", "R@1 all", "R@5 all", "R@10 all", "recall@10", "nDCG@10", "MRR")
+
+
+def _row_cells(row: BenchRow) -> list[str]:
+    quality = ["—" if row.metrics[m] is None else f"{row.metrics[m]:.3f}" for m in ROW_METRICS]
+    timing = [
+        f"{row.ingest_s:.1f}",
+        f"{row.p50_ms:.2f}",
+        f"{row.p95_ms:.2f}",
+        f"{row.peak_rss_mb:.0f}",
+        f"{row.wall_s:.1f}",
+    ]
+    return [row.label, row.backend, row.mode, row.granularity, row.level, str(row.questions), *quality, *timing]
+
+
+_HEADER = (
+    "file",
+    "backend",
+    "mode",
+    "granularity",
+    "level",
+    "n",
+    *_COLUMNS,
+    "ingest s",
+    "p50 ms",
+    "p95 ms",
+    "peak MB",
+    "wall s",
+)
+
+
+def _bench_table(rows: Sequence[BenchRow]) -> Table:
+    table = Table(title="dataset benchmark")
+    for column in _HEADER:
+        table.add_column(column)
+    for row in rows:
+        table.add_row(*_row_cells(row))
+    return table
+
+
+def render_bench_markdown(report: Mapping[str, Any]) -> str:
+    rows = [BenchRow(**r) for r in report["rows"]]
+    info = report["machine"]
+    lines = [
+        "# Dataset benchmark",
+        "",
+        f"{report['at']}; {info['platform']}, {info['cpus']} CPUs, {info['memory_gb']} GB, Python {info['python']}.",
+        "Quality: recall_any = any gold item in the top k; recall_all = every gold item in the top k; recall@10 ="
+        " fraction of gold items in the top 10; nDCG@10 binary; MRR within the top 100. Latency: search only,"
+        " per question. Peak: the cell's process peak resident memory. Wall: the whole cell (parse, embed lookup,"
+        " ingest, query, score).",
+        "",
+        "| " + " | ".join(_HEADER) + " |",
+        "|" + "---|" * len(_HEADER),
+    ]
+    lines += ["| " + " | ".join(_row_cells(row)) + " |" for row in rows]
+    return "\n".join(lines) + "\n"

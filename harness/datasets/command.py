@@ -1,0 +1,337 @@
+"""What the CLI's dataset commands call: resolve the file, sample, run, report, and judge the run.
+
+Nothing is downloaded: a missing file is a `HarnessError` saying where to get it and where to put it.
+"""
+
+from __future__ import annotations
+
+import os
+from collections import Counter
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from enum import StrEnum
+from pathlib import Path
+from typing import TypeVar
+
+from rich.console import Console
+from rich.table import Table
+
+from harness.backends.base import Backend
+from harness.datasets.base import DatasetReader, Granularity
+from harness.datasets.evaluate import Evaluation, evaluate, skip_reason
+from harness.datasets.locomo import LoCoMoFile
+from harness.datasets.longmemeval import LongMemEvalFile
+from harness.datasets.report import RunContext, build_report, write_report
+from harness.datasets.retrieval import Mode, embedding_texts
+from harness.datasets.sampling import SampleMethod, select
+from harness.datasets.summary import summarize
+from harness.embeddings import Embedder
+from harness.errors import HarnessError
+
+_Choice = TypeVar("_Choice", bound=StrEnum)
+
+DATA_DIR_ENV = "HARNESS_DATA_DIR"
+SHARED_DATA_DIR = Path(__file__).resolve().parents[3] / "shared" / "datasets"
+"""`../shared/datasets` beside the checkout, wherever the command runs from."""
+
+_LONGMEMEVAL_SOURCE = "the LongMemEval release (Hugging Face dataset xiaowu0162/longmemeval-cleaned)"
+
+
+@dataclass(frozen=True, slots=True)
+class DatasetSpec:
+    """A dataset the harness reads: its file names, where users get it, and its reader."""
+
+    title: str
+    files: tuple[str, ...]
+    source: str
+    reader: Callable[[Path], DatasetReader]
+
+
+SPECS: dict[str, DatasetSpec] = {
+    "longmemeval-s": DatasetSpec(
+        "LongMemEval-S", ("longmemeval_s_cleaned.json", "longmemeval_s.json"), _LONGMEMEVAL_SOURCE, LongMemEvalFile
+    ),
+    "longmemeval-m": DatasetSpec(
+        "LongMemEval-M", ("longmemeval_m_cleaned.json", "longmemeval_m.json"), _LONGMEMEVAL_SOURCE, LongMemEvalFile
+    ),
+    "longmemeval-oracle": DatasetSpec(
+        "LongMemEval oracle", ("longmemeval_oracle.json",), _LONGMEMEVAL_SOURCE, LongMemEvalFile
+    ),
+    "locomo": DatasetSpec(
+        "LoCoMo", ("locomo10.json",), "the LoCoMo repository (github.com/snap-research/locomo, data/)", LoCoMoFile
+    ),
+}
+DATASETS = frozenset(SPECS)
+
+
+def data_dirs() -> list[Path]:
+    """Folders searched for dataset files: `$HARNESS_DATA_DIR`, then `../shared/datasets`."""
+    dirs = [Path(d) for d in [os.environ.get(DATA_DIR_ENV)] if d]
+    return [*dirs, SHARED_DATA_DIR]
+
+
+def find_file(names: Sequence[str]) -> Path | None:
+    return next((d / n for d in data_dirs() for n in names if (d / n).is_file()), None)
+
+
+def resolve_file(dataset: str, file: Path | None) -> Path:
+    """The file to read: `--file` if given, else the first known file name in the data folders."""
+    spec = _spec(dataset)
+    if file is not None:
+        if not file.is_file():
+            raise HarnessError(f"{spec.title} file {file} does not exist (check --file)")
+        return file
+    if (found := find_file(spec.files)) is not None:
+        return found
+    looked = ", ".join(str(d) for d in data_dirs())
+    raise HarnessError(
+        f"{spec.title} data not found: looked for {' or '.join(spec.files)} in {looked}. Nothing is downloaded "
+        f"at run time: get {spec.files[0]} from {spec.source}, then pass --file PATH or put it in "
+        f"${DATA_DIR_ENV} or {SHARED_DATA_DIR}"
+    )
+
+
+def _spec(dataset: str) -> DatasetSpec:
+    if dataset not in SPECS:
+        raise HarnessError(f"unknown dataset {dataset!r}: choose one of {', '.join(sorted(SPECS))}")
+    return SPECS[dataset]
+
+
+def _choice(kind: type[_Choice], value: str, what: str) -> _Choice:
+    try:
+        return kind(value)
+    except ValueError:
+        raise HarnessError(f"unknown {what} {value!r}: choose one of {', '.join(kind)}") from None
+
+
+@dataclass(frozen=True, slots=True)
+class RunSettings:
+    """Validated arguments of one dataset run."""
+
+    dataset: str
+    path: Path
+    modes: tuple[Mode, ...]
+    granularity: Granularity
+    limit: int | None
+    sample: SampleMethod
+    seed: int
+    error_threshold: float
+
+
+def settings(
+    *,
+    dataset: str,
+    file: Path | None,
+    modes: Sequence[str],
+    granularity: str,
+    limit: int | None,
+    sample: str,
+    seed: int,
+    error_threshold: float,
+) -> RunSettings:
+    """Check every argument before any work, so mistakes cost nothing."""
+    _spec(dataset)
+    parsed_modes = tuple(dict.fromkeys(_choice(Mode, m, "mode") for m in modes))
+    if not parsed_modes:
+        raise HarnessError("no retrieval mode given: choose from bm25, vector, hybrid")
+    if limit is not None and limit < 1:
+        raise HarnessError(f"--limit must be at least 1, got {limit}")
+    if not 0 <= error_threshold <= 1:
+        raise HarnessError(f"--error-threshold is a fraction between 0 and 1, got {error_threshold}")
+    return RunSettings(
+        dataset,
+        resolve_file(dataset, file),
+        parsed_modes,
+        _choice(Granularity, granularity, "granularity"),
+        limit,
+        _choice(SampleMethod, sample, "sample method"),
+        seed,
+        error_threshold,
+    )
+
+
+def run_dataset(
+    *,
+    dataset: str,
+    file: Path | None,
+    backend: Backend,
+    modes: Sequence[str],
+    granularity: str,
+    limit: int | None,
+    sample: str,
+    seed: int,
+    error_threshold: float,
+    dry_run: bool,
+    out_dir: Path,
+    embedder_factory: Callable[[], Embedder],
+    console: Console | None = None,
+) -> int:
+    """Run one dataset and write its reports; exit code 1 when more than `error_threshold` of questions errored."""
+    console = console or Console()
+    run_settings = settings(
+        dataset=dataset,
+        file=file,
+        modes=modes,
+        granularity=granularity,
+        limit=limit,
+        sample=sample,
+        seed=seed,
+        error_threshold=error_threshold,
+    )
+    started_at = datetime.now(UTC)
+    reader = SPECS[dataset].reader(run_settings.path)
+    scan_needed = run_settings.limit is None or run_settings.sample is not SampleMethod.HEAD
+    refs = reader.scan() if scan_needed else None
+    selected = select(refs, run_settings.limit, run_settings.sample, run_settings.seed)
+    total = len(refs) if refs is not None else None
+    expected = len(selected) if selected is not None else total
+    needs_vectors = any(m.needs_vectors for m in run_settings.modes)
+    embedder = embedder_factory() if needs_vectors else None
+    if dry_run:
+        _dry_run(console, run_settings, reader, selected, total, embedder)
+        return 0
+    run = evaluate(
+        reader,
+        selected,
+        backend=backend,
+        modes=run_settings.modes,
+        granularity=run_settings.granularity,
+        embedder=embedder,
+        total=expected,
+    )
+    context = RunContext(
+        dataset=dataset,
+        file=run_settings.path,
+        backend=backend.info(),
+        embedding_model=embedder.model if embedder else None,
+        limit=run_settings.limit,
+        sample=str(run_settings.sample),
+        seed=run_settings.seed,
+        total_questions=total if total is not None else len({r.id for r in run.results}),
+        selected_questions=len({r.id for r in run.results}),
+        error_threshold=run_settings.error_threshold,
+        started_at=started_at,
+    )
+    paths = write_report(build_report(run, context), out_dir)
+    _print_summary(console, run_settings, run, paths)
+    return 1 if run.error_fraction() > run_settings.error_threshold else 0
+
+
+def embed_dataset(
+    *,
+    dataset: str,
+    file: Path | None,
+    embedder: Embedder,
+    limit: int | None = None,
+    sample: str = "head",
+    seed: int = 0,
+    batch: int = 8192,
+) -> int:
+    """Cache the vectors a vector or hybrid run of this selection needs; returns how many were computed.
+
+    Haystacks are streamed and missing texts embedded `batch` at a time, so the largest files
+    never hold all their texts at once and an interrupted run keeps what it finished.
+    """
+    path = resolve_file(dataset, file)
+    method = _choice(SampleMethod, sample, "sample method")
+    if limit is not None and limit < 1:
+        raise HarnessError(f"--limit must be at least 1, got {limit}")
+    reader = SPECS[dataset].reader(path)
+    selected = select(None if limit is not None and method is SampleMethod.HEAD else reader.scan(), limit, method, seed)
+    pending: dict[str, None] = {}
+    computed = 0
+    for haystack in reader.read(selected):
+        texts = [*embedding_texts(haystack), *(q.text for q in haystack.questions)]
+        pending.update((t, None) for t, v in zip(texts, embedder.cache.lookup(texts), strict=True) if v is None)
+        if len(pending) >= batch:
+            embedder.embed(list(pending))
+            computed += len(pending)
+            pending.clear()
+    if pending:
+        embedder.embed(list(pending))
+    return computed + len(pending)
+
+
+def _dry_run(
+    console: Console,
+    run_settings: RunSettings,
+    reader: DatasetReader,
+    selected: frozenset[int] | None,
+    total: int | None,
+    embedder: Embedder | None,
+) -> None:
+    """Read and check everything a run would use, index nothing, and say what the run would do."""
+    haystacks = documents = 0
+    categories: Counter[str] = Counter()
+    skipped: Counter[str] = Counter()
+    defects = notes = 0
+    texts: set[str] = set()
+    for haystack in reader.read(selected):
+        haystacks += 1
+        documents += len(haystack.documents)
+        notes += len(haystack.notes)
+        for question in haystack.questions:
+            categories[question.category] += 1
+            defects += len(question.defects)
+            if (reason := skip_reason(question, run_settings.granularity)) is not None:
+                skipped[reason] += 1
+        if embedder is not None:
+            texts.update(embedding_texts(haystack))
+            texts.update(q.text for q in haystack.questions)
+    table = Table(title=f"dry run: {run_settings.dataset} ({run_settings.path})", show_header=False)
+    table.add_row("questions", f"{sum(categories.values())} of {total if total is not None else '?'}")
+    for category, count in sorted(categories.items()):
+        table.add_row(f"  {category}", str(count))
+    table.add_row("haystacks", str(haystacks))
+    table.add_row("turns", str(documents))
+    for reason, count in skipped.items():
+        table.add_row("skipped", f"{count}: {reason}")
+    table.add_row("evidence defects", str(defects))
+    table.add_row("load notes", str(notes))
+    table.add_row("modes", ", ".join(run_settings.modes))
+    if embedder is not None:
+        missing = sum(v is None for v in embedder.cache.lookup(sorted(texts)))
+        table.add_row("embeddings", f"{missing} of {len(texts)} texts not cached for {embedder.model}")
+    console.print(table)
+
+
+def _print_summary(console: Console, run_settings: RunSettings, run: Evaluation, paths: Sequence[Path]) -> None:
+    table = Table(
+        title=f"{run_settings.dataset}, {run_settings.granularity} granularity, {len(run.haystacks)} haystacks"
+    )
+    for column in ("mode", "level", "n", "R@1 any", "R@5 any", "R@10 any", "R@5 all", "R@10 all", "nDCG@10", "MRR"):
+        table.add_column(column)
+    table.add_column("p50 ms")
+    table.add_column("p95 ms")
+    for summary in summarize(run):
+        for level, level_summary in summary.levels.items():
+            m = level_summary.overall.metrics
+            cells = [
+                m[k]
+                for k in (
+                    "recall_any@1",
+                    "recall_any@5",
+                    "recall_any@10",
+                    "recall_all@5",
+                    "recall_all@10",
+                    "ndcg@10",
+                    "mrr",
+                )
+            ]
+            table.add_row(
+                str(summary.mode),
+                str(level),
+                str(level_summary.overall.questions),
+                *("—" if v is None else f"{v:.3f}" for v in cells),
+                f"{summary.latency.p50_ms:.2f}",
+                f"{summary.latency.p95_ms:.2f}",
+            )
+    console.print(table)
+    ingest = sum(h.ingest_s for h in run.haystacks)
+    console.print(
+        f"wall {run.wall_s:.1f} s, ingest {ingest:.1f} s, peak memory {run.peak_rss_mb:.0f} MB, "
+        f"errors {run.error_fraction():.1%} (threshold {run_settings.error_threshold:.1%})"
+    )
+    for path in paths:
+        console.print(f"report: {path}")

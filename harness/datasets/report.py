@@ -1,0 +1,273 @@
+"""Dataset run reports: a JSON record of every question and a Markdown summary, dated with a latest copy."""
+
+from __future__ import annotations
+
+import json
+import os
+import platform
+import sys
+from dataclasses import dataclass
+from datetime import UTC, datetime
+from importlib import metadata
+from pathlib import Path
+from typing import Any
+
+from harness.backends.base import BackendInfo
+from harness.datasets.evaluate import Evaluation, QuestionResult
+from harness.datasets.published import published_for
+from harness.datasets.retrieval import CONTEXT_WEIGHT, DEPTH, NEIGHBOUR_SHARE
+from harness.datasets.scoring import DEFINITIONS, definition_of
+from harness.datasets.summary import ModeSummary, defect_counts, skipped_counts, summarize
+from harness.pipeline.fusion import RRF_K
+from harness.reports.writer import write_run_files
+
+HEADLINE = (
+    "recall_any@1",
+    "recall_any@5",
+    "recall_any@10",
+    "recall_all@1",
+    "recall_all@5",
+    "recall_all@10",
+    "ndcg@10",
+    "mrr",
+)
+
+METHOD = (
+    f"Indexed text is analysed by the harness analyzer (lowercased words, stopwords dropped, no stemming). "
+    f"Turns are indexed as `speaker: text` with their same-session neighbours in a `context` field "
+    f"(BM25 weight {CONTEXT_WEIGHT}); a turn's vector is its own plus {NEIGHBOUR_SHARE} of each neighbour's. "
+    f"Sessions are indexed whole for BM25. bm25: BM25 at the run's granularity. vector: cosine over turns, "
+    f"a session scoring its best turn (max). hybrid: RRF (k={RRF_K}) over three turn rankings: BM25 of turns, "
+    f"cosine of turns, and turns nested under BM25 of sessions (sessions in BM25 order, turns within a session "
+    f"in the order of the first two fused); a session scores its best turn (max). "
+    f"Turn runs are also scored at session level, each session by its best turn (max). Rankings are cut at "
+    f"{DEPTH}. Latency is the search only: query vectors are looked up before, timed as embedding."
+)
+
+
+@dataclass(frozen=True, slots=True)
+class RunContext:
+    """What a report states about the run besides its results."""
+
+    dataset: str
+    file: Path
+    backend: BackendInfo
+    embedding_model: str | None
+    limit: int | None
+    sample: str
+    seed: int
+    total_questions: int
+    selected_questions: int
+    error_threshold: float
+    started_at: datetime
+
+
+def machine() -> dict[str, Any]:
+    """Where the numbers were measured: timings mean little without it."""
+    try:
+        memory_gb = round(os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2**30, 1)
+    except (ValueError, OSError, AttributeError):
+        memory_gb = None
+    try:
+        harness_version = metadata.version("memory-retrieval-harness")
+    except metadata.PackageNotFoundError:
+        harness_version = "not installed"
+    return {
+        "platform": platform.platform(),
+        "machine": platform.machine(),
+        "processor": platform.processor() or None,
+        "cpus": os.cpu_count(),
+        "memory_gb": memory_gb,
+        "python": sys.version.split()[0],
+        "harness": harness_version,
+    }
+
+
+def _mode_json(summary: ModeSummary) -> dict[str, Any]:
+    return {
+        "asked": summary.asked,
+        "errors": summary.errors,
+        "latency_ms": {
+            "count": summary.latency.count,
+            "p50": summary.latency.p50_ms,
+            "p95": summary.latency.p95_ms,
+            "mean": summary.latency.mean_ms,
+            "max": summary.latency.max_ms,
+        },
+        "levels": {
+            str(level): {
+                "questions": ls.overall.questions,
+                "metrics": ls.overall.metrics,
+                "by_category": {c: {"questions": a.questions, "metrics": a.metrics} for c, a in ls.by_category.items()},
+            }
+            for level, ls in summary.levels.items()
+        },
+    }
+
+
+def _question_json(result: QuestionResult) -> dict[str, Any]:
+    return {
+        "id": result.id,
+        "haystack": result.haystack,
+        "type": result.category,
+        "question": result.text,
+        "mode": str(result.mode) if result.mode else None,
+        "status": str(result.status),
+        "error": result.reason,
+        "latency_ms": None if result.latency_s is None else round(result.latency_s * 1000, 3),
+        "abstention": result.abstention,
+        "defects": list(result.defects),
+        "levels": {
+            str(lv.level): {
+                "gold": list(lv.gold),
+                "retrieved": [[i, s] for i, s in lv.retrieved],
+                "metrics": lv.metrics,
+            }
+            for lv in result.levels
+        },
+    }
+
+
+def comparison(dataset: str, summaries: list[ModeSummary]) -> list[dict[str, Any]]:
+    """Published numbers next to ours for the same level and metric definition, for each mode run."""
+    rows = []
+    for published in published_for(dataset):
+        ours = {
+            str(s.mode): s.levels[published.level].overall.metrics.get(published.metric)
+            for s in summaries
+            if published.level in s.levels
+        }
+        rows.append(
+            {
+                "system": published.system,
+                "level": str(published.level),
+                "metric": published.metric,
+                "definition": definition_of(published.metric),
+                "published": published.value,
+                "ours": ours,
+            }
+        )
+    return rows
+
+
+def build_report(run: Evaluation, context: RunContext) -> dict[str, Any]:
+    """The JSON document: settings, machine, definitions, summaries, comparison, every question."""
+    summaries = summarize(run)
+    return {
+        "kind": "dataset-run",
+        "dataset": context.dataset,
+        "file": str(context.file),
+        "started_at": context.started_at.isoformat(timespec="seconds"),
+        "machine": machine(),
+        "backend": {
+            "name": context.backend.backend,
+            "engine": context.backend.engine,
+            "version": context.backend.server_version,
+            "lexical_scorer": context.backend.lexical_scorer,
+            "vector_engine": context.backend.vector_engine,
+        },
+        "embedding_model": context.embedding_model,
+        "granularity": str(run.granularity),
+        "modes": [str(m) for m in run.modes],
+        "selection": {
+            "limit": context.limit,
+            "sample": context.sample,
+            "seed": context.seed,
+            "selected": context.selected_questions,
+            "total": context.total_questions,
+        },
+        "method": METHOD,
+        "definitions": DEFINITIONS,
+        "timing": {
+            "wall_s": run.wall_s,
+            "ingest_s": sum(h.ingest_s for h in run.haystacks),
+            "embed_s": sum(h.embed_s for h in run.haystacks),
+            "haystacks": len(run.haystacks),
+            "documents": sum(h.documents for h in run.haystacks),
+            "peak_rss_mb": run.peak_rss_mb,
+        },
+        "error_fraction": run.error_fraction(),
+        "error_threshold": context.error_threshold,
+        "skipped": dict(skipped_counts(run)),
+        "defects": dict(defect_counts(run)),
+        "notes": run.notes,
+        "summary": {str(s.mode): _mode_json(s) for s in summaries},
+        "published": comparison(context.dataset, summaries),
+        "questions": [_question_json(r) for r in run.results],
+    }
+
+
+def _fmt(value: float | None) -> str:
+    return "—" if value is None else f"{value:.3f}"
+
+
+def render_markdown(report: dict[str, Any]) -> str:
+    """A human summary of the JSON report; every number carries its metric's name and definition."""
+    sel, timing = report["selection"], report["timing"]
+    lines = [
+        f"# {report['dataset']} retrieval, {report['granularity']} granularity",
+        "",
+        f"- file: `{report['file']}`; questions: {sel['selected']} of {sel['total']}"
+        + (f" (limit {sel['limit']}, sample {sel['sample']}, seed {sel['seed']})" if sel["limit"] else ""),
+        f"- backend: {report['backend']['name']} ({report['backend']['engine']}, {report['backend']['version']})",
+        f"- embedding model: {report['embedding_model'] or 'none (bm25 only)'}",
+        f"- started {report['started_at']}; wall {timing['wall_s']:.1f} s; ingest {timing['ingest_s']:.1f} s over "
+        f"{timing['haystacks']} haystacks ({timing['documents']} turns); embedding {timing['embed_s']:.1f} s; "
+        f"peak memory {timing['peak_rss_mb']:.0f} MB",
+        f"- machine: {report['machine']['platform']}, {report['machine']['cpus']} CPUs, "
+        f"{report['machine']['memory_gb']} GB, Python {report['machine']['python']}",
+        f"- errors: {report['error_fraction']:.1%} of questions asked (threshold {report['error_threshold']:.1%})",
+        "",
+        "## Results",
+        "",
+        "| mode | level | questions | " + " | ".join(HEADLINE) + " | p50 ms | p95 ms |",
+        "|---|---|---|" + "---|" * (len(HEADLINE) + 2),
+    ]
+    for mode, summary in report["summary"].items():
+        for level, data in summary["levels"].items():
+            cells = " | ".join(_fmt(data["metrics"][m]) for m in HEADLINE)
+            lat = summary["latency_ms"]
+            lines.append(f"| {mode} | {level} | {data['questions']} | {cells} | {lat['p50']:.2f} | {lat['p95']:.2f} |")
+    lines += ["", "## By question type", ""]
+    for mode, summary in report["summary"].items():
+        for level, data in summary["levels"].items():
+            lines += [f"### {mode}, {level} level", "", "| type | questions | " + " | ".join(HEADLINE) + " |"]
+            lines.append("|---|---|" + "---|" * len(HEADLINE))
+            for category, agg in data["by_category"].items():
+                cells = " | ".join(_fmt(agg["metrics"][m]) for m in HEADLINE)
+                lines.append(f"| {category} | {agg['questions']} | {cells} |")
+            lines.append("")
+    lines += ["## Compared with published numbers", ""]
+    if report["published"]:
+        modes = list(report["summary"])
+        lines.append(
+            "| system | level | metric (definition) | published | " + " | ".join(f"ours, {m}" for m in modes) + " |"
+        )
+        lines.append("|---|---|---|---|" + "---|" * len(modes))
+        for row in report["published"]:
+            ours = " | ".join(_fmt(row["ours"].get(m)) for m in modes)
+            lines.append(
+                f"| {row['system']} | {row['level']} | {row['metric']} ({row['definition']}) | {row['published']:.3f} | {ours} |"
+            )
+        lines += [
+            "",
+            f"Published numbers are on the full file; this run asked {sel['selected']} of {sel['total']} questions.",
+        ]
+    else:
+        lines.append("No published retrieval numbers for this file.")
+    lines += ["", "## Skipped questions and data defects", ""]
+    lines += [f"- skipped, {reason}: {n}" for reason, n in report["skipped"].items()] or ["- none skipped"]
+    lines += [f"- evidence defect, {kind}: {n}" for kind, n in report["defects"].items()]
+    lines += [f"- {note}" for note in report["notes"][:50]]
+    if len(report["notes"]) > 50:
+        lines.append(f"- ... {len(report['notes']) - 50} more notes in the JSON report")
+    lines += ["", "## Method and definitions", "", report["method"], ""]
+    lines += [f"- **{name}**: {text}" for name, text in report["definitions"].items()]
+    return "\n".join(lines) + "\n"
+
+
+def write_report(report: dict[str, Any], out_dir: Path) -> list[Path]:
+    """`dataset-<name>-<granularity>-<UTC time>.{json,md}` plus `-latest` copies."""
+    stem = f"dataset-{report['dataset']}-{report['granularity']}"
+    contents = {"json": json.dumps(report, indent=1, default=str) + "\n", "md": render_markdown(report)}
+    return write_run_files(out_dir, stem, contents, now=datetime.now(UTC))

@@ -1,0 +1,110 @@
+"""Retrieval over one haystack on the embedded backend: modes, granularities, fusion, aggregation."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+
+from harness.backends.base import Hit
+from harness.backends.embedded import EmbeddedBackend
+from harness.datasets.base import Document, Granularity, Haystack
+from harness.datasets.retrieval import (
+    HaystackIndex,
+    by_session,
+    contextual_vectors,
+    embedding_texts,
+    layers,
+    query_terms,
+)
+from harness.pipeline.fusion import RRF_K, rrf
+from harness.pipeline.settings import Mode
+
+from .builders import BagOfWordsEncoder
+
+DOCS = (
+    Document("a:1", "a", "Can you suggest a banana bread recipe?", "user", None),
+    Document("a:2", "a", "Mash bananas, add flour and bake.", "assistant", None),
+    Document("b:1", "b", "I graduated with a degree in Business Administration.", "user", None),
+    Document("b:2", "b", "Congratulations!", "assistant", None),
+    Document("c:1", "c", "My commute to work is 45 minutes.", "user", None),
+)
+HAYSTACK = Haystack("h", DOCS, ())
+
+
+def _index(granularity: Granularity, modes: list[Mode]) -> HaystackIndex:
+    vectors = BagOfWordsEncoder().encode(embedding_texts(HAYSTACK)) if any(m.needs_vectors for m in modes) else None
+    return HaystackIndex(EmbeddedBackend(), "t", HAYSTACK, granularity, modes, vectors)
+
+
+def _query(text: str) -> tuple[list[str], np.ndarray]:
+    return query_terms(text), BagOfWordsEncoder().encode([text])[0]
+
+
+@pytest.mark.parametrize("mode", list(Mode))
+def test_turn_runs_rank_the_gold_turn_first_and_score_sessions_by_max(mode: Mode) -> None:
+    index = _index(Granularity.TURN, [mode])
+    rankings = index.search(mode, *_query("What degree did I graduate with?"))
+
+    assert rankings[Granularity.TURN][0].id == "b:1"
+    assert rankings[Granularity.SESSION][0].id == "b"
+    assert rankings[Granularity.SESSION][0].score == pytest.approx(rankings[Granularity.TURN][0].score)
+
+
+@pytest.mark.parametrize("mode", list(Mode))
+def test_session_runs_rank_sessions(mode: Mode) -> None:
+    index = _index(Granularity.SESSION, [mode])
+    rankings = index.search(mode, *_query("how long is my commute to work"))
+    assert list(rankings) == [Granularity.SESSION]
+    assert rankings[Granularity.SESSION][0].id == "c"
+
+
+def test_bm25_needs_only_its_own_granularity_and_hybrid_both() -> None:
+    assert layers(Granularity.SESSION, [Mode.BM25]) == {Granularity.SESSION}
+    assert layers(Granularity.SESSION, [Mode.VECTOR]) == {Granularity.TURN}
+    assert layers(Granularity.TURN, [Mode.HYBRID]) == {Granularity.TURN, Granularity.SESSION}
+
+
+def test_neighbouring_turns_are_searchable_context() -> None:
+    """`Congratulations!` alone says nothing; its neighbour's words find it."""
+    index = _index(Granularity.TURN, [Mode.BM25])
+    hits = index.search(Mode.BM25, query_terms("business degree"), None)[Granularity.TURN]
+    assert [h.id for h in hits] == ["b:1", "b:2"]
+
+
+def test_context_vectors_mix_only_same_session_neighbours() -> None:
+    vectors = np.eye(5, dtype=np.float32)
+    mixed = contextual_vectors(DOCS, vectors)
+    np.testing.assert_allclose(mixed[4], vectors[4])
+    np.testing.assert_allclose(mixed[0], np.array([2, 1, 0, 0, 0]) / np.sqrt(5), atol=1e-6)
+    np.testing.assert_allclose(np.linalg.norm(mixed, axis=1), 1, atol=1e-6)
+
+
+def test_an_all_stopword_question_finds_nothing_lexically() -> None:
+    index = _index(Granularity.SESSION, [Mode.BM25])
+    assert index.search(Mode.BM25, query_terms("what is it?"), None)[Granularity.SESSION] == []
+
+
+def test_rrf_sums_reciprocal_ranks_and_breaks_ties_by_id() -> None:
+    fused = rrf({"x": {"a": 1, "b": 2}, "y": {"b": 1, "c": 1}}, 10)
+    assert [h.id for h in fused] == ["b", "a", "c"]
+    assert fused[0].score == pytest.approx(1 / (RRF_K + 2) + 1 / (RRF_K + 1))
+    assert [c.term for c in fused[0].clauses] == ["x#2", "y#1"]
+
+
+def test_by_session_keeps_each_sessions_best_turn() -> None:
+    hits = [Hit("a:2", 3.0), Hit("b:1", 2.0), Hit("a:1", 1.0)]
+    sessions = by_session(hits, {"a:1": "a", "a:2": "a", "b:1": "b"}, 10)
+    assert [(h.id, h.score) for h in sessions] == [("a", 3.0), ("b", 2.0)]
+
+
+def test_drop_removes_the_namespaces() -> None:
+    backend = EmbeddedBackend()
+    index = HaystackIndex(backend, "gone", HAYSTACK, Granularity.TURN, [Mode.BM25], None)
+    index.drop()
+    tables = {r[0] for r in backend._db.execute("SELECT name FROM sqlite_master")}  # noqa: SLF001 - checking clean-up
+    assert not any(name.startswith("gone") for name in tables)
+
+
+def test_vector_modes_without_vectors_are_refused() -> None:
+    with pytest.raises(ValueError, match="need turn vectors"):
+        HaystackIndex(EmbeddedBackend(), "t", HAYSTACK, Granularity.TURN, [Mode.HYBRID], None)
