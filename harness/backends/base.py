@@ -43,6 +43,10 @@ class Filters:
     kinds: frozenset[str] | None = None
     live_only: bool = True
 
+    @property
+    def unrestricted(self) -> bool:
+        return self.user is None and self.scopes is None and self.kinds is None and not self.live_only
+
     def admits(self, doc: IndexDoc) -> bool:
         """Reference semantics, for engines that filter in Python and for tests."""
         return (

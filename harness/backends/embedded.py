@@ -33,6 +33,7 @@ class EmbeddedIndex:
         self._spec = spec
         self._fields = {f: _identifier(f"{self._ns}_f_{f}") for f in spec.fields}
         self._rows: dict[str, int] = {}
+        self._ids: list[str] = []
         self._vectors = np.zeros((0, spec.dimensions or 0), dtype=np.float32)
         self._create()
 
@@ -67,6 +68,7 @@ class EmbeddedIndex:
         if row is None:
             row = len(self._rows)
             self._rows[doc.id] = row
+            self._ids.append(doc.id)
         else:
             self._db.execute(f"DELETE FROM {ns}_docs WHERE row = ?", (row,))
             self._db.execute(f"DELETE FROM {ns}_scopes WHERE row = ?", (row,))
@@ -131,16 +133,20 @@ class EmbeddedIndex:
     def vector(self, query: np.ndarray, filters: Filters, limit: int) -> list[Hit]:
         if not self._spec.dimensions:
             raise BackendUnavailable(f"embedded index {self._ns} was created without vectors")
-        where, params = self._where(filters)
-        rows = self._db.execute(f"SELECT d.row, d.id FROM {self._ns}_docs d WHERE {where}", params).fetchall()
-        if not rows:
+        if filters.unrestricted:  # every row: no need to ask SQLite which ones
+            index, ids = np.arange(len(self._ids)), self._ids
+        else:
+            where, params = self._where(filters)
+            rows = self._db.execute(f"SELECT d.row, d.id FROM {self._ns}_docs d WHERE {where}", params).fetchall()
+            index = np.fromiter((r for r, _ in rows), dtype=np.int64, count=len(rows))
+            ids = [i for _, i in rows]
+        if not ids:
             return []
-        index = np.fromiter((r for r, _ in rows), dtype=np.int64, count=len(rows))
         # Row-wise float64 sums, not a BLAS matrix product: BLAS rounding depends on where a row
         # sits in memory, which would make scores (and ties) depend on load order.
         sims = (self._vectors[index].astype(np.float64) * unit(query).astype(np.float64)).sum(axis=1)
         top = np.argsort(-sims, kind="stable")[: limit + 32] if len(sims) > limit + 32 else range(len(sims))
-        hits = [Hit(rows[i][1], float(sims[i]), (Clause("vector", "cosine", float(sims[i])),)) for i in top]
+        hits = [Hit(ids[i], float(sims[i]), (Clause("vector", "cosine", float(sims[i])),)) for i in top]
         return ranked(hits, limit)
 
     def drop(self) -> None:
@@ -148,6 +154,7 @@ class EmbeddedIndex:
             self._db.execute(f"DROP TABLE IF EXISTS {table}")
         self._db.executescript(f"DROP TABLE IF EXISTS {self._ns}_docs; DROP TABLE IF EXISTS {self._ns}_scopes;")
         self._rows.clear()
+        self._ids.clear()
 
 
 class EmbeddedBackend:
