@@ -313,11 +313,11 @@ def bench(
         container.stop()
 
 
-_CLIENT_HINTS = {
-    "postgres": "psql '{url}'",
-    "redis": "redis-cli -u {url}",
-    "valkey": "valkey-cli -u {url}",
-    "atlas": "mongosh '{url}'",
+_SAMPLE_QUERIES = {
+    "postgres": """psql '{url}' -c 'SELECT id, "user", kind FROM ns_builtin.docs LIMIT 5'""",
+    "redis": "redis-cli -u {url} --scan --pattern 'h:{{builtin}}:*' --count 100",
+    "valkey": "valkey-cli -u {url} --scan --pattern 'h:{{builtin}}:*' --count 100",
+    "atlas": """mongosh '{url}' --eval 'db.getSiblingDB("harness").builtin.find().limit(5)'""",
 }
 
 
@@ -349,8 +349,8 @@ def up(
         out_console.print(f"{backend} is up: {info.server_version} ({info.engine}), container {container.name}")
         out_console.print(f"  url:     {endpoint.url}")
         out_console.print(f"  seeded:  namespace 'builtin', {len(suite.corpus.memories)} memories")
-        out_console.print(f"  client:  {_CLIENT_HINTS[backend].format(url=endpoint.url)}")
-        out_console.print(f"  run:     harness run -b {backend} --url '{endpoint.url}' -m bm25")
+        out_console.print(f"  query:   {_SAMPLE_QUERIES[backend].format(url=endpoint.url)}")
+        out_console.print(f"  suites:  harness run -b {backend} --url '{endpoint.url}' -m bm25")
         out_console.print("Ctrl-C stops and removes it.")
         while True:
             time.sleep(3600)
