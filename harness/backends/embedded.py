@@ -34,7 +34,7 @@ class EmbeddedIndex:
         self._fields = {f: _identifier(f"{self._ns}_f_{f}") for f in spec.fields}
         self._rows: dict[str, int] = {}
         self._ids: list[str] = []
-        self._vectors = np.zeros((0, spec.dimensions or 0), dtype=np.float32)
+        self._vectors = np.zeros((0, spec.dimensions or 0), dtype=np.float64)
         self._create()
 
     def _create(self) -> None:
@@ -88,7 +88,7 @@ class EmbeddedIndex:
         if doc.vector is None:
             raise ValueError(f"document {doc.id!r} has no vector but the index has {self._spec.dimensions} dimensions")
         if row == len(self._vectors):
-            grown = np.zeros((max(16, 2 * row), self._vectors.shape[1]), dtype=np.float32)
+            grown = np.zeros((max(16, 2 * row), self._vectors.shape[1]), dtype=np.float64)
             grown[:row] = self._vectors[:row]
             self._vectors = grown
         self._vectors[row] = unit(doc.vector)
@@ -134,17 +134,17 @@ class EmbeddedIndex:
         if not self._spec.dimensions:
             raise BackendUnavailable(f"embedded index {self._ns} was created without vectors")
         if filters.unrestricted:  # every row: no need to ask SQLite which ones
-            index, ids = np.arange(len(self._ids)), self._ids
+            matrix, ids = self._vectors[: len(self._ids)], self._ids
         else:
             where, params = self._where(filters)
             rows = self._db.execute(f"SELECT d.row, d.id FROM {self._ns}_docs d WHERE {where}", params).fetchall()
-            index = np.fromiter((r for r, _ in rows), dtype=np.int64, count=len(rows))
+            matrix = self._vectors[np.fromiter((r for r, _ in rows), dtype=np.int64, count=len(rows))]
             ids = [i for _, i in rows]
         if not ids:
             return []
-        # Row-wise float64 sums, not a BLAS matrix product: BLAS rounding depends on where a row
-        # sits in memory, which would make scores (and ties) depend on load order.
-        sims = (self._vectors[index].astype(np.float64) * unit(query).astype(np.float64)).sum(axis=1)
+        # Float64 row-by-row sums (einsum's own loop), not a BLAS product: BLAS rounding depends on
+        # where a row sits in memory, which would make scores (and ties) depend on load order.
+        sims = np.einsum("ij,j->i", matrix, unit(query).astype(np.float64))
         top = np.argsort(-sims, kind="stable")[: limit + 32] if len(sims) > limit + 32 else range(len(sims))
         hits = [Hit(ids[i], float(sims[i]), (Clause("vector", "cosine", float(sims[i])),)) for i in top]
         return ranked(hits, limit)
