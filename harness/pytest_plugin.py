@@ -216,7 +216,7 @@ _STATE = pytest.StashKey[_State]()
 def harness_runner(request: pytest.FixtureRequest):
     """`harness_runner(param)`: the runner for a CaseParam, its index loaded once per process."""
     state = request.config.stash[_STATE]
-    needs_vectors = any(m is not Mode.BM25 for m in _selected_modes(request.config))
+    needs_vectors = any(m.needs_vectors for m in _selected_modes(request.config))
 
     def runner(param: CaseParam) -> SuiteRunner:
         _, unsupported = runnable_modes([param.mode], state.backend(param.backend).info())

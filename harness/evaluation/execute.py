@@ -31,7 +31,7 @@ class Plan:
 
     @property
     def needs_vectors(self) -> bool:
-        return any(mode is not Mode.BM25 for mode in self.modes)
+        return any(mode.needs_vectors for mode in self.modes)
 
     def steps(self) -> int:
         """Progress units: one per static case and mode, one per session case (all its modes)."""
