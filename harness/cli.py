@@ -300,10 +300,10 @@ def bench(
             embedder_factory=Embedder,
             console=out_console,
         )
-    endpoint, container = start_server(backend, f"bench-{os.getpid()}")
+    server_url, container = start_server(backend, f"bench-{os.getpid()}")
     try:
         return bench_datasets(
-            backend_factories={backend: functools.partial(connect, backend, endpoint.url)},
+            backend_factories={backend: functools.partial(connect, backend, server_url)},
             synthetic_haystacks=synthetic,
             out_dir=out,
             embedder_factory=Embedder,
@@ -335,9 +335,9 @@ def up(
     if check_backend(backend) not in SERVER_BACKENDS:
         raise HarnessError(f"{backend!r} runs in process; `harness up` starts one of: {', '.join(SERVER_BACKENDS)}")
     err_console.print(f"starting the {backend} container…", highlight=False)
-    endpoint, container = start_server(backend, f"up-{uuid.uuid4().hex[:12]}", host_port=port)
+    server_url, container = start_server(backend, f"up-{uuid.uuid4().hex[:12]}", host_port=port)
     try:
-        engine = connect(backend, endpoint.url)
+        engine = connect(backend, server_url)
         suite = load_suite(BUILTIN)
         try:
             embedder = suite_embedder("all-MiniLM-L6-v2") if engine.info().vector_engine else None
@@ -347,10 +347,10 @@ def up(
         finally:
             engine.close()
         out_console.print(f"{backend} is up: {info.server_version} ({info.engine}), container {container.name}")
-        out_console.print(f"  url:     {endpoint.url}")
+        out_console.print(f"  url:     {server_url}")
         out_console.print(f"  seeded:  namespace 'builtin', {len(suite.corpus.memories)} memories")
-        out_console.print(f"  query:   {_SAMPLE_QUERIES[backend].format(url=endpoint.url)}")
-        out_console.print(f"  suites:  harness run -b {backend} --url '{endpoint.url}' -m bm25")
+        out_console.print(f"  query:   {_SAMPLE_QUERIES[backend].format(url=server_url)}")
+        out_console.print(f"  suites:  harness run -b {backend} --url '{server_url}' -m bm25")
         out_console.print("Ctrl-C stops and removes it.")
         while True:
             time.sleep(3600)

@@ -142,8 +142,8 @@ class SharedServers:
         with FileLock(f"{record}.lock"):
             if not record.exists():
                 try:
-                    endpoint, _ = start_server(backend, self.run_id, owner_pid=self.owner)
-                    record.write_text(json.dumps({"url": endpoint.url}))
+                    url, _ = start_server(backend, self.run_id, owner_pid=self.owner)
+                    record.write_text(json.dumps({"url": url}))
                 except BackendUnavailable as exc:
                     record.write_text(json.dumps({"error": str(exc)}))
             data = json.loads(record.read_text())

@@ -9,7 +9,6 @@ from __future__ import annotations
 import uuid
 from collections.abc import Iterator
 from contextlib import contextmanager
-from dataclasses import dataclass
 from pathlib import Path
 
 from harness.backends.base import Backend
@@ -20,17 +19,8 @@ from harness.errors import BackendUnavailable
 PROJECT_ROOT = Path(__file__).resolve().parents[2]
 
 
-@dataclass(frozen=True)
-class Endpoint:
-    """Where a server backend answers, and the container behind it (None: not ours)."""
-
-    backend: str
-    url: str
-    container: str | None = None
-
-
 def start_server(name: str, run_id: str, host_port: int | None = None, owner_pid: int | None = None):
-    """Start `name`'s container; returns (Endpoint, RunningContainer). One-line errors only."""
+    """Start `name`'s container; returns (connection URL, RunningContainer). One-line errors only."""
     from harness.containers import ContainerError, load_spec, remove_leftovers, start_container
 
     try:
@@ -39,7 +29,7 @@ def start_server(name: str, run_id: str, host_port: int | None = None, owner_pid
         container = start_container(spec, run_id, host_port=host_port, owner_pid=owner_pid)
     except ContainerError as exc:
         raise BackendUnavailable(str(exc)) from None
-    return Endpoint(name, spec.connection_url(container.host, container.port), container.name), container
+    return spec.connection_url(container.host, container.port), container
 
 
 @contextmanager
@@ -60,9 +50,9 @@ def backend_session(name: str, url: str | None = None) -> Iterator[Backend]:
         finally:
             backend.close()
         return
-    endpoint, container = start_server(name, f"cli-{uuid.uuid4().hex[:12]}")
+    server_url, container = start_server(name, f"cli-{uuid.uuid4().hex[:12]}")
     try:
-        backend = connect(name, endpoint.url)
+        backend = connect(name, server_url)
         try:
             yield backend
         finally:

@@ -61,5 +61,12 @@ class CaseResult:
     def item_id(self) -> str:
         return self.case_id if self.turn is None else f"{self.case_id}#{self.turn}"
 
+    def fail_with(self, exc: Exception) -> CaseResult:
+        """Record an exception as this case's error: it fails, and the run goes on."""
+        self.error = f"{type(exc).__name__}: {exc}"
+        self.reasons.append(f"error: {self.error}")
+        self.passed = False
+        return self
+
     def to_json(self) -> dict[str, Any]:
         return asdict(self)

@@ -82,8 +82,7 @@ class SuiteRunner:
             pipeline = self.static_pipeline()
             self._retrieve_and_judge(pipeline, result, case.expect, mode)
         except Exception as exc:  # noqa: BLE001 - recorded as the case's error, run continues
-            result.error = f"{type(exc).__name__}: {exc}"
-            result.reasons.append(f"error: {result.error}")
+            result.fail_with(exc)
         return result
 
     # -- sessions -------------------------------------------------------------------------------
@@ -111,8 +110,7 @@ class SuiteRunner:
                     context = self._retrieve_and_judge(pipeline, result, turn.expect, mode)
                     result.drift = self._drift(pipeline, turn, context)
                 except Exception as exc:  # noqa: BLE001
-                    result.error = f"{type(exc).__name__}: {exc}"
-                    result.reasons.append(f"error: {result.error}")
+                    result.fail_with(exc)
                 results.append(result)
         return results
 
@@ -140,10 +138,7 @@ class SuiteRunner:
         )
 
     def _session_error(self, case: SessionCase, turn: Turn, mode: Mode, exc: Exception) -> CaseResult:
-        result = self._turn_result(case, turn, mode)
-        result.error = f"{type(exc).__name__}: {exc}"
-        result.reasons.append(f"error: {result.error}")
-        return result
+        return self._turn_result(case, turn, mode).fail_with(exc)
 
     @staticmethod
     def _drift(pipeline: MemoryPipeline, turn: Turn, context: Context) -> float:

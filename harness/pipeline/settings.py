@@ -7,6 +7,8 @@ from dataclasses import dataclass, field
 from enum import StrEnum
 from types import MappingProxyType
 
+from harness.pipeline.fusion import RRF_K
+
 
 class Mode(StrEnum):
     BM25 = "bm25"
@@ -31,6 +33,6 @@ class PipelineSettings:
     fuzzy_min_length: int = 5
     fuzzy_prefix: int = 2
     vector_k: int = 5
-    rrf_k: int = 60
+    rrf_k: int = RRF_K
     candidate_limit: int = 100
     relation_decay: float = 0.5

@@ -69,9 +69,9 @@ def test_without_an_engine_server_items_skip_or_fail(require: str, expected: str
 def test_a_server_killed_mid_run_fails_its_cases_and_the_run_finishes(local_images: None, tmp_path: Path) -> None:
     require_docker_or_skip()
     suite = load_suite(BUILTIN)
-    endpoint, container = start_server("redis", "test-killed-mid-run")
+    url, container = start_server("redis", "test-killed-mid-run")
     try:
-        backend = connect("redis", endpoint.url)
+        backend = connect("redis", url)
         seen: list[str] = []
 
         def kill_after_ten(case_id: str) -> None:
