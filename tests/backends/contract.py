@@ -20,7 +20,7 @@ BM25 = Callable[[int, int, int, int, float], float]
 """(term frequency, document frequency, document count, field length, average length) -> score."""
 
 
-def _ns(name: str) -> str:
+def namespace(name: str) -> str:
     return f"{name}{uuid.uuid4().hex[:10]}"
 
 
@@ -55,7 +55,7 @@ def field_stats(docs: list[IndexDoc], field: str, term: str) -> tuple[int, int, 
 
 def check_bm25_formula(backend: Backend, bm25: BM25) -> None:
     """Per-field BM25 with field weights; (field, term) clauses add up to the score."""
-    index = backend.create_index(_ns("cf"), IndexSpec(WEIGHTS))
+    index = backend.create_index(namespace("cf"), IndexSpec(WEIGHTS))
     index.load(CORPUS)
     index.wait_ready(len(CORPUS), 30)
     (hit,) = index.lexical(["postgres", "pg"], Filters(), 10)
@@ -80,7 +80,7 @@ def check_statistics_ignore_filters(backend: Backend, bm25: BM25) -> None:
         doc("y", "kafka", "kafka", live=False),
         doc("z", "no aliases at all", ""),
     ]
-    index = backend.create_index(_ns("cs"), IndexSpec(WEIGHTS))
+    index = backend.create_index(namespace("cs"), IndexSpec(WEIGHTS))
     index.load(docs)
     index.wait_ready(len(docs), 30)
     hits = index.lexical(["kafka"], Filters(user="u"), 10)
@@ -94,7 +94,7 @@ def check_statistics_ignore_filters(backend: Backend, bm25: BM25) -> None:
 
 def check_filters_and_order(backend: Backend, docs: list[IndexDoc], filters: Filters, terms: list[str]) -> None:
     """Exactly the admitted documents matching a term, ordered by score then id."""
-    index = backend.create_index(_ns("cp"), IndexSpec(WEIGHTS))
+    index = backend.create_index(namespace("cp"), IndexSpec(WEIGHTS))
     index.load(docs)
     index.wait_ready(len(docs), 30)
     hits = index.lexical(terms, filters, 100)
@@ -109,7 +109,7 @@ def check_filters_and_order(backend: Backend, docs: list[IndexDoc], filters: Fil
 
 def check_vector_top_k(backend: Backend, docs: list[IndexDoc], filters: Filters, query: np.ndarray, k: int) -> None:
     """Top k by cosine among admitted documents, score = cosine (exact engines, or ANN with enough candidates)."""
-    index = backend.create_index(_ns("cv"), IndexSpec(WEIGHTS, dimensions=len(query)))
+    index = backend.create_index(namespace("cv"), IndexSpec(WEIGHTS, dimensions=len(query)))
     index.load(docs)
     index.wait_ready(len(docs), 30)
     hits = index.vector(query, filters, k)
@@ -126,13 +126,13 @@ def check_vector_top_k(backend: Backend, docs: list[IndexDoc], filters: Filters,
 
 def check_upsert_is_exact(backend: Backend) -> None:
     """After an upsert the next query sees the new text with the same statistics as a fresh load."""
-    index = backend.create_index(_ns("cu"), IndexSpec(WEIGHTS))
+    index = backend.create_index(namespace("cu"), IndexSpec(WEIGHTS))
     index.load(CORPUS)
     index.wait_ready(len(CORPUS), 30)
     changed = doc("b", "redis cache", "kv store postgres")
     index.upsert(changed)
     upserted = index.lexical(["postgres"], Filters(), 10)
-    fresh = backend.create_index(_ns("cu2"), IndexSpec(WEIGHTS))
+    fresh = backend.create_index(namespace("cu2"), IndexSpec(WEIGHTS))
     fresh.load([changed if d.id == "b" else d for d in CORPUS])
     fresh.wait_ready(len(CORPUS), 30)
     reference = fresh.lexical(["postgres"], Filters(), 10)

@@ -92,7 +92,7 @@ def test_filters_and_order(engine: Backend) -> None:
 
 def test_vector_top_k(engine: Backend) -> None:
     if engine.info().vector_engine is None:
-        index = engine.create_index(contract._ns("nv"), IndexSpec(contract.WEIGHTS, dimensions=3))
+        index = engine.create_index(contract.namespace("nv"), IndexSpec(contract.WEIGHTS, dimensions=3))
         index.load(contract.CORPUS)
         with pytest.raises(BackendUnavailable, match="not supported"):
             index.vector(np.ones(3), Filters(), 3)

@@ -3,37 +3,17 @@ naming the file, the case (or memory) id and the field, as cases/README.md promi
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from harness.errors import CaseFileError, HarnessError
 from harness.models import AliasUpdate, MemoryType, Status
 from harness.suites import load_suite
 from harness.suites.native import load_native
 
 from .builders import memory, write_suite
-
-
-def load_error(folder: Path) -> str:
-    with pytest.raises(CaseFileError) as info:
-        load_native(folder)
-    message = str(info.value)
-    assert "\n" not in message, f"error spans several lines: {message!r}"
-    assert isinstance(info.value, HarnessError) and info.value.exit_code == 2
-    return message
-
-
-def assert_names(message: str, *parts: str) -> None:
-    """Paths must occur in the message; every other part must occur outside the paths (the
-    tmp_path folder names contain the test's name, which would otherwise match anything)."""
-    outside_paths = re.sub(r"/[^\s:',()]+", "<path>", message)
-    for part in parts:
-        where = message if part.startswith("/") else outside_paths
-        assert part in where, f"{part!r} not in {message!r}"
-
+from .messages import assert_names, load_error
 
 # -- a valid suite ------------------------------------------------------------------------------
 
@@ -94,7 +74,7 @@ def test_session_case_may_not_name_a_memory_created_by_a_later_one(tmp_path: Pat
     cases = suite_data["session"]["cases"]
     cases.reverse()  # the update and expectation of m-redis now come before its creation
     folder = write_suite(tmp_path / "mini", suite_data)
-    assert_names(load_error(folder), str(folder / "session.json"), "sess-later", "m-redis")
+    assert_names(load_error(load_native, folder), str(folder / "session.json"), "sess-later", "m-redis")
 
 
 def test_builtin_suite_loads_with_at_least_60_static_cases() -> None:
@@ -108,28 +88,28 @@ def test_builtin_suite_loads_with_at_least_60_static_cases() -> None:
 
 
 def test_missing_suite_folder(tmp_path: Path) -> None:
-    message = load_error(tmp_path / "absent")
+    message = load_error(load_native, tmp_path / "absent")
     assert_names(message, str(tmp_path / "absent"))
 
 
 def test_missing_static_file(tmp_path: Path, suite_data: dict[str, Any]) -> None:
     del suite_data["static"]
     folder = write_suite(tmp_path / "mini", suite_data)
-    message = load_error(folder)
+    message = load_error(load_native, folder)
     assert_names(message, str(folder / "static.json"))
 
 
 def test_missing_corpus_file(tmp_path: Path, suite_data: dict[str, Any]) -> None:
     del suite_data["corpus"]
     folder = write_suite(tmp_path / "mini", suite_data)
-    assert_names(load_error(folder), str(folder / "corpus.json"))
+    assert_names(load_error(load_native, folder), str(folder / "corpus.json"))
 
 
 def test_malformed_json_names_line_and_column(tmp_path: Path, suite_data: dict[str, Any]) -> None:
     folder = write_suite(tmp_path / "mini", suite_data)
     # the second comma on line 3 sits at column 17 (4 spaces + `{"id": "c1",` = 16 characters)
     (folder / "static.json").write_text('{\n  "cases": [\n    {"id": "c1",,}\n  ]\n}\n', encoding="utf-8")
-    message = load_error(folder)
+    message = load_error(load_native, folder)
     assert_names(message, str(folder / "static.json"), "line 3", "column 17")
 
 
@@ -139,14 +119,14 @@ def test_malformed_json_names_line_and_column(tmp_path: Path, suite_data: dict[s
 def test_unknown_field_in_a_case(tmp_path: Path, suite_data: dict[str, Any]) -> None:
     suite_data["static"]["cases"][1]["querry"] = "typo"
     folder = write_suite(tmp_path / "mini", suite_data)
-    assert_names(load_error(folder), str(folder / "static.json"), "s-empty", "querry")
+    assert_names(load_error(load_native, folder), str(folder / "static.json"), "s-empty", "querry")
 
 
 def test_unknown_field_nested_in_a_case_expectation(tmp_path: Path, suite_data: dict[str, Any]) -> None:
     suite_data["static"]["cases"][0]["expect"]["relevant"]["should_only_includes"] = ["m-pg"]
     folder = write_suite(tmp_path / "mini", suite_data)
     assert_names(
-        load_error(folder),
+        load_error(load_native, folder),
         str(folder / "static.json"),
         "s-alias",
         "expect.relevant.should_only_includes",
@@ -156,25 +136,25 @@ def test_unknown_field_nested_in_a_case_expectation(tmp_path: Path, suite_data: 
 def test_unknown_field_in_a_memory(tmp_path: Path, suite_data: dict[str, Any]) -> None:
     suite_data["corpus"]["memories"][1]["alias"] = ["ts"]
     folder = write_suite(tmp_path / "mini", suite_data)
-    assert_names(load_error(folder), str(folder / "corpus.json"), "m-ts", "alias")
+    assert_names(load_error(load_native, folder), str(folder / "corpus.json"), "m-ts", "alias")
 
 
 def test_unknown_field_in_a_created_memory(tmp_path: Path, suite_data: dict[str, Any]) -> None:
     suite_data["session"]["cases"][0]["turns"][0]["create"]["pinnned"] = True
     folder = write_suite(tmp_path / "mini", suite_data)
-    assert_names(load_error(folder), str(folder / "session.json"), "sess-create", "pinnned")
+    assert_names(load_error(load_native, folder), str(folder / "session.json"), "sess-create", "pinnned")
 
 
 def test_unknown_top_level_field_in_the_corpus(tmp_path: Path, suite_data: dict[str, Any]) -> None:
     suite_data["corpus"]["defaultUser"] = "u-ana"
     folder = write_suite(tmp_path / "mini", suite_data)
-    assert_names(load_error(folder), str(folder / "corpus.json"), "defaultUser")
+    assert_names(load_error(load_native, folder), str(folder / "corpus.json"), "defaultUser")
 
 
 def test_empty_corpus(tmp_path: Path, suite_data: dict[str, Any]) -> None:
     suite_data["corpus"]["memories"] = []
     folder = write_suite(tmp_path / "mini", suite_data)
-    assert_names(load_error(folder), str(folder / "corpus.json"), "memories")
+    assert_names(load_error(load_native, folder), str(folder / "corpus.json"), "memories")
 
 
 @pytest.mark.parametrize(
@@ -191,7 +171,7 @@ def test_expectation_naming_an_id_not_in_the_corpus(
     suite_data["static"]["cases"][1]["expect"] = {tier: {key: ["m-ghost"]}}
     folder = write_suite(tmp_path / "mini", suite_data)
     assert_names(
-        load_error(folder),
+        load_error(load_native, folder),
         str(folder / "static.json"),
         "s-empty",
         f"expect.{tier}.{key}",
@@ -203,7 +183,7 @@ def test_session_noise_naming_an_unknown_id(tmp_path: Path, suite_data: dict[str
     suite_data["session"]["cases"][1]["turns"][0]["expect"]["noise"] = {"must_not_surface": ["m-ghost"]}
     folder = write_suite(tmp_path / "mini", suite_data)
     assert_names(
-        load_error(folder),
+        load_error(load_native, folder),
         str(folder / "session.json"),
         "sess-later",
         "must_not_surface",
@@ -214,33 +194,33 @@ def test_session_noise_naming_an_unknown_id(tmp_path: Path, suite_data: dict[str
 def test_duplicate_case_id(tmp_path: Path, suite_data: dict[str, Any]) -> None:
     suite_data["static"]["cases"][1]["id"] = "s-alias"
     folder = write_suite(tmp_path / "mini", suite_data)
-    assert_names(load_error(folder), str(folder / "static.json"), "s-alias", "duplicate")
+    assert_names(load_error(load_native, folder), str(folder / "static.json"), "s-alias", "duplicate")
 
 
 def test_duplicate_session_case_id(tmp_path: Path, suite_data: dict[str, Any]) -> None:
     suite_data["session"]["cases"][1]["id"] = "sess-create"
     folder = write_suite(tmp_path / "mini", suite_data)
-    assert_names(load_error(folder), str(folder / "session.json"), "sess-create", "duplicate")
+    assert_names(load_error(load_native, folder), str(folder / "session.json"), "sess-create", "duplicate")
 
 
 def test_duplicate_memory_id(tmp_path: Path, suite_data: dict[str, Any]) -> None:
     suite_data["corpus"]["memories"].append(memory("m-pg", name="another_postgres"))
     folder = write_suite(tmp_path / "mini", suite_data)
-    assert_names(load_error(folder), str(folder / "corpus.json"), "m-pg", "duplicate")
+    assert_names(load_error(load_native, folder), str(folder / "corpus.json"), "m-pg", "duplicate")
 
 
 def test_session_create_of_an_existing_memory(tmp_path: Path, suite_data: dict[str, Any]) -> None:
     suite_data["session"]["cases"][0]["turns"][0]["create"]["id"] = "m-pg"
     suite_data["session"]["cases"][0]["turns"][0]["expect"] = {}
     folder = write_suite(tmp_path / "mini", suite_data)
-    assert_names(load_error(folder), str(folder / "session.json"), "sess-create", "m-pg")
+    assert_names(load_error(load_native, folder), str(folder / "session.json"), "sess-create", "m-pg")
 
 
 def test_session_update_of_an_unknown_memory(tmp_path: Path, suite_data: dict[str, Any]) -> None:
     suite_data["session"]["cases"][1]["turns"][0]["update"]["memory_id"] = "m-ghost"
     folder = write_suite(tmp_path / "mini", suite_data)
     assert_names(
-        load_error(folder),
+        load_error(load_native, folder),
         str(folder / "session.json"),
         "sess-later",
         "update.memory_id",
@@ -258,14 +238,14 @@ def test_relation_participant_must_exist(tmp_path: Path, suite_data: dict[str, A
         )
     )
     folder = write_suite(tmp_path / "mini", suite_data)
-    assert_names(load_error(folder), str(folder / "corpus.json"), "participants", "m-ghost")
+    assert_names(load_error(load_native, folder), str(folder / "corpus.json"), "participants", "m-ghost")
 
 
 def test_turn_indices_must_increase(tmp_path: Path, suite_data: dict[str, Any]) -> None:
     turns = suite_data["session"]["cases"][0]["turns"]
     turns.append({**turns[0], "index": 0, "create": None, "expect": {}})
     folder = write_suite(tmp_path / "mini", suite_data)
-    assert_names(load_error(folder), str(folder / "session.json"), "sess-create", "turn")
+    assert_names(load_error(load_native, folder), str(folder / "session.json"), "sess-create", "turn")
 
 
 # -- scopes ---------------------------------------------------------------------------------------
@@ -276,13 +256,13 @@ def test_bad_memory_scope_syntax(tmp_path: Path, suite_data: dict[str, Any], sco
     """README: a memory scope is `domain:<x>` or `user:universal`, nothing else."""
     suite_data["corpus"]["memories"][0]["scopes"] = [scope]
     folder = write_suite(tmp_path / "mini", suite_data)
-    assert_names(load_error(folder), str(folder / "corpus.json"), "m-pg", "scopes")
+    assert_names(load_error(load_native, folder), str(folder / "corpus.json"), "m-pg", "scopes")
 
 
 def test_memory_without_scopes(tmp_path: Path, suite_data: dict[str, Any]) -> None:
     suite_data["corpus"]["memories"][0]["scopes"] = []
     folder = write_suite(tmp_path / "mini", suite_data)
-    assert_names(load_error(folder), str(folder / "corpus.json"), "m-pg", "scopes")
+    assert_names(load_error(load_native, folder), str(folder / "corpus.json"), "m-pg", "scopes")
 
 
 @pytest.mark.parametrize("scope", ["code", "domain:", "team:code"])
@@ -291,10 +271,10 @@ def test_bad_case_scope_syntax(tmp_path: Path, suite_data: dict[str, Any], scope
     that would silently turn every expectation of the case into "nothing surfaces"."""
     suite_data["static"]["cases"][0]["scopes"] = [scope]
     folder = write_suite(tmp_path / "mini", suite_data)
-    assert_names(load_error(folder), str(folder / "static.json"), "s-alias", "scopes")
+    assert_names(load_error(load_native, folder), str(folder / "static.json"), "s-alias", "scopes")
 
 
 def test_bad_turn_scope_syntax(tmp_path: Path, suite_data: dict[str, Any]) -> None:
     suite_data["session"]["cases"][1]["turns"][0]["scopes"] = ["code"]
     folder = write_suite(tmp_path / "mini", suite_data)
-    assert_names(load_error(folder), str(folder / "session.json"), "sess-later", "scopes")
+    assert_names(load_error(load_native, folder), str(folder / "session.json"), "sess-later", "scopes")

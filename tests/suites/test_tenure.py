@@ -5,7 +5,6 @@ bm25 run whose verdicts are derived by hand from cases/README.md (see tenure_fix
 from __future__ import annotations
 
 import json
-import re
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -13,13 +12,13 @@ from typing import Any
 import pytest
 
 from harness.backends.embedded import EmbeddedBackend
-from harness.errors import CaseFileError
 from harness.evaluation.execute import Plan, execute
 from harness.models import AliasUpdate, MemoryType, Status, Suite, TurnLabel
 from harness.pipeline import Mode
 from harness.suites import load_suite
 from harness.suites.tenure import load_tenure
 
+from .messages import assert_names, load_error
 from .tenure_fixture import (
     STATIC_VERDICTS,
     TURN_DRIFT,
@@ -40,23 +39,6 @@ def tenure_dir(tmp_path: Path) -> Path:
 @pytest.fixture
 def suite(tenure_dir: Path) -> Suite:
     return load_suite(f"tenure:{tenure_dir}")
-
-
-def load_error(root: Path) -> str:
-    with pytest.raises(CaseFileError) as info:
-        load_tenure(root)
-    message = str(info.value)
-    assert "\n" not in message, f"error spans several lines: {message!r}"
-    return message
-
-
-def assert_names(message: str, *parts: str) -> None:
-    """Paths must occur in the message; every other part must occur outside the paths (the
-    tmp_path folder names contain the test's name, which would otherwise match anything)."""
-    outside_paths = re.sub(r"/[^\s:',()]+", "<path>", message)
-    for part in parts:
-        where = message if part.startswith("/") else outside_paths
-        assert part in where, f"{part!r} not in {message!r}"
 
 
 # -- mapping --------------------------------------------------------------------------------------
@@ -197,7 +179,7 @@ def test_session_file_is_optional(tmp_path: Path) -> None:
 def test_several_fixture_folders_is_a_clear_error(tmp_path: Path) -> None:
     write_tenure(tmp_path / "checkout" / "paper")
     write_tenure(tmp_path / "checkout" / "head")
-    message = load_error(tmp_path / "checkout")
+    message = load_error(load_tenure, tmp_path / "checkout")
     assert_names(
         message,
         str(tmp_path / "checkout" / "paper"),
@@ -207,28 +189,28 @@ def test_several_fixture_folders_is_a_clear_error(tmp_path: Path) -> None:
 
 def test_no_fixtures_below_the_dir(tmp_path: Path) -> None:
     (tmp_path / "empty").mkdir()
-    assert_names(load_error(tmp_path / "empty"), str(tmp_path / "empty"), "beliefs.seed.json")
+    assert_names(load_error(load_tenure, tmp_path / "empty"), str(tmp_path / "empty"), "beliefs.seed.json")
 
 
 def test_missing_dir(tmp_path: Path) -> None:
-    assert_names(load_error(tmp_path / "absent"), str(tmp_path / "absent"))
+    assert_names(load_error(load_tenure, tmp_path / "absent"), str(tmp_path / "absent"))
 
 
 def test_missing_static_file(tmp_path: Path) -> None:
     folder = write_tenure(tmp_path / "t", static=False)
-    assert_names(load_error(folder), str(folder / "retrieval.cases.json"))
+    assert_names(load_error(load_tenure, folder), str(folder / "retrieval.cases.json"))
 
 
 def test_malformed_seed_json(tmp_path: Path) -> None:
     folder = write_tenure(tmp_path / "t")
     (folder / "beliefs.seed.json").write_text('[\n  {"_id": "b-x"\n]\n', encoding="utf-8")
     # line 3 column 1: the `]` where a `,` or `}` was expected
-    assert_names(load_error(folder), str(folder / "beliefs.seed.json"), "line 3", "column 1")
+    assert_names(load_error(load_tenure, folder), str(folder / "beliefs.seed.json"), "line 3", "column 1")
 
 
 def test_empty_seed(tmp_path: Path) -> None:
     folder = write_tenure(tmp_path / "t", seed=[], static=[], sessions=False)
-    assert_names(load_error(folder), str(folder / "beliefs.seed.json"))
+    assert_names(load_error(load_tenure, folder), str(folder / "beliefs.seed.json"))
 
 
 # -- record errors in the fixtures' own field names -----------------------------------------------
@@ -246,7 +228,7 @@ def test_unknown_belief_in_should_only_include(tmp_path: Path) -> None:
 
     folder = write_tenure(tmp_path / "t", static=_static_with("alias-postgres", change))
     assert_names(
-        load_error(folder),
+        load_error(load_tenure, folder),
         str(folder / "retrieval.cases.json"),
         "alias-postgres",
         "relevantBeliefs",
@@ -260,7 +242,7 @@ def test_unknown_belief_in_pinned_facts(tmp_path: Path) -> None:
         case["expect"]["pinnedFacts"]["mustExclude"] = ["b-ghost"]
 
     folder = write_tenure(tmp_path / "t", static=_static_with("budget-one", change))
-    assert_names(load_error(folder), "budget-one", "pinnedFacts", "mustExclude", "b-ghost")
+    assert_names(load_error(load_tenure, folder), "budget-one", "pinnedFacts", "mustExclude", "b-ghost")
 
 
 def test_unknown_field_in_a_case(tmp_path: Path) -> None:
@@ -269,7 +251,7 @@ def test_unknown_field_in_a_case(tmp_path: Path) -> None:
 
     folder = write_tenure(tmp_path / "t", static=_static_with("relation-expansion", change))
     assert_names(
-        load_error(folder),
+        load_error(load_tenure, folder),
         str(folder / "retrieval.cases.json"),
         "relation-expansion",
         "shoudOnlyInclude",
@@ -281,7 +263,7 @@ def test_negative_budget(tmp_path: Path) -> None:
         case["budget"] = {"maxBeliefs": -1}
 
     folder = write_tenure(tmp_path / "t", static=_static_with("budget-one", change))
-    assert_names(load_error(folder), "budget-one", "maxBeliefs")
+    assert_names(load_error(load_tenure, folder), "budget-one", "maxBeliefs")
 
 
 def test_unknown_field_in_a_belief(tmp_path: Path) -> None:
@@ -289,7 +271,7 @@ def test_unknown_field_in_a_belief(tmp_path: Path) -> None:
     seed[0]["canonicalName"] = "typo"
     folder = write_tenure(tmp_path / "t", seed=seed)
     assert_names(
-        load_error(folder),
+        load_error(load_tenure, folder),
         str(folder / "beliefs.seed.json"),
         "b-postgres",
         "canonicalName",
@@ -300,14 +282,14 @@ def test_bad_belief_type_names_the_belief_and_the_field(tmp_path: Path) -> None:
     seed = beliefs()
     seed[5]["type"] = "opinion"
     folder = write_tenure(tmp_path / "t", seed=seed)
-    assert_names(load_error(folder), str(folder / "beliefs.seed.json"), "b-api", "type")
+    assert_names(load_error(load_tenure, folder), str(folder / "beliefs.seed.json"), "b-api", "type")
 
 
 def test_bad_belief_scope_names_the_belief_and_the_field(tmp_path: Path) -> None:
     seed = beliefs()
     seed[0]["scope"] = ["code"]
     folder = write_tenure(tmp_path / "t", seed=seed)
-    assert_names(load_error(folder), str(folder / "beliefs.seed.json"), "b-postgres", "scope")
+    assert_names(load_error(load_tenure, folder), str(folder / "beliefs.seed.json"), "b-postgres", "scope")
 
 
 def test_bad_case_scope_names_the_case_and_the_field(tmp_path: Path) -> None:
@@ -318,7 +300,7 @@ def test_bad_case_scope_names_the_case_and_the_field(tmp_path: Path) -> None:
 
     folder = write_tenure(tmp_path / "t", static=_static_with("alias-postgres", change))
     assert_names(
-        load_error(folder),
+        load_error(load_tenure, folder),
         str(folder / "retrieval.cases.json"),
         "alias-postgres",
         "scope",
@@ -329,27 +311,27 @@ def test_bad_epistemic_status_names_the_field(tmp_path: Path) -> None:
     seed = beliefs()
     seed[0]["epistemic_status"] = "retired"
     folder = write_tenure(tmp_path / "t", seed=seed)
-    assert_names(load_error(folder), "b-postgres", "epistemic_status")
+    assert_names(load_error(load_tenure, folder), "b-postgres", "epistemic_status")
 
 
 def test_duplicate_belief_id(tmp_path: Path) -> None:
     seed = [*beliefs(), belief("b-api", canonical_name="another_api")]
     folder = write_tenure(tmp_path / "t", seed=seed)
-    assert_names(load_error(folder), str(folder / "beliefs.seed.json"), "b-api")
+    assert_names(load_error(load_tenure, folder), str(folder / "beliefs.seed.json"), "b-api")
 
 
 def test_unknown_successor(tmp_path: Path) -> None:
     seed = beliefs()
     seed[2]["superseded_by"] = "b-ghost"
     folder = write_tenure(tmp_path / "t", seed=seed)
-    assert_names(load_error(folder), "b-mysql-old", "superseded_by", "b-ghost")
+    assert_names(load_error(load_tenure, folder), "b-mysql-old", "superseded_by", "b-ghost")
 
 
 def test_duplicate_case_id(tmp_path: Path) -> None:
     cases = static_cases()
     cases[1]["caseId"] = "alias-postgres"
     folder = write_tenure(tmp_path / "t", static=cases)
-    assert_names(load_error(folder), str(folder / "retrieval.cases.json"), "alias-postgres")
+    assert_names(load_error(load_tenure, folder), str(folder / "retrieval.cases.json"), "alias-postgres")
 
 
 def test_update_of_an_unknown_belief(tmp_path: Path) -> None:
@@ -357,7 +339,7 @@ def test_update_of_an_unknown_belief(tmp_path: Path) -> None:
     sessions[0]["turns"][2]["updateBeliefAtTurn"]["beliefId"] = "b-ghost"
     folder = write_tenure(tmp_path / "t", sessions=sessions)
     assert_names(
-        load_error(folder),
+        load_error(load_tenure, folder),
         str(folder / "session-retrieval.cases.json"),
         "session-a",
         "beliefId",
@@ -369,7 +351,7 @@ def test_unknown_belief_in_must_not_surface(tmp_path: Path) -> None:
     sessions = session_cases()
     sessions[1]["turns"][0]["expect"]["noiseCheck"]["mustNotSurface"] = ["b-ghost"]
     folder = write_tenure(tmp_path / "t", sessions=sessions)
-    assert_names(load_error(folder), "session-b", "mustNotSurface", "b-ghost")
+    assert_names(load_error(load_tenure, folder), "session-b", "mustNotSurface", "b-ghost")
 
 
 def test_bad_turn_label_names_the_case_and_the_field(tmp_path: Path) -> None:
@@ -377,7 +359,7 @@ def test_bad_turn_label_names_the_case_and_the_field(tmp_path: Path) -> None:
     sessions[0]["turns"][1]["label"] = "topic_drift"
     folder = write_tenure(tmp_path / "t", sessions=sessions)
     assert_names(
-        load_error(folder),
+        load_error(load_tenure, folder),
         str(folder / "session-retrieval.cases.json"),
         "session-a",
         "label",
@@ -388,7 +370,7 @@ def test_non_empty_should_retrieve_turns_is_refused(tmp_path: Path) -> None:
     sessions = session_cases()
     sessions[0]["turns"][2]["expect"]["topicRetrieval"]["shouldRetrieveTurns"] = [0]
     folder = write_tenure(tmp_path / "t", sessions=sessions)
-    assert_names(load_error(folder), "session-a", "shouldRetrieveTurns")
+    assert_names(load_error(load_tenure, folder), "session-a", "shouldRetrieveTurns")
 
 
 def test_later_session_case_may_name_a_belief_created_earlier(tmp_path: Path) -> None:
@@ -400,7 +382,7 @@ def test_later_session_case_may_name_a_belief_created_earlier(tmp_path: Path) ->
 
 def test_session_case_may_not_name_a_belief_created_later(tmp_path: Path) -> None:
     folder = write_tenure(tmp_path / "t", sessions=list(reversed(session_cases())))
-    assert_names(load_error(folder), "session-b", "b-redis")
+    assert_names(load_error(load_tenure, folder), "session-b", "b-redis")
 
 
 # -- end to end, bm25 -----------------------------------------------------------------------------
