@@ -16,21 +16,10 @@ from harness.backends.base import BackendInfo
 from harness.datasets.evaluate import Evaluation, QuestionResult
 from harness.datasets.published import published_for
 from harness.datasets.retrieval import CONTEXT_WEIGHT, DEPTH, NEIGHBOUR_SHARE
-from harness.datasets.scoring import DEFINITIONS, definition_of
+from harness.datasets.scoring import DEFINITIONS, HEADLINE, definition_of
 from harness.datasets.summary import ModeSummary, defect_counts, skipped_counts, summarize
 from harness.pipeline.fusion import RRF_K
 from harness.reports.writer import write_run_files
-
-HEADLINE = (
-    "recall_any@1",
-    "recall_any@5",
-    "recall_any@10",
-    "recall_all@1",
-    "recall_all@5",
-    "recall_all@10",
-    "ndcg@10",
-    "mrr",
-)
 
 METHOD = (
     f"Indexed text is analysed by the harness analyzer (lowercased words, stopwords dropped, no stemming). "

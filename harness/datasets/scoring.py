@@ -8,6 +8,9 @@ from harness.metrics import ndcg_at, recall_all_at, recall_at, reciprocal_rank, 
 
 CUTOFFS = (1, 5, 10)
 
+HEADLINE = (*(f"recall_any@{k}" for k in CUTOFFS), *(f"recall_all@{k}" for k in CUTOFFS), "ndcg@10", "mrr")
+"""The metrics every table shows, in column order."""
+
 DEFINITIONS = {
     "recall_any@k": "1 if any gold item is in the top k, else 0 (trec_eval success@k; LongMemEval recall_any)",
     "recall_all@k": "1 if every gold item is in the top k, else 0 (LongMemEval's official recall_all)",
