@@ -28,7 +28,7 @@ from harness.datasets.base import Granularity
 from harness.datasets.command import SPECS, find_file
 from harness.datasets.evaluate import evaluate
 from harness.datasets.report import machine
-from harness.datasets.scoring import HEADLINE
+from harness.datasets.scoring import HEADLINE, label
 from harness.datasets.summary import summarize
 from harness.embeddings import Embedder
 from harness.errors import HarnessError
@@ -228,7 +228,7 @@ def bench_datasets(
     return 0
 
 
-_COLUMNS = ("R@1 any", "R@5 any", "R@10 any", "R@1 all", "R@5 all", "R@10 all", "nDCG@10", "MRR", "recall@10")
+_COLUMNS = tuple(label(m) for m in ROW_METRICS)
 
 
 def _row_cells(row: BenchRow) -> list[str]:

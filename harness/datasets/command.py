@@ -23,11 +23,13 @@ from harness.datasets.evaluate import Evaluation, evaluate, skip_reason
 from harness.datasets.locomo import LoCoMoFile
 from harness.datasets.longmemeval import LongMemEvalFile
 from harness.datasets.report import RunContext, build_report, write_report
-from harness.datasets.retrieval import Mode, embedding_texts
+from harness.datasets.retrieval import embedding_texts
 from harness.datasets.sampling import SampleMethod, select
+from harness.datasets.scoring import HEADLINE, label
 from harness.datasets.summary import summarize
 from harness.embeddings import Embedder
 from harness.errors import HarnessError
+from harness.pipeline.settings import Mode
 
 _Choice = TypeVar("_Choice", bound=StrEnum)
 
@@ -300,25 +302,11 @@ def _print_summary(console: Console, run_settings: RunSettings, run: Evaluation,
     table = Table(
         title=f"{run_settings.dataset}, {run_settings.granularity} granularity, {len(run.haystacks)} haystacks"
     )
-    for column in ("mode", "level", "n", "R@1 any", "R@5 any", "R@10 any", "R@5 all", "R@10 all", "nDCG@10", "MRR"):
+    for column in ("mode", "level", "n", *(label(m) for m in HEADLINE), "p50 ms", "p95 ms"):
         table.add_column(column)
-    table.add_column("p50 ms")
-    table.add_column("p95 ms")
     for summary in summarize(run):
         for level, level_summary in summary.levels.items():
-            m = level_summary.overall.metrics
-            cells = [
-                m[k]
-                for k in (
-                    "recall_any@1",
-                    "recall_any@5",
-                    "recall_any@10",
-                    "recall_all@5",
-                    "recall_all@10",
-                    "ndcg@10",
-                    "mrr",
-                )
-            ]
+            cells = [level_summary.overall.metrics[m] for m in HEADLINE]
             table.add_row(
                 str(summary.mode),
                 str(level),

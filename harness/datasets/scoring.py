@@ -11,6 +11,15 @@ CUTOFFS = (1, 5, 10)
 HEADLINE = (*(f"recall_any@{k}" for k in CUTOFFS), *(f"recall_all@{k}" for k in CUTOFFS), "ndcg@10", "mrr")
 """The metrics every table shows, in column order."""
 
+_LABELS = {"recall_any": "R@{k} any", "recall_all": "R@{k} all", "recall": "recall@{k}", "ndcg": "nDCG@{k}"}
+
+
+def label(metric: str) -> str:
+    """A short column heading: `recall_any@5` -> `R@5 any`, `mrr` -> `MRR`."""
+    family, _, k = metric.partition("@")
+    return _LABELS[family].format(k=k) if k else metric.upper()
+
+
 DEFINITIONS = {
     "recall_any@k": "1 if any gold item is in the top k, else 0 (trec_eval success@k; LongMemEval recall_any)",
     "recall_all@k": "1 if every gold item is in the top k, else 0 (LongMemEval's official recall_all)",

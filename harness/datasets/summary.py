@@ -8,9 +8,9 @@ from dataclasses import dataclass
 
 from harness.datasets.base import Granularity
 from harness.datasets.evaluate import Evaluation, QuestionResult, Status
-from harness.datasets.retrieval import Mode
 from harness.datasets.scoring import metric_names
 from harness.metrics import LatencySummary, latency_summary, mean_defined
+from harness.pipeline.settings import Mode
 
 
 @dataclass(frozen=True, slots=True)

@@ -12,8 +12,8 @@ from harness.backends.embedded import EmbeddedBackend
 from harness.datasets.base import Granularity
 from harness.datasets.bench import BenchTarget, bench_datasets, build_synthetic_longmemeval, run_bench
 from harness.datasets.longmemeval import LongMemEvalFile
-from harness.datasets.retrieval import Mode
 from harness.embeddings import Embedder
+from harness.pipeline.settings import Mode
 
 from .builders import BagOfWordsEncoder, shared_file
 
