@@ -25,7 +25,7 @@ from harness.pipeline import Mode, PipelineSettings
 from harness.pipeline.settings import CONTENT_FIELDS, SURFACE_FIELDS
 from harness.reports import compare as compare_reports
 from harness.reports import run_report
-from harness.reports.metadata import file_digest, run_metadata
+from harness.reports.metadata import run_metadata, suite_record
 from harness.reports.summary import ModeSummary, summarize
 from harness.reports.writer import write_run_files
 from harness.suites import BUILTIN, load_suite
@@ -185,15 +185,11 @@ def _run_backend(
     summaries = summarize(results) + [ModeSummary.not_run(name, m.value, r) for m, r in unsupported.items()]
     meta = run_metadata(
         info,
-        suites=[
-            {"name": s.name, "sources": [{"path": str(p), "sha256": file_digest(p)} for p in s.sources]}
-            for s in plan.suites
-        ],
+        suites=[suite_record(s, model if plan.needs_vectors else None) for s in plan.suites],
         modes=[m.value for m in plan.modes],
         unsupported_modes={m.value: r for m, r in unsupported.items()},
         settings={
             "fields": dict(plan.settings.fields),
-            "vector_k": plan.settings.vector_k,
             "rrf_k": plan.settings.rrf_k,
         },
         embedding_model=model if plan.needs_vectors else None,
@@ -237,8 +233,10 @@ def cases_validate(path: Annotated[str, typer.Argument(help="A suite folder, bui
     turns = sum(len(c.turns) for c in loaded.session_cases)
     out_console.print(
         f"ok: {loaded.name}: {len(loaded.corpus.memories)} memories, {len(loaded.static_cases)} static cases, "
-        f"{len(loaded.session_cases)} session cases ({turns} turns)"
+        f"{len(loaded.session_cases)} session cases ({turns} turns), ruleset {loaded.ruleset}"
     )
+    for warning in loaded.warnings:
+        err_console.print(f"warning: {warning}", highlight=False)
     return 0
 
 

@@ -49,21 +49,27 @@ def _prelude(expect: PreludeExpect, prelude: str | None) -> list[str]:
     return reasons
 
 
-def judge(expect: Expect, context: Context) -> list[str]:
-    """Reasons the context fails the expectations; empty when every asserted tier holds."""
+def judge(expect: Expect, context: Context, *, union: bool = False) -> list[str]:
+    """Reasons the context fails the expectations; empty when every asserted tier holds.
+
+    `union`: the relevant tier's `must_include`/`must_exclude` and the noise check look at the
+    relevant and pinned tiers together (Tenure's checks); `should_only_include` never does.
+    """
     reasons: list[str] = []
-    for name, got in (
-        ("relevant", context.relevant_ids),
-        ("pinned", context.pinned),
-        ("open_questions", context.open_questions),
-    ):
+    surfaced = (*context.relevant_ids, *context.pinned) if union else context.relevant_ids
+    if expect.relevant is not None:
+        exact = expect.relevant.model_copy(update={"must_include": (), "must_exclude": ()})
+        membership = expect.relevant.model_copy(update={"should_only_include": None})
+        reasons += _tier("relevant", exact, context.relevant_ids)
+        reasons += _tier("relevant ∪ pinned" if union else "relevant", membership, surfaced)
+    for name, got in (("pinned", context.pinned), ("open_questions", context.open_questions)):
         tier = getattr(expect, name)
         if tier is not None:
             reasons += _tier(name, tier, got)
     if expect.prelude is not None:
         reasons += _prelude(expect.prelude, context.prelude)
     if expect.noise is not None:
-        surfaced = [m for m in expect.noise.must_not_surface if m in context.relevant_ids]
-        if surfaced:
-            reasons.append(f"noise: drifted memories surfaced {_names(surfaced)}")
+        noise = [m for m in expect.noise.must_not_surface if m in surfaced]
+        if noise:
+            reasons.append(f"noise: drifted memories surfaced {_names(noise)}")
     return reasons

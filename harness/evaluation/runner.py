@@ -2,7 +2,8 @@
 
 Static cases share one loaded index (they never write). Each session case gets its own index,
 replays the mutations of the session cases before it (the fixtures' sessions share state), then
-plays its turns in order, retrieving in every mode after each turn's mutation.
+plays its turns in order, retrieving in every mode; the suite's ruleset says whether a turn's
+mutation comes before its retrieval (built-in) or after its checks (Tenure).
 """
 
 from __future__ import annotations
@@ -18,6 +19,7 @@ from harness.metrics import classify, drift_score, ndcg_at, reciprocal_rank, set
 from harness.models import Budget, Expect, SessionCase, StaticCase, Suite, Turn
 from harness.pipeline import Context, MemoryPipeline, Mode, PipelineSettings
 from harness.pipeline.memory_layer import Request, TextEmbedder
+from harness.pipeline.ruleset import CaseKind, MutationTiming, ruleset
 
 
 def _max_beliefs(budget: Budget | None) -> int | None:
@@ -36,13 +38,14 @@ class SuiteRunner:
         self.backend = backend
         self.suite = suite
         self.settings = settings or PipelineSettings()
+        self.rules = ruleset(suite.ruleset)
         self.embedder = embedder
         self._static: MemoryPipeline | None = None
         self._open: list[MemoryPipeline] = []
 
     def _pipeline(self) -> MemoryPipeline:
         namespace = f"h{uuid.uuid4().hex[:12]}"
-        pipeline = MemoryPipeline.open(self.backend, namespace, self.settings, self.embedder)
+        pipeline = MemoryPipeline.open(self.backend, namespace, self.settings, self.embedder, self.rules)
         self._open.append(pipeline)
         pipeline.load(self.suite.corpus.memories)
         return pipeline
@@ -80,7 +83,7 @@ class SuiteRunner:
         )
         try:
             pipeline = self.static_pipeline()
-            self._retrieve_and_judge(pipeline, result, case.expect, mode)
+            self._retrieve_and_judge(pipeline, result, case.expect, mode, CaseKind.STATIC)
         except Exception as exc:  # noqa: BLE001 - recorded as the case's error, run continues
             result.fail_with(exc)
         return result
@@ -98,21 +101,32 @@ class SuiteRunner:
                     self._mutate(pipeline, turn)
         except Exception as exc:  # noqa: BLE001
             return [self._session_error(case, turn, mode, exc) for turn in case.turns for mode in modes]
+        after = self.rules.mutations is MutationTiming.AFTER_CHECKS
         for turn in case.turns:
-            try:
-                self._mutate(pipeline, turn)
-            except Exception as exc:  # noqa: BLE001
-                results += [self._session_error(case, turn, mode, exc) for mode in modes]
+            if not after and (error := self._try_mutate(pipeline, turn)):
+                results += [self._session_error(case, turn, mode, error) for mode in modes]
                 continue
+            turn_results = []
             for mode in modes:
                 result = self._turn_result(case, turn, mode)
                 try:
-                    context = self._retrieve_and_judge(pipeline, result, turn.expect, mode)
+                    context = self._retrieve_and_judge(pipeline, result, turn.expect, mode, CaseKind.SESSION)
                     result.drift = self._drift(pipeline, turn, context)
                 except Exception as exc:  # noqa: BLE001
                     result.fail_with(exc)
-                results.append(result)
+                turn_results.append(result)
+            if after and (error := self._try_mutate(pipeline, turn)):
+                turn_results = [r.fail_with(error) for r in turn_results]
+            results += turn_results
         return results
+
+    def _try_mutate(self, pipeline: MemoryPipeline, turn: Turn) -> Exception | None:
+        """Applies the turn's create/update; the error, if any, is the turn's (the run goes on)."""
+        try:
+            self._mutate(pipeline, turn)
+        except Exception as exc:  # noqa: BLE001
+            return exc
+        return None
 
     @staticmethod
     def _mutate(pipeline: MemoryPipeline, turn: Turn) -> None:
@@ -140,9 +154,9 @@ class SuiteRunner:
     def _session_error(self, case: SessionCase, turn: Turn, mode: Mode, exc: Exception) -> CaseResult:
         return self._turn_result(case, turn, mode).fail_with(exc)
 
-    @staticmethod
-    def _drift(pipeline: MemoryPipeline, turn: Turn, context: Context) -> float:
-        """Noise: relevant-tier memories the turn bans, or whose topics miss the turn's topics."""
+    def _drift(self, pipeline: MemoryPipeline, turn: Turn, context: Context) -> float:
+        """Noise: surfaced memories the turn bans, or whose topics miss the turn's topics; where the
+        rules check sessions over relevant and pinned, a banned pinned memory is noise too."""
         banned = set(turn.expect.noise.must_not_surface) if turn.expect.noise else set()
         topics = set(turn.topics)
 
@@ -150,18 +164,23 @@ class SuiteRunner:
             memory_topics = set(pipeline.memory(memory_id).topics)
             return memory_id in banned or bool(topics and memory_topics and topics.isdisjoint(memory_topics))
 
-        noise = sum(1 for memory_id in context.relevant_ids if is_noise(memory_id))
+        surfaced = list(context.relevant_ids)
+        if self.rules.checks_union(CaseKind.SESSION):
+            surfaced += [m for m in context.pinned if m in banned]
+        noise = sum(1 for memory_id in surfaced if is_noise(memory_id))
         return drift_score(noise, len(context.relevant), len(context.pinned))
 
     # -- shared ---------------------------------------------------------------------------------
 
-    def _retrieve_and_judge(self, pipeline: MemoryPipeline, result: CaseResult, expect: Expect, mode: Mode) -> Context:
+    def _retrieve_and_judge(
+        self, pipeline: MemoryPipeline, result: CaseResult, expect: Expect, mode: Mode, kind: CaseKind
+    ) -> Context:
         request = Request(result.user, tuple(result.scopes), result.query, result.max_beliefs)
         start = time.perf_counter()
         context = pipeline.retrieve(request, mode)
         result.latency_ms = (time.perf_counter() - start) * 1000.0
         result.retrieved = context_record(context)
-        result.reasons += judge(expect, context)
+        result.reasons += judge(expect, context, union=self.rules.checks_union(kind))
         result.passed = not result.reasons
         expected = expect.relevant.expected if expect.relevant else None
         if expected is not None:

@@ -56,6 +56,7 @@ class Memory(BaseModel):
     id: str = Field(min_length=1)
     user: str = Field(min_length=1)
     type: MemoryType
+    subtype: str | None = None
     name: str = ""
     aliases: tuple[str, ...] = ()
     content: str = ""
@@ -64,10 +65,12 @@ class Memory(BaseModel):
     superseded_by: str | None = None
     resolved_at: datetime | None = None
     pinned: bool = False
+    user_edited: bool = False
     confidence: float = Field(default=1.0, ge=0.0, le=1.0)
     reinforcement_count: int = Field(default=0, ge=0)
     created_at: datetime | None = None
     updated_at: datetime | None = None
+    last_reinforced_at: datetime | None = None
     label: Label | None = None
     topics: tuple[str, ...] = ()
     relation_type: str | None = None

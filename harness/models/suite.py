@@ -29,3 +29,7 @@ class Suite:
     static_cases: tuple[StaticCase, ...] = ()
     session_cases: tuple[SessionCase, ...] = ()
     sources: tuple[Path, ...] = field(default=(), compare=False)
+    ruleset: str = "builtin"
+    """Name of the rules the suite is judged by (`harness.pipeline.ruleset`)."""
+    warnings: tuple[str, ...] = ()
+    """What the loader could not keep (one line each), for `cases validate` to print."""

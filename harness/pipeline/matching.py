@@ -1,9 +1,11 @@
 """The precision-first relevance rule: a phrase of the retrieval surface must occur in the query.
 
 A query word matches a phrase word exactly, or fuzzily at one edit (optimal string alignment:
-insert, delete, substitute, adjacent swap) when both are long enough and share a prefix: short
-words such as `k8s` or `ts` are too easy to hit by accident, and the prefix guard keeps `rust`
-from `bust`. Prefixes alone never match (`type` is not `typescript`).
+insert, delete, substitute, adjacent swap) when both are long enough and share a prefix: the
+prefix guard keeps `rust` from `bust`, and a query word no longer than the prefix has no room
+for an edit, so it matches exactly only (Lucene's fuzzy query does the same). A minimum length
+(the built-in rules: 5) also keeps short words such as `k8s` exact; Tenure's rules have none.
+Prefixes alone never match (`type` is not `typescript`).
 """
 
 from __future__ import annotations
@@ -40,6 +42,7 @@ class WordMatcher:
     def fuzzy(self, query_word: str, word: str) -> bool:
         return (
             query_word != word
+            and len(query_word) > self.prefix
             and len(query_word) >= self.min_length
             and len(word) >= self.min_length
             and query_word[: self.prefix] == word[: self.prefix]
@@ -56,7 +59,7 @@ class WordMatcher:
         for word in query_words:
             if word in vocab:
                 terms[word] = None
-            if len(word) >= self.min_length:
+            if len(word) >= self.min_length and len(word) > self.prefix:
                 for candidate in vocab:
                     if self.fuzzy(word, candidate):
                         terms[candidate] = None

@@ -1,5 +1,6 @@
 """The memory layer under test: scope and user isolation, supersession, pinned facts, open
-questions, persona prelude and budgets over any `Index`. See cases/README.md for the semantics."""
+questions, persona prelude and budgets over any `Index`. See cases/README.md for the semantics;
+where suites' authors differ, the suite's `Ruleset` says how."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ from harness.pipeline.context import Context, Retrieved
 from harness.pipeline.fusion import ranks, rrf
 from harness.pipeline.matching import WordMatcher
 from harness.pipeline.prelude import persona_prelude
+from harness.pipeline.ruleset import BUILTIN_RULES, Ruleset
 from harness.pipeline.settings import Mode, PipelineSettings
 from harness.pipeline.surface import embedding_text, field_text, index_doc, phrases
 from harness.text import count_tokens, tokenize
@@ -37,29 +39,37 @@ class Request:
     max_beliefs: int | None = None
 
 
-def _pinned_order(memory: Memory) -> tuple[float, int, str]:
-    return (-memory.confidence, -memory.reinforcement_count, memory.id)
-
-
 class MemoryPipeline:
     """Owns the memory records; the engine behind `Index` does the searching and filtering."""
 
-    def __init__(self, index: Index, settings: PipelineSettings, embedder: TextEmbedder | None = None):
+    def __init__(
+        self,
+        index: Index,
+        settings: PipelineSettings,
+        embedder: TextEmbedder | None = None,
+        rules: Ruleset = BUILTIN_RULES,
+    ):
         self._index = index
         self._settings = settings
         self._embedder = embedder
-        self._matcher = WordMatcher(settings.fuzzy_min_length, settings.fuzzy_prefix)
+        self._rules = rules
+        self._matcher = WordMatcher(rules.fuzzy_min_length, rules.fuzzy_prefix)
         self._store: dict[str, Memory] = {}
         self._phrases: dict[str, list[tuple[str, tuple[str, ...]]]] = {}
         self._vocabulary: set[str] = set()
 
     @classmethod
     def open(
-        cls, backend: Backend, namespace: str, settings: PipelineSettings, embedder: TextEmbedder | None = None
+        cls,
+        backend: Backend,
+        namespace: str,
+        settings: PipelineSettings,
+        embedder: TextEmbedder | None = None,
+        rules: Ruleset = BUILTIN_RULES,
     ) -> MemoryPipeline:
         """A pipeline on a fresh namespace; vectors are indexed only when an embedder is given."""
         spec = IndexSpec(dict(settings.fields), embedder.dimensions if embedder else None)
-        return cls(backend.create_index(namespace, spec), settings, embedder)
+        return cls(backend.create_index(namespace, spec), settings, embedder, rules)
 
     @property
     def index(self) -> Index:
@@ -94,58 +104,41 @@ class MemoryPipeline:
     def _vectors(self, memories: Sequence[Memory]) -> Sequence[np.ndarray | None]:
         if self._embedder is None:
             return [None] * len(memories)
-        return list(self._embedder.embed([embedding_text(m, self._settings.fields) for m in memories]))
+        as_written = self._rules.embed_name_as_written
+        return list(self._embedder.embed([embedding_text(m, self._settings.fields, as_written) for m in memories]))
 
     # -- reads --------------------------------------------------------------------------------
 
     def retrieve(self, request: Request, mode: Mode = Mode.BM25) -> Context:
-        scopes = frozenset(request.scopes) | {UNIVERSAL_SCOPE}
-        visible = {
-            m.id: m
-            for m in self._store.values()
-            if m.user == request.user and m.injectable and not scopes.isdisjoint(m.scopes)
-        }
-        pinned = sorted(
-            (
-                m
-                for m in visible.values()
-                if m.pinned and m.status is Status.ACTIVE and m.type is not MemoryType.OPEN_QUESTION
-            ),
-            key=_pinned_order,
-        )
+        rules = self._rules
+        own = [m for m in self._store.values() if m.user == request.user and m.injectable]
+        session = frozenset(request.scopes)
+        scopes = session | {UNIVERSAL_SCOPE} if rules.universal_in_every_scope else session
+        visible = {m.id: m for m in own if not scopes.isdisjoint(m.scopes)}
+        pinned = self._pinned(own, visible)
         pinned_ids = {m.id for m in pinned}
         filters = Filters(user=request.user, scopes=scopes, live_only=True)
-        query_words = tokenize(request.query)
 
-        lexical, matched_questions = self._lexical(query_words, filters, visible, pinned_ids)
-        if mode is Mode.BM25:
-            relevant = lexical
-        else:
-            vector = self._vector(request.query, filters, pinned_ids)
-            if mode is Mode.VECTOR:
-                relevant = [Retrieved(h.id, 0, h.score, h.clauses, None, "vector") for h in vector]
-            else:
-                fused = rrf(
-                    {"bm25": ranks([r.id for r in lexical]), "vector": ranks(vector)},
-                    self._settings.vector_k,
-                    self._settings.rrf_k,
-                )
-                why = {r.id: r.matched for r in lexical}
-                relevant = [Retrieved(h.id, 0, h.score, h.clauses, why.get(h.id), "hybrid") for h in fused]
+        relevant: list[Retrieved] = []
+        matched_questions: set[str] = set()
+        if request.query.strip():  # an empty query asks for nothing: no relevant tier in any mode
+            lexical, matched_questions = self._lexical(tokenize(request.query), filters, visible, pinned_ids)
+            relevant = self._relevant(request.query, mode, lexical, filters, visible, pinned_ids)
 
         questions = sorted(
             (
                 m
                 for m in visible.values()
-                if m.type is MemoryType.OPEN_QUESTION and (m.pinned or m.id in matched_questions)
+                if m.type is MemoryType.OPEN_QUESTION
+                and (m.pinned or (rules.open_questions_by_query and m.id in matched_questions))
             ),
-            key=_pinned_order,
+            key=rules.pinned_key(),
         )
         kept_pinned, kept_relevant, evicted = self._budget([m.id for m in pinned], relevant, request.max_beliefs)
         ranked_relevant = tuple(
             Retrieved(r.id, rank, r.score, r.clauses, r.matched, r.via) for rank, r in enumerate(kept_relevant, 1)
         )
-        prelude = persona_prelude(visible.values())
+        prelude = persona_prelude(m for m in own if not (session | {UNIVERSAL_SCOPE}).isdisjoint(m.scopes))
         tier_ids = [*kept_pinned, *(r.id for r in ranked_relevant), *(m.id for m in questions)]
         rendered = " ".join(
             [prelude or "", *(self._store[i].content or field_text(self._store[i], "name") for i in tier_ids)]
@@ -157,6 +150,51 @@ class MemoryPipeline:
             open_questions=tuple(m.id for m in questions),
             evicted=tuple(evicted),
             tokens=count_tokens(rendered),
+        )
+
+    def _pinned(self, own: Sequence[Memory], visible: dict[str, Memory]) -> list[Memory]:
+        """Pinned, live, not open questions, in scope (or, where the rules say so, user-edited)."""
+        rules = self._rules
+
+        def eligible(m: Memory) -> bool:
+            if not m.pinned or m.type is MemoryType.OPEN_QUESTION:
+                return False
+            if rules.pinned_requires_active_status and m.status is not Status.ACTIVE:
+                return False
+            if not rules.pinned_allows_universal and UNIVERSAL_SCOPE in m.scopes:
+                return False
+            return m.id in visible or (rules.pinned_user_edited_any_scope and m.user_edited)
+
+        return sorted(filter(eligible, own), key=rules.pinned_key())[: rules.pinned_limit]
+
+    def _relevant(
+        self,
+        query: str,
+        mode: Mode,
+        lexical: list[Retrieved],
+        filters: Filters,
+        visible: dict[str, Memory],
+        pinned_ids: set[str],
+    ) -> list[Retrieved]:
+        if mode is Mode.BM25:
+            return lexical
+        vector = self._vector(query, filters, visible, pinned_ids)
+        if mode is Mode.VECTOR:
+            return [Retrieved(h.id, 0, h.score, h.clauses, None, "vector") for h in vector]
+        fused = rrf(
+            {"bm25": ranks([r.id for r in lexical]), "vector": ranks(vector)},
+            self._rules.vector_limit,
+            self._settings.rrf_k,
+        )
+        why = {r.id: r.matched for r in lexical}
+        return [Retrieved(h.id, 0, h.score, h.clauses, why.get(h.id), "hybrid") for h in fused]
+
+    def _may_be_relevant(self, memory_id: str, pinned_ids: set[str]) -> bool:
+        memory = self._store[memory_id]
+        return (
+            memory_id not in pinned_ids
+            and memory.type is not MemoryType.OPEN_QUESTION
+            and memory.subtype not in self._rules.relevant_excluded_subtypes
         )
 
     def _lexical(
@@ -179,7 +217,7 @@ class MemoryPipeline:
                 continue
             if self._store[hit.id].type is MemoryType.OPEN_QUESTION:
                 questions.add(hit.id)
-            elif hit.id not in pinned_ids:
+            elif self._may_be_relevant(hit.id, pinned_ids):
                 gated.append((hit, phrase))
         found = {hit.id for hit, _ in gated}
         expanded = [Retrieved(h.id, 0, h.score, h.clauses, phrase, "lexical") for h, phrase in gated]
@@ -187,8 +225,11 @@ class MemoryPipeline:
             for participant in (
                 self._store[hit.id].participants if self._store[hit.id].type is MemoryType.RELATION else ()
             ):
-                target = visible.get(participant)
-                if target and target.type is not MemoryType.OPEN_QUESTION and participant not in found | pinned_ids:
+                if (
+                    participant in visible
+                    and participant not in found
+                    and self._may_be_relevant(participant, pinned_ids)
+                ):
                     found.add(participant)
                     score = hit.score * self._settings.relation_decay
                     expanded.append(
@@ -196,16 +237,19 @@ class MemoryPipeline:
                             participant, 0, score, (Clause("relation", hit.id, score),), None, f"relation:{hit.id}"
                         )
                     )
-        return sorted(expanded, key=lambda r: rank_key(r.score, r.id)), questions
+        ranked = sorted(expanded, key=lambda r: rank_key(r.score, r.id))
+        return ranked[: self._rules.relevant_limit], questions
 
-    def _vector(self, query: str, filters: Filters, pinned_ids: set[str]) -> list[Hit]:
+    def _vector(self, query: str, filters: Filters, visible: dict[str, Memory], pinned_ids: set[str]) -> list[Hit]:
+        """Cosine top-k, no score floor; pinned memories and excluded subtypes make room for others."""
         if self._embedder is None:
             raise ValueError("vector and hybrid modes need a pipeline opened with an embedder")
         (query_vector,) = self._embedder.embed([query])
-        k = self._settings.vector_k
+        k = self._rules.vector_limit
         retrievable = Filters(filters.user, filters.scopes, _RETRIEVABLE_KINDS, filters.live_only)
-        hits = self._index.vector(query_vector, retrievable, k + len(pinned_ids))
-        return [h for h in hits if h.id not in pinned_ids][:k]
+        skipped = sum(1 for memory_id in visible if not self._may_be_relevant(memory_id, pinned_ids))
+        hits = self._index.vector(query_vector, retrievable, k + skipped)
+        return [h for h in hits if self._may_be_relevant(h.id, pinned_ids)][:k]
 
     @staticmethod
     def _budget(

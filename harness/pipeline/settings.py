@@ -1,4 +1,4 @@
-"""Pipeline knobs. Defaults are the documented semantics in cases/README.md."""
+"""Pipeline knobs that do not depend on the suite (those that do are in `ruleset.py`)."""
 
 from __future__ import annotations
 
@@ -26,13 +26,11 @@ CONTENT_FIELDS: Mapping[str, float] = MappingProxyType({"content": 1.0})
 
 @dataclass(frozen=True)
 class PipelineSettings:
-    """`fields` is the retrieval surface: name + aliases by default, `CONTENT_FIELDS` to compare."""
+    """Engine knobs, the same for every suite. `fields` is the retrieval surface: name + aliases by
+    default, `CONTENT_FIELDS` to compare. The rules that differ per suite are in `Ruleset`."""
 
     mode: Mode = Mode.BM25
     fields: Mapping[str, float] = field(default_factory=lambda: SURFACE_FIELDS)
-    fuzzy_min_length: int = 5
-    fuzzy_prefix: int = 2
-    vector_k: int = 5
     rrf_k: int = RRF_K
     candidate_limit: int = 100
     relation_decay: float = 0.5

@@ -38,8 +38,12 @@ def phrases(memory: Memory, fields: Mapping[str, float]) -> list[tuple[str, tupl
     return [(text, words) for text, words in units if words]
 
 
-def embedding_text(memory: Memory, fields: Mapping[str, float]) -> str:
-    """The text a memory is embedded from: its searchable fields, in order."""
+def embedding_text(memory: Memory, fields: Mapping[str, float], as_written: bool = False) -> str:
+    """The text a memory is embedded from: its searchable fields, in order. `as_written`: the
+    name as stored (underscores kept) and each alias, joined by spaces, as Tenure embeds them."""
+    if as_written:
+        parts = {"name": [memory.name], "aliases": list(memory.aliases), "content": [memory.content]}
+        return " ".join(text for f in fields for text in parts[f] if text)
     return ". ".join(text for f in fields if (text := field_text(memory, f)))
 
 

@@ -14,6 +14,8 @@ from typing import Any
 
 from harness import __version__
 from harness.backends.base import BackendInfo
+from harness.models import Suite
+from harness.pipeline.ruleset import ruleset
 
 
 def _git_commit(root: Path) -> str | None:
@@ -40,3 +42,22 @@ def run_metadata(backend: BackendInfo | None, **extra: Any) -> dict[str, Any]:
         "backend": asdict(backend) if backend else None,
         **extra,
     }
+
+
+def suite_record(suite: Suite, embedding_model: str | None) -> dict[str, Any]:
+    """A suite as a report records it: its files, the ruleset it was judged by, and, when vector
+    modes ran with another model than the suite's authors used, a note saying so."""
+    rules = ruleset(suite.ruleset)
+    record: dict[str, Any] = {
+        "name": suite.name,
+        "sources": [{"path": str(p), "sha256": file_digest(p)} for p in suite.sources],
+        "ruleset": rules.name,
+        "rules": rules.to_json(),
+    }
+    upstream = rules.upstream_embedding_model
+    if embedding_model and upstream and upstream != embedding_model:
+        record["note"] = (
+            f"vector and hybrid modes embed with {embedding_model}, not the authors' {upstream}: "
+            "their counts are not the published ones"
+        )
+    return record

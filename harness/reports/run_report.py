@@ -74,13 +74,18 @@ def markdown_table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
     return "\n".join(lines)
 
 
+def _suite_label(suite: dict[str, Any]) -> str:
+    ruleset = suite.get("ruleset")
+    return f"{suite['name']} (ruleset {ruleset})" if ruleset else suite["name"]
+
+
 def to_markdown(report: dict[str, Any]) -> str:
     meta = report["meta"]
     backend = meta.get("backend") or {}
     out = [
         f"# Retrieval run {meta['created_at']}",
         "",
-        f"Suites: {', '.join(s['name'] for s in meta.get('suites', []))}. "
+        f"Suites: {', '.join(_suite_label(s) for s in meta.get('suites', []))}. "
         f"Backend: {backend.get('backend')} ({backend.get('engine')}; {backend.get('server_version')}). "
         f"Lexical scorer: {backend.get('lexical_scorer')}. Embedding model: {meta.get('embedding_model') or 'none'}.",
         f"Harness {meta['harness_version']} at {meta.get('git_commit') or 'unknown commit'}, "
@@ -89,6 +94,7 @@ def to_markdown(report: dict[str, Any]) -> str:
         "Precision and recall are set metrics over the relevant tier (cases with an empty expected set "
         "are left out of the means); nDCG and MRR rank the relevant tier against the expected set "
         "(binary gain); drift is |noise| / (|relevant| + |pinned|) per session turn.",
+        *(f"\nNote on {s['name']}: {s['note']}." for s in meta.get("suites", []) if s.get("note")),
         "",
         markdown_table(SCORECARD_COLUMNS, scorecard_rows(report["summary"])),
         "",

@@ -1,8 +1,10 @@
-"""Turn a `--suite` argument into a loaded suite: `builtin`, `tenure:DIR`, or a suite folder."""
+"""Turn a `--suite` argument into a loaded suite: `builtin`, `tenure:DIR` (the version detected
+from the files), `tenure@paper:DIR` or `tenure@head:DIR` (named), or a suite folder."""
 
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 
 from harness.models import Suite
@@ -10,6 +12,7 @@ from harness.suites.native import load_native
 from harness.suites.tenure import load_tenure
 
 BUILTIN = "builtin"
+_TENURE = re.compile(r"tenure(?:@(?P<version>[^:]*))?:(?P<dir>.*)", re.DOTALL)
 
 
 def cases_dir() -> Path:
@@ -21,6 +24,6 @@ def cases_dir() -> Path:
 def load_suite(spec: str) -> Suite:
     if spec == BUILTIN:
         return load_native(cases_dir() / "builtin", name=BUILTIN)
-    if spec.startswith("tenure:"):
-        return load_tenure(Path(spec.removeprefix("tenure:")).expanduser())
+    if tenure := _TENURE.fullmatch(spec):
+        return load_tenure(Path(tenure["dir"]).expanduser(), tenure["version"])
     return load_native(Path(spec).expanduser())

@@ -2,7 +2,10 @@
 
 Reads `beliefs.seed.json`, `retrieval.cases.json` and `session-retrieval.cases.json`. The
 `.embedded.json` vectors come from a model that is not available offline, so vector modes embed
-beliefs and queries with the harness's own model instead. Fields are validated in the fixtures'
+beliefs and queries with the harness's own model instead. The suite is judged by Tenure's rules
+for the fixtures' version (`tenure@paper` when no static case has a `category`, else
+`tenure@head`; PrecisionMemBench uses HEAD's), unless the spec names one. Every field with
+retrieval meaning is kept; `Suite.warnings` names each field that is dropped and how often. Fields are validated in the fixtures'
 own names, so an error points at what the user sees in their file; keys starting with `_` are
 annotations and are ignored, and the one documented misnesting (`relevantBeliefs.pinnedFacts`)
 is hoisted to `pinnedFacts`.
@@ -37,6 +40,7 @@ from harness.models import (
     TurnLabel,
 )
 from harness.models.memory import Scopes
+from harness.pipeline.ruleset import TENURE_HEAD_RULES, TENURE_PAPER_RULES
 from harness.suites.checks import check_corpus, check_sessions, check_static
 from harness.suites.jsonfile import read_json, validate_records
 
@@ -99,6 +103,7 @@ class Belief(_Model):
                 "id": self.id,
                 "user": self.user_id,
                 "type": self.type,
+                "subtype": self.subtype,
                 "name": self.canonical_name,
                 "aliases": self.aliases,
                 "content": self.content,
@@ -107,10 +112,12 @@ class Belief(_Model):
                 "superseded_by": self.superseded_by,
                 "resolved_at": self.resolved_at,
                 "pinned": self.pinned,
+                "user_edited": self.user_edited,
                 "confidence": self.confidence,
                 "reinforcement_count": self.reinforcement_count,
                 "created_at": self.created_at,
                 "updated_at": self.updated_at,
+                "last_reinforced_at": self.last_reinforced_at,
                 "relation_type": self.relation_type,
                 "participants": self.participants,
             }
@@ -299,7 +306,47 @@ def _in_tenure_terms(check: Callable[[], T]) -> T:
         raise CaseFileError(exc.path, exc.message, case_id=exc.case_id, field=_tenure_field(exc.field)) from None
 
 
-def load_tenure(root: Path) -> Suite:
+VERSIONS = {"paper": TENURE_PAPER_RULES.name, "head": TENURE_HEAD_RULES.name}
+
+# Fields read and validated but not carried into the harness's models, and why that is harmless.
+_DROPPED_BELIEF = {
+    "why_it_matters": "rationale, never searched",
+    "expertise_domain": "calibration metadata, not read by retrieval",
+    "expertise_depth": "calibration metadata, not read by retrieval",
+    "change_log": "history, not read by retrieval",
+    "provenance": "origin, not read by retrieval",
+    "embedding": "the authors' vectors; the harness embeds with its own model",
+}
+_DROPPED_CASE = {"notes": "commentary, not scored"}
+_DROPPED_TURN = {
+    "turnSignal": "turn-worthiness label, not read by retrieval",
+    "assistantMessage": "the prior reply; retrieval reads the user message",
+}
+
+
+def _carries(value: Any) -> bool:
+    return value not in (None, "", [], {})
+
+
+def _dropped(file: str, what: str, records: list[BaseModel], fields: dict[str, str]) -> list[str]:
+    """One warning per dropped field that some record gives a value, with how many records do."""
+    lines = []
+    for name, why in fields.items():
+        count = sum(1 for record in records if _carries(getattr(record, name)))
+        if count:
+            lines.append(f"{file}: drops `{name}` ({count} of {len(records)} {what}): {why}")
+    return lines
+
+
+def detect_version(static: list[Case]) -> str:
+    """The paper tag's cases have no `category`; HEAD's and PrecisionMemBench's all have one."""
+    return "head" if any(case.category is not None for case in static) else "paper"
+
+
+def load_tenure(root: Path, version: str | None = None) -> Suite:
+    """`version`: `paper` or `head`; None detects it from the files."""
+    if version is not None and version not in VERSIONS:
+        raise CaseFileError(root, f"unknown Tenure version {version!r} (paper, head)")
     folder = find_fixtures(root)
     seed_path, static_path, session_path = folder / SEED, folder / STATIC, folder / SESSIONS
 
@@ -311,13 +358,24 @@ def load_tenure(root: Path) -> Suite:
     corpus = Corpus.with_majority_user(memories) if memories else Corpus((), "")
     ids = _in_tenure_terms(lambda: check_corpus(corpus, seed_path))
 
-    static = [c.native() for c in validate_records(Case, read_json(static_path), static_path, key("caseId"))]
+    raw_static = validate_records(Case, read_json(static_path), static_path, key("caseId"))
+    static = [c.native() for c in raw_static]
     _in_tenure_terms(lambda: check_static(static, ids, static_path))
-    sessions: list[SessionCase] = []
+    raw_sessions: list[Session] = []
     if session_path.exists():
-        raw = validate_records(Session, read_json(session_path), session_path, key("caseId"))
-        sessions = [c.native() for c in raw]
-        _in_tenure_terms(lambda: check_sessions(sessions, ids, session_path))
+        raw_sessions = validate_records(Session, read_json(session_path), session_path, key("caseId"))
+    sessions = [c.native() for c in raw_sessions]
+    _in_tenure_terms(lambda: check_sessions(sessions, ids, session_path))
+    turns = [t for session in raw_sessions for t in session.turns]
+    created = [t.createBeliefAtTurn for t in turns if t.createBeliefAtTurn is not None]
+    warnings = [
+        *_dropped(SEED, "beliefs", list(beliefs), _DROPPED_BELIEF),
+        *_dropped(STATIC, "cases", list(raw_static), _DROPPED_CASE),
+        *_dropped(f"{SESSIONS} createBeliefAtTurn", "created beliefs", list(created), _DROPPED_BELIEF),
+        *_dropped(SESSIONS, "session cases", list(raw_sessions), _DROPPED_CASE),
+        *_dropped(SESSIONS, "turns", list(turns), _DROPPED_TURN),
+    ]
     name = f"tenure:{root.name}"
     sources = tuple(p for p in (seed_path, static_path, session_path) if p.exists())
-    return Suite(name, corpus, tuple(static), tuple(sessions), sources)
+    rules = VERSIONS[version or detect_version(raw_static)]
+    return Suite(name, corpus, tuple(static), tuple(sessions), sources, ruleset=rules, warnings=tuple(warnings))
