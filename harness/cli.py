@@ -236,7 +236,7 @@ def cases_validate(path: Annotated[str, typer.Argument(help="A suite folder, bui
         f"{len(loaded.session_cases)} session cases ({turns} turns), ruleset {loaded.ruleset}"
     )
     for warning in loaded.warnings:
-        err_console.print(f"warning: {warning}", highlight=False)
+        err_console.print(f"warning: {warning}", highlight=False, soft_wrap=True)
     return 0
 
 

@@ -19,7 +19,7 @@ from harness.metrics import classify, drift_score, ndcg_at, reciprocal_rank, set
 from harness.models import Budget, Expect, SessionCase, StaticCase, Suite, Turn
 from harness.pipeline import Context, MemoryPipeline, Mode, PipelineSettings
 from harness.pipeline.memory_layer import Request, TextEmbedder
-from harness.pipeline.ruleset import CaseKind, MutationTiming, ruleset
+from harness.pipeline.ruleset import CaseKind, MutationTiming, Ruleset, ruleset
 
 
 def _max_beliefs(budget: Budget | None) -> int | None:
@@ -34,11 +34,13 @@ class SuiteRunner:
         *,
         settings: PipelineSettings | None = None,
         embedder: TextEmbedder | None = None,
+        rules: Ruleset | None = None,
     ):
+        """`rules`: judge by these instead of the suite's own ruleset (to compare rulesets)."""
         self.backend = backend
         self.suite = suite
         self.settings = settings or PipelineSettings()
-        self.rules = ruleset(suite.ruleset)
+        self.rules = rules or ruleset(suite.ruleset)
         self.embedder = embedder
         self._static: MemoryPipeline | None = None
         self._open: list[MemoryPipeline] = []

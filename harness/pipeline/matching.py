@@ -39,11 +39,14 @@ class WordMatcher:
     min_length: int
     prefix: int
 
+    def may_be_fuzzy(self, query_word: str) -> bool:
+        """A query word all prefix has no room for an edit; a short one is exact by the rules."""
+        return len(query_word) > self.prefix and len(query_word) >= self.min_length
+
     def fuzzy(self, query_word: str, word: str) -> bool:
         return (
             query_word != word
-            and len(query_word) > self.prefix
-            and len(query_word) >= self.min_length
+            and self.may_be_fuzzy(query_word)
             and len(word) >= self.min_length
             and query_word[: self.prefix] == word[: self.prefix]
             and within_one_edit(query_word, word)
@@ -59,7 +62,7 @@ class WordMatcher:
         for word in query_words:
             if word in vocab:
                 terms[word] = None
-            if len(word) >= self.min_length and len(word) > self.prefix:
+            if self.may_be_fuzzy(word):
                 for candidate in vocab:
                     if self.fuzzy(word, candidate):
                         terms[candidate] = None

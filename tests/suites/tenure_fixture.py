@@ -1,7 +1,10 @@
 """Invented fixtures in the Tenure / PrecisionMemBench layout (peer-formats.md section 1).
 
-Content is our own: user u-maya owns nine beliefs, u-theo one. The expected verdicts for the
-bm25 reference pipeline are derived by hand from cases/README.md next to each case.
+Content is our own: user u-maya owns nine beliefs, u-theo one. The cases mix the paper tag's
+style (no `category`) with HEAD's, so the suite is detected as HEAD and judged by the
+`tenure@head` rules (peer-formats.md section 1.7); `static_cases("paper")` and
+`static_cases("head")` are the single-version variants. The expected verdicts for the bm25
+reference pipeline are derived by hand from those rules next to each case.
 """
 
 from __future__ import annotations
@@ -131,15 +134,16 @@ def beliefs() -> list[dict[str, Any]]:
     ]
 
 
-# Static cases. Verdicts (bm25, README semantics):
-#   alias-postgres       PASS: alias `postgres` occurs; theo's copy is another user's; pinned = the two
-#                             pinned in-scope non-question beliefs.
+# Static cases. Verdicts (bm25, tenure@head rules):
+#   alias-postgres       PASS: alias `postgres` occurs; theo's copy is another user's; pinned = the
+#                             one pinned in-scope belief (the universal concise one is never pinned).
 #   supersession-mysql   FAIL: expects the superseded belief, which never surfaces in any tier.
 #   cross-user-theo      PASS: u-theo sees only his own postgres, has no pinned and no preferences.
-#   budget-one           PASS: cap 1 keeps the highest-confidence pinned (concise 0.99) and evicts
-#                             strict-ts (0.95), postgres and the billing api.
+#   budget-one           PASS: cap 1 keeps the one pinned belief (strict-ts) and evicts postgres and
+#                             the billing api.
 #   relation-expansion   PASS: alias `billing storage` names the relation; its two participants join.
-#   prelude-writing      PASS: writing scope prelude = concise (universal) + oxford comma, no TS.
+#   prelude-writing      PASS: writing scope prelude = concise (universal) + oxford comma, no TS;
+#                             nothing is pinned in the writing scope.
 #   questions-resolved   PASS: the pinned hosting question is in; the resolved orm question is
 #                             out although named; open questions never enter the relevant tier.
 STATIC_VERDICTS = {
@@ -153,7 +157,18 @@ STATIC_VERDICTS = {
 }
 
 
-def static_cases() -> list[dict[str, Any]]:
+def static_cases(version: str | None = None) -> list[dict[str, Any]]:
+    """The mixed cases; `paper`: none has a category (the paper tag); `head`: all have one."""
+    cases = _static_cases()
+    for case in cases:
+        if version == "paper":
+            case.pop("category", None)
+        elif version == "head":
+            case.setdefault("category", "Design boundary cases")
+    return cases
+
+
+def _static_cases() -> list[dict[str, Any]]:
     return [
         {
             "caseId": "alias-postgres",
@@ -164,7 +179,7 @@ def static_cases() -> list[dict[str, Any]]:
             "notes": "Theo also has a postgres belief; it must not leak.",
             "expect": {
                 "relevantBeliefs": {"shouldOnlyInclude": ["b-postgres"]},
-                "pinnedFacts": {"mustInclude": ["b-strict-ts", "b-pref-concise"]},
+                "pinnedFacts": {"mustInclude": ["b-strict-ts"], "mustExclude": ["b-pref-concise"]},
             },
         },
         {
@@ -203,8 +218,8 @@ def static_cases() -> list[dict[str, Any]]:
             "expect": {
                 "relevantBeliefs": {"shouldOnlyInclude": []},
                 "pinnedFacts": {
-                    "mustInclude": ["b-pref-concise"],
-                    "mustExclude": ["b-strict-ts"],
+                    "mustInclude": ["b-strict-ts"],
+                    "mustExclude": ["b-pref-concise"],
                 },
             },
         },
@@ -225,7 +240,7 @@ def static_cases() -> list[dict[str, Any]]:
             "_note": "empty query on purpose",
             "expect": {
                 "relevantBeliefs": {"shouldOnlyInclude": []},
-                "pinnedFacts": {"mustInclude": ["b-pref-concise"]},
+                "pinnedFacts": {"mustExclude": ["b-pref-concise", "b-strict-ts"]},
                 "personaPrelude": {
                     "nonEmpty": True,
                     "contains": ["oxford comma", "SHORT"],
@@ -250,12 +265,15 @@ def static_cases() -> list[dict[str, Any]]:
     ]
 
 
-# Session cases, replayed in order on one evolving index:
-#   A t0  PASS  `postgres` names b-postgres; both code-scope pinned beliefs are pinned.
-#   A t1  FAIL  b-redis is created and named, but `postgres` is named too: the exact set fails and
-#               the noise check fails. Drift = 1 noise / (2 relevant + 2 pinned) = 0.25.
-#   A t2  PASS  the alias `billing gateway` added this turn makes b-api relevant.
-#   A t3  PASS  re-entry on postgres; the misnested pinnedFacts (hoisted) holds.
+# Session cases, replayed in order on one evolving index; a turn's create/update applies after
+# that turn's retrieval and checks (tenure@head):
+#   A t0  PASS  `postgres` names b-postgres; the code-scope pinned belief is pinned.
+#   A t1  FAIL  b-redis is created at this turn, so it is not there yet, and `postgres` is named:
+#               the exact set fails and the noise check fails. Drift = 1 noise / (1 relevant +
+#               1 pinned) = 0.5.
+#   A t2  PASS  the alias `billing gateway` is added after this turn: nothing is relevant yet.
+#   A t3  PASS  re-entry on postgres, and the billing gateway now names b-api; the misnested
+#               pinnedFacts (hoisted) holds.
 #   B t0  PASS  b-redis, created in case A, is found through its alias `redis`.
 TURN_VERDICTS = {
     ("session-a", 0): True,
@@ -266,7 +284,7 @@ TURN_VERDICTS = {
 }
 TURN_DRIFT = {
     ("session-a", 0): 0.0,
-    ("session-a", 1): 0.25,
+    ("session-a", 1): 0.5,
     ("session-a", 2): 0.0,
     ("session-a", 3): 0.0,
     ("session-b", 0): 0.0,
@@ -314,7 +332,7 @@ def session_cases() -> list[dict[str, Any]]:
                     ["database"],
                     {
                         "relevantBeliefs": {"shouldOnlyInclude": ["b-postgres"]},
-                        "pinnedFacts": {"mustInclude": ["b-strict-ts", "b-pref-concise"]},
+                        "pinnedFacts": {"mustInclude": ["b-strict-ts"]},
                         "openQuestions": {"mustInclude": ["b-oq-hosting"]},
                     },
                 ),
@@ -335,7 +353,7 @@ def session_cases() -> list[dict[str, Any]]:
                     "Does the billing gateway need a retry?",
                     ["billing"],
                     {
-                        "relevantBeliefs": {"shouldOnlyInclude": ["b-api"]},
+                        "relevantBeliefs": {"shouldOnlyInclude": []},
                         "topicRetrieval": {"shouldRetrieveTurns": []},
                     },
                     updateBeliefAtTurn={
@@ -347,13 +365,13 @@ def session_cases() -> list[dict[str, Any]]:
                 turn(
                     3,
                     "re_entry",
-                    "Back to the postgres timeouts",
+                    "Back to the postgres timeouts behind the billing gateway",
                     ["database"],
                     {
                         "relevantBeliefs": {
-                            "shouldOnlyInclude": ["b-postgres"],
+                            "shouldOnlyInclude": ["b-postgres", "b-api"],
                             "_note": "pinnedFacts is nested here by mistake in the published file",
-                            "pinnedFacts": {"mustInclude": ["b-pref-concise"]},
+                            "pinnedFacts": {"mustInclude": ["b-strict-ts"]},
                         }
                     },
                 ),

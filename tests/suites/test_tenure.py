@@ -20,6 +20,7 @@ from harness.suites.tenure import load_tenure
 
 from .messages import assert_names, load_error
 from .tenure_fixture import (
+    STAMP,
     STATIC_VERDICTS,
     TURN_DRIFT,
     TURN_VERDICTS,
@@ -97,7 +98,8 @@ def test_static_cases_map_field_by_field(suite: Suite) -> None:
     assert alias.budget is None
     assert alias.expect.relevant.should_only_include == ("b-postgres",)
     assert alias.expect.relevant.must_include == () and alias.expect.relevant.must_exclude == ()
-    assert alias.expect.pinned.must_include == ("b-strict-ts", "b-pref-concise")
+    assert alias.expect.pinned.must_include == ("b-strict-ts",)
+    assert alias.expect.pinned.must_exclude == ("b-pref-concise",)
     assert alias.expect.pinned.should_only_include is None
     assert alias.expect.open_questions is None and alias.expect.prelude is None and alias.expect.noise is None
 
@@ -152,11 +154,11 @@ def test_session_cases_map_turns_mutations_and_hoisted_pinned(suite: Suite) -> N
 
     assert t2.update == AliasUpdate(memory_id="b-api", add_aliases=("billing gateway", "payments edge"))
     assert t2.create is None
-    assert t2.expect.relevant.should_only_include == ("b-api",)
+    assert t2.expect.relevant.should_only_include == ()
 
     # the documented misnesting: relevantBeliefs.pinnedFacts is the turn's pinned tier
-    assert t3.expect.relevant.should_only_include == ("b-postgres",)
-    assert t3.expect.pinned is not None and t3.expect.pinned.must_include == ("b-pref-concise",)
+    assert t3.expect.relevant.should_only_include == ("b-postgres", "b-api")
+    assert t3.expect.pinned is not None and t3.expect.pinned.must_include == ("b-strict-ts",)
 
     assert len(b.turns) == 1 and b.turns[0].expect.relevant.should_only_include == ("b-redis",)
 
@@ -397,7 +399,7 @@ def bm25_results(suite: Suite):
         backend.close()
 
 
-def test_bm25_verdicts_match_the_readme_semantics(bm25_results) -> None:
+def test_bm25_verdicts_match_the_tenure_head_rules(bm25_results) -> None:
     assert all(r.error is None for r in bm25_results), [r.error for r in bm25_results if r.error]
     static = {r.case_id: r.passed for r in bm25_results if r.kind == "static"}
     turns = {(r.case_id, r.turn): r.passed for r in bm25_results if r.kind == "session"}
@@ -416,11 +418,8 @@ def test_bm25_tiers_of_selected_cases(bm25_results) -> None:
     def relevant(item: str) -> list[str]:
         return [row["id"] for row in by_id[item].retrieved["relevant"]]
 
-    # pinned order: confidence descending (0.99 before 0.95)
-    assert by_id["alias-postgres"].retrieved["pinned"] == [
-        "b-pref-concise",
-        "b-strict-ts",
-    ]
+    # the universal pinned belief is never a pinned fact; the code-scope one is
+    assert by_id["alias-postgres"].retrieved["pinned"] == ["b-strict-ts"]
     assert relevant("alias-postgres") == ["b-postgres"]
     # the superseded belief is reported missing
     assert relevant("supersession-mysql") == []
@@ -429,22 +428,58 @@ def test_bm25_tiers_of_selected_cases(bm25_results) -> None:
     assert relevant("relation-expansion")[0] == "b-rel-billing-db"
     assert set(relevant("relation-expansion")[1:]) == {"b-api", "b-postgres"}
     # budget 1: everything but the first pinned belief is evicted and reported
-    assert by_id["budget-one"].retrieved["pinned"] == ["b-pref-concise"]
-    assert set(by_id["budget-one"].retrieved["evicted"]) == {
-        "b-strict-ts",
-        "b-postgres",
-        "b-api",
-    }
+    assert by_id["budget-one"].retrieved["pinned"] == ["b-strict-ts"]
+    assert set(by_id["budget-one"].retrieved["evicted"]) == {"b-postgres", "b-api"}
     # the second user sees his own belief only, with no prelude
     assert relevant("cross-user-theo") == ["b-theo-postgres"]
     assert by_id["cross-user-theo"].retrieved["prelude"] is None
     assert by_id["cross-user-theo"].user == "u-theo"
     # resolved questions never surface, pinned unresolved ones always do
     assert by_id["questions-resolved"].retrieved["open_questions"] == ["b-oq-hosting"]
-    # session: the created belief surfaces with the banned one; later turns see mutations
-    assert set(relevant("session-a#1")) == {"b-redis", "b-postgres"}
-    assert relevant("session-a#2") == ["b-api"]
+    # session: a turn's create/update is seen from the next turn on
+    assert relevant("session-a#1") == ["b-postgres"]
+    assert relevant("session-a#2") == []
+    assert set(relevant("session-a#3")) == {"b-postgres", "b-api"}
     assert relevant("session-b#0") == ["b-redis"]
+
+
+def test_new_belief_fields_are_kept(tmp_path: Path) -> None:
+    seed = [
+        *beliefs(),
+        belief(
+            "b-expert",
+            type="preference",
+            subtype="expertise",
+            expertise_domain="databases",
+            expertise_depth="deep",
+            user_edited=True,
+            last_reinforced_at="2024-06-02T08:30:00Z",
+        ),
+    ]
+    memories = {m.id: m for m in load_tenure(write_tenure(tmp_path / "t", seed=seed)).corpus.memories}
+    expert = memories["b-expert"]
+    assert expert.subtype == "expertise" and expert.user_edited is True
+    assert expert.last_reinforced_at == datetime(2024, 6, 2, 8, 30, tzinfo=UTC)
+    assert memories["b-strict-ts"].subtype == "style" and memories["b-pref-concise"].user_edited is True
+    assert memories["b-postgres"].subtype is None and memories["b-postgres"].user_edited is False
+
+
+def test_dropped_fields_are_warned_with_their_counts(tmp_path: Path) -> None:
+    seed = [*beliefs(), belief("b-expert", expertise_domain="databases", change_log=[{"at": STAMP}])]
+    warnings = load_tenure(write_tenure(tmp_path / "t", seed=seed)).warnings
+    assert (
+        "beliefs.seed.json: drops `expertise_domain` (1 of 11 beliefs): calibration metadata, not read by retrieval"
+        in (warnings)
+    )
+    assert any(w.startswith("beliefs.seed.json: drops `change_log` (1 of 11 beliefs)") for w in warnings)
+    assert any(w.startswith("beliefs.seed.json: drops `why_it_matters` (11 of 11 beliefs)") for w in warnings)
+    assert any(w.startswith("retrieval.cases.json: drops `notes` (1 of 7 cases)") for w in warnings)
+    assert any(w.startswith("session-retrieval.cases.json: drops `turnSignal` (5 of 5 turns)") for w in warnings)
+    # empty values carry nothing, so nothing is lost: the 11 empty change logs are not counted
+    assert not any("expertise_depth" in w for w in warnings)
+    # every field with retrieval meaning is kept, so never warned about
+    for kept in ("subtype", "user_edited", "pinned", "scope", "resolved_at", "superseded_by", "type"):
+        assert not any(f"`{kept}`" in w for w in warnings)
 
 
 def test_seed_file_is_not_modified(tenure_dir: Path) -> None:
