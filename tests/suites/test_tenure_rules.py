@@ -5,13 +5,16 @@ cases written for it: flip that one rule and exactly those cases' verdicts turn 
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from harness.backends.base import Backend
 from harness.backends.embedded import EmbeddedBackend
+from harness.backends.registry import connect
 from harness.errors import CaseFileError
 from harness.evaluation.judge import judge
 from harness.evaluation.results import CaseResult
@@ -40,8 +43,8 @@ def load(version: str) -> Suite:
     return load_suite(f"tenure:{FORMAT / version}")
 
 
-def run(suite: Suite, rules: Ruleset | None = None) -> dict[str, CaseResult]:
-    backend = EmbeddedBackend()
+def run(suite: Suite, rules: Ruleset | None = None, backend: Backend | None = None) -> dict[str, CaseResult]:
+    backend = backend or EmbeddedBackend()
     runner = SuiteRunner(backend, suite, rules=rules)
     try:
         results = [runner.run_static(case, Mode.BM25) for case in suite.static_cases]
@@ -92,12 +95,32 @@ def test_native_suites_keep_the_builtin_rules() -> None:
 # -- every case passes under its own rules --------------------------------------------------------
 
 
+@pytest.fixture(params=[pytest.param(n, marks=getattr(pytest.mark, n)) for n in ("postgres", "redis", "valkey")])
+def server(request: pytest.FixtureRequest, server_url) -> Iterator[Backend]:
+    backend = connect(request.param, server_url(request.param))
+    yield backend
+    backend.close()
+
+
 @pytest.mark.parametrize("version", ["paper", "head"])
 def test_every_case_and_turn_passes_under_its_versions_rules(own_rules, version: str) -> None:
     results = own_rules[version]
     assert {item: r.reasons for item, r in results.items() if not r.passed} == {}
     suite = load(version)
     assert len(results) == len(suite.static_cases) + sum(len(c.turns) for c in suite.session_cases)
+
+
+@pytest.mark.parametrize("version", ["paper", "head"])
+def test_every_case_and_turn_passes_on_the_servers(server: Backend, own_rules, version: str) -> None:
+    """The rules live in the pipeline, so every engine gives the same verdicts and tiers."""
+    results = run(load(version), backend=server)
+    assert {item: r.reasons for item, r in results.items() if not r.passed} == {}
+    assert {item: r.retrieved["pinned"] for item, r in results.items()} == {
+        item: r.retrieved["pinned"] for item, r in own_rules[version].items()
+    }
+    assert {item: [x["id"] for x in r.retrieved["relevant"]] for item, r in results.items()} == {
+        item: [x["id"] for x in r.retrieved["relevant"]] for item, r in own_rules[version].items()
+    }
 
 
 # -- one rule each: flipped, exactly its cases fail -----------------------------------------------
