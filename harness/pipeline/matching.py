@@ -38,6 +38,8 @@ def within_one_edit(a: str, b: str) -> bool:
 class WordMatcher:
     min_length: int
     prefix: int
+    fuzzy_multiword: bool = True
+    """False: only a one-word phrase matches fuzzily; longer ones match word for word exactly."""
 
     def may_be_fuzzy(self, query_word: str) -> bool:
         """A query word all prefix has no room for an edit; a short one is exact by the rules."""
@@ -73,6 +75,5 @@ class WordMatcher:
         n = len(phrase)
         if n == 0 or n > len(query):
             return False
-        return any(
-            all(self.matches(query[start + k], phrase[k]) for k in range(n)) for start in range(len(query) - n + 1)
-        )
+        match = self.matches if n == 1 or self.fuzzy_multiword else str.__eq__
+        return any(all(match(query[start + k], phrase[k]) for k in range(n)) for start in range(len(query) - n + 1))

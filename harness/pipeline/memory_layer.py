@@ -53,7 +53,7 @@ class MemoryPipeline:
         self._settings = settings
         self._embedder = embedder
         self._rules = rules
-        self._matcher = WordMatcher(rules.fuzzy_min_length, rules.fuzzy_prefix)
+        self._matcher = WordMatcher(rules.fuzzy_min_length, rules.fuzzy_prefix, rules.fuzzy_multiword)
         self._store: dict[str, Memory] = {}
         self._phrases: dict[str, list[tuple[str, tuple[str, ...]]]] = {}
         self._vocabulary: set[str] = set()
@@ -98,7 +98,9 @@ class MemoryPipeline:
 
     def _remember(self, memory: Memory) -> None:
         self._store[memory.id] = memory
-        self._phrases[memory.id] = phrases(memory, self._settings.fields)
+        self._phrases[memory.id] = [
+            (text, words) for text, words in phrases(memory, self._settings.fields) if self._rules.searchable(text)
+        ]
         self._vocabulary.update(w for _, words in self._phrases[memory.id] for w in words)
 
     def _vectors(self, memories: Sequence[Memory]) -> Sequence[np.ndarray | None]:

@@ -57,6 +57,12 @@ class Ruleset:
     fuzzy_min_length: int
     """Both words need this many characters to match fuzzily; 0: the prefix guard alone decides."""
     fuzzy_prefix: int
+    fuzzy_multiword: bool
+    """Phrases of several words match fuzzily word by word (else exactly: Tenure matches them as
+    query shingles, while its fuzzy clauses compare one query word with a whole one-word name)."""
+    phrase_max_words: int | None
+    """Names and aliases longer than this (in words as written, underscores as spaces) never make a
+    memory relevant: Tenure indexes each as one token and its query shingles are two words long."""
     vector_limit: int
     """Top-k of the vector baseline (and of hybrid fusion); no score floor in either ruleset."""
     embed_name_as_written: bool
@@ -72,6 +78,9 @@ class Ruleset:
         if self.pinned_order is PinnedOrder.CONFIDENCE:
             return lambda m: (-m.confidence, -m.reinforcement_count, m.id)
         return lambda m: (not m.user_edited, -_timestamp(m.last_reinforced_at), m.id)
+
+    def searchable(self, phrase: str) -> bool:
+        return self.phrase_max_words is None or len(phrase.replace("_", " ").split()) <= self.phrase_max_words
 
     def checks_union(self, kind: CaseKind) -> bool:
         return kind in self.union_checks
@@ -104,6 +113,8 @@ BUILTIN_RULES = Ruleset(
     open_questions_by_query=True,
     fuzzy_min_length=5,
     fuzzy_prefix=2,
+    fuzzy_multiword=True,
+    phrase_max_words=None,
     vector_limit=5,
     embed_name_as_written=False,
     mutations=MutationTiming.BEFORE_RETRIEVAL,
@@ -123,6 +134,8 @@ TENURE_HEAD_RULES = Ruleset(
     open_questions_by_query=False,
     fuzzy_min_length=0,
     fuzzy_prefix=2,
+    fuzzy_multiword=False,
+    phrase_max_words=2,
     vector_limit=20,
     embed_name_as_written=True,
     mutations=MutationTiming.AFTER_CHECKS,

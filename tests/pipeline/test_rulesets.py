@@ -113,3 +113,20 @@ def test_fuzzy_word_rules(query_word: str, word: str, tenure: bool, builtin: boo
     assert matcher(TENURE_HEAD_RULES).matches(query_word, word) is tenure
     assert matcher(TENURE_PAPER_RULES).matches(query_word, word) is tenure
     assert matcher(BUILTIN_RULES).matches(query_word, word) is builtin
+
+
+def test_multiword_phrases_match_exactly_under_tenure() -> None:
+    query = ["add", "request", "throttles"]
+    tenure = WordMatcher(TENURE_HEAD_RULES.fuzzy_min_length, TENURE_HEAD_RULES.fuzzy_prefix, False)
+    assert not tenure.occurs(("request", "throttle"), query)
+    assert tenure.occurs(("throttle",), query)  # one word: fuzzy
+    assert WordMatcher(5, 2).occurs(("request", "throttle"), query)
+
+
+@pytest.mark.parametrize(
+    ("phrase", "tenure"),
+    [("request throttle", True), ("strict_null_checks", False), ("type-safe", True), ("a b c", False)],
+)
+def test_names_longer_than_two_words_are_not_searchable_under_tenure(phrase: str, tenure: bool) -> None:
+    assert TENURE_PAPER_RULES.searchable(phrase) is tenure
+    assert BUILTIN_RULES.searchable(phrase)

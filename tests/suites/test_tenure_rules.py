@@ -151,6 +151,11 @@ FLIPS: list[tuple[str, str, Any, set[str]]] = [
     ("paper", "fuzzy_min_length", 5, {"fuzzy-short-word"}),
     ("head", "fuzzy_min_length", 5, {"fuzzy-short-word"}),
     ("head", "fuzzy_prefix", 0, {"prefix-guard", "short-query-word-exact"}),
+    # only one-word names and aliases match fuzzily; names of more than two words never match
+    ("paper", "fuzzy_multiword", True, {"multiword-phrase-exact"}),
+    ("head", "fuzzy_multiword", True, {"multiword-phrase-exact"}),
+    ("paper", "phrase_max_words", None, {"three-word-name-never-matches"}),
+    ("head", "phrase_max_words", None, {"three-word-name-never-matches"}),
     # subtype expertise never enters the relevant tier
     ("head", "relevant_excluded_subtypes", frozenset(), {"expertise-never-relevant"}),
     # open questions come from the pinned path only
