@@ -140,6 +140,7 @@ class MemoryPipeline:
         ranked_relevant = tuple(
             Retrieved(r.id, rank, r.score, r.clauses, r.matched, r.via) for rank, r in enumerate(kept_relevant, 1)
         )
+        # the prelude is the harness's own construction: universal preferences are in it under every ruleset
         prelude = persona_prelude(m for m in own if not (session | {UNIVERSAL_SCOPE}).isdisjoint(m.scopes))
         tier_ids = [*kept_pinned, *(r.id for r in ranked_relevant), *(m.id for m in questions)]
         rendered = " ".join(
