@@ -125,6 +125,7 @@ TENURE_HEAD_RULES = Ruleset(
     name="tenure@head",
     universal_in_every_scope=False,
     pinned_allows_universal=False,
+    # As peer-formats.md 1.7 records HEAD; intermediate versions of beliefsReader.ts still have the bypass.
     pinned_user_edited_any_scope=False,
     pinned_requires_active_status=False,
     pinned_order=PinnedOrder.EDITED_THEN_RECENT,
