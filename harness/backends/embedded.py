@@ -1,12 +1,23 @@
-"""Embedded default: SQLite FTS5 `bm25()` for lexical, NumPy exact cosine for vectors.
+"""Embedded default: BM25 over SQLite FTS5 postings, NumPy exact cosine for vectors.
 
-One FTS5 table per searchable field, because FTS5's bm25() normalises by the length of the whole
-row: a table per field gives true per-field BM25, so (field, term) clauses add up to the score.
-FTS5 scores with idf = ln((N - n + 0.5) / (n + 0.5)) (floored at 1e-6), k1 = 1.2, b = 0.75.
+The same BM25 as every other engine (the contract in `base.py`; formula as in `postgres.py`):
+    weight_f * idf * tf * (k1 + 1) / (tf + k1 * (1 - b + b * len / avglen)),   k1 = 1.2, b = 0.75
+    idf = ln(1 + (N - n + 0.5) / (n + 0.5))
+FTS5's own `bm25()` is not used: its idf is ln((N - n + 0.5) / (n + 0.5)) (floored), and it
+normalises by the whole row. One FTS5 table per field holds the postings; its `fts5vocab`
+instance table gives each (term, document) its tf, and n is counted from those postings before
+any filter applies. N and the length total per field are kept in memory, exact after every write.
+
+Analysis happens once, in `harness.text`, for every engine: field text arrives as space-separated
+tokens. FTS5 is given the `ascii` tokenizer, which splits on ASCII non-alphanumerics only (here:
+the spaces) and keeps every other character as written, so `café` and `cafe` stay two terms as
+they do on the servers (`unicode61` would fold diacritics and re-split with its own tables).
 """
 
 from __future__ import annotations
 
+import json
+import math
 import re
 import sqlite3
 from collections import defaultdict
@@ -17,6 +28,12 @@ import numpy as np
 from harness.backends.base import BackendInfo, Clause, Filters, Hit, IndexDoc, IndexSpec, ranked, unit
 from harness.errors import BackendUnavailable
 
+K1 = 1.2
+B = 0.75
+LEXICAL_SCORER = (
+    f"bm25 per field over fts5 postings, k1={K1} b={B}, idf=ln(1+(N-n+0.5)/(n+0.5)), "
+    "score = weight * idf * tf*(k1+1) / (tf + k1*(1-b+b*len/avglen))"
+)
 _NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
 
@@ -26,12 +43,30 @@ def _identifier(name: str) -> str:
     return name
 
 
+class _FieldStats:
+    """N (documents with a token in the field), their token total, and each one's length."""
+
+    def __init__(self) -> None:
+        self.lengths: dict[int, int] = {}
+        self.tokens = 0
+
+    def set(self, row: int, length: int) -> None:
+        self.tokens += length - self.lengths.pop(row, 0)
+        if length:
+            self.lengths[row] = length
+
+    @property
+    def avglen(self) -> float:
+        return self.tokens / len(self.lengths)
+
+
 class EmbeddedIndex:
     def __init__(self, db: sqlite3.Connection, namespace: str, spec: IndexSpec):
         self._db = db
         self._ns = _identifier(namespace)
         self._spec = spec
         self._fields = {f: _identifier(f"{self._ns}_f_{f}") for f in spec.fields}
+        self._stats = {f: _FieldStats() for f in spec.fields}
         self._rows: dict[str, int] = {}
         self._ids: list[str] = []
         self._vectors = np.zeros((0, spec.dimensions or 0), dtype=np.float64)
@@ -50,8 +85,10 @@ class EmbeddedIndex:
             """
         )
         for table in self._fields.values():
+            self._db.execute(f"DROP TABLE IF EXISTS {table}_vocab")
             self._db.execute(f"DROP TABLE IF EXISTS {table}")
-            self._db.execute(f"CREATE VIRTUAL TABLE {table} USING fts5(body, tokenize='unicode61')")
+            self._db.execute(f"CREATE VIRTUAL TABLE {table} USING fts5(body, tokenize='ascii')")
+            self._db.execute(f"CREATE VIRTUAL TABLE {table}_vocab USING fts5vocab({table}, 'instance')")
 
     def load(self, docs: Sequence[IndexDoc]) -> None:
         for doc in docs:
@@ -79,11 +116,12 @@ class EmbeddedIndex:
         )
         self._db.executemany(f"INSERT INTO {ns}_scopes VALUES (?, ?)", [(row, s) for s in doc.scopes])
         for name, table in self._fields.items():
-            if text := doc.fields.get(name, ""):  # an empty field is absent: it must not count in N or avgdl
-                self._db.execute(f"INSERT INTO {table} (rowid, body) VALUES (?, ?)", (row, text))
+            tokens = doc.fields.get(name, "").split()
+            self._stats[name].set(row, len(tokens))
+            if tokens:  # an empty field is absent: it must not count in N or avglen
+                self._db.execute(f"INSERT INTO {table} (rowid, body) VALUES (?, ?)", (row, " ".join(tokens)))
         if self._spec.dimensions:
             self._store_vector(row, doc)
-
     def _store_vector(self, row: int, doc: IndexDoc) -> None:
         if doc.vector is None:
             raise ValueError(f"document {doc.id!r} has no vector but the index has {self._spec.dimensions} dimensions")
@@ -115,19 +153,41 @@ class EmbeddedIndex:
         return " AND ".join(clauses), params
 
     def lexical(self, terms: Sequence[str], filters: Filters, limit: int) -> list[Hit]:
+        """Postings of every (field, term) with tf and n from FTS5; the filter joins only after n
+        is counted, so it chooses what is returned, never the statistics."""
+        wanted = list(dict.fromkeys(terms))
+        if not wanted or limit <= 0:
+            return []
         where, params = self._where(filters)
+        postings = " UNION ALL ".join(
+            f"SELECT {i} AS field, term, doc AS row, count(*) AS tf FROM {table}_vocab "
+            "WHERE term IN (SELECT value FROM query) GROUP BY term, doc"
+            for i, table in enumerate(self._fields.values())
+        )
+        rows = self._db.execute(
+            f"""
+            WITH query(value) AS (SELECT value FROM json_each(?)),
+                 postings AS MATERIALIZED ({postings}),
+                 df AS (SELECT field, term, count(*) AS n FROM postings GROUP BY field, term)
+            SELECT d.id, p.row, p.field, p.term, p.tf, df.n
+            FROM postings p JOIN df ON df.field = p.field AND df.term = p.term JOIN {self._ns}_docs d ON d.row = p.row
+            WHERE {where}
+            """,
+            (json.dumps(wanted), *params),
+        )
+        names = list(self._fields)
         clauses: dict[str, list[Clause]] = defaultdict(list)
-        for name, table in self._fields.items():
-            weight = self._spec.fields[name]
-            sql = (
-                f"SELECT d.id, bm25({table}) FROM {table} JOIN {self._ns}_docs d ON d.row = {table}.rowid "
-                f"WHERE {table} MATCH ? AND {where}"
-            )
-            for term in dict.fromkeys(terms):
-                phrase = '"' + term.replace('"', '""') + '"'
-                for doc_id, score in self._db.execute(sql, (phrase, *params)):
-                    clauses[doc_id].append(Clause(name, term, -score * weight))
-        hits = [Hit(doc_id, sum(c.score for c in cs), tuple(cs)) for doc_id, cs in clauses.items()]
+        for doc_id, row, field, term, tf, n in rows:
+            name = names[field]
+            stats = self._stats[name]
+            idf = math.log(1 + (len(stats.lengths) - n + 0.5) / (n + 0.5))
+            norm = tf + K1 * (1 - B + B * stats.lengths[row] / stats.avglen)
+            clauses[doc_id].append(Clause(name, term, self._spec.fields[name] * idf * tf * (K1 + 1) / norm))
+        order = {(f, t): i for i, (f, t) in enumerate((f, t) for f in names for t in wanted)}
+        hits = []
+        for doc_id, found in clauses.items():
+            found.sort(key=lambda c: order[(c.field, c.term)])
+            hits.append(Hit(doc_id, sum(c.score for c in found), tuple(found)))
         return ranked(hits, limit)
 
     def vector(self, query: np.ndarray, filters: Filters, limit: int) -> list[Hit]:
@@ -151,7 +211,11 @@ class EmbeddedIndex:
 
     def drop(self) -> None:
         for table in self._fields.values():
+            self._db.execute(f"DROP TABLE IF EXISTS {table}_vocab")
             self._db.execute(f"DROP TABLE IF EXISTS {table}")
+        for stats in self._stats.values():
+            stats.lengths.clear()
+            stats.tokens = 0
         self._db.executescript(f"DROP TABLE IF EXISTS {self._ns}_docs; DROP TABLE IF EXISTS {self._ns}_scopes;")
         self._rows.clear()
         self._ids.clear()
@@ -170,7 +234,7 @@ class EmbeddedBackend:
             backend=self.name,
             engine="sqlite fts5 + numpy",
             server_version=f"sqlite {sqlite3.sqlite_version}, numpy {np.__version__}",
-            lexical_scorer="fts5 bm25() per field, k1=1.2 b=0.75, idf=ln((N-n+0.5)/(n+0.5))",
+            lexical_scorer=LEXICAL_SCORER,
             vector_engine="numpy exact cosine",
         )
 

@@ -159,7 +159,25 @@ def test_lexical_hit_scores_the_sum_of_its_clauses() -> None:
     hit = q.lexical_hit({"_id": "a", "score": float32_score, "scoreDetails": tree}, contract.WEIGHTS)
     assert hit.id == "a" and len(hit.clauses) == 2
     assert hit.score == math.fsum(c.score for c in hit.clauses)
-    assert math.isclose(hit.score, float32_score, rel_tol=1e-6)
+    assert math.isclose(hit.score, 2.2 * float32_score, rel_tol=1e-6)
+
+
+def test_lexical_hit_scores_as_every_other_engine() -> None:
+    """Explanations of the contract corpus, as Lucene computes them (float32 k1, no (k1+1)),
+    read back to the reference scores every engine reports, to 1e-6."""
+    docs, terms = contract.CORPUS, ["postgres", "pg", "store"]
+    want = contract.reference_lexical(docs, contract.WEIGHTS, terms, Filters(), 10)
+    for expected in want:
+        (doc,) = [d for d in docs if d.id == expected.id]
+        nodes = []
+        for clause in expected.clauses:
+            big_n, n, avgdl = contract.field_stats(docs, clause.field, clause.term)
+            dl = len(doc.fields[clause.field].split())
+            boost = contract.WEIGHTS[clause.field]
+            nodes.append(sum_of(term_node(clause.field, clause.term, n=n, big_n=big_n, dl=dl, avgdl=avgdl, boost=boost)))
+        tree = sum_of(*nodes, FILTER_NODE)
+        row = {"_id": doc.id, "score": float(np.float32(tree["value"])), "scoreDetails": tree}
+        contract.assert_same_hits([q.lexical_hit(row, contract.WEIGHTS)], [expected])
 
 
 @pytest.mark.parametrize(
