@@ -122,6 +122,7 @@ class EmbeddedIndex:
                 self._db.execute(f"INSERT INTO {table} (rowid, body) VALUES (?, ?)", (row, " ".join(tokens)))
         if self._spec.dimensions:
             self._store_vector(row, doc)
+
     def _store_vector(self, row: int, doc: IndexDoc) -> None:
         if doc.vector is None:
             raise ValueError(f"document {doc.id!r} has no vector but the index has {self._spec.dimensions} dimensions")

@@ -34,5 +34,4 @@ class PipelineSettings:
     fuzzy_prefix: int = 2
     vector_k: int = 5
     rrf_k: int = RRF_K
-    candidate_limit: int = 100
     relation_decay: float = 0.5

@@ -44,7 +44,9 @@ def reference_lexical(
                 if tf:
                     df = sum(term in w for w in having)
                     avg = sum(map(len, having)) / len(having)
-                    clauses.append(Clause(field, term, weight * bm25(tf, df, len(having), len(words[d.id][field]), avg)))
+                    clauses.append(
+                        Clause(field, term, weight * bm25(tf, df, len(having), len(words[d.id][field]), avg))
+                    )
         if clauses:
             hits.append(Hit(d.id, math.fsum(c.score for c in clauses), tuple(clauses)))
     return ranked(hits, limit)
@@ -52,7 +54,10 @@ def reference_lexical(
 
 def assert_same_hits(got: list[Hit], want: list[Hit], tolerance: float = SCORE_TOLERANCE) -> None:
     """Same documents, same order, each score and each (field, term) clause within `tolerance`."""
-    assert [h.id for h in got] == [h.id for h in want], ([(h.id, h.score) for h in got], [(h.id, h.score) for h in want])
+    assert [h.id for h in got] == [h.id for h in want], (
+        [(h.id, h.score) for h in got],
+        [(h.id, h.score) for h in want],
+    )
     for g, w in zip(got, want, strict=True):
         assert abs(g.score - w.score) <= tolerance, (g.id, g.score, w.score)
         got_clauses = {(c.field, c.term): c.score for c in g.clauses}

@@ -174,7 +174,9 @@ def test_lexical_hit_scores_as_every_other_engine() -> None:
             big_n, n, avgdl = contract.field_stats(docs, clause.field, clause.term)
             dl = len(doc.fields[clause.field].split())
             boost = contract.WEIGHTS[clause.field]
-            nodes.append(sum_of(term_node(clause.field, clause.term, n=n, big_n=big_n, dl=dl, avgdl=avgdl, boost=boost)))
+            nodes.append(
+                sum_of(term_node(clause.field, clause.term, n=n, big_n=big_n, dl=dl, avgdl=avgdl, boost=boost))
+            )
         tree = sum_of(*nodes, FILTER_NODE)
         row = {"_id": doc.id, "score": float(np.float32(tree["value"])), "scoreDetails": tree}
         contract.assert_same_hits([q.lexical_hit(row, contract.WEIGHTS)], [expected])
