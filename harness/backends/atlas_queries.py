@@ -192,10 +192,32 @@ def vector_filter(filters: Filters) -> dict[str, Any] | None:
     return {"$and": conditions} if conditions else None
 
 
+MAX_CLAUSES = 1000
+"""Lucene refuses a query of more than 1,024 clauses (`maxClauseCount`); the filters take a few."""
+
+
+def term_batches(terms: Sequence[str], fields: int) -> list[list[str]]:
+    """Distinct terms in groups whose (field, term) clauses stay under `MAX_CLAUSES` each."""
+    distinct = list(dict.fromkeys(terms))
+    size = max(1, MAX_CLAUSES // max(1, fields))
+    return [distinct[i : i + size] for i in range(0, len(distinct), size)]
+
+
+def merge_batches(batches: Iterable[Iterable[Hit]]) -> list[Hit]:
+    """One hit per document over every batch: its clauses joined, its score their sum. Exact when
+    each batch returned every document it matched (no `$limit`)."""
+    clauses: dict[str, list[Clause]] = {}
+    for hits in batches:
+        for hit in hits:
+            clauses.setdefault(hit.id, []).extend(hit.clauses)
+    return [Hit(doc_id, math.fsum(c.score for c in cs), tuple(cs)) for doc_id, cs in clauses.items()]
+
+
 def lexical_pipeline(
-    index: str, terms: Sequence[str], weights: Mapping[str, float], filters: Filters, limit: int
+    index: str, terms: Sequence[str], weights: Mapping[str, float], filters: Filters, limit: int | None
 ) -> list[dict[str, Any]]:
-    """One boosted `text` clause per (field, distinct term), so each is its own BM25 explanation."""
+    """One boosted `text` clause per (field, distinct term), so each is its own BM25 explanation;
+    `limit` None returns every match (a batch of a long query)."""
     should = [
         {"text": {"query": term, "path": field, "score": {"boost": {"value": weight}}}}
         for field, weight in weights.items()
@@ -206,7 +228,7 @@ def lexical_pipeline(
         compound["filter"] = clauses
     return [
         {"$search": {"index": index, "compound": compound, "scoreDetails": True}},
-        {"$limit": limit},
+        *([{"$limit": limit}] if limit is not None else []),
         {"$project": {"_id": 1, "score": {"$meta": "searchScore"}, "scoreDetails": {"$meta": "searchScoreDetails"}}},
     ]
 
