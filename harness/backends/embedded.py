@@ -4,9 +4,10 @@ The same BM25 as every other engine (the contract in `base.py`; formula as in `p
     weight_f * idf * tf * (k1 + 1) / (tf + k1 * (1 - b + b * len / avglen)),   k1 = 1.2, b = 0.75
     idf = ln(1 + (N - n + 0.5) / (n + 0.5))
 FTS5's own `bm25()` is not used: its idf is ln((N - n + 0.5) / (n + 0.5)) (floored), and it
-normalises by the whole row. One FTS5 table per field holds the postings; its `fts5vocab`
-instance table gives each (term, document) its tf, and n is counted from those postings before
-any filter applies. N and the length total per field are kept in memory, exact after every write.
+normalises by the whole row. One FTS5 table per field holds the postings, and its `fts5vocab`
+instance table gives each admitted (term, document) its tf in one query. N, n and the field
+lengths are kept in memory per field, over every document (filters never change them), and
+moved by each write, so they are exact on the next query.
 
 Analysis happens once, in `harness.text`, for every engine: field text arrives as space-separated
 tokens. FTS5 is given the `ascii` tokenizer, which splits on ASCII non-alphanumerics only (here:
@@ -20,7 +21,7 @@ import json
 import math
 import re
 import sqlite3
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Sequence
 
 import numpy as np
@@ -44,16 +45,24 @@ def _identifier(name: str) -> str:
 
 
 class _FieldStats:
-    """N (documents with a token in the field), their token total, and each one's length."""
+    """N (documents with a token in the field), their token total, each one's length, and n
+    (documents holding a term), kept exact on every write."""
 
     def __init__(self) -> None:
         self.lengths: dict[int, int] = {}
         self.tokens = 0
+        self.df: Counter[str] = Counter()
 
-    def set(self, row: int, length: int) -> None:
-        self.tokens += length - self.lengths.pop(row, 0)
-        if length:
-            self.lengths[row] = length
+    def add(self, row: int, tokens: list[str]) -> None:
+        if tokens:
+            self.lengths[row] = len(tokens)
+            self.tokens += len(tokens)
+            self.df.update(set(tokens))
+
+    def remove(self, row: int, tokens: list[str]) -> None:
+        if tokens:
+            self.tokens -= self.lengths.pop(row)
+            self.df.subtract(set(tokens))
 
     @property
     def avglen(self) -> float:
@@ -109,7 +118,9 @@ class EmbeddedIndex:
         else:
             self._db.execute(f"DELETE FROM {ns}_docs WHERE row = ?", (row,))
             self._db.execute(f"DELETE FROM {ns}_scopes WHERE row = ?", (row,))
-            for table in self._fields.values():
+            for name, table in self._fields.items():
+                for (body,) in self._db.execute(f"SELECT body FROM {table} WHERE rowid = ?", (row,)).fetchall():
+                    self._stats[name].remove(row, body.split())
                 self._db.execute(f"DELETE FROM {table} WHERE rowid = ?", (row,))
         self._db.execute(
             f"INSERT INTO {ns}_docs VALUES (?, ?, ?, ?, ?)", (row, doc.id, doc.user, doc.kind, int(doc.live))
@@ -117,7 +128,7 @@ class EmbeddedIndex:
         self._db.executemany(f"INSERT INTO {ns}_scopes VALUES (?, ?)", [(row, s) for s in doc.scopes])
         for name, table in self._fields.items():
             tokens = doc.fields.get(name, "").split()
-            self._stats[name].set(row, len(tokens))
+            self._stats[name].add(row, tokens)
             if tokens:  # an empty field is absent: it must not count in N or avglen
                 self._db.execute(f"INSERT INTO {table} (rowid, body) VALUES (?, ?)", (row, " ".join(tokens)))
         if self._spec.dimensions:
@@ -154,41 +165,31 @@ class EmbeddedIndex:
         return " AND ".join(clauses), params
 
     def lexical(self, terms: Sequence[str], filters: Filters, limit: int) -> list[Hit]:
-        """Postings of every (field, term) with tf and n from FTS5; the filter joins only after n
-        is counted, so it chooses what is returned, never the statistics."""
+        """The admitted documents' postings with their tf from FTS5's instance vocabulary; n, N and
+        the lengths from the statistics kept at write time, over every document."""
         wanted = list(dict.fromkeys(terms))
         if not wanted or limit <= 0:
             return []
         where, params = self._where(filters)
-        postings = " UNION ALL ".join(
-            f"SELECT {i} AS field, term, doc AS row, count(*) AS tf FROM {table}_vocab "
-            "WHERE term IN (SELECT value FROM query) GROUP BY term, doc"
-            for i, table in enumerate(self._fields.values())
-        )
-        rows = self._db.execute(
-            f"""
-            WITH query(value) AS (SELECT value FROM json_each(?)),
-                 postings AS MATERIALIZED ({postings}),
-                 df AS (SELECT field, term, count(*) AS n FROM postings GROUP BY field, term)
-            SELECT d.id, p.row, p.field, p.term, p.tf, df.n
-            FROM postings p JOIN df ON df.field = p.field AND df.term = p.term JOIN {self._ns}_docs d ON d.row = p.row
-            WHERE {where}
-            """,
-            (json.dumps(wanted), *params),
+        postings = self._db.execute(
+            " UNION ALL ".join(
+                f"SELECT {i}, v.term, v.doc, count(*), d.id FROM {table}_vocab v JOIN {self._ns}_docs d "
+                f"ON d.row = v.doc WHERE v.term IN (SELECT value FROM json_each(?)) AND {where} GROUP BY v.term, v.doc"
+                for i, table in enumerate(self._fields.values())
+            ),
+            [value for _ in self._fields for value in (json.dumps(wanted), *params)],
         )
         names = list(self._fields)
+        stats = [self._stats[name] for name in names]
+        weights = [self._spec.fields[name] for name in names]
         clauses: dict[str, list[Clause]] = defaultdict(list)
-        for doc_id, row, field, term, tf, n in rows:
-            name = names[field]
-            stats = self._stats[name]
-            idf = math.log(1 + (len(stats.lengths) - n + 0.5) / (n + 0.5))
-            norm = tf + K1 * (1 - B + B * stats.lengths[row] / stats.avglen)
-            clauses[doc_id].append(Clause(name, term, self._spec.fields[name] * idf * tf * (K1 + 1) / norm))
-        order = {(f, t): i for i, (f, t) in enumerate((f, t) for f in names for t in wanted)}
-        hits = []
-        for doc_id, found in clauses.items():
-            found.sort(key=lambda c: order[(c.field, c.term)])
-            hits.append(Hit(doc_id, sum(c.score for c in found), tuple(found)))
+        for field, term, row, tf, doc_id in postings:
+            field_stats = stats[field]
+            n = field_stats.df[term]
+            idf = math.log(1 + (len(field_stats.lengths) - n + 0.5) / (n + 0.5))
+            norm = tf + K1 * (1 - B + B * field_stats.lengths[row] / field_stats.avglen)
+            clauses[doc_id].append(Clause(names[field], term, weights[field] * idf * tf * (K1 + 1) / norm))
+        hits = [Hit(doc_id, sum(c.score for c in found), tuple(found)) for doc_id, found in clauses.items()]
         return ranked(hits, limit)
 
     def vector(self, query: np.ndarray, filters: Filters, limit: int) -> list[Hit]:
@@ -214,9 +215,7 @@ class EmbeddedIndex:
         for table in self._fields.values():
             self._db.execute(f"DROP TABLE IF EXISTS {table}_vocab")
             self._db.execute(f"DROP TABLE IF EXISTS {table}")
-        for stats in self._stats.values():
-            stats.lengths.clear()
-            stats.tokens = 0
+        self._stats = {f: _FieldStats() for f in self._spec.fields}
         self._db.executescript(f"DROP TABLE IF EXISTS {self._ns}_docs; DROP TABLE IF EXISTS {self._ns}_scopes;")
         self._rows.clear()
         self._ids.clear()

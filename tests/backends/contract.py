@@ -218,6 +218,27 @@ def check_upsert_is_exact(backend: Backend) -> None:
     fresh.drop()
 
 
+def check_upserts_keep_statistics(backend: Backend) -> None:
+    """Statistics maintained by deltas: emptying, changing, re-writing and adding documents must
+    leave every clause as the reference scores the final documents (and a fresh load does)."""
+    final = {d.id: d for d in CORPUS}
+    index = backend.create_index(namespace("ud"), IndexSpec(WEIGHTS))
+    index.load(CORPUS)
+    for changed in (
+        doc("a", "postgres database", ""),
+        doc("b", "redis cache", "kv store postgres postgres"),
+        doc("c", "message queue", "kafka"),
+        doc("f", "store", "object store s3", user="other", live=False),
+    ):
+        index.upsert(changed)
+        final[changed.id] = changed
+    vocabulary = sorted({w for d in final.values() for text in d.fields.values() for w in text.split()})
+    for filters in (Filters(), Filters(user="u")):
+        want = reference_lexical(list(final.values()), WEIGHTS, vocabulary, filters, 100)
+        assert_same_hits(index.lexical(vocabulary, filters, 100), want)
+    index.drop()
+
+
 # Hypothesis strategies shared by every backend's property tests.
 docs_strategy = st.lists(
     st.builds(

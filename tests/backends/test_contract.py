@@ -59,6 +59,10 @@ def test_upsert_is_exact(engine: Backend) -> None:
     contract.check_upsert_is_exact(engine)
 
 
+def test_upserts_keep_statistics(engine: Backend) -> None:
+    contract.check_upserts_keep_statistics(engine)
+
+
 def test_filters_and_order(engine: Backend) -> None:
     @settings(max_examples=EXAMPLES[engine.name], deadline=None)
     @given(docs_strategy, filters_strategy, terms_strategy)
