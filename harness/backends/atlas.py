@@ -24,10 +24,12 @@ from harness.backends.atlas_queries import (
     count_pipeline,
     lexical_hit,
     lexical_pipeline,
+    merge_batches,
     missing_documents,
     revision_pipeline,
     search_index_model,
     stored_document,
+    term_batches,
     unready_indexes,
     vector_count_pipeline,
     vector_hit,
@@ -155,8 +157,14 @@ class AtlasIndex:
     def lexical(self, terms: Sequence[str], filters: Filters, limit: int) -> list[Hit]:
         if not terms or limit <= 0 or admits_nothing(filters):
             return []
-        pipeline = lexical_pipeline(self._lexical, terms, self._spec.fields, filters, limit + _TIE_MARGIN)
-        return ranked([lexical_hit(row, self._spec.fields) for row in self._aggregate(pipeline)], limit)
+        batches = term_batches(terms, len(self._spec.fields))
+        if len(batches) == 1:
+            pipeline = lexical_pipeline(self._lexical, terms, self._spec.fields, filters, limit + _TIE_MARGIN)
+            return ranked([lexical_hit(row, self._spec.fields) for row in self._aggregate(pipeline)], limit)
+        # Past Lucene's clause limit: every match of each batch, summed per document.
+        pipelines = [lexical_pipeline(self._lexical, batch, self._spec.fields, filters, None) for batch in batches]
+        found = [[lexical_hit(row, self._spec.fields) for row in self._aggregate(p)] for p in pipelines]
+        return ranked(merge_batches(found), limit)
 
     def vector(self, query: np.ndarray, filters: Filters, limit: int) -> list[Hit]:
         if not self._vector:

@@ -7,6 +7,8 @@ Lexical scoring is Lucene's BM25Similarity, one `text` clause per (field, term):
     idf = ln(1 + (N - n + 0.5) / (n + 0.5))
     tf  = freq / (freq + k1 * (1 - b + b * dl / avgdl)),  k1 = 1.2, b = 0.75
 with no (k1 + 1) factor (removed in LUCENE-8563), so a clause is the classic BM25 value / 2.2.
+`lexical_hit` multiplies each clause by K1_PLUS_1 = 2.2, so Atlas reports the same scores as every
+other engine (the contract in `base.py`); a constant factor changes no ranking.
 N, n and avgdl are per field over the whole Lucene index, whatever the filters, but Lucene counts
 only documents with at least one token in that field, and counts a deleted or replaced document
 until its segment is merged away (see `AtlasIndex.upsert` for how the backend keeps that exact).
@@ -24,9 +26,11 @@ import numpy as np
 from harness.backends.base import Clause, Filters, Hit, IndexDoc, IndexSpec, unit
 from harness.errors import BackendUnavailable
 
+K1_PLUS_1 = 2.2
+"""The classic BM25 factor Lucene dropped; restored so Atlas scores equal the other engines'."""
 LEXICAL_SCORER = (
-    "lucene BM25Similarity per field, k1=1.2 b=0.75, idf=ln(1+(N-n+0.5)/(n+0.5)), no (k1+1) factor; "
-    "N and avgdl over documents with a token in the field"
+    "lucene BM25Similarity per field, k1=1.2 b=0.75, idf=ln(1+(N-n+0.5)/(n+0.5)), "
+    "clauses x (k1+1) as the other engines; N and avgdl over documents with a token in the field"
 )
 VECTOR_PATH = "vector"
 REVISION = "revision"
@@ -188,10 +192,32 @@ def vector_filter(filters: Filters) -> dict[str, Any] | None:
     return {"$and": conditions} if conditions else None
 
 
+MAX_CLAUSES = 1000
+"""Lucene refuses a query of more than 1,024 clauses (`maxClauseCount`); the filters take a few."""
+
+
+def term_batches(terms: Sequence[str], fields: int) -> list[list[str]]:
+    """Distinct terms in groups whose (field, term) clauses stay under `MAX_CLAUSES` each."""
+    distinct = list(dict.fromkeys(terms))
+    size = max(1, MAX_CLAUSES // max(1, fields))
+    return [distinct[i : i + size] for i in range(0, len(distinct), size)]
+
+
+def merge_batches(batches: Iterable[Iterable[Hit]]) -> list[Hit]:
+    """One hit per document over every batch: its clauses joined, its score their sum. Exact when
+    each batch returned every document it matched (no `$limit`)."""
+    clauses: dict[str, list[Clause]] = {}
+    for hits in batches:
+        for hit in hits:
+            clauses.setdefault(hit.id, []).extend(hit.clauses)
+    return [Hit(doc_id, math.fsum(c.score for c in cs), tuple(cs)) for doc_id, cs in clauses.items()]
+
+
 def lexical_pipeline(
-    index: str, terms: Sequence[str], weights: Mapping[str, float], filters: Filters, limit: int
+    index: str, terms: Sequence[str], weights: Mapping[str, float], filters: Filters, limit: int | None
 ) -> list[dict[str, Any]]:
-    """One boosted `text` clause per (field, distinct term), so each is its own BM25 explanation."""
+    """One boosted `text` clause per (field, distinct term), so each is its own BM25 explanation;
+    `limit` None returns every match (a batch of a long query)."""
     should = [
         {"text": {"query": term, "path": field, "score": {"boost": {"value": weight}}}}
         for field, weight in weights.items()
@@ -202,7 +228,7 @@ def lexical_pipeline(
         compound["filter"] = clauses
     return [
         {"$search": {"index": index, "compound": compound, "scoreDetails": True}},
-        {"$limit": limit},
+        *([{"$limit": limit}] if limit is not None else []),
         {"$project": {"_id": 1, "score": {"$meta": "searchScore"}, "scoreDetails": {"$meta": "searchScoreDetails"}}},
     ]
 
@@ -248,12 +274,16 @@ def score_clauses(details: Mapping[str, Any], fields: Collection[str]) -> list[C
 
 
 def lexical_hit(row: Mapping[str, Any], fields: Collection[str]) -> Hit:
-    """The score is the sum of the clauses (the contract), checked against Atlas's float32 score."""
-    clauses = tuple(score_clauses(row["scoreDetails"], fields))
-    score = math.fsum(c.score for c in clauses)
-    if not clauses or not math.isclose(score, row["score"], rel_tol=1e-5, abs_tol=1e-6):
-        raise ValueError(f"atlas score details for {row['_id']!r} explain {score}, not its searchScore {row['score']}")
-    return Hit(row["_id"], score, clauses)
+    """The score is the sum of the clauses (the contract), checked against Atlas's float32 score,
+    then both are put in the (k1+1) form every engine reports."""
+    lucene = score_clauses(row["scoreDetails"], fields)
+    explained = math.fsum(c.score for c in lucene)
+    if not lucene or not math.isclose(explained, row["score"], rel_tol=1e-5, abs_tol=1e-6):
+        raise ValueError(
+            f"atlas score details for {row['_id']!r} explain {explained}, not its searchScore {row['score']}"
+        )
+    clauses = tuple(Clause(c.field, c.term, c.score * K1_PLUS_1) for c in lucene)
+    return Hit(row["_id"], math.fsum(c.score for c in clauses), clauses)
 
 
 def cosine(vector_search_score: float) -> float:

@@ -2,9 +2,13 @@
 
 Lexical contract (every backend, whatever its engine):
     score(doc, terms) = sum over fields f and distinct terms t of weight_f * bm25_f(t, doc)
-where bm25_f uses the engine's BM25 over field f alone, with statistics (document count, document
-frequency, average field length) taken as Lucene does: over the documents of the index that have
-a non-empty field f, live or not, any user.
+where bm25_f is one BM25 on every engine, so scores are the same numbers everywhere:
+    bm25_f(t, doc) = idf * tf * (k1 + 1) / (tf + k1 * (1 - b + b * len / avglen)),  k1 = 1.2, b = 0.75
+    idf = ln(1 + (N - n + 0.5) / (n + 0.5))
+over field f alone, with statistics (document count N, document frequency n, average field
+length) taken as Lucene does: over the documents of the index that have a non-empty field f,
+live or not, any user. Field text arrives analysed by `harness.text` (space-separated tokens);
+engines split it on spaces and nothing else.
 Each non-zero (field, term) contribution is returned as a `Clause`, so clauses sum to the score.
 Filters restrict which documents are returned, never the statistics.
 

@@ -1,15 +1,27 @@
-"""Embedded default: SQLite FTS5 `bm25()` for lexical, NumPy exact cosine for vectors.
+"""Embedded default: BM25 over SQLite FTS5 postings, NumPy exact cosine for vectors.
 
-One FTS5 table per searchable field, because FTS5's bm25() normalises by the length of the whole
-row: a table per field gives true per-field BM25, so (field, term) clauses add up to the score.
-FTS5 scores with idf = ln((N - n + 0.5) / (n + 0.5)) (floored at 1e-6), k1 = 1.2, b = 0.75.
+The same BM25 as every other engine (the contract in `base.py`; formula as in `postgres.py`):
+    weight_f * idf * tf * (k1 + 1) / (tf + k1 * (1 - b + b * len / avglen)),   k1 = 1.2, b = 0.75
+    idf = ln(1 + (N - n + 0.5) / (n + 0.5))
+FTS5's own `bm25()` is not used: its idf is ln((N - n + 0.5) / (n + 0.5)) (floored), and it
+normalises by the whole row. One FTS5 table per field holds the postings, and its `fts5vocab`
+instance table gives each admitted (term, document) its tf in one query. N, n and the field
+lengths are kept in memory per field, over every document (filters never change them), and
+moved by each write, so they are exact on the next query.
+
+Analysis happens once, in `harness.text`, for every engine: field text arrives as space-separated
+tokens. FTS5 is given the `ascii` tokenizer, which splits on ASCII non-alphanumerics only (here:
+the spaces) and keeps every other character as written, so `café` and `cafe` stay two terms as
+they do on the servers (`unicode61` would fold diacritics and re-split with its own tables).
 """
 
 from __future__ import annotations
 
+import json
+import math
 import re
 import sqlite3
-from collections import defaultdict
+from collections import Counter, defaultdict
 from collections.abc import Sequence
 
 import numpy as np
@@ -17,6 +29,12 @@ import numpy as np
 from harness.backends.base import BackendInfo, Clause, Filters, Hit, IndexDoc, IndexSpec, ranked, unit
 from harness.errors import BackendUnavailable
 
+K1 = 1.2
+B = 0.75
+LEXICAL_SCORER = (
+    f"bm25 per field over fts5 postings, k1={K1} b={B}, idf=ln(1+(N-n+0.5)/(n+0.5)), "
+    "score = weight * idf * tf*(k1+1) / (tf + k1*(1-b+b*len/avglen))"
+)
 _NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
 
@@ -26,12 +44,38 @@ def _identifier(name: str) -> str:
     return name
 
 
+class _FieldStats:
+    """N (documents with a token in the field), their token total, each one's length, and n
+    (documents holding a term), kept exact on every write."""
+
+    def __init__(self) -> None:
+        self.lengths: dict[int, int] = {}
+        self.tokens = 0
+        self.df: Counter[str] = Counter()
+
+    def add(self, row: int, tokens: list[str]) -> None:
+        if tokens:
+            self.lengths[row] = len(tokens)
+            self.tokens += len(tokens)
+            self.df.update(set(tokens))
+
+    def remove(self, row: int, tokens: list[str]) -> None:
+        if tokens:
+            self.tokens -= self.lengths.pop(row)
+            self.df.subtract(set(tokens))
+
+    @property
+    def avglen(self) -> float:
+        return self.tokens / len(self.lengths)
+
+
 class EmbeddedIndex:
     def __init__(self, db: sqlite3.Connection, namespace: str, spec: IndexSpec):
         self._db = db
         self._ns = _identifier(namespace)
         self._spec = spec
         self._fields = {f: _identifier(f"{self._ns}_f_{f}") for f in spec.fields}
+        self._stats = {f: _FieldStats() for f in spec.fields}
         self._rows: dict[str, int] = {}
         self._ids: list[str] = []
         self._vectors = np.zeros((0, spec.dimensions or 0), dtype=np.float64)
@@ -50,8 +94,10 @@ class EmbeddedIndex:
             """
         )
         for table in self._fields.values():
+            self._db.execute(f"DROP TABLE IF EXISTS {table}_vocab")
             self._db.execute(f"DROP TABLE IF EXISTS {table}")
-            self._db.execute(f"CREATE VIRTUAL TABLE {table} USING fts5(body, tokenize='unicode61')")
+            self._db.execute(f"CREATE VIRTUAL TABLE {table} USING fts5(body, tokenize='ascii')")
+            self._db.execute(f"CREATE VIRTUAL TABLE {table}_vocab USING fts5vocab({table}, 'instance')")
 
     def load(self, docs: Sequence[IndexDoc]) -> None:
         for doc in docs:
@@ -72,15 +118,19 @@ class EmbeddedIndex:
         else:
             self._db.execute(f"DELETE FROM {ns}_docs WHERE row = ?", (row,))
             self._db.execute(f"DELETE FROM {ns}_scopes WHERE row = ?", (row,))
-            for table in self._fields.values():
+            for name, table in self._fields.items():
+                for (body,) in self._db.execute(f"SELECT body FROM {table} WHERE rowid = ?", (row,)).fetchall():
+                    self._stats[name].remove(row, body.split())
                 self._db.execute(f"DELETE FROM {table} WHERE rowid = ?", (row,))
         self._db.execute(
             f"INSERT INTO {ns}_docs VALUES (?, ?, ?, ?, ?)", (row, doc.id, doc.user, doc.kind, int(doc.live))
         )
         self._db.executemany(f"INSERT INTO {ns}_scopes VALUES (?, ?)", [(row, s) for s in doc.scopes])
         for name, table in self._fields.items():
-            if text := doc.fields.get(name, ""):  # an empty field is absent: it must not count in N or avgdl
-                self._db.execute(f"INSERT INTO {table} (rowid, body) VALUES (?, ?)", (row, text))
+            tokens = doc.fields.get(name, "").split()
+            self._stats[name].add(row, tokens)
+            if tokens:  # an empty field is absent: it must not count in N or avglen
+                self._db.execute(f"INSERT INTO {table} (rowid, body) VALUES (?, ?)", (row, " ".join(tokens)))
         if self._spec.dimensions:
             self._store_vector(row, doc)
 
@@ -115,19 +165,31 @@ class EmbeddedIndex:
         return " AND ".join(clauses), params
 
     def lexical(self, terms: Sequence[str], filters: Filters, limit: int) -> list[Hit]:
+        """The admitted documents' postings with their tf from FTS5's instance vocabulary; n, N and
+        the lengths from the statistics kept at write time, over every document."""
+        wanted = list(dict.fromkeys(terms))
+        if not wanted or limit <= 0:
+            return []
         where, params = self._where(filters)
+        postings = self._db.execute(
+            " UNION ALL ".join(
+                f"SELECT {i}, v.term, v.doc, count(*), d.id FROM {table}_vocab v JOIN {self._ns}_docs d "
+                f"ON d.row = v.doc WHERE v.term IN (SELECT value FROM json_each(?)) AND {where} GROUP BY v.term, v.doc"
+                for i, table in enumerate(self._fields.values())
+            ),
+            [value for _ in self._fields for value in (json.dumps(wanted), *params)],
+        )
+        names = list(self._fields)
+        stats = [self._stats[name] for name in names]
+        weights = [self._spec.fields[name] for name in names]
         clauses: dict[str, list[Clause]] = defaultdict(list)
-        for name, table in self._fields.items():
-            weight = self._spec.fields[name]
-            sql = (
-                f"SELECT d.id, bm25({table}) FROM {table} JOIN {self._ns}_docs d ON d.row = {table}.rowid "
-                f"WHERE {table} MATCH ? AND {where}"
-            )
-            for term in dict.fromkeys(terms):
-                phrase = '"' + term.replace('"', '""') + '"'
-                for doc_id, score in self._db.execute(sql, (phrase, *params)):
-                    clauses[doc_id].append(Clause(name, term, -score * weight))
-        hits = [Hit(doc_id, sum(c.score for c in cs), tuple(cs)) for doc_id, cs in clauses.items()]
+        for field, term, row, tf, doc_id in postings:
+            field_stats = stats[field]
+            n = field_stats.df[term]
+            idf = math.log(1 + (len(field_stats.lengths) - n + 0.5) / (n + 0.5))
+            norm = tf + K1 * (1 - B + B * field_stats.lengths[row] / field_stats.avglen)
+            clauses[doc_id].append(Clause(names[field], term, weights[field] * idf * tf * (K1 + 1) / norm))
+        hits = [Hit(doc_id, sum(c.score for c in found), tuple(found)) for doc_id, found in clauses.items()]
         return ranked(hits, limit)
 
     def vector(self, query: np.ndarray, filters: Filters, limit: int) -> list[Hit]:
@@ -151,7 +213,9 @@ class EmbeddedIndex:
 
     def drop(self) -> None:
         for table in self._fields.values():
+            self._db.execute(f"DROP TABLE IF EXISTS {table}_vocab")
             self._db.execute(f"DROP TABLE IF EXISTS {table}")
+        self._stats = {f: _FieldStats() for f in self._spec.fields}
         self._db.executescript(f"DROP TABLE IF EXISTS {self._ns}_docs; DROP TABLE IF EXISTS {self._ns}_scopes;")
         self._rows.clear()
         self._ids.clear()
@@ -170,7 +234,7 @@ class EmbeddedBackend:
             backend=self.name,
             engine="sqlite fts5 + numpy",
             server_version=f"sqlite {sqlite3.sqlite_version}, numpy {np.__version__}",
-            lexical_scorer="fts5 bm25() per field, k1=1.2 b=0.75, idf=ln((N-n+0.5)/(n+0.5))",
+            lexical_scorer=LEXICAL_SCORER,
             vector_engine="numpy exact cosine",
         )
 

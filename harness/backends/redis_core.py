@@ -15,7 +15,8 @@ maps doc id -> tfpart, and `tf:<field>:<term>` keeps the raw term frequency. A q
 script: ZUNIONSTORE of the posting lists with WEIGHTS weight_f * idf, ZINTERSTORE with the
 filter sets at weight 0 (a filter never changes a score),
 ZRANGE REV for the top (widened to every document whose rounded score ties the last one, so the
-`rank_key` tie-break is exact), ZMSCORE per posting list for the clauses; the scratch keys are
+`rank_key` tie-break is exact), ZINTER of each posting list with the top for the clauses (the
+union is built in chunks, since Lua's unpack takes a few thousand values); the scratch keys are
 deleted by the same script, so nothing leaks and no other client ever sees them.
 
 Upsert exactness: tfpart depends on avglen, which moves with every write, so each write rewrites
@@ -34,7 +35,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections import Counter
+from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, cast
@@ -97,18 +98,31 @@ end
 _LEXICAL = """
 -- KEYS: result, one scratch key per filter group, p posting lists, their fields' length hashes,
 --       the groups' sets. ARGV: limit, p, group count g, p field weights, g group sizes.
+-- Lua's unpack takes at most a few thousand values, so the union is built in chunks.
 local limit, p, g = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3])
-local result = KEYS[1]
-local union, weights = {result, p}, {}
+local result, chunk = KEYS[1], 500
+local weights = {}
 for i = 1, p do
   local posting = KEYS[1 + g + i]
   local docs, df = redis.call('HLEN', KEYS[1 + g + p + i]), redis.call('ZCARD', posting)
   weights[i] = string.format('%.17g', tonumber(ARGV[3 + i]) * math.log(1 + (docs - df + 0.5) / (df + 0.5)))
-  union[#union + 1] = posting
 end
-union[#union + 1] = 'WEIGHTS'
-for i = 1, p do union[#union + 1] = weights[i] end
-redis.call('ZUNIONSTORE', unpack(union))
+redis.call('DEL', result)
+for from = 1, p, chunk do
+  local to = math.min(from + chunk - 1, p)
+  local union, tail = {result, to - from + 1}, {'WEIGHTS'}
+  if from > 1 then  -- the running sum joins the next chunk at weight 1
+    union[2] = to - from + 2
+    union[3] = result
+    tail[2] = 1
+  end
+  for i = from, to do
+    union[#union + 1] = KEYS[1 + g + i]
+    tail[#tail + 1] = weights[i]
+  end
+  for _, value in ipairs(tail) do union[#union + 1] = value end
+  redis.call('ZUNIONSTORE', unpack(union))
+end
 if g > 0 then
   local inter, at = {result, g + 1, result}, 1 + g + 2 * p
   for j = 1, g do
@@ -131,17 +145,12 @@ if #top == 2 * limit then
   local floor = string.format('%.17g', tonumber(top[#top]) - 1e-9)
   top = redis.call('ZRANGE', result, '+inf', floor, 'BYSCORE', 'REV', 'WITHSCORES')
 end
-local ids = {}
-for i = 1, #top, 2 do ids[#ids + 1] = top[i] end
+-- Keep only the returned documents, then read each posting's part of them: ZINTER walks the
+-- smaller set, so the clauses cost what they hold, not postings x documents.
+redis.call('ZREMRANGEBYRANK', result, 0, -(#top / 2 + 1))
 local parts = {}
 for i = 1, p do
-  local scores = {}
-  for from = 1, #ids, 1000 do
-    local chunk = {KEYS[1 + g + i]}
-    for j = from, math.min(from + 999, #ids) do chunk[#chunk + 1] = ids[j] end
-    for _, s in ipairs(redis.call('ZMSCORE', unpack(chunk))) do scores[#scores + 1] = s end
-  end
-  parts[i] = scores
+  parts[i] = redis.call('ZINTER', 2, result, KEYS[1 + g + i], 'WEIGHTS', 0, 1, 'WITHSCORES')
 end
 redis.call('DEL', unpack(KEYS, 1, 1 + g))
 return {top, weights, parts}
@@ -416,14 +425,13 @@ class RedisCoreIndex:
         ]
         args = [limit, len(pairs), len(groups), *(self._spec.fields[f] for f, _ in pairs), *(len(g) for g in groups)]
         top, weights, parts = self._lexical(keys=keys, args=args)
-        hits = []
-        for row in range(len(top) // 2):
-            clauses = tuple(
-                Clause(field, term, float(weight) * float(part[row]))
-                for (field, term), weight, part in zip(pairs, weights, parts, strict=True)
-                if part[row] is not None
-            )
-            hits.append(Hit(top[2 * row], float(top[2 * row + 1]), clauses))
+        clauses: dict[str, list[Clause]] = defaultdict(list)
+        for (field, term), weight, part in zip(pairs, weights, parts, strict=True):
+            for doc_id, tfpart in zip(part[::2], part[1::2], strict=True):
+                clauses[doc_id].append(Clause(field, term, float(weight) * float(tfpart)))
+        hits = [
+            Hit(doc_id, float(score), tuple(clauses[doc_id])) for doc_id, score in zip(top[::2], top[1::2], strict=True)
+        ]
         return ranked(hits, limit)
 
     def vector(self, query: np.ndarray, filters: Filters, limit: int) -> list[Hit]:

@@ -5,17 +5,13 @@ from __future__ import annotations
 from collections.abc import Iterator
 from enum import StrEnum
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import Field, model_validator
 
-from harness.models.memory import Memory, Scopes
-
-_STRICT = ConfigDict(extra="forbid", frozen=True)
+from harness.models.memory import Identifier, Memory, Record, Scopes, Text
 
 
-class TierExpect(BaseModel):
+class TierExpect(Record):
     """Assertions on one tier. `should_only_include` is an exact set: precision and recall 1."""
-
-    model_config = _STRICT
 
     should_only_include: tuple[str, ...] | None = None
     must_include: tuple[str, ...] = ()
@@ -34,10 +30,8 @@ class TierExpect(BaseModel):
                 yield key, memory_id
 
 
-class PreludeExpect(BaseModel):
+class PreludeExpect(Record):
     """Persona prelude checks; substring checks are case-insensitive."""
-
-    model_config = _STRICT
 
     non_empty: bool | None = None
     is_null: bool | None = None
@@ -45,17 +39,13 @@ class PreludeExpect(BaseModel):
     must_not_contain: tuple[str, ...] = ()
 
 
-class NoiseExpect(BaseModel):
+class NoiseExpect(Record):
     """Session turns: memories from drifted topics that must not surface in any tier."""
-
-    model_config = _STRICT
 
     must_not_surface: tuple[str, ...] = ()
 
 
-class Expect(BaseModel):
-    model_config = _STRICT
-
+class Expect(Record):
     relevant: TierExpect | None = None
     pinned: TierExpect | None = None
     open_questions: TierExpect | None = None
@@ -74,21 +64,17 @@ class Expect(BaseModel):
                 yield "expect.noise.must_not_surface", memory_id
 
 
-class Budget(BaseModel):
-    model_config = _STRICT
-
+class Budget(Record):
     max_beliefs: int | None = Field(default=None, ge=0)
 
 
-class StaticCase(BaseModel):
-    model_config = _STRICT
-
+class StaticCase(Record):
     id: str = Field(min_length=1)
     description: str = ""
     category: str = "uncategorized"
-    user: str | None = None
+    user: Identifier | None = None
     scopes: Scopes
-    query: str
+    query: Text
     budget: Budget | None = None
     expect: Expect
 
@@ -101,22 +87,18 @@ class TurnLabel(StrEnum):
     RE_ENTRY = "re_entry"
 
 
-class AliasUpdate(BaseModel):
-    model_config = _STRICT
-
+class AliasUpdate(Record):
     memory_id: str
     add_aliases: tuple[str, ...] = Field(min_length=1)
 
 
-class Turn(BaseModel):
+class Turn(Record):
     """One stateful turn: mutations apply before the turn's retrieval."""
-
-    model_config = _STRICT
 
     index: int = Field(ge=0)
     label: TurnLabel
     scopes: Scopes
-    message: str
+    message: Text
     topics: tuple[str, ...] = ()
     create: Memory | None = None
     update: AliasUpdate | None = None
@@ -124,12 +106,10 @@ class Turn(BaseModel):
     expect: Expect
 
 
-class SessionCase(BaseModel):
-    model_config = _STRICT
-
+class SessionCase(Record):
     id: str = Field(min_length=1)
     description: str = ""
-    user: str | None = None
+    user: Identifier | None = None
     turns: tuple[Turn, ...] = Field(min_length=1)
 
     @model_validator(mode="after")

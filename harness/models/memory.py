@@ -4,11 +4,69 @@ from __future__ import annotations
 
 from datetime import datetime
 from enum import StrEnum
-from typing import Annotated
+from typing import Annotated, Any
 
-from pydantic import AfterValidator, BaseModel, ConfigDict, Field
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, field_validator
+
+from harness.text import tokenize
 
 UNIVERSAL_SCOPE = "user:universal"
+
+# What every backend can store and search (README "Limits"); a suite beyond them fails at load.
+MAX_ID_CHARS = 255
+"""Ids, users, scopes: PostgreSQL's btree keys hold about 2,700 bytes, and 255 4-byte characters fit twice."""
+MAX_WORD_CHARS = 255
+"""Lucene's (Atlas's) maximum token length; also keeps a term inside PostgreSQL's btree key limit."""
+MAX_TEXT_CHARS = 100_000
+"""A name, an alias, a content text or a query."""
+
+
+def _writable(value: Any) -> None:
+    """Reports are UTF-8: a lone surrogate (JSON `"\\ud800"`) would parse, run, then fail to write."""
+    if isinstance(value, str):
+        try:
+            value.encode("utf-8")
+        except UnicodeEncodeError as exc:
+            raise ValueError(
+                f"contains a lone surrogate (U+{ord(value[exc.start]):04X}) at character {exc.start}: "
+                "text must be valid Unicode (UTF-8 writable)"
+            ) from None
+    elif isinstance(value, list | tuple):
+        for item in value:
+            _writable(item)
+
+
+class Record(BaseModel):
+    """Base of every suite record: strict, frozen, and every text writable as UTF-8."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+    @field_validator("*", mode="before")
+    @classmethod
+    def _utf8(cls, value: Any) -> Any:
+        _writable(value)  # nested records (dicts here) check their own fields, so errors name them
+        return value
+
+
+def _check_identifier(value: str) -> str:
+    if "\x00" in value:
+        raise ValueError("contains a NUL character (U+0000), which PostgreSQL text cannot store")
+    return value
+
+
+def _check_words(value: str) -> str:
+    longest = max(tokenize(value), key=len, default="")
+    if len(longest) > MAX_WORD_CHARS:
+        raise ValueError(
+            f"has a word of {len(longest)} characters; words are at most {MAX_WORD_CHARS} (Lucene's token limit)"
+        )
+    return value
+
+
+Identifier = Annotated[str, Field(min_length=1, max_length=MAX_ID_CHARS), AfterValidator(_check_identifier)]
+"""Memory ids, users and scopes: 1 to 255 characters, no NUL."""
+Text = Annotated[str, Field(max_length=MAX_TEXT_CHARS), AfterValidator(_check_words)]
+"""Searchable text: at most 100,000 characters, no word over 255."""
 
 
 def _check_scopes(scopes: tuple[str, ...]) -> tuple[str, ...]:
@@ -19,7 +77,7 @@ def _check_scopes(scopes: tuple[str, ...]) -> tuple[str, ...]:
     return scopes
 
 
-Scopes = Annotated[tuple[str, ...], Field(min_length=1), AfterValidator(_check_scopes)]
+Scopes = Annotated[tuple[Identifier, ...], Field(min_length=1), AfterValidator(_check_scopes)]
 """`domain:<name>` scopes, or `user:universal` (in every session)."""
 
 
@@ -48,21 +106,19 @@ class Label(StrEnum):
     DUPLICATE = "duplicate"
 
 
-class Memory(BaseModel):
+class Memory(Record):
     """One stored memory. `name` and `aliases` are its retrieval surface; `content` is payload."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
-
-    id: str = Field(min_length=1)
-    user: str = Field(min_length=1)
+    id: Identifier
+    user: Identifier
     type: MemoryType
-    subtype: str | None = None
-    name: str = ""
-    aliases: tuple[str, ...] = ()
-    content: str = ""
+    subtype: Identifier | None = None
+    name: Text = ""
+    aliases: tuple[Text, ...] = ()
+    content: Text = ""
     scopes: Scopes
     status: Status = Status.ACTIVE
-    superseded_by: str | None = None
+    superseded_by: Identifier | None = None
     resolved_at: datetime | None = None
     pinned: bool = False
     user_edited: bool = False
@@ -74,7 +130,7 @@ class Memory(BaseModel):
     label: Label | None = None
     topics: tuple[str, ...] = ()
     relation_type: str | None = None
-    participants: tuple[str, ...] = ()
+    participants: tuple[Identifier, ...] = ()
 
     @property
     def injectable(self) -> bool:

@@ -209,7 +209,8 @@ class MemoryPipeline:
         terms = self._matcher.expand(query_words, self._vocabulary)
         if not terms:
             return [], set()
-        hits = self._index.lexical(terms, filters, self._settings.candidate_limit)
+        # Every matching memory: the phrase gate and the budget decide what stays, not an engine cap.
+        hits = self._index.lexical(terms, filters, len(self._store))
         gated: list[tuple[Hit, str]] = []
         questions: set[str] = set()
         for hit in hits:

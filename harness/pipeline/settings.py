@@ -32,5 +32,4 @@ class PipelineSettings:
     mode: Mode = Mode.BM25
     fields: Mapping[str, float] = field(default_factory=lambda: SURFACE_FIELDS)
     rrf_k: int = RRF_K
-    candidate_limit: int = 100
     relation_decay: float = 0.5

@@ -17,7 +17,7 @@ import pytest
 
 from harness.backends import atlas_queries as q
 from harness.backends.atlas import AtlasBackend
-from harness.backends.base import Clause, Filters, Hit, IndexSpec
+from harness.backends.base import Clause, Filters, Hit, IndexSpec, ranked
 from harness.errors import BackendUnavailable
 from harness.evaluation.execute import Plan, execute
 from harness.pipeline import Mode
@@ -159,7 +159,27 @@ def test_lexical_hit_scores_the_sum_of_its_clauses() -> None:
     hit = q.lexical_hit({"_id": "a", "score": float32_score, "scoreDetails": tree}, contract.WEIGHTS)
     assert hit.id == "a" and len(hit.clauses) == 2
     assert hit.score == math.fsum(c.score for c in hit.clauses)
-    assert math.isclose(hit.score, float32_score, rel_tol=1e-6)
+    assert math.isclose(hit.score, 2.2 * float32_score, rel_tol=1e-6)
+
+
+def test_lexical_hit_scores_as_every_other_engine() -> None:
+    """Explanations of the contract corpus, as Lucene computes them (float32 k1, no (k1+1)),
+    read back to the reference scores every engine reports, to 1e-6."""
+    docs, terms = contract.CORPUS, ["postgres", "pg", "store"]
+    want = contract.reference_lexical(docs, contract.WEIGHTS, terms, Filters(), 10)
+    for expected in want:
+        (doc,) = [d for d in docs if d.id == expected.id]
+        nodes = []
+        for clause in expected.clauses:
+            big_n, n, avgdl = contract.field_stats(docs, clause.field, clause.term)
+            dl = len(doc.fields[clause.field].split())
+            boost = contract.WEIGHTS[clause.field]
+            nodes.append(
+                sum_of(term_node(clause.field, clause.term, n=n, big_n=big_n, dl=dl, avgdl=avgdl, boost=boost))
+            )
+        tree = sum_of(*nodes, FILTER_NODE)
+        row = {"_id": doc.id, "score": float(np.float32(tree["value"])), "scoreDetails": tree}
+        contract.assert_same_hits([q.lexical_hit(row, contract.WEIGHTS)], [expected])
 
 
 @pytest.mark.parametrize(
@@ -407,3 +427,21 @@ def test_builtin_suite_passes_every_case_in_bm25_mode(backend: AtlasBackend) -> 
     results = execute(Plan([load_suite(BUILTIN)], [Mode.BM25]), backend, None)
     assert results
     assert [(r.case_id, r.turn, r.error or r.reasons) for r in results if r.error or not r.passed] == []
+
+
+def test_a_query_past_lucenes_clause_limit_is_split_and_summed_exactly() -> None:
+    """Lucene refuses more than 1,024 clauses: 2,000 words over two fields go in batches, each
+    returning every match, and a document's clauses from all batches add up to its score."""
+    words = [f"w{i}" for i in range(2000)] + ["w0"]
+    batches = q.term_batches(words, len(contract.WEIGHTS))
+    assert [w for batch in batches for w in batch] == list(dict.fromkeys(words))
+    assert len(batches) > 1 and all(len(b) * len(contract.WEIGHTS) <= q.MAX_CLAUSES for b in batches)
+    pipeline = q.lexical_pipeline("lexical_1", batches[0], contract.WEIGHTS, Filters(), None)
+    assert [next(iter(stage)) for stage in pipeline] == ["$search", "$project"]
+    terms = ["postgres", "pg", "store", "kafka"]
+    want = contract.reference_lexical(contract.CORPUS, contract.WEIGHTS, terms, Filters(), 3)
+    per_batch = [
+        contract.reference_lexical(contract.CORPUS, contract.WEIGHTS, batch, Filters(), 100)
+        for batch in (["postgres", "store"], ["pg", "kafka"])
+    ]
+    contract.assert_same_hits(ranked(q.merge_batches(per_batch), 3), want)

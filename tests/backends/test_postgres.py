@@ -34,35 +34,6 @@ def sql_bm25(tf: int, df: int, n_docs: int, length: int, avg_length: float) -> f
     return idf * tf * 2.2 / (tf + 1.2 * (0.25 + 0.75 * length / avg_length))
 
 
-def test_upserts_keep_statistics_equal_to_a_fresh_load(backend: PostgresBackend) -> None:
-    """`vocab` and `stats` are maintained by deltas: emptying, changing, re-writing and adding
-    documents must leave every clause as a fresh load of the final documents scores it."""
-    final = {d.id: d for d in contract.CORPUS}
-    index = backend.create_index("ud", IndexSpec(contract.WEIGHTS))
-    index.load(contract.CORPUS)
-    for changed in (
-        contract.doc("a", "postgres database", ""),
-        contract.doc("b", "redis cache", "kv store postgres postgres"),
-        contract.doc("c", "message queue", "kafka"),
-        contract.doc("f", "store", "object store s3", user="other", live=False),
-    ):
-        index.upsert(changed)
-        final[changed.id] = changed
-    fresh = backend.create_index("ud2", IndexSpec(contract.WEIGHTS))
-    fresh.load(list(final.values()))
-    vocabulary = sorted({w for d in final.values() for text in d.fields.values() for w in text.split()})
-    for filters in (Filters(), Filters(user="u")):
-        got, want = index.lexical(vocabulary, filters, 100), fresh.lexical(vocabulary, filters, 100)
-        assert [(h.id, [(c.field, c.term) for c in h.clauses]) for h in got] == [
-            (h.id, [(c.field, c.term) for c in h.clauses]) for h in want
-        ]
-        assert np.allclose(
-            [c.score for h in got for c in h.clauses], [c.score for h in want for c in h.clauses], rtol=1e-12
-        )
-    index.drop()
-    fresh.drop()
-
-
 def test_term_frequency_is_not_capped(backend: PostgresBackend) -> None:
     """to_tsvector keeps 255 positions per lexeme; the space split counts every occurrence."""
     docs = [contract.doc("long", "kafka " * 300, ""), contract.doc("short", "kafka", "")]
