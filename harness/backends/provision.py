@@ -20,7 +20,8 @@ PROJECT_ROOT = Path(__file__).resolve().parents[2]
 
 
 def start_server(name: str, run_id: str, host_port: int | None = None, owner_pid: int | None = None):
-    """Start `name`'s container; returns (connection URL, RunningContainer). One-line errors only."""
+    """Start `name`'s container; returns (connection URL with its password, RunningContainer).
+    One-line errors only."""
     from harness.containers import ContainerError, load_spec, remove_leftovers, start_container
 
     try:
@@ -29,7 +30,7 @@ def start_server(name: str, run_id: str, host_port: int | None = None, owner_pid
         container = start_container(spec, run_id, host_port=host_port, owner_pid=owner_pid)
     except ContainerError as exc:
         raise BackendUnavailable(str(exc)) from None
-    return spec.connection_url(container.host, container.port), container
+    return container.url, container
 
 
 @contextmanager

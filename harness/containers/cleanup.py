@@ -1,8 +1,9 @@
-"""Remove harness containers by label.
+"""Remove harness containers, and then their runs' networks, by label.
 
 Ryuk cannot be pulled everywhere, so the harness reaps its own containers:
 a run's at its end, a crashed run's at the next start, everything on
-`harness down`.
+`harness down`. Each function returns the names of the containers removed;
+a network goes once no container uses it any more.
 """
 
 import os
@@ -13,6 +14,7 @@ from docker.errors import APIError
 
 from .engine import docker_client
 from .labels import HOST, PID, RUN
+from .network import NETWORK, remove_network
 
 
 def remove_run(run_id: str) -> list[str]:
@@ -45,6 +47,9 @@ def _remove_where(selected: Callable[[Mapping[str, str]], bool]) -> list[str]:
                         continue  # removed (or being removed) meanwhile by another process
                     raise
                 removed.append(summary["Names"][0].lstrip("/"))
+        for network in client.api.networks(filters={"label": [RUN, NETWORK]}):
+            if selected(network["Labels"]):
+                remove_network(client, network["Id"])
     finally:
         client.close()
     return removed
