@@ -6,13 +6,15 @@ Ctrl-C and on errors too; containers left by a crashed earlier run are removed f
 
 from __future__ import annotations
 
+import sys
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
 from harness.backends.base import Backend
 from harness.backends.embedded import EmbeddedBackend
+from harness.backends.recorded import open_recorded
 from harness.backends.registry import EMBEDDED, check_backend, connect
 from harness.errors import BackendUnavailable
 
@@ -33,9 +35,20 @@ def start_server(name: str, run_id: str, host_port: int | None = None, owner_pid
     return container.url, container
 
 
+def _to_stderr(line: str) -> None:
+    print(line, file=sys.stderr)
+
+
 @contextmanager
-def backend_session(name: str, url: str | None = None) -> Iterator[Backend]:
-    """The backend for one CLI run: embedded, a given server URL, or a container of our own."""
+def backend_session(
+    name: str, url: str | None = None, *, allow_extension: bool = False, notice: Callable[[str], None] = _to_stderr
+) -> Iterator[Backend]:
+    """The backend for one CLI run: embedded, a given server URL, or a container of our own.
+
+    On a given URL every namespace is recorded in the ledger (see ledger.py), pgvector's extension
+    is created only if `allow_extension` (and dropped at the end), and `notice` gets one line about
+    leftovers of killed runs or an extension kept because something else uses it.
+    """
     check_backend(name)
     if name == EMBEDDED:
         backend: Backend = EmbeddedBackend()
@@ -45,7 +58,7 @@ def backend_session(name: str, url: str | None = None) -> Iterator[Backend]:
             backend.close()
         return
     if url is not None:
-        backend = connect(name, url)
+        backend = open_recorded(name, url, allow_extension, notice)
         try:
             yield backend
         finally:

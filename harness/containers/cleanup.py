@@ -25,7 +25,7 @@ def remove_run(run_id: str) -> list[str]:
 def remove_leftovers() -> list[str]:
     """Remove containers whose owning process on this host is gone (a crashed run)."""
     host = socket.gethostname()
-    return _remove_where(lambda labels: labels.get(HOST) == host and not _alive(labels.get(PID)))
+    return _remove_where(lambda labels: labels.get(HOST) == host and not process_alive(labels.get(PID)))
 
 
 def remove_all() -> list[str]:
@@ -55,7 +55,8 @@ def _remove_where(selected: Callable[[Mapping[str, str]], bool]) -> list[str]:
     return removed
 
 
-def _alive(pid_label: str | None) -> bool:
+def process_alive(pid_label: str | None) -> bool:
+    """Whether the process with this id (a label's text) exists on this host."""
     try:
         pid = int(pid_label or "")
         if pid <= 0:

@@ -1,8 +1,13 @@
-"""Servers the harness starts: unreachable from other containers, password-protected, and a
-container that dies at start is reported at once. Runs on every local server backend."""
+"""Servers: the harness's own are unreachable from other containers, password-protected, and
+reported at once when they die at start; on a user's server (`--url`) a killed run's namespaces
+are recorded, reported and removable, the server's own data untouched. Every local server backend."""
 
 from __future__ import annotations
 
+import os
+import signal
+import subprocess
+import sys
 import time
 from collections.abc import Iterator
 from dataclasses import replace
@@ -12,11 +17,13 @@ from urllib.parse import urlsplit
 import docker
 import pytest
 
+from harness.backends.ledger import EXTENSION, NAMESPACE, STATE_DIR_ENV, Ledger
+from harness.backends.provision import start_server
 from harness.containers import ContainerError, docker_client, load_spec, remove_run, start_container
 from harness.containers.labels import RUN
 from harness.containers.network import NETWORK
 from tests.containers import conftest as containers
-from tests.containers.conftest import LOCAL_SERVERS
+from tests.containers.conftest import LOCAL_SERVERS, ROOT
 
 # The container tests' fixtures: local images built once, a run id whose leftovers are removed.
 local_images, root, run_id = containers.local_images, containers.root, containers.run_id
@@ -130,3 +137,174 @@ def test_a_container_that_exits_at_start_is_reported_at_once(
     assert "starting-and-failing" in tail[-1]
     assert waited < spec.startup_timeout / 4, f"waited {waited:.0f}s for a container that had exited"
     assert client.containers.list(all=True, filters={"label": f"{RUN}={run_id}"}) == []
+
+
+# -- `--url`: what a run creates on a server it did not start ------------------------------------
+
+
+def harness(*args: str, state: Path, out: Path | None) -> subprocess.Popen[str]:
+    """`harness ARGS` in a process of its own, with its ledger under `state`."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT), STATE_DIR_ENV: str(state)}
+    return subprocess.Popen(
+        [sys.executable, "-c", "from harness.cli import main; main()", *args, *(("--out", str(out)) if out else ())],
+        cwd=out.parent if out else ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+
+
+def finished(process: subprocess.Popen[str], timeout: float = 120) -> tuple[int, str, str]:
+    stdout, stderr = process.communicate(timeout=timeout)
+    return process.returncode, stdout, stderr
+
+
+class RedisServer:
+    """Foreign data of several types, and a snapshot of every key byte for byte."""
+
+    def __init__(self, url: str):
+        import redis
+
+        self.client = redis.Redis.from_url(url)
+
+    def seed(self) -> None:
+        c = self.client
+        c.set("app:greeting", b"hello \x00 world")
+        c.hset("app:user:1", mapping={"name": "Ada", "h:{x}:field": "1"})
+        c.rpush("app:queue", "a", "b", "c")
+        c.sadd("app:tags", "x", "y")
+        c.zadd("app:scores", {"ada": 1.5, "bob": 2})
+        c.xadd("app:stream", {"event": "start"})
+        c.set("h:{not-the-harness}:doc:1", "a key that only looks like the harness's")
+        c.set("app:expiring", "v", ex=3600)
+
+    def snapshot(self) -> dict[bytes, tuple[bytes | None, bool]]:
+        return {k: (self.client.dump(k), self.client.ttl(k) > 0) for k in self.client.scan_iter(count=1000)}
+
+    def namespace_keys(self, namespace: str) -> int:
+        return sum(1 for _ in self.client.scan_iter(match=f"h:{{{namespace}}}:*", count=1000))
+
+
+class PostgresServer:
+    """Foreign tables in `public` and in a schema of the user's own, and a snapshot of them."""
+
+    def __init__(self, url: str):
+        import psycopg
+
+        self.conn = psycopg.connect(url, autocommit=True)
+
+    def seed(self) -> None:
+        self.conn.execute(
+            """
+            CREATE TABLE public.notes (id int PRIMARY KEY, body text, data bytea);
+            INSERT INTO public.notes VALUES (1, 'first', '\\x00ff'), (2, 'second', NULL);
+            CREATE SCHEMA app;
+            CREATE TABLE app.events (id bigint, at timestamptz DEFAULT '2026-01-01', kind text);
+            INSERT INTO app.events (id, kind) VALUES (1, 'start'), (2, 'stop');
+            CREATE SCHEMA ns_not_the_harness;
+            CREATE TABLE ns_not_the_harness.docs (id text);
+            INSERT INTO ns_not_the_harness.docs VALUES ('looks like the harness''s');
+            """
+        )
+
+    def snapshot(self) -> dict[str, object]:
+        tables = self.conn.execute(
+            "SELECT table_schema, table_name FROM information_schema.tables "
+            "WHERE table_schema NOT IN ('pg_catalog', 'information_schema') ORDER BY 1, 2"
+        ).fetchall()
+        rows = {
+            f"{schema}.{table}": self.conn.execute(f'SELECT t::text FROM "{schema}"."{table}" t ORDER BY 1').fetchall()
+            for schema, table in tables
+        }
+        schemas = self.conn.execute("SELECT nspname FROM pg_namespace ORDER BY 1").fetchall()
+        extensions = self.conn.execute("SELECT extname FROM pg_extension ORDER BY 1").fetchall()
+        return {"rows": rows, "schemas": schemas, "extensions": extensions}
+
+    def namespace_keys(self, namespace: str) -> int:
+        return len(self.conn.execute("SELECT 1 FROM pg_namespace WHERE nspname = %s", (f"ns_{namespace}",)).fetchall())
+
+
+def kill_once_it_wrote(run: subprocess.Popen[str], ledger: Ledger, server: RedisServer | PostgresServer) -> str:
+    """SIGKILL the run as soon as one of its namespaces is in the ledger with data on the server."""
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline and run.poll() is None:
+        for entry in ledger.entries():
+            if entry.kind == NAMESPACE and server.namespace_keys(entry.name) > 0:
+                run.send_signal(signal.SIGKILL)
+                run.communicate()
+                return entry.name
+        time.sleep(0.02)
+    _, stdout, stderr = finished(run)
+    raise AssertionError(f"the run ended (rc {run.returncode}) before it could be killed:\n{stdout}\n{stderr}")
+
+
+@pytest.mark.parametrize("backend", LOCAL_SERVERS)
+def test_a_killed_url_run_leaves_a_ledger_that_down_url_clears(backend: str, run_id: str, tmp_path: Path) -> None:
+    url, container = start_server(backend, run_id)
+    state, out = tmp_path / "state", tmp_path / "reports"
+    try:
+        server = PostgresServer(url) if backend == "postgres" else RedisServer(url)
+        server.seed()
+        before = server.snapshot()
+        ledger = Ledger(url, state)
+        extra = ["--allow-extension"] if backend == "postgres" else []
+
+        run = harness("run", "-b", backend, "--url", url, "-m", "bm25", *extra, state=state, out=out)
+        namespace = kill_once_it_wrote(run, ledger, server)
+        assert server.namespace_keys(namespace) > 0
+        left = ledger.leftovers()
+        assert namespace in {e.name for e in left if e.kind == NAMESPACE}
+        assert all(e.backend == backend for e in left)
+        if backend == "postgres":
+            assert [e.name for e in left if e.kind == EXTENSION] == ["vector"]
+
+        # the next run says so, in one line with the command that clears it
+        rc, _, stderr = finished(
+            harness("run", "-b", backend, "--url", url, "-m", "bm25", "--limit", "1", *extra, state=state, out=out)
+        )
+        notes = [line for line in stderr.splitlines() if "left on" in line]
+        assert len(notes) == 1 and "harness down --url" in notes[0], stderr
+        assert urlsplit(url).password not in notes[0], "the note must not print the password"
+
+        rc, stdout, stderr = finished(harness("down", "--url", url, state=state, out=None))
+        assert rc == 0, stderr
+        assert f"namespace {namespace}" in stdout
+        assert server.namespace_keys(namespace) == 0
+        assert ledger.entries() == []
+        assert server.snapshot() == before, "down --url must remove the harness's leftovers and nothing else"
+    finally:
+        container.stop()
+
+
+def test_postgres_url_creates_the_extension_only_when_allowed_and_drops_it(run_id: str, tmp_path: Path) -> None:
+    url, container = start_server("postgres", run_id)
+    state, out = tmp_path / "state", tmp_path / "reports"
+    try:
+        server = PostgresServer(url)
+        server.seed()
+        before = server.snapshot()
+        assert ("vector",) not in before["extensions"]  # type: ignore[operator]
+
+        rc, stdout, stderr = finished(
+            harness("run", "-b", "postgres", "--url", url, "-m", "bm25", state=state, out=out)
+        )
+        assert rc == 3, stdout + stderr
+        errors = [line for line in stderr.splitlines() if line.strip()]
+        assert len(errors) == 1 and "'vector' extension" in errors[0] and "--allow-extension" in errors[0], stderr
+        assert server.snapshot() == before
+
+        allowed = ("run", "-b", "postgres", "--url", url, "-m", "bm25", "--limit", "2", "--allow-extension")
+        rc, stdout, stderr = finished(harness(*allowed, state=state, out=out))
+        assert rc == 0, stdout + stderr
+        assert server.snapshot() == before, "the run must drop the extension it created"
+        assert Ledger(url, state).entries() == []
+
+        # one the user created stays
+        server.conn.execute("CREATE EXTENSION vector")
+        with_extension = server.snapshot()
+        rc, stdout, stderr = finished(harness(*allowed, state=state, out=out))
+        assert rc == 0, stdout + stderr
+        assert server.snapshot() == with_extension
+    finally:
+        container.stop()
