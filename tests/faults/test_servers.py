@@ -10,6 +10,7 @@ import subprocess
 import sys
 import time
 from collections.abc import Iterator
+from concurrent.futures import ProcessPoolExecutor
 from dataclasses import replace
 from pathlib import Path
 from urllib.parse import urlsplit
@@ -19,6 +20,7 @@ import pytest
 
 from harness.backends.ledger import EXTENSION, NAMESPACE, STATE_DIR_ENV, Ledger
 from harness.backends.provision import start_server
+from harness.backends.recorded import remove_leftovers
 from harness.containers import ContainerError, docker_client, load_spec, remove_run, start_container
 from harness.containers.labels import RUN
 from harness.containers.network import NETWORK
@@ -308,3 +310,69 @@ def test_postgres_url_creates_the_extension_only_when_allowed_and_drops_it(run_i
         assert server.snapshot() == with_extension
     finally:
         container.stop()
+
+
+# -- the ledger itself (no server needed) --------------------------------------------------------
+
+
+def _record_and_forget(folder: str, worker: int) -> None:
+    ledger = Ledger("redis://127.0.0.1:6399/0", Path(folder))
+    for i in range(50):
+        ledger.record("redis", NAMESPACE, f"w{worker}n{i}")
+        if i % 2:
+            ledger.forget(NAMESPACE, f"w{worker}n{i}")
+
+
+def test_concurrent_runs_keep_their_own_entries(tmp_path: Path) -> None:
+    with ProcessPoolExecutor(4) as pool:
+        list(pool.map(_record_and_forget, [str(tmp_path)] * 4, range(4)))
+    entries = Ledger("redis://127.0.0.1:6399/0", tmp_path).entries()
+    assert sorted(e.name for e in entries) == sorted(f"w{w}n{i}" for w in range(4) for i in range(0, 50, 2))
+    assert not [p for p in tmp_path.rglob("*") if p.is_file() and p.suffix != ".json"], "no half-written files"
+
+
+def test_one_ledger_per_server_whatever_the_credentials(tmp_path: Path) -> None:
+    def folder(url: str) -> Path:
+        return Ledger(url, tmp_path).folder
+
+    assert folder("redis://:a@LocalHost:6379/0") == folder("redis://:b@localhost/0?socket_timeout=3")
+    assert folder("postgres://u:p@h/db") == folder("postgresql://other@h:5432/db")
+    assert folder("redis://h:6379/0") != folder("redis://h:6379/1")
+    assert folder("postgresql://h/db") != folder("postgresql://h/other")
+
+
+def test_down_url_leaves_what_live_runs_use(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(STATE_DIR_ENV, str(tmp_path))
+    url = "redis://:secret@127.0.0.1:1/0"  # nothing listens: nothing may be touched
+    Ledger(url).record("redis", NAMESPACE, "hlive")  # this process: alive
+    assert Ledger(url).leftovers() == []
+    result = remove_leftovers(url)
+    assert result.removed == [] and [(e.name, e.pid) for e, _ in result.kept] == [("hlive", os.getpid())]
+    assert [e.name for e in Ledger(url).entries()] == ["hlive"]
+
+
+def test_harness_up_prints_the_url_with_its_password(local_images: None, tmp_path: Path) -> None:
+    import redis
+
+    up = harness("up", "valkey", state=tmp_path, out=None)
+    try:
+        assert up.stdout is not None
+        url = ""
+        for line in up.stdout:
+            if line.strip().startswith("url:"):
+                url = line.split("url:", 1)[1].strip()
+                break
+        assert urlsplit(url).password, f"no password in {url!r}"
+        assert redis.Redis.from_url(url).ping()
+        parts = urlsplit(url)
+        with pytest.raises(redis.AuthenticationError):
+            redis.Redis(host=parts.hostname or "", port=parts.port or 0).dbsize()
+    finally:
+        up.send_signal(signal.SIGINT)
+        up.communicate(timeout=60)
+    client = docker_client()
+    try:
+        assert client.containers.list(all=True, filters={"label": f"harness.pid={up.pid}"}) == []
+        assert client.api.networks(filters={"label": f"harness.pid={up.pid}"}) == []
+    finally:
+        client.close()
