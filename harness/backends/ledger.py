@@ -6,8 +6,8 @@ recorded here before it is created and forgotten after it is dropped: `harness d
 removes exactly what killed runs left, never the server's own data, and the next run on that
 server can say that some exist.
 
-One file per entry under `<state dir>/url-ledger/<server>/`: concurrent runs never write the same
-file, and each file appears whole (written aside, then renamed). The state dir is
+One file per entry and process under `<state dir>/url-ledger/<server>/`: concurrent runs never
+write the same file, and each file appears whole (written aside, then renamed). The state dir is
 `$HARNESS_STATE_DIR`, else `$XDG_STATE_HOME/harness`, else `~/.local/state/harness`.
 """
 
@@ -91,7 +91,8 @@ class Ledger:
         self.folder = (root or state_dir()) / "url-ledger" / digest
 
     def _file(self, kind: str, name: str) -> Path:
-        return self.folder / f"{kind}-{name}.json"
+        # The pid too: two runs may use one name (a fixed dataset namespace) and each its own entry.
+        return self.folder / f"{kind}-{name}.{os.getpid()}.json"
 
     def record(self, backend: str, kind: Literal["namespace", "extension"], name: str, **details: Any) -> None:
         self.folder.mkdir(parents=True, exist_ok=True)

@@ -125,10 +125,16 @@ def remove_leftovers(url: str) -> Removal:
     """Drop what killed runs left on the server at `url`: only what the ledger names."""
     ledger = Ledger(url)
     result = Removal(ledger.server)
-    left = ledger.leftovers()
-    for entry in ledger.entries():
+    entries = ledger.entries()
+    live = {(e.kind, e.name) for e in entries if e.owner_alive}
+    left = []
+    for entry in entries:
         if entry.owner_alive:
             result.kept.append((entry, f"in use by a running harness (pid {entry.pid})"))
+        elif (entry.kind, entry.name) in live:
+            entry.path.unlink(missing_ok=True)  # a live run has reused the name: it is that run's now
+        else:
+            left.append(entry)
     # namespaces first: a vector column in one of them would keep the extension
     by_backend: dict[str, list[Entry]] = {}
     for entry in sorted(left, key=lambda e: e.kind != NAMESPACE):
@@ -138,7 +144,7 @@ def remove_leftovers(url: str) -> Removal:
         try:
             for entry in entries:
                 if _drop(backend, entry):
-                    ledger.forget(entry.kind, entry.name)
+                    entry.path.unlink(missing_ok=True)
                     result.removed.append(entry)
                 else:
                     result.kept.append((entry, "still used by other objects on the server"))

@@ -376,3 +376,23 @@ def test_harness_up_prints_the_url_with_its_password(local_images: None, tmp_pat
         assert client.api.networks(filters={"label": f"harness.pid={up.pid}"}) == []
     finally:
         client.close()
+
+
+def test_a_name_a_live_run_reuses_is_not_dropped(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv(STATE_DIR_ENV, str(tmp_path))
+    url = "redis://127.0.0.1:1/0"  # nothing listens: a drop would fail the test
+    killed = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            f"from harness.backends.ledger import Ledger; Ledger({url!r}).record('redis', 'namespace', 'dataset_0_turns')",
+        ],
+        env={**os.environ, "PYTHONPATH": str(ROOT)},
+        check=True,
+    )
+    assert killed.returncode == 0
+    Ledger(url).record("redis", NAMESPACE, "dataset_0_turns")
+    assert len(Ledger(url).entries()) == 2
+    result = remove_leftovers(url)
+    assert result.removed == [] and [e.pid for e, _ in result.kept] == [os.getpid()]
+    assert [e.pid for e in Ledger(url).entries()] == [os.getpid()]
