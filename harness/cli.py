@@ -419,7 +419,9 @@ def _down_url(url: str) -> int:
     out_console.print(f"{result.server}: removed {len(result.removed)} leftover(s)" + (f": {names}" if names else ""))
     for entry, reason in result.kept:
         out_console.print(f"{result.server}: kept {entry.kind} {entry.name}: {reason}")
-    return 0
+    for entry, reason in result.failed:
+        err_console.print(f"harness: error: {result.server}: could not drop {entry.kind} {entry.name}: {reason}")
+    return 3 if result.failed else 0
 
 
 @images_app.command("build")

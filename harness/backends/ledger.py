@@ -26,6 +26,7 @@ from typing import Any, Literal
 from urllib.parse import urlsplit, urlunsplit
 
 from harness.containers.cleanup import process_alive
+from harness.errors import HarnessError
 
 STATE_DIR_ENV = "HARNESS_STATE_DIR"
 NAMESPACE: Literal["namespace"] = "namespace"
@@ -44,6 +45,8 @@ def server_identity(url: str) -> str:
     """The server and database a URL names, without credentials or options (as printed)."""
     parts = urlsplit(url)
     scheme = {"postgres": "postgresql", "mongodb+srv": "mongodb"}.get(parts.scheme, parts.scheme)
+    if scheme not in _DEFAULT_PORTS or not parts.hostname:
+        raise HarnessError(f"--url {redacted(url)!r}: expected postgresql://, redis://, rediss:// or mongodb://HOST...")
     host = (parts.hostname or "").lower()
     try:
         port = parts.port or _DEFAULT_PORTS.get(scheme)

@@ -15,6 +15,7 @@ import numpy as np
 from harness.backends.base import Backend, BackendInfo, Filters, Hit, Index, IndexDoc, IndexSpec
 from harness.backends.ledger import EXTENSION, NAMESPACE, Entry, Ledger, redacted
 from harness.backends.registry import connect
+from harness.containers.errors import one_line
 
 
 class _Cleanable(Backend, Protocol):
@@ -119,6 +120,7 @@ class Removal:
     server: str
     removed: list[Entry] = field(default_factory=list)
     kept: list[tuple[Entry, str]] = field(default_factory=list)
+    failed: list[tuple[Entry, str]] = field(default_factory=list)
 
 
 def remove_leftovers(url: str) -> Removal:
@@ -127,7 +129,7 @@ def remove_leftovers(url: str) -> Removal:
     result = Removal(ledger.server)
     entries = ledger.entries()
     live = {(e.kind, e.name) for e in entries if e.owner_alive}
-    left = []
+    left: list[Entry] = []
     for entry in entries:
         if entry.owner_alive:
             result.kept.append((entry, f"in use by a running harness (pid {entry.pid})"))
@@ -139,11 +141,20 @@ def remove_leftovers(url: str) -> Removal:
     by_backend: dict[str, list[Entry]] = {}
     for entry in sorted(left, key=lambda e: e.kind != NAMESPACE):
         by_backend.setdefault(entry.backend, []).append(entry)
-    for name, entries in by_backend.items():
+    for name, group in by_backend.items():
         backend: _Cleanable = connect(name, url, extension="skip")  # type: ignore[assignment]
         try:
-            for entry in entries:
-                if _drop(backend, entry):
+            for entry in group:
+                try:
+                    dropped = _drop(backend, entry)
+                except ValueError as exc:  # a name the harness never creates: nothing to drop
+                    entry.path.unlink(missing_ok=True)
+                    result.kept.append((entry, f"not dropped, entry removed: {exc}"))
+                    continue
+                except Exception as exc:  # noqa: BLE001 - say which entry failed; the rest still go
+                    result.failed.append((entry, one_line(exc)))
+                    continue
+                if dropped:
                     entry.path.unlink(missing_ok=True)
                     result.removed.append(entry)
                 else:
