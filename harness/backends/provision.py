@@ -1,7 +1,8 @@
 """Bringing a backend up for one process: embedded in memory, servers in their own container.
 
 Each server runs in a container labelled with this run and removed when the block ends, on
-Ctrl-C and on errors too; containers left by a crashed earlier run are removed first.
+Ctrl-C and on errors too; containers left by a crashed earlier run are removed first. On a
+server the user gives (`--url`), what the run creates is recorded in the ledger (recorded.py).
 """
 
 from __future__ import annotations
