@@ -16,7 +16,7 @@ import docker
 from docker.errors import APIError, DockerException, NotFound
 
 from .engine import docker_client
-from .errors import ContainerError
+from .errors import ContainerError, one_line
 from .labels import RUN
 
 NETWORK = "harness.network"
@@ -33,7 +33,10 @@ def run_network(client: docker.DockerClient, run_id: str, labels: dict[str, str]
     if existing:
         return str(existing[0]["Id"])
     name = "harness-" + re.sub(r"[^a-zA-Z0-9_.-]", "-", run_id)[:40] + "-" + uuid.uuid4().hex[:6]
-    created = client.api.create_network(name, driver="bridge", labels={**labels, NETWORK: "1"})
+    try:
+        created = client.api.create_network(name, driver="bridge", labels={**labels, NETWORK: "1"})
+    except APIError as exc:  # e.g. the engine's address pools are used up by other networks
+        raise ContainerError(f"cannot create a Docker network for run {run_id}: {one_line(exc)}") from exc
     return str(created["Id"])
 
 
