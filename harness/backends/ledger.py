@@ -25,8 +25,8 @@ from pathlib import Path
 from typing import Any, Literal
 from urllib.parse import urlsplit, urlunsplit
 
-from harness.containers.cleanup import process_alive
 from harness.errors import HarnessError
+from harness.processes import process_alive
 
 STATE_DIR_ENV = "HARNESS_STATE_DIR"
 NAMESPACE: Literal["namespace"] = "namespace"
@@ -82,7 +82,7 @@ class Entry:
     @property
     def owner_alive(self) -> bool:
         """True while the run that wrote it may still be using it (its process, on this host)."""
-        return self.host != socket.gethostname() or process_alive(str(self.pid))
+        return self.host != socket.gethostname() or process_alive(self.pid)
 
 
 class Ledger:

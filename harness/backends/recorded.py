@@ -15,7 +15,6 @@ import numpy as np
 from harness.backends.base import Backend, BackendInfo, Filters, Hit, Index, IndexDoc, IndexSpec
 from harness.backends.ledger import EXTENSION, NAMESPACE, Entry, Ledger, redacted
 from harness.backends.registry import connect
-from harness.containers.errors import one_line
 
 
 class _Cleanable(Backend, Protocol):
@@ -152,7 +151,7 @@ def remove_leftovers(url: str) -> Removal:
                     result.kept.append((entry, f"not dropped, entry removed: {exc}"))
                     continue
                 except Exception as exc:  # noqa: BLE001 - say which entry failed; the rest still go
-                    result.failed.append((entry, one_line(exc)))
+                    result.failed.append((entry, (str(exc).strip().splitlines() or [type(exc).__name__])[0]))
                     continue
                 if dropped:
                     entry.path.unlink(missing_ok=True)

@@ -6,11 +6,12 @@ a run's at its end, a crashed run's at the next start, everything on
 a network goes once no container uses it any more.
 """
 
-import os
 import socket
 from collections.abc import Callable, Mapping
 
 from docker.errors import APIError
+
+from harness.processes import process_alive
 
 from .engine import docker_client
 from .labels import HOST, PID, RUN
@@ -53,17 +54,3 @@ def _remove_where(selected: Callable[[Mapping[str, str]], bool]) -> list[str]:
     finally:
         client.close()
     return removed
-
-
-def process_alive(pid_label: str | None) -> bool:
-    """Whether the process with this id (a label's text) exists on this host."""
-    try:
-        pid = int(pid_label or "")
-        if pid <= 0:
-            return False
-        os.kill(pid, 0)
-    except (ValueError, ProcessLookupError):
-        return False
-    except PermissionError:
-        return True  # exists, owned by another user
-    return True
