@@ -54,6 +54,7 @@ VALID = 'image = "x:1"\nport = 80\nurl = "x://{host}:{port}"\nreadiness = ["true
         (VALID + "[env]\nA = 1\n", "'env'"),
         (VALID + 'local_image = "harness/x:1"\n', "'dockerfile'"),
         (VALID + "prot = 1\n", "unknown field 'prot'"),
+        (VALID.replace("{port}", "{port}/{pasword}"), "'url'"),
     ],
 )
 def test_malformed_spec_names_file_and_field(tmp_path: Path, toml: str, field: str) -> None:
