@@ -63,6 +63,10 @@ def _progress() -> Progress:
     )
 
 
+def _notice(line: str) -> None:
+    err_console.print(line, highlight=False, markup=False, soft_wrap=True)
+
+
 def print_scorecard(summaries: list[dict], title: str) -> None:
     table = Table(title=title)
     for column in run_report.SCORECARD_COLUMNS:
@@ -109,6 +113,10 @@ def run(
         float, typer.Option(min=0.0, max=1.0, help="Exit 1 when more than this fraction of questions errored.")
     ] = 0.0,
     dry_run: Annotated[bool, typer.Option(help="Show what a dataset run would do, and run nothing.")] = False,
+    allow_extension: Annotated[
+        bool,
+        typer.Option(help="With --url on postgres: create pgvector's extension if missing (dropped at the end)."),
+    ] = False,
 ) -> int:
     """Run suites (or a public dataset) on a backend in each mode; print the scorecard, write JSON + Markdown reports."""
     modes = _modes(mode)
@@ -118,7 +126,20 @@ def run(
     if dataset is not None:
         return max(
             _run_dataset(
-                name, url, dataset, file, modes, granularity, limit, sample, seed, error_threshold, dry_run, out, model
+                name,
+                url,
+                dataset,
+                file,
+                modes,
+                granularity,
+                limit,
+                sample,
+                seed,
+                error_threshold,
+                dry_run,
+                out,
+                model,
+                allow_extension,
             )
             for name in backends
         )
@@ -126,7 +147,7 @@ def run(
     embedder = suite_embedder(model) if plan.needs_vectors else None
     exit_code = 0
     for name in backends:
-        exit_code = max(exit_code, _run_backend(name, plan, embedder, model, out, fail_under, url))
+        exit_code = max(exit_code, _run_backend(name, plan, embedder, model, out, fail_under, url, allow_extension))
     return exit_code
 
 
@@ -144,11 +165,12 @@ def _run_dataset(
     dry_run: bool,
     out: Path,
     model: str,
+    allow_extension: bool,
 ) -> int:
     from harness.datasets.command import run_dataset
     from harness.embeddings.embedder import Embedder
 
-    with backend_session(name, url) as engine:
+    with backend_session(name, url, allow_extension=allow_extension, notice=_notice) as engine:
         runnable, unsupported = runnable_modes(modes, engine.info())
         for mode, reason in unsupported.items():
             err_console.print(f"{name}: {mode.value} mode not run: {reason}", highlight=False)
@@ -170,11 +192,21 @@ def _run_dataset(
 
 
 def _run_backend(
-    name: str, plan: Plan, embedder, model: str, out: Path, fail_under: float | None, url: str | None
+    name: str,
+    plan: Plan,
+    embedder,
+    model: str,
+    out: Path,
+    fail_under: float | None,
+    url: str | None,
+    allow_extension: bool,
 ) -> int:
     if name in SERVER_BACKENDS and url is None:
         err_console.print(f"starting the {name} container…", highlight=False)
-    with backend_session(name, url) as engine, _progress() as progress:
+    with (
+        backend_session(name, url, allow_extension=allow_extension, notice=_notice) as engine,
+        _progress() as progress,
+    ):
         info = engine.info()
         modes, unsupported = runnable_modes(plan.modes, info)
         for mode, reason in unsupported.items():
@@ -357,16 +389,37 @@ def up(
 
 
 @app.command()
-def down() -> int:
-    """Remove every container the harness started that is still there."""
+def down(
+    url: Annotated[
+        str | None,
+        typer.Option(help="Instead: remove what killed `--url` runs left on this server (as recorded locally)."),
+    ] = None,
+) -> int:
+    """Remove every container (and network) the harness started that is still there; or, with
+    --url, the namespaces and extension that killed runs left on that server, and nothing else."""
     from harness.containers import ContainerError, remove_all
 
+    if url is not None:
+        return _down_url(url)
     try:
         removed = remove_all()
     except ContainerError as exc:
         raise BackendUnavailable(str(exc)) from None
     out_console.print(f"removed {len(removed)} container(s)" + (f": {', '.join(removed)}" if removed else ""))
     return 0
+
+
+def _down_url(url: str) -> int:
+    from harness.backends.recorded import remove_leftovers
+
+    result = remove_leftovers(url)
+    names = ", ".join(f"{e.kind} {e.name}" for e in result.removed)
+    out_console.print(f"{result.server}: removed {len(result.removed)} leftover(s)" + (f": {names}" if names else ""))
+    for entry, reason in result.kept:
+        out_console.print(f"{result.server}: kept {entry.kind} {entry.name}: {reason}")
+    for entry, reason in result.failed:
+        err_console.print(f"harness: error: {result.server}: could not drop {entry.kind} {entry.name}: {reason}")
+    return 3 if result.failed else 0
 
 
 @images_app.command("build")

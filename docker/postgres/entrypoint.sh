@@ -4,6 +4,10 @@
 set -eu
 
 if [ ! -s "$PGDATA/PG_VERSION" ]; then
+    if [ -z "${POSTGRES_PASSWORD:-}" ]; then
+        echo "harness-postgres: POSTGRES_PASSWORD is not set (no default password)" >&2
+        exit 1
+    fi
     # A throwaway cluster: skipping the init-time fsyncs saves seconds per start.
     pwfile=$(mktemp)
     printf '%s\n' "$POSTGRES_PASSWORD" > "$pwfile"

@@ -224,6 +224,10 @@ class AtlasBackend:
         collection = self._client[DATABASE][check_name(namespace, "collection")]
         return AtlasIndex(collection, spec, self._timeout)
 
+    def drop_namespace(self, namespace: str) -> None:
+        """Remove a namespace by name (its collection, search indexes included)."""
+        self._client[DATABASE].drop_collection(check_name(namespace, "collection"))
+
     def close(self) -> None:
         self._client.close()
 

@@ -22,8 +22,8 @@ turns on iterative scans (pgvector 0.8) in its own transaction: selective filter
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from collections.abc import Callable, Sequence
+from typing import TYPE_CHECKING, Any, Literal
 
 import numpy as np
 
@@ -44,6 +44,8 @@ HNSW_EF_CONSTRUCTION = 64
 MIN_EF_SEARCH = 40
 TIE_ROWS = 8
 """Vector rows fetched past the limit, so exact cosine ties at the cut are broken by id."""
+
+ExtensionPolicy = Literal["create", "require", "skip"]
 
 _NAMESPACE = re.compile(r"^[A-Za-z0-9_]{1,60}$")
 
@@ -70,6 +72,29 @@ def _where(filters: Filters) -> tuple[str, dict[str, Any]]:
     if filters.live_only:
         conditions.append("d.live")
     return " AND ".join(conditions), params
+
+
+def _ensure_vector(conn: Connection[Any], *, create: bool, on_create: Callable[[int], None] | None) -> None:
+    """pgvector's `vector` extension in this database, created only when `create` allows it."""
+    import psycopg
+
+    if conn.execute("SELECT 1 FROM pg_extension WHERE extname = 'vector'").fetchone():
+        return
+    if not conn.execute("SELECT 1 FROM pg_available_extensions WHERE name = 'vector'").fetchone():
+        raise BackendUnavailable("postgres: the pgvector extension 'vector' is not installed on this server")
+    if not create:
+        raise BackendUnavailable(
+            "postgres: this database has no 'vector' extension (pgvector); run CREATE EXTENSION vector, "
+            "or pass --allow-extension to let the harness create it and drop it at the end"
+        )
+    try:
+        with conn.transaction():
+            conn.execute("CREATE EXTENSION vector")
+            row = conn.execute("SELECT oid FROM pg_extension WHERE extname = 'vector'").fetchone()
+            if on_create is not None and row is not None:
+                on_create(int(row[0]))
+    except (psycopg.errors.UniqueViolation, psycopg.errors.DuplicateObject):
+        pass  # another session created it at the same moment: not ours to drop
 
 
 def _one_line(exc: Exception) -> str:
@@ -256,8 +281,20 @@ class PostgresBackend:
         self._conn = conn
 
     @classmethod
-    def connect(cls, url: str) -> PostgresBackend:
-        """Open `url`, make sure pgvector is installed, and register its types on the connection."""
+    def connect(
+        cls,
+        url: str,
+        *,
+        extension: ExtensionPolicy = "create",
+        on_create: Callable[[int], None] | None = None,
+    ) -> PostgresBackend:
+        """Open `url` and register pgvector's types on the connection.
+
+        `extension`: "create" pgvector's `vector` extension when the database lacks it (the
+        harness's own servers, or a user's who allowed it; `on_create` gets its oid inside the
+        creating transaction, so a record of it commits or rolls back with it), "require" it
+        (a user's server), or "skip" it (clean-up, which needs no vectors).
+        """
         try:
             import psycopg
             from pgvector.psycopg import register_vector
@@ -271,18 +308,37 @@ class PostgresBackend:
         except psycopg.Error as exc:
             raise BackendUnavailable(f"cannot connect to postgres: {_one_line(exc)}") from exc
         try:
-            try:
-                conn.execute("CREATE EXTENSION IF NOT EXISTS vector")
-            except psycopg.errors.UniqueViolation:
-                pass  # another session created it at the same moment
-            register_vector(conn)
+            if extension != "skip":
+                _ensure_vector(conn, create=extension == "create", on_create=on_create)
+                register_vector(conn)
             # Parse once, plan per call: generic plans guess how many rows a term or a filter
             # selects, and picked plans 10x slower than the custom ones on common terms.
             conn.execute("SET plan_cache_mode = force_custom_plan")
         except psycopg.Error as exc:
             conn.close()
-            raise BackendUnavailable(f"postgres session setup failed (pgvector missing?): {_one_line(exc)}") from exc
+            raise BackendUnavailable(f"postgres session setup failed: {_one_line(exc)}") from exc
+        except BaseException:
+            conn.close()
+            raise
         return cls(conn)
+
+    def drop_namespace(self, namespace: str) -> None:
+        """Remove a namespace by name, e.g. one a killed run left behind."""
+        self._conn.execute(f"DROP SCHEMA IF EXISTS {_schema(namespace)} CASCADE")
+
+    def drop_extension(self, oid: int) -> bool:
+        """Drop the `vector` extension if it is still the one created with `oid` and nothing
+        uses it any more (RESTRICT); False when something still does."""
+        import psycopg
+
+        row = self._conn.execute("SELECT oid FROM pg_extension WHERE extname = 'vector'").fetchone()
+        if row is None or int(row[0]) != oid:
+            return True  # gone already, or replaced by one the harness did not create
+        try:
+            self._conn.execute("DROP EXTENSION vector RESTRICT")
+        except psycopg.errors.DependentObjectsStillExist:
+            return False
+        return True
 
     def info(self) -> BackendInfo:
         (version,) = self._conn.execute("SHOW server_version").fetchone() or ("?",)

@@ -1,18 +1,21 @@
 """Bringing a backend up for one process: embedded in memory, servers in their own container.
 
 Each server runs in a container labelled with this run and removed when the block ends, on
-Ctrl-C and on errors too; containers left by a crashed earlier run are removed first.
+Ctrl-C and on errors too; containers left by a crashed earlier run are removed first. On a
+server the user gives (`--url`), what the run creates is recorded in the ledger (recorded.py).
 """
 
 from __future__ import annotations
 
+import sys
 import uuid
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
 from harness.backends.base import Backend
 from harness.backends.embedded import EmbeddedBackend
+from harness.backends.recorded import open_recorded
 from harness.backends.registry import EMBEDDED, check_backend, connect
 from harness.errors import BackendUnavailable
 
@@ -20,7 +23,8 @@ PROJECT_ROOT = Path(__file__).resolve().parents[2]
 
 
 def start_server(name: str, run_id: str, host_port: int | None = None, owner_pid: int | None = None):
-    """Start `name`'s container; returns (connection URL, RunningContainer). One-line errors only."""
+    """Start `name`'s container; returns (connection URL with its password, RunningContainer).
+    One-line errors only."""
     from harness.containers import ContainerError, load_spec, remove_leftovers, start_container
 
     try:
@@ -29,12 +33,23 @@ def start_server(name: str, run_id: str, host_port: int | None = None, owner_pid
         container = start_container(spec, run_id, host_port=host_port, owner_pid=owner_pid)
     except ContainerError as exc:
         raise BackendUnavailable(str(exc)) from None
-    return spec.connection_url(container.host, container.port), container
+    return container.url, container
+
+
+def _to_stderr(line: str) -> None:
+    print(line, file=sys.stderr)
 
 
 @contextmanager
-def backend_session(name: str, url: str | None = None) -> Iterator[Backend]:
-    """The backend for one CLI run: embedded, a given server URL, or a container of our own."""
+def backend_session(
+    name: str, url: str | None = None, *, allow_extension: bool = False, notice: Callable[[str], None] = _to_stderr
+) -> Iterator[Backend]:
+    """The backend for one CLI run: embedded, a given server URL, or a container of our own.
+
+    On a given URL every namespace is recorded in the ledger (see ledger.py), pgvector's extension
+    is created only if `allow_extension` (and dropped at the end), and `notice` gets one line about
+    leftovers of killed runs or an extension kept because something else uses it.
+    """
     check_backend(name)
     if name == EMBEDDED:
         backend: Backend = EmbeddedBackend()
@@ -44,7 +59,7 @@ def backend_session(name: str, url: str | None = None) -> Iterator[Backend]:
             backend.close()
         return
     if url is not None:
-        backend = connect(name, url)
+        backend = open_recorded(name, url, allow_extension, notice)
         try:
             yield backend
         finally:

@@ -493,5 +493,9 @@ class RedisCoreBackend:
         index.drop()
         return index
 
+    def drop_namespace(self, namespace: str) -> None:
+        """Remove a namespace by name, e.g. one a killed run left behind."""
+        RedisCoreIndex(self._client, namespace, IndexSpec({}), self._refused).drop()
+
     def close(self) -> None:
         self._client.close()

@@ -291,5 +291,9 @@ class RedisSearchBackend:
         index.create()
         return index
 
+    def drop_namespace(self, namespace: str) -> None:
+        """Remove a namespace by name (its index and its keys), e.g. one a killed run left behind."""
+        RedisSearchIndex(self._client, namespace, IndexSpec({})).drop()
+
     def close(self) -> None:
         self._client.close()

@@ -6,8 +6,14 @@ still run it (a missing extra is a one-line `BackendUnavailable`).
 
 from __future__ import annotations
 
+from collections.abc import Callable
+from typing import TYPE_CHECKING
+
 from harness.backends.base import Backend
 from harness.errors import HarnessError
+
+if TYPE_CHECKING:
+    from harness.backends.postgres import ExtensionPolicy
 
 EMBEDDED = "embedded"
 SERVER_BACKENDS = ("postgres", "redis", "valkey", "atlas")
@@ -22,12 +28,17 @@ def check_backend(name: str) -> str:
     return name
 
 
-def connect(name: str, url: str) -> Backend:
-    """A client for a running server; redis uses its Query Engine when the server has one."""
+def connect(
+    name: str, url: str, *, extension: ExtensionPolicy = "create", on_create: Callable[[int], None] | None = None
+) -> Backend:
+    """A client for a running server; redis uses its Query Engine when the server has one.
+
+    `extension` and `on_create` say what postgres may do about pgvector (see PostgresBackend.connect).
+    """
     if name == "postgres":
         from harness.backends.postgres import PostgresBackend
 
-        return PostgresBackend.connect(url)
+        return PostgresBackend.connect(url, extension=extension, on_create=on_create)
     if name == "redis":
         from harness.backends.redis_core import RedisCoreBackend, open_client
         from harness.backends.redis_search import RedisSearchBackend, detect

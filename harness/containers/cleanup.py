@@ -1,18 +1,21 @@
-"""Remove harness containers by label.
+"""Remove harness containers, and then their runs' networks, by label.
 
 Ryuk cannot be pulled everywhere, so the harness reaps its own containers:
 a run's at its end, a crashed run's at the next start, everything on
-`harness down`.
+`harness down`. Each function returns the names of the containers removed;
+a network goes once no container uses it any more.
 """
 
-import os
 import socket
 from collections.abc import Callable, Mapping
 
 from docker.errors import APIError
 
+from harness.processes import process_alive
+
 from .engine import docker_client
 from .labels import HOST, PID, RUN
+from .network import NETWORK, remove_network
 
 
 def remove_run(run_id: str) -> list[str]:
@@ -23,7 +26,7 @@ def remove_run(run_id: str) -> list[str]:
 def remove_leftovers() -> list[str]:
     """Remove containers whose owning process on this host is gone (a crashed run)."""
     host = socket.gethostname()
-    return _remove_where(lambda labels: labels.get(HOST) == host and not _alive(labels.get(PID)))
+    return _remove_where(lambda labels: labels.get(HOST) == host and not process_alive(labels.get(PID)))
 
 
 def remove_all() -> list[str]:
@@ -45,19 +48,9 @@ def _remove_where(selected: Callable[[Mapping[str, str]], bool]) -> list[str]:
                         continue  # removed (or being removed) meanwhile by another process
                     raise
                 removed.append(summary["Names"][0].lstrip("/"))
+        for network in client.api.networks(filters={"label": [RUN, NETWORK]}):
+            if selected(network["Labels"]):
+                remove_network(client, network["Id"])
     finally:
         client.close()
     return removed
-
-
-def _alive(pid_label: str | None) -> bool:
-    try:
-        pid = int(pid_label or "")
-        if pid <= 0:
-            return False
-        os.kill(pid, 0)
-    except (ValueError, ProcessLookupError):
-        return False
-    except PermissionError:
-        return True  # exists, owned by another user
-    return True

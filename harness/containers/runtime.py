@@ -3,24 +3,28 @@
 Containers are reached only through a loopback publication: never on
 0.0.0.0 (nothing is exposed to the network) and never through the bridge
 gateway testcontainers may report (172.17.0.1), which is not routable on
-every machine.
+every machine. Each run's containers sit on a network of the run's own and
+each server gets a random password, so other containers on the host can
+neither reach nor use them.
 """
 
 import contextlib
-import math
 import re
+import secrets
+import time
 import uuid
 from dataclasses import dataclass
 
 from docker.errors import APIError, DockerException
+from docker.models.containers import Container
 from testcontainers.core.config import testcontainers_config
 from testcontainers.core.container import DockerContainer
-from testcontainers.core.wait_strategies import ExecWaitStrategy, HealthcheckWaitStrategy, WaitStrategy
 
 from .engine import docker_client
 from .errors import ContainerError, one_line
 from .images import choose_image
 from .labels import labels_for
+from .network import remove_unused_network, run_network
 from .spec import HEALTHCHECK, ContainerSpec
 
 LOOPBACK = "127.0.0.1"
@@ -39,7 +43,10 @@ class RunningContainer:
     backend: str
     image: str
     port: int
+    url: str
+    """How a client connects, the container's password included."""
     _container: DockerContainer
+    _network: str
     host: str = LOOPBACK
 
     @property
@@ -50,8 +57,10 @@ class RunningContainer:
         return _logs_tail(self._container, n)
 
     def stop(self) -> None:
-        """Remove the container (and its anonymous volumes); safe to call twice."""
+        """Remove the container (and its anonymous volumes), then its network unless another
+        container of the run still uses it; safe to call twice."""
         _remove(self._container)
+        remove_unused_network(self._network)
 
 
 def start_container(
@@ -65,23 +74,28 @@ def start_container(
     client = docker_client()
     try:
         image = choose_image(spec, client)
+        labels = labels_for(spec.name, run_id, owner_pid)
+        network = run_network(client, run_id, labels)
     finally:
         client.close()
 
-    container = DockerContainer(image, env=dict(spec.env))
-    container.with_name(_container_name(spec.name, run_id)).with_kwargs(labels=labels_for(spec.name, run_id, owner_pid))
-    if spec.command:
-        container.with_command(list(spec.command))
+    password = secrets.token_hex(16)
+    resolved = spec.with_password(password)
+    container = DockerContainer(image, env=dict(resolved.env))
+    container.with_name(_container_name(spec.name, run_id)).with_kwargs(labels=labels, network=network)
+    if resolved.command:
+        container.with_command(list(resolved.command))
     # docker SDK binding (ip, port): loopback only; port None lets the engine pick a free one.
     container.ports = {f"{spec.port}/tcp": (LOOPBACK, host_port)}  # type: ignore[dict-item]
     try:
         _start(container, spec, image, host_port)
         port = _published_port(container, spec)
-        _wait_ready(container, spec, port)
+        _wait_ready(container, resolved, port)
     except BaseException:
         _remove(container)
+        remove_unused_network(network)
         raise
-    return RunningContainer(spec.name, image, port, container)
+    return RunningContainer(spec.name, image, port, spec.connection_url(LOOPBACK, port, password), container, network)
 
 
 def _start(container: DockerContainer, spec: ContainerSpec, image: str, host_port: int | None) -> None:
@@ -96,7 +110,7 @@ def _start(container: DockerContainer, spec: ContainerSpec, image: str, host_por
 
 def _published_port(container: DockerContainer, spec: ContainerSpec) -> int:
     wrapped = container.get_wrapped_container()
-    wrapped.reload()
+    _check_running(container, spec)
     bindings = (wrapped.attrs["NetworkSettings"]["Ports"] or {}).get(f"{spec.port}/tcp") or []
     if not bindings:
         raise ContainerError(_not_ready(spec, container, None, f"port {spec.port} is not published ({wrapped.status})"))
@@ -106,14 +120,47 @@ def _published_port(container: DockerContainer, spec: ContainerSpec) -> int:
 
 
 def _wait_ready(container: DockerContainer, spec: ContainerSpec, port: int) -> None:
-    strategy: WaitStrategy = (
-        HealthcheckWaitStrategy() if spec.readiness == HEALTHCHECK else ExecWaitStrategy(list(spec.readiness))
-    )
-    strategy = strategy.with_startup_timeout(math.ceil(spec.startup_timeout)).with_poll_interval(_POLL_SECONDS)
+    """Poll readiness until spec.startup_timeout; a container that exits fails at once."""
+    wrapped = container.get_wrapped_container()
+    deadline = time.monotonic() + spec.startup_timeout
+    while True:
+        _check_running(container, spec)
+        ready, reason = _ready(wrapped, spec)
+        if ready:
+            return
+        if time.monotonic() >= deadline:
+            raise ContainerError(_not_ready(spec, container, port, reason))
+        time.sleep(_POLL_SECONDS)
+
+
+def _check_running(container: DockerContainer, spec: ContainerSpec) -> None:
+    """Refresh the container's state; one that has exited will never serve, so fail now."""
+    wrapped = container.get_wrapped_container()
+    wrapped.reload()
+    state = wrapped.attrs["State"]
+    if state["Status"] in ("exited", "dead"):
+        raise ContainerError(
+            f"{spec.name}: container exited at start with code {state['ExitCode']} "
+            f"(image {wrapped.attrs['Config']['Image']})\n"
+            f"--- last {LOG_TAIL_LINES} log lines ---\n{_logs_tail(container, LOG_TAIL_LINES)}"
+        )
+
+
+def _ready(wrapped: Container, spec: ContainerSpec) -> tuple[bool, str]:
+    """(ready?, why not) by the image's HEALTHCHECK or the spec's exec command."""
+    if spec.readiness == HEALTHCHECK:
+        health = wrapped.attrs["State"].get("Health")
+        if health is None:
+            raise ContainerError(f"{spec.name}: readiness is 'healthcheck' but the image has no HEALTHCHECK")
+        if health["Status"] == "unhealthy":
+            last = (health.get("Log") or [{}])[-1].get("Output", "")
+            raise ContainerError(f"{spec.name}: container is unhealthy: {one_line(ValueError(last))}")
+        return health["Status"] == "healthy", f"health status {health['Status']}"
     try:
-        strategy.wait_until_ready(container)
-    except (TimeoutError, RuntimeError) as exc:
-        raise ContainerError(_not_ready(spec, container, port, one_line(exc))) from exc
+        result = wrapped.exec_run(list(spec.readiness))
+    except APIError as exc:
+        return False, one_line(exc)  # exiting meanwhile: the next poll sees the exit
+    return result.exit_code == 0, f"{' '.join(spec.readiness)} exited {result.exit_code}"
 
 
 def _not_ready(spec: ContainerSpec, container: DockerContainer, port: int | None, reason: str) -> str:

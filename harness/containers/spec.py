@@ -8,7 +8,7 @@ later as an opaque container start failure.
 import re
 import tomllib
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, Literal
 
@@ -16,6 +16,7 @@ from .errors import ContainerError
 
 SPEC_DIR = "containers"
 HEALTHCHECK: Literal["healthcheck"] = "healthcheck"
+PASSWORD = "{password}"
 
 _KNOWN = {"image", "local_image", "dockerfile", "port", "url", "env", "command", "readiness", "startup_timeout"}
 
@@ -23,7 +24,11 @@ _KNOWN = {"image", "local_image", "dockerfile", "port", "url", "env", "command",
 @dataclass(frozen=True)
 class ContainerSpec:
     """How to run one backend; `readiness` is an exec command or "healthcheck";
-    `url` is the client connection URL with `{host}` and `{port}` placeholders."""
+    `url` is the client connection URL with `{host}`, `{port}` and `{password}` placeholders.
+
+    `{password}` may also appear in `env` values, `command` and `readiness`: each container
+    gets a random password of its own (`with_password`), so the spec stays declarative and
+    works unchanged with the registry images."""
 
     name: str
     image: str
@@ -36,8 +41,21 @@ class ContainerSpec:
     env: Mapping[str, str] = field(default_factory=dict)
     command: tuple[str, ...] | None = None
 
-    def connection_url(self, host: str, port: int) -> str:
-        return self.url.format(host=host, port=port)
+    def connection_url(self, host: str, port: int, password: str) -> str:
+        return self.url.format(host=host, port=port, password=password)
+
+    def with_password(self, password: str) -> "ContainerSpec":
+        """This spec with `{password}` filled in wherever the container sees it."""
+
+        def fill(text: str) -> str:
+            return text.replace(PASSWORD, password)
+
+        return replace(
+            self,
+            env={k: fill(v) for k, v in self.env.items()},
+            command=tuple(map(fill, self.command)) if self.command else None,
+            readiness=self.readiness if self.readiness == HEALTHCHECK else tuple(map(fill, self.readiness)),
+        )
 
     @property
     def image_override_var(self) -> str:
@@ -125,9 +143,9 @@ def _parse(backend: str, f: _Fields) -> ContainerSpec:
 
     url = f.text("url")
     try:
-        url.format(host="127.0.0.1", port=port)
+        url.format(host="127.0.0.1", port=port, password="pw")
     except (KeyError, IndexError, ValueError):
-        raise f.fail("url", "a URL whose only placeholders are {host} and {port}") from None
+        raise f.fail("url", "a URL whose only placeholders are {host}, {port} and {password}") from None
 
     return ContainerSpec(
         name=backend,

@@ -35,3 +35,24 @@ def test_leftovers_of_dead_owners_are_removed(root: Path, run_id: str) -> None:
         assert sorted(remove_run(run_id)) == sorted([alive, elsewhere])
     finally:
         client.close()
+
+
+def test_networks_of_dead_owners_are_removed(run_id: str) -> None:
+    from harness.containers.network import NETWORK
+
+    host = socket.gethostname()
+    client = docker_client()
+    try:
+
+        def network(pid: int) -> str:
+            labels = {RUN: run_id, BACKEND: "redis", PID: str(pid), HOST: host, NETWORK: "1"}
+            return str(client.api.create_network(f"harness-{run_id}-{pid}", labels=labels)["Id"])
+
+        crashed, alive = network(dead_pid()), network(os.getpid())
+        remove_leftovers()
+        left = {n["Id"] for n in client.api.networks(filters={"label": f"{RUN}={run_id}"})}
+        assert crashed not in left and alive in left
+        remove_run(run_id)
+        assert client.api.networks(filters={"label": f"{RUN}={run_id}"}) == []
+    finally:
+        client.close()

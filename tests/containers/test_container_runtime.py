@@ -24,16 +24,16 @@ def run_containers(client: docker.DockerClient, run_id: str) -> list[str]:
     return [str(c.name) for c in client.containers.list(all=True, filters={"label": f"{RUN}={run_id}"})]
 
 
-def speak(backend: str, host: str, port: int) -> None:
+def speak(backend: str, url: str) -> None:
     """One real protocol exchange, so 'ready' means a client can work."""
     if backend == "postgres":
         psycopg = pytest.importorskip("psycopg")
-        with psycopg.connect(f"postgresql://harness:harness@{host}:{port}/harness", autocommit=True) as conn:
+        with psycopg.connect(url, autocommit=True) as conn:
             conn.execute("CREATE EXTENSION IF NOT EXISTS vector")
             assert conn.execute("SELECT '[1,0]'::vector <=> '[0,1]'::vector").fetchone() == (1.0,)
     else:
         redis = pytest.importorskip("redis")
-        assert redis.Redis(host=host, port=port).ping()
+        assert redis.Redis.from_url(url).ping()
 
 
 @pytest.mark.parametrize("backend", ["postgres", "redis", "valkey"])
@@ -46,7 +46,7 @@ def test_starts_ready_on_loopback_only(backend: str, root: Path, run_id: str, cl
         assert bindings == [{"HostIp": "127.0.0.1", "HostPort": str(running.port)}]
         labels = attrs["Config"]["Labels"]
         assert (labels[RUN], labels[BACKEND], labels[PID]) == (run_id, backend, str(os.getpid()))
-        speak(backend, running.host, running.port)
+        speak(backend, running.url)
     finally:
         running.stop()
     assert run_containers(client, run_id) == []
@@ -58,7 +58,7 @@ def test_given_host_port_is_used(root: Path, run_id: str) -> None:
     running = start_container(load_spec("valkey", root), run_id, host_port=port)
     try:
         assert running.port == port
-        speak("valkey", running.host, port)
+        speak("valkey", running.url)
     finally:
         running.stop()
 

@@ -45,6 +45,8 @@ def test_no_container_of_a_run_outlives_it(local_images: None) -> None:
     try:
         owned = client.containers.list(all=True, filters={"label": f"harness.pid={run.pid}"})
         assert owned == [], f"left behind: {[c.name for c in owned]}"
+        networks = client.networks.list(filters={"label": f"harness.pid={run.pid}"})
+        assert networks == [], f"left behind: {[n.name for n in networks]}"
     finally:
         client.close()
 

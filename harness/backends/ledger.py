@@ -1,0 +1,142 @@
+"""A local record of what runs create on servers they did not start (`--url`).
+
+A run killed by SIGKILL (or anything it cannot catch) cannot drop its namespaces, and nothing on
+a user's server says which schemas, key prefixes or collections are the harness's. So each one is
+recorded here before it is created and forgotten after it is dropped: `harness down --url` then
+removes exactly what killed runs left, never the server's own data, and the next run on that
+server can say that some exist.
+
+One file per entry and process under `<state dir>/url-ledger/<server>/`: concurrent runs never
+write the same file, and each file appears whole (written aside, then renamed). The state dir is
+`$HARNESS_STATE_DIR`, else `$XDG_STATE_HOME/harness`, else `~/.local/state/harness`.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import socket
+import tempfile
+import time
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Literal
+from urllib.parse import urlsplit, urlunsplit
+
+from harness.errors import HarnessError
+from harness.processes import process_alive
+
+STATE_DIR_ENV = "HARNESS_STATE_DIR"
+NAMESPACE: Literal["namespace"] = "namespace"
+EXTENSION: Literal["extension"] = "extension"
+_DEFAULT_PORTS = {"postgresql": 5432, "redis": 6379, "rediss": 6379, "mongodb": 27017}
+
+
+def state_dir() -> Path:
+    if os.environ.get(STATE_DIR_ENV):
+        return Path(os.environ[STATE_DIR_ENV])
+    base = os.environ.get("XDG_STATE_HOME") or Path.home() / ".local" / "state"
+    return Path(base) / "harness"
+
+
+def server_identity(url: str) -> str:
+    """The server and database a URL names, without credentials or options (as printed)."""
+    parts = urlsplit(url)
+    scheme = {"postgres": "postgresql", "mongodb+srv": "mongodb"}.get(parts.scheme, parts.scheme)
+    if scheme not in _DEFAULT_PORTS or not parts.hostname:
+        raise HarnessError(f"--url {redacted(url)!r}: expected postgresql://, redis://, rediss:// or mongodb://HOST...")
+    host = (parts.hostname or "").lower()
+    try:
+        port = parts.port or _DEFAULT_PORTS.get(scheme)
+    except ValueError:
+        port = None
+    netloc = f"[{host}]" if ":" in host else host
+    path = parts.path.rstrip("/") or ("/0" if scheme.startswith("redis") else "")
+    return urlunsplit((scheme, f"{netloc}:{port}" if port else netloc, path, "", ""))
+
+
+def redacted(url: str) -> str:
+    """`url` with its password masked, for messages."""
+    parts = urlsplit(url)
+    if parts.password is None:
+        return url
+    user = parts.username or ""
+    host = parts.netloc.rsplit("@", 1)[1]
+    return urlunsplit((parts.scheme, f"{user}:***@{host}", parts.path, parts.query, parts.fragment))
+
+
+@dataclass(frozen=True)
+class Entry:
+    """Something one run created on a server: a namespace, or the postgres extension (with its oid)."""
+
+    backend: str
+    kind: Literal["namespace", "extension"]
+    name: str
+    pid: int
+    host: str
+    details: Mapping[str, Any]
+    path: Path
+
+    @property
+    def owner_alive(self) -> bool:
+        """True while the run that wrote it may still be using it (its process, on this host)."""
+        return self.host != socket.gethostname() or process_alive(self.pid)
+
+
+class Ledger:
+    """The entries of one server; `record` before creating, `forget` after dropping."""
+
+    def __init__(self, url: str, root: Path | None = None):
+        self.server = server_identity(url)
+        digest = hashlib.sha256(self.server.encode()).hexdigest()[:16]
+        self.folder = (root or state_dir()) / "url-ledger" / digest
+
+    def _file(self, kind: str, name: str) -> Path:
+        # The pid too: two runs may use one name (a fixed dataset namespace) and each its own entry.
+        return self.folder / f"{kind}-{name}.{os.getpid()}.json"
+
+    def record(self, backend: str, kind: Literal["namespace", "extension"], name: str, **details: Any) -> None:
+        self.folder.mkdir(parents=True, exist_ok=True)
+        data = {
+            "server": self.server,
+            "backend": backend,
+            "kind": kind,
+            "name": name,
+            "pid": os.getpid(),
+            "host": socket.gethostname(),
+            "created_at": time.time(),
+            "details": details,
+        }
+        fd, temp = tempfile.mkstemp(dir=self.folder, prefix=".entry-", suffix=".tmp")
+        with os.fdopen(fd, "w", encoding="utf-8") as out:
+            json.dump(data, out)
+        os.replace(temp, self._file(kind, name))
+
+    def forget(self, kind: str, name: str) -> None:
+        self._file(kind, name).unlink(missing_ok=True)
+
+    def entries(self) -> list[Entry]:
+        found = []
+        for path in sorted(self.folder.glob("*.json")):
+            try:
+                data = json.loads(path.read_text(encoding="utf-8"))
+                found.append(
+                    Entry(
+                        backend=str(data["backend"]),
+                        kind=data["kind"],
+                        name=str(data["name"]),
+                        pid=int(data["pid"]),
+                        host=str(data["host"]),
+                        details=dict(data.get("details") or {}),
+                        path=path,
+                    )
+                )
+            except (OSError, ValueError, KeyError, TypeError):
+                continue  # removed meanwhile, or not ours to interpret
+        return found
+
+    def leftovers(self) -> list[Entry]:
+        """Entries of runs that are gone: what `harness down --url` removes."""
+        return [e for e in self.entries() if not e.owner_alive]

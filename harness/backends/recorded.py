@@ -1,0 +1,170 @@
+"""Runs on a server the harness did not start (`--url`): every namespace recorded in the ledger.
+
+The recording wraps the backend, so suite runs and dataset runs (anything that goes through
+`create_index` and `drop`) are covered without knowing about it.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from typing import Protocol
+
+import numpy as np
+
+from harness.backends.base import Backend, BackendInfo, Filters, Hit, Index, IndexDoc, IndexSpec
+from harness.backends.ledger import EXTENSION, NAMESPACE, Entry, Ledger, redacted
+from harness.backends.registry import connect
+
+
+class _Cleanable(Backend, Protocol):
+    def drop_namespace(self, namespace: str) -> None: ...
+
+    def drop_extension(self, oid: int) -> bool: ...
+
+
+class RecordedIndex:
+    """An index whose namespace leaves the ledger once it is dropped."""
+
+    def __init__(self, index: Index, ledger: Ledger, namespace: str):
+        self._index = index
+        self._ledger = ledger
+        self._namespace = namespace
+
+    def load(self, docs: Sequence[IndexDoc]) -> None:
+        self._index.load(docs)
+
+    def upsert(self, doc: IndexDoc) -> None:
+        self._index.upsert(doc)
+
+    def wait_ready(self, expected: int, timeout: float) -> None:
+        self._index.wait_ready(expected, timeout)
+
+    def lexical(self, terms: Sequence[str], filters: Filters, limit: int) -> list[Hit]:
+        return self._index.lexical(terms, filters, limit)
+
+    def vector(self, query: np.ndarray, filters: Filters, limit: int) -> list[Hit]:
+        return self._index.vector(query, filters, limit)
+
+    def drop(self) -> None:
+        self._index.drop()
+        self._ledger.forget(NAMESPACE, self._namespace)
+
+
+class RecordedBackend:
+    """A backend whose namespaces are in the ledger from before they exist until they are dropped.
+
+    `extension_oid`: the postgres `vector` extension this run created (recorded too); `close`
+    drops it unless something still uses it, which `notice` then reports.
+    """
+
+    def __init__(
+        self, backend: Backend, ledger: Ledger, notice: Callable[[str], None], extension_oid: int | None = None
+    ):
+        self._backend = backend
+        self._ledger = ledger
+        self._notice = notice
+        self._extension_oid = extension_oid
+        self.name = backend.name
+
+    def info(self) -> BackendInfo:
+        return self._backend.info()
+
+    def create_index(self, namespace: str, spec: IndexSpec) -> RecordedIndex:
+        self._ledger.record(self.name, NAMESPACE, namespace)
+        return RecordedIndex(self._backend.create_index(namespace, spec), self._ledger, namespace)
+
+    def close(self) -> None:
+        try:
+            if self._extension_oid is not None:
+                self._release_extension(self._extension_oid)
+        finally:
+            self._backend.close()
+
+    def _release_extension(self, oid: int) -> None:
+        cleanable: _Cleanable = self._backend  # type: ignore[assignment]
+        if cleanable.drop_extension(oid):
+            self._ledger.forget(EXTENSION, "vector")
+        else:
+            self._notice(
+                f"harness: note: kept the 'vector' extension this run created on {self._ledger.server}: "
+                "something else uses it now; `harness down --url` drops it once unused"
+            )
+
+
+def open_recorded(name: str, url: str, allow_extension: bool, notice: Callable[[str], None]) -> RecordedBackend:
+    """Connect to a user's server, saying first if killed runs left things there."""
+    ledger = Ledger(url)
+    left = ledger.leftovers()
+    if left:
+        what = " and ".join(sorted({f"{e.kind}(s)" for e in left}))
+        notice(
+            f"harness: note: {len(left)} {what} left on {ledger.server} by runs that were killed; "
+            f"remove them with: harness down --url '{redacted(url)}'"
+        )
+    created: list[int] = []
+
+    def record_extension(oid: int) -> None:
+        ledger.record(name, EXTENSION, "vector", oid=oid)
+        created.append(oid)
+
+    backend = connect(name, url, extension="create" if allow_extension else "require", on_create=record_extension)
+    return RecordedBackend(backend, ledger, notice, created[0] if created else None)
+
+
+@dataclass
+class Removal:
+    """What `harness down --url` did on one server."""
+
+    server: str
+    removed: list[Entry] = field(default_factory=list)
+    kept: list[tuple[Entry, str]] = field(default_factory=list)
+    failed: list[tuple[Entry, str]] = field(default_factory=list)
+
+
+def remove_leftovers(url: str) -> Removal:
+    """Drop what killed runs left on the server at `url`: only what the ledger names."""
+    ledger = Ledger(url)
+    result = Removal(ledger.server)
+    entries = ledger.entries()
+    live = {(e.kind, e.name) for e in entries if e.owner_alive}
+    left: list[Entry] = []
+    for entry in entries:
+        if entry.owner_alive:
+            result.kept.append((entry, f"in use by a running harness (pid {entry.pid})"))
+        elif (entry.kind, entry.name) in live:
+            entry.path.unlink(missing_ok=True)  # a live run has reused the name: it is that run's now
+        else:
+            left.append(entry)
+    # namespaces first: a vector column in one of them would keep the extension
+    by_backend: dict[str, list[Entry]] = {}
+    for entry in sorted(left, key=lambda e: e.kind != NAMESPACE):
+        by_backend.setdefault(entry.backend, []).append(entry)
+    for name, group in by_backend.items():
+        backend: _Cleanable = connect(name, url, extension="skip")  # type: ignore[assignment]
+        try:
+            for entry in group:
+                try:
+                    dropped = _drop(backend, entry)
+                except ValueError as exc:  # a name the harness never creates: nothing to drop
+                    entry.path.unlink(missing_ok=True)
+                    result.kept.append((entry, f"not dropped, entry removed: {exc}"))
+                    continue
+                except Exception as exc:  # noqa: BLE001 - say which entry failed; the rest still go
+                    result.failed.append((entry, (str(exc).strip().splitlines() or [type(exc).__name__])[0]))
+                    continue
+                if dropped:
+                    entry.path.unlink(missing_ok=True)
+                    result.removed.append(entry)
+                else:
+                    result.kept.append((entry, "still used by other objects on the server"))
+        finally:
+            backend.close()
+    return result
+
+
+def _drop(backend: _Cleanable, entry: Entry) -> bool:
+    if entry.kind == NAMESPACE:
+        backend.drop_namespace(entry.name)
+        return True
+    return backend.drop_extension(int(entry.details["oid"]))
