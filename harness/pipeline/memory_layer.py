@@ -136,7 +136,8 @@ class MemoryPipeline:
             ),
             key=rules.pinned_key(),
         )
-        kept_pinned, kept_relevant, evicted = self._budget([m.id for m in pinned], relevant, request.max_beliefs)
+        max_beliefs = request.max_beliefs if request.max_beliefs is not None else rules.default_max_beliefs
+        kept_pinned, kept_relevant, evicted = self._budget([m.id for m in pinned], relevant, max_beliefs)
         ranked_relevant = tuple(
             Retrieved(r.id, rank, r.score, r.clauses, r.matched, r.via) for rank, r in enumerate(kept_relevant, 1)
         )
@@ -242,7 +243,7 @@ class MemoryPipeline:
                         )
                     )
         ranked = sorted(expanded, key=lambda r: rank_key(r.score, r.id))
-        return ranked[: self._rules.relevant_limit], questions
+        return ranked, questions
 
     def _vector(self, query: str, filters: Filters, visible: dict[str, Memory], pinned_ids: set[str]) -> list[Hit]:
         """Cosine top-k, no score floor; pinned memories and excluded subtypes make room for others."""

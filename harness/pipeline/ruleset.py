@@ -49,11 +49,16 @@ class Ruleset:
     """Only `active` memories are pinned (else any live one: inferred, exploratory)."""
     pinned_order: PinnedOrder
     pinned_limit: int | None
-    relevant_limit: int | None
+    default_max_beliefs: int | None
+    """Cap on pinned + relevant when a case sets no budget (None: no cap). Tenure's evaluation builds
+    every context with `ContextBudget.maxBeliefs` 20 unless the case overrides it, and searches with
+    that same limit, so the cap is also its relevant tier's only limit."""
     relevant_excluded_subtypes: frozenset[str]
     """Memories of these subtypes never enter the relevant tier (in any mode)."""
     open_questions_by_query: bool
     """Open questions named by the query join the tier (else only pinned ones do)."""
+    prelude_case_sensitive: bool
+    """Prelude `contains`/`must_not_contain` match case as written (Tenure's `String.includes`)."""
     fuzzy_min_length: int
     """Both words need this many characters to match fuzzily; 0: the prefix guard alone decides."""
     fuzzy_prefix: int
@@ -108,9 +113,10 @@ BUILTIN_RULES = Ruleset(
     pinned_requires_active_status=True,
     pinned_order=PinnedOrder.CONFIDENCE,
     pinned_limit=None,
-    relevant_limit=None,
+    default_max_beliefs=None,
     relevant_excluded_subtypes=frozenset(),
     open_questions_by_query=True,
+    prelude_case_sensitive=False,
     fuzzy_min_length=5,
     fuzzy_prefix=2,
     fuzzy_multiword=True,
@@ -129,10 +135,12 @@ TENURE_HEAD_RULES = Ruleset(
     pinned_user_edited_any_scope=False,
     pinned_requires_active_status=False,
     pinned_order=PinnedOrder.EDITED_THEN_RECENT,
-    pinned_limit=40,
-    relevant_limit=40,
+    # contextBuilder passes ContextBudget.maxPinnedFacts (10) to listPinnedFacts (whose own default is 40)
+    pinned_limit=10,
+    default_max_beliefs=20,
     relevant_excluded_subtypes=frozenset({"expertise"}),
     open_questions_by_query=False,
+    prelude_case_sensitive=True,
     fuzzy_min_length=0,
     fuzzy_prefix=2,
     fuzzy_multiword=False,
@@ -149,7 +157,6 @@ TENURE_PAPER_RULES = Ruleset(
         **asdict(TENURE_HEAD_RULES),
         "name": "tenure@paper",
         "pinned_user_edited_any_scope": True,
-        "relevant_limit": 20,
         "union_checks": frozenset({CaseKind.SESSION}),
     }
 )

@@ -163,6 +163,9 @@ FLIPS: list[tuple[str, str, Any, set[str]]] = [
     # user:universal is searched only when the session's scopes name it
     ("paper", "universal_in_every_scope", True, {"universal-needs-its-scope"}),
     ("head", "universal_in_every_scope", True, {"universal-needs-its-scope"}),
+    # prelude substring checks keep case (Tenure's String.includes)
+    ("paper", "prelude_case_sensitive", False, {"prelude-matches-case-as-written"}),
+    ("head", "prelude_case_sensitive", False, {"prelude-matches-case-as-written"}),
     # session creates and updates apply after the turn's retrieval and checks
     ("paper", "mutations", MutationTiming.BEFORE_RETRIEVAL, {"rollout#1", "rollout#2"}),
     ("head", "mutations", MutationTiming.BEFORE_RETRIEVAL, {"rollout#1", "rollout#2"}),
@@ -242,3 +245,10 @@ def test_union_judging_covers_membership_and_noise_not_the_exact_set() -> None:
     assert judge(exact, context, union=True) == judge(exact, context) == []
     assert judge(noise, context, union=True) == ["noise: drifted memories surfaced [b-pinned]"]
     assert judge(noise, context) == []
+
+
+def test_prelude_checks_keep_case_only_under_tenure_rules() -> None:
+    context = Context(prelude="Prefers Tabs.", pinned=(), relevant=(), open_questions=(), evicted=(), tokens=0)
+    expect = Expect.model_validate({"prelude": {"contains": ["tabs"], "must_not_contain": ["prefers"]}})
+    assert judge(expect, context) == ["prelude: must not contain 'prefers'"]
+    assert judge(expect, context, case_sensitive_prelude=True) == ["prelude: should contain 'tabs'"]
