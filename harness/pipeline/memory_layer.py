@@ -16,6 +16,7 @@ from harness.pipeline.context import Context, Retrieved
 from harness.pipeline.fusion import ranks, rrf
 from harness.pipeline.matching import WordMatcher
 from harness.pipeline.prelude import persona_prelude
+from harness.pipeline.query_cleanup import clean_query
 from harness.pipeline.ruleset import BUILTIN_RULES, Ruleset
 from harness.pipeline.settings import Mode, PipelineSettings
 from harness.pipeline.surface import embedding_text, field_text, index_doc, phrases
@@ -124,7 +125,8 @@ class MemoryPipeline:
         relevant: list[Retrieved] = []
         matched_questions: set[str] = set()
         if request.query.strip():  # an empty query asks for nothing: no relevant tier in any mode
-            lexical, matched_questions = self._lexical(tokenize(request.query), filters, visible, pinned_ids)
+            searched = clean_query(request.query, rules.query_cleanup)
+            lexical, matched_questions = self._lexical(tokenize(searched), filters, visible, pinned_ids)
             relevant = self._relevant(request.query, mode, lexical, filters, visible, pinned_ids)
 
         questions = sorted(

@@ -17,6 +17,7 @@ from types import MappingProxyType
 from typing import Any
 
 from harness.models import Memory
+from harness.pipeline.query_cleanup import QueryCleanup
 
 
 class PinnedOrder(StrEnum):
@@ -59,6 +60,8 @@ class Ruleset:
     """Open questions named by the query join the tier (else only pinned ones do)."""
     prelude_case_sensitive: bool
     """Prelude `contains`/`must_not_contain` match case as written (Tenure's `String.includes`)."""
+    query_cleanup: QueryCleanup
+    """What the text search reads of the query (vector modes embed the query as written)."""
     fuzzy_min_length: int
     """Both words need this many characters to match fuzzily; 0: the prefix guard alone decides."""
     fuzzy_prefix: int
@@ -117,6 +120,7 @@ BUILTIN_RULES = Ruleset(
     relevant_excluded_subtypes=frozenset(),
     open_questions_by_query=True,
     prelude_case_sensitive=False,
+    query_cleanup=QueryCleanup.NONE,
     fuzzy_min_length=5,
     fuzzy_prefix=2,
     fuzzy_multiword=True,
@@ -141,6 +145,7 @@ TENURE_HEAD_RULES = Ruleset(
     relevant_excluded_subtypes=frozenset({"expertise"}),
     open_questions_by_query=False,
     prelude_case_sensitive=True,
+    query_cleanup=QueryCleanup.STRIP_CODE_AND_NOISE,
     fuzzy_min_length=0,
     fuzzy_prefix=2,
     fuzzy_multiword=False,
@@ -157,6 +162,7 @@ TENURE_PAPER_RULES = Ruleset(
         **asdict(TENURE_HEAD_RULES),
         "name": "tenure@paper",
         "pinned_user_edited_any_scope": True,
+        "query_cleanup": QueryCleanup.STRIP_NOISE,
         "union_checks": frozenset({CaseKind.SESSION}),
     }
 )

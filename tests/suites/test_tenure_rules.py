@@ -21,6 +21,7 @@ from harness.evaluation.results import CaseResult
 from harness.evaluation.runner import SuiteRunner
 from harness.models import Expect, Suite, TierExpect
 from harness.pipeline import Context, Mode
+from harness.pipeline.query_cleanup import QueryCleanup
 from harness.pipeline.ruleset import (
     TENURE_HEAD_RULES,
     TENURE_PAPER_RULES,
@@ -166,6 +167,12 @@ FLIPS: list[tuple[str, str, Any, set[str]]] = [
     # prelude substring checks keep case (Tenure's String.includes)
     ("paper", "prelude_case_sensitive", False, {"prelude-matches-case-as-written"}),
     ("head", "prelude_case_sensitive", False, {"prelude-matches-case-as-written"}),
+    # the text search reads the cleaned query: inline code stripped; HEAD also drops code lines and
+    # searches a message left with little prose by its code's language
+    ("paper", "query_cleanup", QueryCleanup.NONE, {"inline-code-not-searched"}),
+    ("paper", "query_cleanup", QueryCleanup.STRIP_CODE_AND_NOISE, {"code-message-searched-by-language"}),
+    ("head", "query_cleanup", QueryCleanup.NONE, {"inline-code-not-searched", "code-message-searched-by-language"}),
+    ("head", "query_cleanup", QueryCleanup.STRIP_NOISE, {"code-message-searched-by-language"}),
     # session creates and updates apply after the turn's retrieval and checks
     ("paper", "mutations", MutationTiming.BEFORE_RETRIEVAL, {"rollout#1", "rollout#2"}),
     ("head", "mutations", MutationTiming.BEFORE_RETRIEVAL, {"rollout#1", "rollout#2"}),
