@@ -124,10 +124,10 @@ class MemoryPipeline:
 
         relevant: list[Retrieved] = []
         matched_questions: set[str] = set()
-        if request.query.strip():  # an empty query asks for nothing: no relevant tier in any mode
-            searched = clean_query(request.query, rules.query_cleanup)
+        searched = clean_query(request.query, rules.query_cleanup)
+        if searched.strip():  # an empty query asks for nothing: no relevant tier in any mode
             lexical, matched_questions = self._lexical(tokenize(searched), filters, visible, pinned_ids)
-            relevant = self._relevant(request.query, mode, lexical, filters, visible, pinned_ids)
+            relevant = self._relevant(searched, mode, lexical, filters, visible, pinned_ids)
 
         questions = sorted(
             (

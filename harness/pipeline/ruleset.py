@@ -61,7 +61,8 @@ class Ruleset:
     prelude_case_sensitive: bool
     """Prelude `contains`/`must_not_contain` match case as written (Tenure's `String.includes`)."""
     query_cleanup: QueryCleanup
-    """What the text search reads of the query (vector modes embed the query as written)."""
+    """What every mode searches with: Tenure's evaluation hands the cleaned query to the text and the
+    vector search alike, and searches nothing when the clean-up leaves nothing."""
     fuzzy_min_length: int
     """Both words need this many characters to match fuzzily; 0: the prefix guard alone decides."""
     fuzzy_prefix: int

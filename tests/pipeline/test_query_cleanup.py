@@ -7,10 +7,12 @@ import pytest
 
 from harness.backends.embedded import EmbeddedBackend
 from harness.models import Memory
-from harness.pipeline import MemoryPipeline, PipelineSettings
+from harness.pipeline import MemoryPipeline, Mode, PipelineSettings
 from harness.pipeline.memory_layer import Request
 from harness.pipeline.query_cleanup import QueryCleanup, clean_query
 from harness.pipeline.ruleset import BUILTIN_RULES, TENURE_HEAD_RULES, TENURE_PAPER_RULES
+
+from .test_invariants import HashingEmbedder
 
 PAPER, HEAD = QueryCleanup.STRIP_NOISE, QueryCleanup.STRIP_CODE_AND_NOISE
 TENURE = [PAPER, HEAD]
@@ -77,3 +79,22 @@ def test_the_pipeline_searches_the_cleaned_query() -> None:
         pipeline.load([helm])
         found[rules.name] = pipeline.retrieve(request).relevant_ids
     assert found == {"builtin": ("m-helm",), "tenure@paper": (), "tenure@head": ()}
+
+
+@pytest.mark.parametrize("mode", [Mode.VECTOR, Mode.HYBRID])
+def test_every_mode_searches_the_cleaned_query(mode: Mode) -> None:
+    """Tenure hands the cleaned query to its vector search too, and skips the search when the
+    clean-up leaves nothing; the built-in rules embed the message as written."""
+    memories = [
+        Memory.model_validate(
+            {"id": f"m{i}", "user": "u", "type": "entity", "scopes": ["domain:code"], "name": f"w_{i}"}
+        )
+        for i in range(3)
+    ]
+    request = Request("u", ("domain:code",), "hm:\nimport alpha\nimport beta")  # HEAD: no language, nothing left
+    found = {}
+    for rules in (BUILTIN_RULES, TENURE_PAPER_RULES, TENURE_HEAD_RULES):
+        pipeline = MemoryPipeline.open(EmbeddedBackend(), "cleanup", PipelineSettings(), HashingEmbedder(), rules)
+        pipeline.load(memories)
+        found[rules.name] = len(pipeline.retrieve(request, mode).relevant)
+    assert found == {"builtin": 3, "tenure@paper": 3, "tenure@head": 0}
