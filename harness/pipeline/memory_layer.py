@@ -83,7 +83,8 @@ class MemoryPipeline:
 
     def load(self, memories: Sequence[Memory]) -> None:
         vectors = self._vectors(memories)
-        self._index.load([index_doc(m, self._settings.fields, v) for m, v in zip(memories, vectors, strict=True)])
+        fields, live = self._settings.fields, self._rules.live
+        self._index.load([index_doc(m, fields, v, live(m)) for m, v in zip(memories, vectors, strict=True)])
         for memory in memories:
             self._remember(memory)
         self._index.wait_ready(len(self._store), timeout=60.0)
@@ -91,7 +92,7 @@ class MemoryPipeline:
     def put(self, memory: Memory) -> None:
         """Create or replace one memory; the next query sees it, BM25 statistics included."""
         (vector,) = self._vectors([memory])
-        self._index.upsert(index_doc(memory, self._settings.fields, vector))
+        self._index.upsert(index_doc(memory, self._settings.fields, vector, self._rules.live(memory)))
         self._remember(memory)
 
     def add_aliases(self, memory_id: str, aliases: Sequence[str]) -> None:
@@ -114,7 +115,7 @@ class MemoryPipeline:
 
     def retrieve(self, request: Request, mode: Mode = Mode.BM25) -> Context:
         rules = self._rules
-        own = [m for m in self._store.values() if m.user == request.user and m.injectable]
+        own = [m for m in self._store.values() if m.user == request.user and rules.live(m)]
         session = frozenset(request.scopes)
         scopes = session | {UNIVERSAL_SCOPE} if rules.universal_in_every_scope else session
         visible = {m.id: m for m in own if not scopes.isdisjoint(m.scopes)}

@@ -48,6 +48,9 @@ class Ruleset:
     """A pinned `user_edited` memory is pinned whatever the session's scopes."""
     pinned_requires_active_status: bool
     """Only `active` memories are pinned (else any live one: inferred, exploratory)."""
+    superseded_status_hides: bool
+    """A memory whose status is `superseded` is never injected, successor id or not (else only
+    `superseded_by` and `resolved_at` hide a memory: Tenure's ACTIVE_FILTER and search filter)."""
     pinned_order: PinnedOrder
     pinned_limit: int | None
     default_max_beliefs: int | None
@@ -83,6 +86,12 @@ class Ruleset:
     upstream_embedding_model: str | None = None
     """The model the suite's authors embedded with, when it is not the harness's."""
 
+    def live(self, memory: Memory) -> bool:
+        """Whether the memory may be injected at all (in any tier)."""
+        if self.superseded_status_hides:
+            return memory.injectable
+        return memory.superseded_by is None and memory.resolved_at is None
+
     def pinned_key(self) -> Callable[[Memory], tuple[Any, ...]]:
         if self.pinned_order is PinnedOrder.CONFIDENCE:
             return lambda m: (-m.confidence, -m.reinforcement_count, m.id)
@@ -115,6 +124,7 @@ BUILTIN_RULES = Ruleset(
     pinned_allows_universal=True,
     pinned_user_edited_any_scope=False,
     pinned_requires_active_status=True,
+    superseded_status_hides=True,
     pinned_order=PinnedOrder.CONFIDENCE,
     pinned_limit=None,
     default_max_beliefs=None,
@@ -139,6 +149,7 @@ TENURE_HEAD_RULES = Ruleset(
     # As peer-formats.md 1.7 records HEAD; intermediate versions of beliefsReader.ts still have the bypass.
     pinned_user_edited_any_scope=False,
     pinned_requires_active_status=False,
+    superseded_status_hides=False,
     pinned_order=PinnedOrder.EDITED_THEN_RECENT,
     # contextBuilder passes ContextBudget.maxPinnedFacts (10) to listPinnedFacts (whose own default is 40)
     pinned_limit=10,

@@ -145,6 +145,9 @@ FLIPS: list[tuple[str, str, Any, set[str]]] = [
     ),
     # pinned facts are filtered on liveness, not on epistemic status
     ("head", "pinned_requires_active_status", True, {"pinned-in-scope"}),
+    # only superseded_by and resolved_at hide a belief, not its epistemic status
+    ("paper", "superseded_status_hides", True, {"superseded-status-without-successor"}),
+    ("head", "superseded_status_hides", True, {"superseded-status-without-successor"}),
     # pinned order: user_edited desc, last_reinforced_at desc
     ("paper", "pinned_order", PinnedOrder.CONFIDENCE, {"pinned-order-under-budget"}),
     ("head", "pinned_order", PinnedOrder.CONFIDENCE, {"pinned-order-under-budget"}),
