@@ -37,23 +37,28 @@ def _tier(name: str, expect: TierExpect, got: Sequence[str]) -> list[str]:
     return reasons
 
 
-def _prelude(expect: PreludeExpect, prelude: str | None) -> list[str]:
+def _prelude(expect: PreludeExpect, prelude: str | None, case_sensitive: bool) -> list[str]:
     reasons = []
     if expect.non_empty and not prelude:
         reasons.append("prelude: expected non-empty, got none")
     if expect.is_null and prelude is not None:
         reasons.append("prelude: expected null, got text")
-    text = (prelude or "").lower()
-    reasons += [f"prelude: should contain {s!r}" for s in expect.contains if s.lower() not in text]
-    reasons += [f"prelude: must not contain {s!r}" for s in expect.must_not_contain if s.lower() in text]
+
+    def fold(text: str) -> str:
+        return text if case_sensitive else text.lower()
+
+    text = fold(prelude or "")
+    reasons += [f"prelude: should contain {s!r}" for s in expect.contains if fold(s) not in text]
+    reasons += [f"prelude: must not contain {s!r}" for s in expect.must_not_contain if fold(s) in text]
     return reasons
 
 
-def judge(expect: Expect, context: Context, *, union: bool = False) -> list[str]:
+def judge(expect: Expect, context: Context, *, union: bool = False, case_sensitive_prelude: bool = False) -> list[str]:
     """Reasons the context fails the expectations; empty when every asserted tier holds.
 
     `union`: the relevant tier's `must_include`/`must_exclude` and the noise check look at the
     relevant and pinned tiers together (Tenure's checks); `should_only_include` never does.
+    `case_sensitive_prelude`: prelude substrings match case as written (Tenure's checks).
     """
     reasons: list[str] = []
     surfaced = (*context.relevant_ids, *context.pinned) if union else context.relevant_ids
@@ -67,7 +72,7 @@ def judge(expect: Expect, context: Context, *, union: bool = False) -> list[str]
         if tier is not None:
             reasons += _tier(name, tier, got)
     if expect.prelude is not None:
-        reasons += _prelude(expect.prelude, context.prelude)
+        reasons += _prelude(expect.prelude, context.prelude, case_sensitive_prelude)
     if expect.noise is not None:
         noise = [m for m in expect.noise.must_not_surface if m in surfaced]
         if noise:

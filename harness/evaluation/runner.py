@@ -182,7 +182,12 @@ class SuiteRunner:
         context = pipeline.retrieve(request, mode)
         result.latency_ms = (time.perf_counter() - start) * 1000.0
         result.retrieved = context_record(context)
-        result.reasons += judge(expect, context, union=self.rules.checks_union(kind))
+        result.reasons += judge(
+            expect,
+            context,
+            union=self.rules.checks_union(kind),
+            case_sensitive_prelude=self.rules.prelude_case_sensitive,
+        )
         result.passed = not result.reasons
         expected = expect.relevant.expected if expect.relevant else None
         if expected is not None:

@@ -16,6 +16,7 @@ from harness.pipeline.context import Context, Retrieved
 from harness.pipeline.fusion import ranks, rrf
 from harness.pipeline.matching import WordMatcher
 from harness.pipeline.prelude import persona_prelude
+from harness.pipeline.query_cleanup import clean_query
 from harness.pipeline.ruleset import BUILTIN_RULES, Ruleset
 from harness.pipeline.settings import Mode, PipelineSettings
 from harness.pipeline.surface import embedding_text, field_text, index_doc, phrases
@@ -82,7 +83,8 @@ class MemoryPipeline:
 
     def load(self, memories: Sequence[Memory]) -> None:
         vectors = self._vectors(memories)
-        self._index.load([index_doc(m, self._settings.fields, v) for m, v in zip(memories, vectors, strict=True)])
+        fields, live = self._settings.fields, self._rules.live
+        self._index.load([index_doc(m, fields, v, live(m)) for m, v in zip(memories, vectors, strict=True)])
         for memory in memories:
             self._remember(memory)
         self._index.wait_ready(len(self._store), timeout=60.0)
@@ -90,7 +92,7 @@ class MemoryPipeline:
     def put(self, memory: Memory) -> None:
         """Create or replace one memory; the next query sees it, BM25 statistics included."""
         (vector,) = self._vectors([memory])
-        self._index.upsert(index_doc(memory, self._settings.fields, vector))
+        self._index.upsert(index_doc(memory, self._settings.fields, vector, self._rules.live(memory)))
         self._remember(memory)
 
     def add_aliases(self, memory_id: str, aliases: Sequence[str]) -> None:
@@ -113,7 +115,7 @@ class MemoryPipeline:
 
     def retrieve(self, request: Request, mode: Mode = Mode.BM25) -> Context:
         rules = self._rules
-        own = [m for m in self._store.values() if m.user == request.user and m.injectable]
+        own = [m for m in self._store.values() if m.user == request.user and rules.live(m)]
         session = frozenset(request.scopes)
         scopes = session | {UNIVERSAL_SCOPE} if rules.universal_in_every_scope else session
         visible = {m.id: m for m in own if not scopes.isdisjoint(m.scopes)}
@@ -123,9 +125,10 @@ class MemoryPipeline:
 
         relevant: list[Retrieved] = []
         matched_questions: set[str] = set()
-        if request.query.strip():  # an empty query asks for nothing: no relevant tier in any mode
-            lexical, matched_questions = self._lexical(tokenize(request.query), filters, visible, pinned_ids)
-            relevant = self._relevant(request.query, mode, lexical, filters, visible, pinned_ids)
+        searched = clean_query(request.query, rules.query_cleanup)
+        if searched.strip():  # an empty query asks for nothing: no relevant tier in any mode
+            lexical, matched_questions = self._lexical(tokenize(searched), filters, visible, pinned_ids)
+            relevant = self._relevant(searched, mode, lexical, filters, visible, pinned_ids)
 
         questions = sorted(
             (
@@ -136,7 +139,8 @@ class MemoryPipeline:
             ),
             key=rules.pinned_key(),
         )
-        kept_pinned, kept_relevant, evicted = self._budget([m.id for m in pinned], relevant, request.max_beliefs)
+        max_beliefs = request.max_beliefs if request.max_beliefs is not None else rules.default_max_beliefs
+        kept_pinned, kept_relevant, evicted = self._budget([m.id for m in pinned], relevant, max_beliefs)
         ranked_relevant = tuple(
             Retrieved(r.id, rank, r.score, r.clauses, r.matched, r.via) for rank, r in enumerate(kept_relevant, 1)
         )
@@ -242,7 +246,7 @@ class MemoryPipeline:
                         )
                     )
         ranked = sorted(expanded, key=lambda r: rank_key(r.score, r.id))
-        return ranked[: self._rules.relevant_limit], questions
+        return ranked, questions
 
     def _vector(self, query: str, filters: Filters, visible: dict[str, Memory], pinned_ids: set[str]) -> list[Hit]:
         """Cosine top-k, no score floor; pinned memories and excluded subtypes make room for others."""

@@ -17,6 +17,7 @@ from types import MappingProxyType
 from typing import Any
 
 from harness.models import Memory
+from harness.pipeline.query_cleanup import QueryCleanup
 
 
 class PinnedOrder(StrEnum):
@@ -47,13 +48,24 @@ class Ruleset:
     """A pinned `user_edited` memory is pinned whatever the session's scopes."""
     pinned_requires_active_status: bool
     """Only `active` memories are pinned (else any live one: inferred, exploratory)."""
+    superseded_status_hides: bool
+    """A memory whose status is `superseded` is never injected, successor id or not (else only
+    `superseded_by` and `resolved_at` hide a memory: Tenure's ACTIVE_FILTER and search filter)."""
     pinned_order: PinnedOrder
     pinned_limit: int | None
-    relevant_limit: int | None
+    default_max_beliefs: int | None
+    """Cap on pinned + relevant when a case sets no budget (None: no cap). Tenure's evaluation builds
+    every context with `ContextBudget.maxBeliefs` 20 unless the case overrides it, and searches with
+    that same limit, so the cap is also its relevant tier's only limit."""
     relevant_excluded_subtypes: frozenset[str]
     """Memories of these subtypes never enter the relevant tier (in any mode)."""
     open_questions_by_query: bool
     """Open questions named by the query join the tier (else only pinned ones do)."""
+    prelude_case_sensitive: bool
+    """Prelude `contains`/`must_not_contain` match case as written (Tenure's `String.includes`)."""
+    query_cleanup: QueryCleanup
+    """What every mode searches with: Tenure's evaluation hands the cleaned query to the text and the
+    vector search alike, and searches nothing when the clean-up leaves nothing."""
     fuzzy_min_length: int
     """Both words need this many characters to match fuzzily; 0: the prefix guard alone decides."""
     fuzzy_prefix: int
@@ -73,6 +85,12 @@ class Ruleset:
     and pinned together (`should_only_include` always looks at the relevant tier alone)."""
     upstream_embedding_model: str | None = None
     """The model the suite's authors embedded with, when it is not the harness's."""
+
+    def live(self, memory: Memory) -> bool:
+        """Whether the memory may be injected at all (in any tier)."""
+        if self.superseded_status_hides:
+            return memory.injectable
+        return memory.superseded_by is None and memory.resolved_at is None
 
     def pinned_key(self) -> Callable[[Memory], tuple[Any, ...]]:
         if self.pinned_order is PinnedOrder.CONFIDENCE:
@@ -106,11 +124,14 @@ BUILTIN_RULES = Ruleset(
     pinned_allows_universal=True,
     pinned_user_edited_any_scope=False,
     pinned_requires_active_status=True,
+    superseded_status_hides=True,
     pinned_order=PinnedOrder.CONFIDENCE,
     pinned_limit=None,
-    relevant_limit=None,
+    default_max_beliefs=None,
     relevant_excluded_subtypes=frozenset(),
     open_questions_by_query=True,
+    prelude_case_sensitive=False,
+    query_cleanup=QueryCleanup.NONE,
     fuzzy_min_length=5,
     fuzzy_prefix=2,
     fuzzy_multiword=True,
@@ -128,11 +149,15 @@ TENURE_HEAD_RULES = Ruleset(
     # As peer-formats.md 1.7 records HEAD; intermediate versions of beliefsReader.ts still have the bypass.
     pinned_user_edited_any_scope=False,
     pinned_requires_active_status=False,
+    superseded_status_hides=False,
     pinned_order=PinnedOrder.EDITED_THEN_RECENT,
-    pinned_limit=40,
-    relevant_limit=40,
+    # contextBuilder passes ContextBudget.maxPinnedFacts (10) to listPinnedFacts (whose own default is 40)
+    pinned_limit=10,
+    default_max_beliefs=20,
     relevant_excluded_subtypes=frozenset({"expertise"}),
     open_questions_by_query=False,
+    prelude_case_sensitive=True,
+    query_cleanup=QueryCleanup.STRIP_CODE_AND_NOISE,
     fuzzy_min_length=0,
     fuzzy_prefix=2,
     fuzzy_multiword=False,
@@ -149,7 +174,7 @@ TENURE_PAPER_RULES = Ruleset(
         **asdict(TENURE_HEAD_RULES),
         "name": "tenure@paper",
         "pinned_user_edited_any_scope": True,
-        "relevant_limit": 20,
+        "query_cleanup": QueryCleanup.STRIP_NOISE,
         "union_checks": frozenset({CaseKind.SESSION}),
     }
 )

@@ -47,7 +47,7 @@ def embedding_text(memory: Memory, fields: Mapping[str, float], as_written: bool
     return ". ".join(text for f in fields if (text := field_text(memory, f)))
 
 
-def index_doc(memory: Memory, fields: Mapping[str, float], vector: np.ndarray | None) -> IndexDoc:
+def index_doc(memory: Memory, fields: Mapping[str, float], vector: np.ndarray | None, live: bool) -> IndexDoc:
     analysed = {
         f: " ".join(content_terms(field_text(memory, f)) if f == "content" else tokenize(field_text(memory, f)))
         for f in fields
@@ -57,7 +57,7 @@ def index_doc(memory: Memory, fields: Mapping[str, float], vector: np.ndarray | 
         user=memory.user,
         scopes=memory.scopes,
         kind=memory.type.value,
-        live=memory.injectable,
+        live=live,
         fields=analysed,
         vector=vector,
     )

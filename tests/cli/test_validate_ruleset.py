@@ -24,10 +24,10 @@ def test_tenure_suite_prints_its_ruleset_and_dropped_fields(monkeypatch, capsys)
     code, out, err = _validate(f"tenure:{cases_dir() / 'tenure-format' / 'head'}", monkeypatch, capsys)
     assert code == 0
     assert out.strip() == (
-        "ok: tenure:head: 14 memories, 16 static cases, 2 session cases (5 turns), ruleset tenure@head"
+        "ok: tenure:head: 16 memories, 20 static cases, 2 session cases (5 turns), ruleset tenure@head"
     )
     lines = err.strip().splitlines()
-    assert "warning: beliefs.seed.json: drops `expertise_domain` (1 of 14 beliefs): " in (
+    assert "warning: beliefs.seed.json: drops `expertise_domain` (1 of 16 beliefs): " in (
         line[: line.index("beliefs): ") + 10] for line in lines
     )
     assert all(line.startswith("warning: ") for line in lines) and len(lines) == len(set(lines))

@@ -31,22 +31,50 @@ def pipeline(memories: list[Memory], rules: Ruleset) -> MemoryPipeline:
     return opened
 
 
-# 45 memories sharing one alias: more than either Tenure limit
+# 45 memories sharing one alias: more than any Tenure limit
 CROWD = [memory(f"m{i:02d}", name=f"widget_{i:02d}", aliases=("shared widget",)) for i in range(45)]
+# the first 12 pinned, newest reinforced first
+PINNED_CROWD = [
+    Memory.model_validate({**m.model_dump(), "pinned": True, "last_reinforced_at": f"2024-01-{31 - i:02d}T00:00:00Z"})
+    if i < 12
+    else m
+    for i, m in enumerate(CROWD)
+]
 
 
 @pytest.mark.parametrize(
-    ("rules", "expected"), [(TENURE_PAPER_RULES, 20), (TENURE_HEAD_RULES, 40), (BUILTIN_RULES, 45)]
+    ("rules", "expected"), [(TENURE_PAPER_RULES, 20), (TENURE_HEAD_RULES, 20), (BUILTIN_RULES, 45)]
 )
-def test_relevant_tier_limit(rules: Ruleset, expected: int) -> None:
+def test_relevant_tier_limit_is_the_default_budget(rules: Ruleset, expected: int) -> None:
+    """Tenure's evaluation builds every context with maxBeliefs 20 unless the case sets one."""
     context = pipeline(CROWD, rules).retrieve(Request("u", CODE, "the shared widget"))
     assert len(context.relevant) == expected
+    assert len(context.evicted) == 45 - expected
 
 
-@pytest.mark.parametrize(("rules", "expected"), [(TENURE_HEAD_RULES, 40), (BUILTIN_RULES, 45)])
+@pytest.mark.parametrize("rules", [TENURE_PAPER_RULES, TENURE_HEAD_RULES, BUILTIN_RULES])
+def test_a_case_budget_replaces_the_default(rules: Ruleset) -> None:
+    """Tenure searches with the case's maxBeliefs as its limit: a budget of 44 keeps 44."""
+    context = pipeline(CROWD, rules).retrieve(Request("u", CODE, "the shared widget", max_beliefs=44))
+    assert len(context.relevant) == 44
+
+
+@pytest.mark.parametrize(
+    ("rules", "expected"), [(TENURE_PAPER_RULES, 10), (TENURE_HEAD_RULES, 10), (BUILTIN_RULES, 12)]
+)
 def test_pinned_tier_limit(rules: Ruleset, expected: int) -> None:
-    pinned = [m.model_copy(update={"pinned": True}) for m in CROWD]
-    assert len(pipeline(pinned, rules).retrieve(Request("u", CODE, "")).pinned) == expected
+    """Tenure's contextBuilder asks listPinnedFacts for maxPinnedFacts (10), newest reinforced first."""
+    context = pipeline(PINNED_CROWD, rules).retrieve(Request("u", CODE, ""))
+    assert len(context.pinned) == expected
+    if rules is not BUILTIN_RULES:
+        assert context.pinned == tuple(f"m{i:02d}" for i in range(10))
+
+
+@pytest.mark.parametrize("rules", [TENURE_PAPER_RULES, TENURE_HEAD_RULES])
+def test_default_budget_counts_pinned_first(rules: Ruleset) -> None:
+    """10 pinned fill half of the default 20; the relevant tier keeps the other 10."""
+    context = pipeline(PINNED_CROWD, rules).retrieve(Request("u", CODE, "the shared widget"))
+    assert (len(context.pinned), len(context.relevant)) == (10, 10)
 
 
 @pytest.mark.parametrize(("rules", "expected"), [(TENURE_HEAD_RULES, 20), (BUILTIN_RULES, 5)])

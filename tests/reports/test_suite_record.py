@@ -18,7 +18,7 @@ def _markdown(suites: list[dict]) -> str:
 def test_tenure_suite_records_its_ruleset_and_the_model_note() -> None:
     record = suite_record(load_suite(PAPER), "all-MiniLM-L6-v2")
     assert record["ruleset"] == "tenure@paper"
-    assert record["rules"]["relevant_limit"] == 20 and record["rules"]["pinned_user_edited_any_scope"] is True
+    assert record["rules"]["default_max_beliefs"] == 20 and record["rules"]["pinned_user_edited_any_scope"] is True
     assert record["rules"]["mutations"] == "after retrieval and checks"
     assert record["note"] == (
         "vector and hybrid modes embed with all-MiniLM-L6-v2, not the authors' nomic-embed-text: "

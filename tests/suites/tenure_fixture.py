@@ -142,8 +142,10 @@ def beliefs() -> list[dict[str, Any]]:
 #   budget-one           PASS: cap 1 keeps the one pinned belief (strict-ts) and evicts postgres and
 #                             the billing api.
 #   relation-expansion   PASS: alias `billing storage` names the relation; its two participants join.
-#   prelude-writing      PASS: writing scope prelude = concise (universal) + oxford comma, no TS;
-#                             nothing is pinned in the writing scope.
+#   prelude-writing      FAIL: writing scope prelude = concise (universal) + oxford comma, no TS;
+#                             nothing is pinned in the writing scope; but Tenure's prelude checks
+#                             keep case (String.includes): the prelude says `Oxford comma` and
+#                             `short`, so `oxford comma` and `SHORT` are missing.
 #   questions-resolved   PASS: the pinned hosting question is in; the resolved orm question is
 #                             out although named; open questions never enter the relevant tier.
 STATIC_VERDICTS = {
@@ -152,7 +154,7 @@ STATIC_VERDICTS = {
     "cross-user-theo": True,
     "budget-one": True,
     "relation-expansion": True,
-    "prelude-writing": True,
+    "prelude-writing": False,
     "questions-resolved": True,
 }
 

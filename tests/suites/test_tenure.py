@@ -421,6 +421,11 @@ def test_bm25_tiers_of_selected_cases(bm25_results) -> None:
     # the universal pinned belief is never a pinned fact; the code-scope one is
     assert by_id["alias-postgres"].retrieved["pinned"] == ["b-strict-ts"]
     assert relevant("alias-postgres") == ["b-postgres"]
+    # the prelude holds both preferences, and the checks keep case: only the two case mismatches fail
+    assert by_id["prelude-writing"].reasons == [
+        "prelude: should contain 'oxford comma'",
+        "prelude: should contain 'SHORT'",
+    ]
     # the superseded belief is reported missing
     assert relevant("supersession-mysql") == []
     assert any("b-mysql-old" in reason for reason in by_id["supersession-mysql"].reasons)

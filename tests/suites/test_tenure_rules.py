@@ -21,6 +21,7 @@ from harness.evaluation.results import CaseResult
 from harness.evaluation.runner import SuiteRunner
 from harness.models import Expect, Suite, TierExpect
 from harness.pipeline import Context, Mode
+from harness.pipeline.query_cleanup import QueryCleanup
 from harness.pipeline.ruleset import (
     TENURE_HEAD_RULES,
     TENURE_PAPER_RULES,
@@ -144,6 +145,9 @@ FLIPS: list[tuple[str, str, Any, set[str]]] = [
     ),
     # pinned facts are filtered on liveness, not on epistemic status
     ("head", "pinned_requires_active_status", True, {"pinned-in-scope"}),
+    # only superseded_by and resolved_at hide a belief, not its epistemic status
+    ("paper", "superseded_status_hides", True, {"superseded-status-without-successor"}),
+    ("head", "superseded_status_hides", True, {"superseded-status-without-successor"}),
     # pinned order: user_edited desc, last_reinforced_at desc
     ("paper", "pinned_order", PinnedOrder.CONFIDENCE, {"pinned-order-under-budget"}),
     ("head", "pinned_order", PinnedOrder.CONFIDENCE, {"pinned-order-under-budget"}),
@@ -163,6 +167,15 @@ FLIPS: list[tuple[str, str, Any, set[str]]] = [
     # user:universal is searched only when the session's scopes name it
     ("paper", "universal_in_every_scope", True, {"universal-needs-its-scope"}),
     ("head", "universal_in_every_scope", True, {"universal-needs-its-scope"}),
+    # prelude substring checks keep case (Tenure's String.includes)
+    ("paper", "prelude_case_sensitive", False, {"prelude-matches-case-as-written"}),
+    ("head", "prelude_case_sensitive", False, {"prelude-matches-case-as-written"}),
+    # the text search reads the cleaned query: inline code stripped; HEAD also drops code lines and
+    # searches a message left with little prose by its code's language
+    ("paper", "query_cleanup", QueryCleanup.NONE, {"inline-code-not-searched"}),
+    ("paper", "query_cleanup", QueryCleanup.STRIP_CODE_AND_NOISE, {"code-message-searched-by-language"}),
+    ("head", "query_cleanup", QueryCleanup.NONE, {"inline-code-not-searched", "code-message-searched-by-language"}),
+    ("head", "query_cleanup", QueryCleanup.STRIP_NOISE, {"code-message-searched-by-language"}),
     # session creates and updates apply after the turn's retrieval and checks
     ("paper", "mutations", MutationTiming.BEFORE_RETRIEVAL, {"rollout#1", "rollout#2"}),
     ("head", "mutations", MutationTiming.BEFORE_RETRIEVAL, {"rollout#1", "rollout#2"}),
@@ -242,3 +255,10 @@ def test_union_judging_covers_membership_and_noise_not_the_exact_set() -> None:
     assert judge(exact, context, union=True) == judge(exact, context) == []
     assert judge(noise, context, union=True) == ["noise: drifted memories surfaced [b-pinned]"]
     assert judge(noise, context) == []
+
+
+def test_prelude_checks_keep_case_only_under_tenure_rules() -> None:
+    context = Context(prelude="Prefers Tabs.", pinned=(), relevant=(), open_questions=(), evicted=(), tokens=0)
+    expect = Expect.model_validate({"prelude": {"contains": ["tabs"], "must_not_contain": ["prefers"]}})
+    assert judge(expect, context) == ["prelude: must not contain 'prefers'"]
+    assert judge(expect, context, case_sensitive_prelude=True) == ["prelude: should contain 'tabs'"]
