@@ -109,6 +109,7 @@ def run(
         float, typer.Option(min=0.0, max=1.0, help="Exit 1 when more than this fraction of questions errored.")
     ] = 0.0,
     dry_run: Annotated[bool, typer.Option(help="Show what a dataset run would do, and run nothing.")] = False,
+    trec: Annotated[bool, typer.Option(help="Also write each mode's run and qrels as TREC files.")] = False,
 ) -> int:
     """Run suites (or a public dataset) on a backend in each mode; print the scorecard, write JSON + Markdown reports."""
     modes = _modes(mode)
@@ -118,7 +119,20 @@ def run(
     if dataset is not None:
         return max(
             _run_dataset(
-                name, url, dataset, file, modes, granularity, limit, sample, seed, error_threshold, dry_run, out, model
+                name,
+                url,
+                dataset,
+                file,
+                modes,
+                granularity,
+                limit,
+                sample,
+                seed,
+                error_threshold,
+                dry_run,
+                out,
+                model,
+                trec,
             )
             for name in backends
         )
@@ -126,7 +140,7 @@ def run(
     embedder = suite_embedder(model) if plan.needs_vectors else None
     exit_code = 0
     for name in backends:
-        exit_code = max(exit_code, _run_backend(name, plan, embedder, model, out, fail_under, url))
+        exit_code = max(exit_code, _run_backend(name, plan, embedder, model, out, fail_under, url, trec))
     return exit_code
 
 
@@ -144,6 +158,7 @@ def _run_dataset(
     dry_run: bool,
     out: Path,
     model: str,
+    trec: bool = False,
 ) -> int:
     from harness.datasets.command import run_dataset
     from harness.embeddings.embedder import Embedder
@@ -166,11 +181,19 @@ def _run_dataset(
             out_dir=out,
             embedder_factory=lambda: Embedder(model),
             console=out_console,
+            trec=trec,
         )
 
 
 def _run_backend(
-    name: str, plan: Plan, embedder, model: str, out: Path, fail_under: float | None, url: str | None
+    name: str,
+    plan: Plan,
+    embedder,
+    model: str,
+    out: Path,
+    fail_under: float | None,
+    url: str | None,
+    trec: bool = False,
 ) -> int:
     if name in SERVER_BACKENDS and url is None:
         err_console.print(f"starting the {name} container…", highlight=False)
@@ -198,6 +221,10 @@ def _run_backend(
     paths = write_run_files(
         out, f"run-{name}", {"json": run_report.to_json(report), "md": run_report.to_markdown(report)}
     )
+    if trec:
+        from harness.reports.trec import suite_trec, write_trec
+
+        paths += write_trec(out, f"run-{name}", suite_trec(results))
     print_scorecard(report["summary"], f"{name}: {', '.join(s.name for s in plan.suites)}")
     out_console.print(f"reports: {', '.join(str(p) for p in paths)}")
     failing = [s for s in summaries if fail_under is not None and not s.unsupported and s.pass_rate < fail_under]

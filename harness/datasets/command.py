@@ -168,8 +168,10 @@ def run_dataset(
     out_dir: Path,
     embedder_factory: Callable[[], Embedder],
     console: Console | None = None,
+    trec: bool = False,
 ) -> int:
-    """Run one dataset and write its reports; exit code 1 when more than `error_threshold` of questions errored."""
+    """Run one dataset and write its reports (`trec`: and TREC run and qrels files); exit code 1 when more
+    than `error_threshold` of questions errored."""
     console = console or Console()
     run_settings = settings(
         dataset=dataset,
@@ -216,6 +218,10 @@ def run_dataset(
         started_at=started_at,
     )
     paths = write_report(build_report(run, context), out_dir)
+    if trec:
+        from harness.reports.trec import dataset_trec, write_trec
+
+        paths += write_trec(out_dir, f"run-dataset-{dataset}-{run.granularity}", dataset_trec(run))
     _print_summary(console, run_settings, run, paths)
     return 1 if run.error_fraction() > run_settings.error_threshold else 0
 

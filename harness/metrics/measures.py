@@ -1,0 +1,133 @@
+"""Every ranked measure declared once: its name, cut-off, function, definition and column label.
+
+Reports, tables, published-number comparisons and TREC exports take names and texts from these
+records, so a measure cannot be computed one way and described another. `ir_measures` names the
+same measure in ir_measures / trec_eval terms, which is how the TREC-file test checks our numbers.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass
+from functools import partial
+
+from harness.metrics.ndcg import ndcg_at
+from harness.metrics.precision import precision_at
+from harness.metrics.recall import recall_all_at, recall_at, success_at
+from harness.metrics.reciprocal_rank import reciprocal_rank
+
+Ranking = Sequence[str]
+Qrels = Mapping[str, int]
+
+
+@dataclass(frozen=True, slots=True)
+class Measure:
+    """One measure at one cut-off (None: the whole ranking)."""
+
+    name: str
+    cutoff: int | None
+    function: Callable[[Ranking, Qrels], float]
+    definition: str
+    label: str
+    ir_measures: str | None
+    """The same measure in ir_measures' notation (None: no trec_eval equivalent)."""
+
+    def __call__(self, ranking: Ranking, qrels: Qrels) -> float:
+        return self.function(ranking, qrels)
+
+
+def _at(function: Callable[[Ranking, Qrels, int], float], k: int) -> Callable[[Ranking, Qrels], float]:
+    return partial(_cut, function, k)
+
+
+def _cut(function: Callable[[Ranking, Qrels, int], float], k: int, ranking: Ranking, qrels: Qrels) -> float:
+    return function(ranking, qrels, k)
+
+
+def precision(k: int) -> Measure:
+    return Measure(
+        f"precision@{k}",
+        k,
+        _at(precision_at, k),
+        f"gold items in the top {k} divided by {k}, even when fewer came back (trec_eval P_{k})",
+        f"P@{k}",
+        f"P@{k}",
+    )
+
+
+def recall(k: int) -> Measure:
+    return Measure(
+        f"recall@{k}",
+        k,
+        _at(recall_at, k),
+        f"fraction of the gold items found in the top {k} (trec_eval recall_{k})",
+        f"recall@{k}",
+        f"R@{k}",
+    )
+
+
+def recall_any(k: int) -> Measure:
+    return Measure(
+        f"recall_any@{k}",
+        k,
+        _at(success_at, k),
+        f"1 if any gold item is in the top {k}, else 0 (trec_eval success.{k}; LongMemEval recall_any)",
+        f"R@{k} any",
+        f"Success@{k}",
+    )
+
+
+def recall_all(k: int) -> Measure:
+    return Measure(
+        f"recall_all@{k}",
+        k,
+        _at(recall_all_at, k),
+        f"1 if every gold item is in the top {k}, else 0 (LongMemEval's official recall_all)",
+        f"R@{k} all",
+        None,
+    )
+
+
+def ndcg(k: int) -> Measure:
+    return Measure(
+        f"ndcg@{k}",
+        k,
+        _at(ndcg_at, k),
+        f"nDCG@{k} with linear gain and log2 discount as trec_eval computes it (ndcg_cut_{k}; "
+        "binary gain: LongMemEval's ndcg_any)",
+        f"nDCG@{k}",
+        f"nDCG@{k}",
+    )
+
+
+MRR = Measure(
+    "mrr",
+    None,
+    reciprocal_rank,
+    "1 / rank of the first gold item within the ranked list (cut at the retrieval depth), else 0 (trec_eval recip_rank)",
+    "MRR",
+    "RR",
+)
+
+_FAMILIES: dict[str, Callable[[int], Measure]] = {
+    "precision": precision,
+    "recall": recall,
+    "recall_any": recall_any,
+    "recall_all": recall_all,
+    "ndcg": ndcg,
+}
+_NAME = re.compile(r"(?P<family>[a-z_]+)@(?P<k>[1-9][0-9]*)")
+
+
+def measure(name: str) -> Measure:
+    """The record of a measure name such as `recall_any@5`, `ndcg@10` or `mrr`."""
+    if name == MRR.name:
+        return MRR
+    if (match := _NAME.fullmatch(name)) and match["family"] in _FAMILIES:
+        return _FAMILIES[match["family"]](int(match["k"]))
+    raise ValueError(f"unknown measure {name!r} (families: {', '.join(_FAMILIES)}, each @k; or mrr)")
+
+
+def measures(names: Iterable[str]) -> tuple[Measure, ...]:
+    return tuple(measure(name) for name in names)
