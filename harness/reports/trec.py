@@ -1,15 +1,15 @@
 """Runs and qrels as TREC files, so trec_eval, ir_measures or ranx can check our numbers.
 
-Run lines are `qid Q0 docid rank score tag`, qrels lines `qid 0 docid relevance`. Those tools
-re-sort a run by score and break ties their own way (trec_eval: doc id descending), so the score
-column is the score rounded to 9 decimals, lowered within a tie by less than 1e-9 per place:
-the file then ranks exactly as `rank_key` does, and no written score crosses another score.
+Run lines are `qid Q0 docid rank score tag`, qrels lines `qid 0 docid relevance`. The score
+column is `n + 1 - rank` for a query's n ranked docs, not the engine's score (that is in the JSON
+report): trec_eval keeps scores as 32-bit floats and breaks ties by doc id descending, so close
+or equal engine scores would rank there otherwise than by `rank_key`. Written this way, every tool
+that sorts by score ranks exactly as the harness does.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from itertools import groupby
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -28,23 +28,16 @@ def _check_id(value: str, what: str) -> str:
     return value
 
 
-def _tie_broken(scores: Mapping[str, float]) -> list[tuple[str, float]]:
-    """(doc, written score) best first: rounded scores, each tie spread evenly below its value."""
-    ranked = [(doc, round(scores[doc], 9)) for doc in ranked_ids(scores)]
-    out: list[tuple[str, float]] = []
-    for score, group in groupby(ranked, key=lambda pair: pair[1]):
-        docs = [doc for doc, _ in group]
-        out += [(doc, score - place * 1e-9 / len(docs)) for place, doc in enumerate(docs)]
-    return out
-
-
 def trec_run(run: RunByQuery, tag: str) -> str:
     """The run in TREC format, queries in id order, ranks from 1."""
     _check_id(tag, "run tag")
     lines = []
     for query in sorted(run):
-        for rank, (doc, score) in enumerate(_tie_broken(run[query]), start=1):
-            lines.append(f"{_check_id(query, 'query id')} Q0 {_check_id(doc, 'doc id')} {rank} {score!r} {tag}")
+        ranking = ranked_ids(run[query])
+        for rank, doc in enumerate(ranking, start=1):
+            lines.append(
+                f"{_check_id(query, 'query id')} Q0 {_check_id(doc, 'doc id')} {rank} {len(ranking) + 1 - rank} {tag}"
+            )
     return "".join(line + "\n" for line in lines)
 
 
