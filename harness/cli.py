@@ -17,7 +17,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from harness.backends.provision import PROJECT_ROOT, backend_session, start_server
+from harness.backends.provision import backend_session, start_server
 from harness.backends.registry import SERVER_BACKENDS, check_backend, connect
 from harness.errors import BackendUnavailable, HarnessError
 from harness.evaluation.execute import Plan, execute, runnable_modes, suite_embedder
@@ -28,6 +28,7 @@ from harness.reports import run_report
 from harness.reports.metadata import run_metadata, suite_record
 from harness.reports.summary import ModeSummary, summarize
 from harness.reports.writer import write_run_files
+from harness.resources import data_root
 from harness.suites import BUILTIN, load_suite
 from harness.suites.resolve import cases_dir
 
@@ -408,7 +409,7 @@ def images_build(
 
     names = [check_backend(b) for b in backend or SERVER_BACKENDS]
     try:
-        results = build_images(PROJECT_ROOT, names, lambda line: err_console.print(line, highlight=False), force=force)
+        results = build_images(data_root(), names, lambda line: err_console.print(line, highlight=False), force=force)
     except ContainerError as exc:
         raise BackendUnavailable(str(exc)) from None
     for r in results:

@@ -30,12 +30,11 @@ from harness.datasets.summary import summarize
 from harness.embeddings import Embedder
 from harness.errors import HarnessError
 from harness.pipeline.settings import Mode
+from harness.resources import shared_datasets_dir
 
 _Choice = TypeVar("_Choice", bound=StrEnum)
 
 DATA_DIR_ENV = "HARNESS_DATA_DIR"
-SHARED_DATA_DIR = Path(__file__).resolve().parents[3] / "shared" / "datasets"
-"""`../shared/datasets` beside the checkout, wherever the command runs from."""
 
 _LONGMEMEVAL_SOURCE = "the LongMemEval release (Hugging Face dataset xiaowu0162/longmemeval-cleaned)"
 
@@ -70,7 +69,7 @@ DATASETS = frozenset(SPECS)
 def data_dirs() -> list[Path]:
     """Folders searched for dataset files: `$HARNESS_DATA_DIR`, then `../shared/datasets`."""
     dirs = [Path(d) for d in [os.environ.get(DATA_DIR_ENV)] if d]
-    return [*dirs, SHARED_DATA_DIR]
+    return [*dirs, shared_datasets_dir()]
 
 
 def find_file(names: Sequence[str]) -> Path | None:
@@ -90,7 +89,7 @@ def resolve_file(dataset: str, file: Path | None) -> Path:
     raise HarnessError(
         f"{spec.title} data not found: looked for {' or '.join(spec.files)} in {looked}. Nothing is downloaded "
         f"at run time: get {spec.files[0]} from {spec.source}, then pass --file PATH or put it in "
-        f"${DATA_DIR_ENV} or {SHARED_DATA_DIR}"
+        f"${DATA_DIR_ENV} or {shared_datasets_dir()}"
     )
 
 

@@ -146,7 +146,7 @@ def test_a_missing_file_says_where_to_put_it(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, embedder_factory: Callable[[], Embedder]
 ) -> None:
     monkeypatch.setenv("HARNESS_DATA_DIR", str(tmp_path / "nowhere"))
-    monkeypatch.setattr(command, "SHARED_DATA_DIR", tmp_path / "shared")
+    monkeypatch.setattr(command, "shared_datasets_dir", lambda: tmp_path / "shared")
     with pytest.raises(HarnessError) as raised:
         _run(tmp_path, embedder_factory, dataset="longmemeval-m")
     message = str(raised.value)
