@@ -12,8 +12,9 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from functools import partial
 
+from harness.metrics.common import relevant_ids
 from harness.metrics.ndcg import ndcg_at
-from harness.metrics.precision import precision_at
+from harness.metrics.precision import precision_at, set_precision, set_recall
 from harness.metrics.recall import recall_all_at, recall_at, success_at
 from harness.metrics.reciprocal_rank import reciprocal_rank
 
@@ -109,6 +110,47 @@ MRR = Measure(
     "MRR",
     "RR",
 )
+
+
+def _set_precision(ranking: Ranking, qrels: Qrels) -> float:
+    return set_precision(ranking, relevant_ids(qrels)) or 0.0
+
+
+def _set_recall(ranking: Ranking, qrels: Qrels) -> float:
+    return set_recall(ranking, relevant_ids(qrels)) or 0.0
+
+
+def _ndcg_whole(ranking: Ranking, qrels: Qrels) -> float:
+    return ndcg_at(ranking, qrels, max(len(ranking), len(qrels), 1))
+
+
+SET_PRECISION = Measure(
+    "precision",
+    None,
+    _set_precision,
+    "expected ids among those returned / ids returned, 0 when nothing came back "
+    "(trec_eval set_P; PrecisionMemBench precision)",
+    "precision",
+    "SetP",
+)
+SET_RECALL = Measure(
+    "recall",
+    None,
+    _set_recall,
+    "expected ids returned / expected ids (trec_eval set_recall; PrecisionMemBench recall)",
+    "recall",
+    "SetR",
+)
+NDCG = Measure(
+    "ndcg",
+    None,
+    _ndcg_whole,
+    "nDCG over the whole ranking with linear gain and log2 discount (trec_eval ndcg)",
+    "nDCG",
+    "nDCG",
+)
+SUITE_MEASURES = (SET_PRECISION, SET_RECALL, NDCG, MRR)
+"""What suite cases report over their relevant tier, scored only where a case expects relevant ids."""
 
 _FAMILIES: dict[str, Callable[[int], Measure]] = {
     "precision": precision,

@@ -17,12 +17,14 @@ from harness.datasets.command import run_dataset
 from harness.evaluation.results import CaseResult
 from harness.metrics import Measure, evaluate, measures
 from harness.metrics.evaluate import QrelsByQuery, RunByQuery
+from harness.metrics.measures import SUITE_MEASURES
 from harness.reports.trec import suite_trec, trec_qrels, trec_run
 from tests.datasets.builders import BagOfWordsEncoder, locomo_conversation
 
 CHECKED = measures(
     [*(f"{family}@{k}" for family in ("precision", "recall", "recall_any", "ndcg") for k in (1, 3, 5, 10)), "mrr"]
 )
+_CASE_FIELDS = {"precision": "precision", "recall": "recall", "ndcg": "ndcg", "mrr": "reciprocal_rank"}
 RANX_NAMES = {"precision": "precision@{k}", "recall": "recall@{k}", "recall_any": "hit_rate@{k}", "ndcg": "ndcg@{k}"}
 
 
@@ -93,19 +95,22 @@ def test_suite_run_files_give_our_numbers(tmp_path: Path) -> None:
         run_file, qrels_file = (tmp_path / f"run-embedded-{mode}-latest.{ext}" for ext in ("trec", "qrels"))
         ours = evaluate(qrels, run, CHECKED)
         assert _tools_agree(run_file, qrels_file, ours) == len(qrels) > 50
-        # the report's own per-case reciprocal rank and (uncut) nDCG are the tools' RR and nDCG
+        # the report's own per-case set precision and recall, (uncut) nDCG and reciprocal rank are the tools'
         tool = {
             (m.query_id, str(m.measure)): m.value
             for m in ir_measures.iter_calc(
-                [ir_measures.RR, ir_measures.nDCG],
+                [ir_measures.parse_measure(m.ir_measures) for m in SUITE_MEASURES],
                 ir_measures.read_trec_qrels(str(qrels_file)),
                 ir_measures.read_trec_run(str(run_file)),
             )
         }
-        for case in (r for r in results if r.mode == mode and r.ndcg is not None):
+        judged = [r for r in results if r.mode == mode and r.ndcg is not None]
+        assert len(judged) == len(qrels)
+        for case in judged:
             query = f"{case.suite}/{case.item_id}"
-            assert case.reciprocal_rank == pytest.approx(tool.get((query, "RR"), 0.0), abs=1e-6)
-            assert case.ndcg == pytest.approx(tool.get((query, "nDCG"), 0.0), abs=1e-6)
+            for m in SUITE_MEASURES:
+                reported = getattr(case, _CASE_FIELDS[m.name])
+                assert reported == pytest.approx(tool.get((query, m.ir_measures), 0.0), abs=1e-6), (query, m.name)
 
 
 @pytest.mark.parametrize("mode", ["bm25", "hybrid"])
