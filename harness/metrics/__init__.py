@@ -6,7 +6,7 @@ each reported measure once (name, cut-off, function, definition, label); `evalua
 whole run (query -> doc -> score) ranked by the one tie-break.
 """
 
-from harness.metrics.aggregate import RankingScores, mean_defined, score_ranking
+from harness.metrics.aggregate import mean_defined
 from harness.metrics.drift import drift_score
 from harness.metrics.evaluate import evaluate, rank_key, ranked_ids
 from harness.metrics.latency import LatencySummary, latency_summary
@@ -22,7 +22,6 @@ __all__ = [
     "LatencySummary",
     "Measure",
     "PassType",
-    "RankingScores",
     "classify",
     "drift_score",
     "evaluate",
@@ -37,7 +36,6 @@ __all__ = [
     "recall_all_at",
     "recall_at",
     "reciprocal_rank",
-    "score_ranking",
     "set_precision",
     "set_recall",
     "success_at",
