@@ -38,67 +38,61 @@ class Measure:
         return self.function(ranking, qrels)
 
 
-def _at(function: Callable[[Ranking, Qrels, int], float], k: int) -> Callable[[Ranking, Qrels], float]:
-    return partial(_cut, function, k)
+@dataclass(frozen=True, slots=True)
+class _Family:
+    """A measure at any cut-off k: its texts are templates over `{k}`."""
+
+    function: Callable[[Ranking, Qrels, int], float]
+    definition: str
+    label: str
+    ir_measures: str | None
+
+
+_FAMILIES = {
+    "precision": _Family(
+        precision_at,
+        "gold items in the top {k} divided by {k}, even when fewer came back (trec_eval P_{k})",
+        "P@{k}",
+        "P@{k}",
+    ),
+    "recall": _Family(
+        recall_at, "fraction of the gold items found in the top {k} (trec_eval recall_{k})", "recall@{k}", "R@{k}"
+    ),
+    "recall_any": _Family(
+        success_at,
+        "1 if any gold item is in the top {k}, else 0 (trec_eval success.{k}; LongMemEval recall_any)",
+        "R@{k} any",
+        "Success@{k}",
+    ),
+    "recall_all": _Family(
+        recall_all_at,
+        "1 if every gold item is in the top {k}, else 0 (LongMemEval's official recall_all)",
+        "R@{k} all",
+        None,
+    ),
+    "ndcg": _Family(
+        ndcg_at,
+        "nDCG@{k} with linear gain and log2 discount as trec_eval computes it (ndcg_cut_{k}; binary gain: "
+        "LongMemEval's ndcg_any)",
+        "nDCG@{k}",
+        "nDCG@{k}",
+    ),
+}
 
 
 def _cut(function: Callable[[Ranking, Qrels, int], float], k: int, ranking: Ranking, qrels: Qrels) -> float:
     return function(ranking, qrels, k)
 
 
-def precision(k: int) -> Measure:
+def _at(family: str, k: int) -> Measure:
+    f = _FAMILIES[family]
     return Measure(
-        f"precision@{k}",
+        f"{family}@{k}",
         k,
-        _at(precision_at, k),
-        f"gold items in the top {k} divided by {k}, even when fewer came back (trec_eval P_{k})",
-        f"P@{k}",
-        f"P@{k}",
-    )
-
-
-def recall(k: int) -> Measure:
-    return Measure(
-        f"recall@{k}",
-        k,
-        _at(recall_at, k),
-        f"fraction of the gold items found in the top {k} (trec_eval recall_{k})",
-        f"recall@{k}",
-        f"R@{k}",
-    )
-
-
-def recall_any(k: int) -> Measure:
-    return Measure(
-        f"recall_any@{k}",
-        k,
-        _at(success_at, k),
-        f"1 if any gold item is in the top {k}, else 0 (trec_eval success.{k}; LongMemEval recall_any)",
-        f"R@{k} any",
-        f"Success@{k}",
-    )
-
-
-def recall_all(k: int) -> Measure:
-    return Measure(
-        f"recall_all@{k}",
-        k,
-        _at(recall_all_at, k),
-        f"1 if every gold item is in the top {k}, else 0 (LongMemEval's official recall_all)",
-        f"R@{k} all",
-        None,
-    )
-
-
-def ndcg(k: int) -> Measure:
-    return Measure(
-        f"ndcg@{k}",
-        k,
-        _at(ndcg_at, k),
-        f"nDCG@{k} with linear gain and log2 discount as trec_eval computes it (ndcg_cut_{k}; "
-        "binary gain: LongMemEval's ndcg_any)",
-        f"nDCG@{k}",
-        f"nDCG@{k}",
+        partial(_cut, f.function, k),
+        f.definition.format(k=k),
+        f.label.format(k=k),
+        f.ir_measures.format(k=k) if f.ir_measures else None,
     )
 
 
@@ -152,13 +146,6 @@ NDCG = Measure(
 SUITE_MEASURES = (SET_PRECISION, SET_RECALL, NDCG, MRR)
 """What suite cases report over their relevant tier, scored only where a case expects relevant ids."""
 
-_FAMILIES: dict[str, Callable[[int], Measure]] = {
-    "precision": precision,
-    "recall": recall,
-    "recall_any": recall_any,
-    "recall_all": recall_all,
-    "ndcg": ndcg,
-}
 _NAME = re.compile(r"(?P<family>[a-z_]+)@(?P<k>[1-9][0-9]*)")
 
 
@@ -167,7 +154,7 @@ def measure(name: str) -> Measure:
     if name == MRR.name:
         return MRR
     if (match := _NAME.fullmatch(name)) and match["family"] in _FAMILIES:
-        return _FAMILIES[match["family"]](int(match["k"]))
+        return _at(match["family"], int(match["k"]))
     raise ValueError(f"unknown measure {name!r} (families: {', '.join(_FAMILIES)}, each @k; or mrr)")
 
 
