@@ -38,12 +38,8 @@ def _run(command: list[str | Path], cwd: Path) -> subprocess.CompletedProcess[st
     return done
 
 
-@pytest.fixture(scope="module")
-def installed(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
+def _install(root: Path) -> tuple[Path, Path]:
     """(the fresh venv's bin folder, a working folder outside the checkout)."""
-    if importlib.util.find_spec("setuptools") is None:
-        pytest.skip("setuptools is not installed: no wheel can be built here")
-    root = tmp_path_factory.mktemp("wheel")
     source, dist, work = root / "source", root / "dist", root / "work"
     shutil.copytree(SOURCE, source, ignore=_not_source)
     work.mkdir()
@@ -57,8 +53,15 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
     return bin_dir, work
 
 
-def test_the_wheel_carries_the_data_folders(installed: tuple[Path, Path]) -> None:
-    bin_dir, work = installed
+def test_the_installed_wheel_runs_without_the_checkout(tmp_path: Path) -> None:
+    if importlib.util.find_spec("setuptools") is None:
+        pytest.skip("setuptools is not installed: no wheel can be built here")
+    bin_dir, work = _install(tmp_path)
+    _carries_the_data_folders(bin_dir, work)
+    _validates_and_runs_the_builtin_suite(bin_dir, work)
+
+
+def _carries_the_data_folders(bin_dir: Path, work: Path) -> None:
     code = "import harness.resources as r; print(r.data_root()); print(r.checkout_root())"
     data_root, checkout = _run([bin_dir / "python", "-c", code], work).stdout.split()
     assert Path(data_root).is_relative_to(bin_dir.parent) and checkout == "None"
@@ -70,8 +73,7 @@ def test_the_wheel_carries_the_data_folders(installed: tuple[Path, Path]) -> Non
     assert any(dockerfiles) and (Path(data_root) / "docker" / "make-base-image.sh").is_file()
 
 
-def test_installed_harness_validates_and_runs_the_builtin_suite(installed: tuple[Path, Path]) -> None:
-    bin_dir, work = installed
+def _validates_and_runs_the_builtin_suite(bin_dir: Path, work: Path) -> None:
     suite = load_suite(BUILTIN)
     validated = _run([bin_dir / "harness", "cases", "validate", "builtin"], work)
     assert (
