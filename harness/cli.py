@@ -17,7 +17,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
-from harness.backends.provision import PROJECT_ROOT, backend_session, start_server
+from harness.backends.provision import backend_session, start_server
 from harness.backends.registry import SERVER_BACKENDS, check_backend, connect
 from harness.errors import BackendUnavailable, HarnessError
 from harness.evaluation.execute import Plan, execute, runnable_modes, suite_embedder
@@ -28,6 +28,7 @@ from harness.reports import run_report
 from harness.reports.metadata import run_metadata, suite_record
 from harness.reports.summary import ModeSummary, summarize
 from harness.reports.writer import write_run_files
+from harness.resources import data_root
 from harness.suites import BUILTIN, load_suite
 from harness.suites.resolve import cases_dir
 
@@ -117,6 +118,7 @@ def run(
         bool,
         typer.Option(help="With --url on postgres: create pgvector's extension if missing (dropped at the end)."),
     ] = False,
+    trec: Annotated[bool, typer.Option(help="Also write each mode's run and qrels as TREC files.")] = False,
 ) -> int:
     """Run suites (or a public dataset) on a backend in each mode; print the scorecard, write JSON + Markdown reports."""
     modes = _modes(mode)
@@ -140,6 +142,7 @@ def run(
                 out,
                 model,
                 allow_extension,
+                trec,
             )
             for name in backends
         )
@@ -147,7 +150,9 @@ def run(
     embedder = suite_embedder(model) if plan.needs_vectors else None
     exit_code = 0
     for name in backends:
-        exit_code = max(exit_code, _run_backend(name, plan, embedder, model, out, fail_under, url, allow_extension))
+        exit_code = max(
+            exit_code, _run_backend(name, plan, embedder, model, out, fail_under, url, allow_extension, trec)
+        )
     return exit_code
 
 
@@ -166,6 +171,7 @@ def _run_dataset(
     out: Path,
     model: str,
     allow_extension: bool,
+    trec: bool = False,
 ) -> int:
     from harness.datasets.command import run_dataset
     from harness.embeddings.embedder import Embedder
@@ -188,6 +194,7 @@ def _run_dataset(
             out_dir=out,
             embedder_factory=lambda: Embedder(model),
             console=out_console,
+            trec=trec,
         )
 
 
@@ -200,6 +207,7 @@ def _run_backend(
     fail_under: float | None,
     url: str | None,
     allow_extension: bool,
+    trec: bool = False,
 ) -> int:
     if name in SERVER_BACKENDS and url is None:
         err_console.print(f"starting the {name} container…", highlight=False)
@@ -230,6 +238,10 @@ def _run_backend(
     paths = write_run_files(
         out, f"run-{name}", {"json": run_report.to_json(report), "md": run_report.to_markdown(report)}
     )
+    if trec:
+        from harness.reports.trec import suite_trec, write_trec
+
+        paths += write_trec(out, f"run-{name}", suite_trec(results))
     print_scorecard(report["summary"], f"{name}: {', '.join(s.name for s in plan.suites)}")
     out_console.print(f"reports: {', '.join(str(p) for p in paths)}")
     failing = [s for s in summaries if fail_under is not None and not s.unsupported and s.pass_rate < fail_under]
@@ -434,7 +446,7 @@ def images_build(
 
     names = [check_backend(b) for b in backend or SERVER_BACKENDS]
     try:
-        results = build_images(PROJECT_ROOT, names, lambda line: err_console.print(line, highlight=False), force=force)
+        results = build_images(data_root(), names, lambda line: err_console.print(line, highlight=False), force=force)
     except ContainerError as exc:
         raise BackendUnavailable(str(exc)) from None
     for r in results:

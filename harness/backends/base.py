@@ -24,6 +24,8 @@ from typing import Protocol
 
 import numpy as np
 
+from harness.metrics.evaluate import rank_key
+
 
 @dataclass(frozen=True, slots=True)
 class IndexDoc:
@@ -128,11 +130,6 @@ class Backend(Protocol):
         """A fresh, empty namespace; an existing one of that name is replaced."""
 
     def close(self) -> None: ...
-
-
-def rank_key(score: float, doc_id: str) -> tuple[float, str]:
-    """The one tie-break: score descending (rounded to 9 decimals), then id ascending."""
-    return (-round(score, 9), doc_id)
 
 
 def ranked(hits: Sequence[Hit], limit: int) -> list[Hit]:

@@ -11,15 +11,13 @@ import sys
 import uuid
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
-from pathlib import Path
 
 from harness.backends.base import Backend
 from harness.backends.embedded import EmbeddedBackend
 from harness.backends.recorded import open_recorded
 from harness.backends.registry import EMBEDDED, check_backend, connect
 from harness.errors import BackendUnavailable
-
-PROJECT_ROOT = Path(__file__).resolve().parents[2]
+from harness.resources import data_root
 
 
 def start_server(name: str, run_id: str, host_port: int | None = None, owner_pid: int | None = None):
@@ -29,7 +27,7 @@ def start_server(name: str, run_id: str, host_port: int | None = None, owner_pid
 
     try:
         remove_leftovers()
-        spec = load_spec(name, PROJECT_ROOT)
+        spec = load_spec(name, data_root())
         container = start_container(spec, run_id, host_port=host_port, owner_pid=owner_pid)
     except ContainerError as exc:
         raise BackendUnavailable(str(exc)) from None

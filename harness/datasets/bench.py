@@ -28,7 +28,7 @@ from harness.datasets.base import Granularity
 from harness.datasets.command import SPECS, find_file
 from harness.datasets.evaluate import evaluate
 from harness.datasets.report import machine
-from harness.datasets.scoring import HEADLINE, label
+from harness.datasets.scoring import HEADLINE, definition_of, label
 from harness.datasets.summary import summarize
 from harness.embeddings import Embedder
 from harness.errors import HarnessError
@@ -275,10 +275,9 @@ def render_bench_markdown(report: Mapping[str, Any]) -> str:
         "# Dataset benchmark",
         "",
         f"{report['at']}; {info['platform']}, {info['cpus']} CPUs, {info['memory_gb']} GB, Python {info['python']}.",
-        "Quality: recall_any = any gold item in the top k; recall_all = every gold item in the top k; recall@10 ="
-        " fraction of gold items in the top 10; nDCG@10 binary; MRR within the top 100. Latency: search only,"
-        " per question. Peak: the cell's process peak resident memory. Wall: the whole cell (parse, embed lookup,"
-        " ingest, query, score).",
+        "Quality: " + "; ".join(f"{label(m)}: {definition_of(m)}" for m in ROW_METRICS) + ".",
+        "Latency: search only, per question. Peak: the cell's process peak resident memory. Wall: the whole cell"
+        " (parse, embed lookup, ingest, query, score).",
         "",
         "| " + " | ".join(_HEADER) + " |",
         "|" + "---|" * len(_HEADER),

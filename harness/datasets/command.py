@@ -30,12 +30,11 @@ from harness.datasets.summary import summarize
 from harness.embeddings import Embedder
 from harness.errors import HarnessError
 from harness.pipeline.settings import Mode
+from harness.resources import shared_datasets_dir
 
 _Choice = TypeVar("_Choice", bound=StrEnum)
 
 DATA_DIR_ENV = "HARNESS_DATA_DIR"
-SHARED_DATA_DIR = Path(__file__).resolve().parents[3] / "shared" / "datasets"
-"""`../shared/datasets` beside the checkout, wherever the command runs from."""
 
 _LONGMEMEVAL_SOURCE = "the LongMemEval release (Hugging Face dataset xiaowu0162/longmemeval-cleaned)"
 
@@ -70,7 +69,7 @@ DATASETS = frozenset(SPECS)
 def data_dirs() -> list[Path]:
     """Folders searched for dataset files: `$HARNESS_DATA_DIR`, then `../shared/datasets`."""
     dirs = [Path(d) for d in [os.environ.get(DATA_DIR_ENV)] if d]
-    return [*dirs, SHARED_DATA_DIR]
+    return [*dirs, shared_datasets_dir()]
 
 
 def find_file(names: Sequence[str]) -> Path | None:
@@ -90,7 +89,7 @@ def resolve_file(dataset: str, file: Path | None) -> Path:
     raise HarnessError(
         f"{spec.title} data not found: looked for {' or '.join(spec.files)} in {looked}. Nothing is downloaded "
         f"at run time: get {spec.files[0]} from {spec.source}, then pass --file PATH or put it in "
-        f"${DATA_DIR_ENV} or {SHARED_DATA_DIR}"
+        f"${DATA_DIR_ENV} or {shared_datasets_dir()}"
     )
 
 
@@ -168,8 +167,10 @@ def run_dataset(
     out_dir: Path,
     embedder_factory: Callable[[], Embedder],
     console: Console | None = None,
+    trec: bool = False,
 ) -> int:
-    """Run one dataset and write its reports; exit code 1 when more than `error_threshold` of questions errored."""
+    """Run one dataset and write its reports (`trec`: and TREC run and qrels files); exit code 1 when more
+    than `error_threshold` of questions errored."""
     console = console or Console()
     run_settings = settings(
         dataset=dataset,
@@ -216,6 +217,10 @@ def run_dataset(
         started_at=started_at,
     )
     paths = write_report(build_report(run, context), out_dir)
+    if trec:
+        from harness.reports.trec import dataset_trec, write_trec
+
+        paths += write_trec(out_dir, f"run-dataset-{dataset}-{run.granularity}", dataset_trec(run))
     _print_summary(console, run_settings, run, paths)
     return 1 if run.error_fraction() > run_settings.error_threshold else 0
 

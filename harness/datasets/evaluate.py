@@ -42,6 +42,8 @@ class LevelResult:
     gold: tuple[str, ...]
     retrieved: tuple[tuple[str, float], ...]
     metrics: dict[str, float]
+    ranking: tuple[tuple[str, float], ...] = ()
+    """The whole scored ranking (TREC export); `retrieved` is its head as the report keeps it."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -209,6 +211,7 @@ def _level(level: Granularity, hits: list[Hit], question: Question) -> LevelResu
         tuple(sorted(gold)),
         tuple((h.id, round(h.score, 6)) for h in hits[:REPORTED_HITS]),
         score([h.id for h in hits], gold),
+        tuple((h.id, h.score) for h in hits),
     )
 
 

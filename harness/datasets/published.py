@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from harness.datasets.base import Granularity
+from harness.datasets.scoring import metric_names
 
 
 @dataclass(frozen=True, slots=True)
@@ -18,6 +19,10 @@ class Published:
     metric: str
     value: float
     system: str
+
+    def __post_init__(self) -> None:
+        if self.metric not in metric_names():
+            raise ValueError(f"published {self.metric!r} is not a measure dataset runs score: {metric_names()}")
 
 
 _S, _T = Granularity.SESSION, Granularity.TURN

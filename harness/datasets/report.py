@@ -16,7 +16,7 @@ from harness.backends.base import BackendInfo
 from harness.datasets.evaluate import Evaluation, QuestionResult
 from harness.datasets.published import published_for
 from harness.datasets.retrieval import CONTEXT_WEIGHT, DEPTH, NEIGHBOUR_SHARE
-from harness.datasets.scoring import DEFINITIONS, HEADLINE, definition_of
+from harness.datasets.scoring import HEADLINE, definition_of, definitions
 from harness.datasets.summary import ModeSummary, defect_counts, skipped_counts, summarize
 from harness.pipeline.fusion import RRF_K
 from harness.reports.writer import write_run_files
@@ -166,7 +166,7 @@ def build_report(run: Evaluation, context: RunContext) -> dict[str, Any]:
             "total": context.total_questions,
         },
         "method": METHOD,
-        "definitions": DEFINITIONS,
+        "definitions": definitions(),
         "timing": {
             "wall_s": run.wall_s,
             "ingest_s": sum(h.ingest_s for h in run.haystacks),

@@ -15,7 +15,8 @@ from collections.abc import Sequence
 from harness.backends.base import Backend
 from harness.evaluation.judge import judge
 from harness.evaluation.results import CaseResult, context_record
-from harness.metrics import classify, drift_score, ndcg_at, reciprocal_rank, set_precision, set_recall
+from harness.metrics import classify, drift_score
+from harness.metrics.measures import SUITE_MEASURES
 from harness.models import Budget, Expect, SessionCase, StaticCase, Suite, Turn
 from harness.pipeline import Context, MemoryPipeline, Mode, PipelineSettings
 from harness.pipeline.memory_layer import Request, TextEmbedder
@@ -190,13 +191,12 @@ class SuiteRunner:
         )
         result.passed = not result.reasons
         expected = expect.relevant.expected if expect.relevant else None
-        if expected is not None:
+        if expected:
             qrels = dict.fromkeys(expected, 1)
             ranking = list(context.relevant_ids)
-            result.precision = set_precision(ranking, expected)
-            result.recall = set_recall(ranking, expected)
-            result.ndcg = ndcg_at(ranking, qrels, max(len(ranking), len(expected), 1)) if expected else None
-            result.reciprocal_rank = reciprocal_rank(ranking, qrels) if expected else None
+            result.precision, result.recall, result.ndcg, result.reciprocal_rank = (
+                measure(ranking, qrels) for measure in SUITE_MEASURES
+            )
         if result.passed:
             result.pass_type = classify(
                 expected_relevant=expected,

@@ -6,12 +6,14 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from harness.metrics.measures import SET_PRECISION
+
 PANELS = (
     (
         "case pass rate",
         lambda s: (s["static_passed"] + s["session_passed"]) / max(1, s["static_total"] + s["session_total"]),
     ),
-    ("mean precision", lambda s: s["mean_precision"] or 0.0),
+    (f"mean {SET_PRECISION.label}", lambda s: s["mean_precision"] or 0.0),
     ("p50 latency (ms)", lambda s: s["p50_ms"]),
 )
 

@@ -16,9 +16,12 @@ from harness import __version__
 from harness.backends.base import BackendInfo
 from harness.models import Suite
 from harness.pipeline.ruleset import ruleset
+from harness.resources import checkout_root
 
 
-def _git_commit(root: Path) -> str | None:
+def _git_commit(root: Path | None) -> str | None:
+    if root is None:
+        return None
     try:
         out = subprocess.run(["git", "-C", str(root), "rev-parse", "HEAD"], capture_output=True, text=True, timeout=5)
     except (OSError, subprocess.TimeoutExpired):
@@ -33,7 +36,7 @@ def file_digest(path: Path) -> str:
 def run_metadata(backend: BackendInfo | None, **extra: Any) -> dict[str, Any]:
     return {
         "harness_version": __version__,
-        "git_commit": _git_commit(Path(__file__).resolve().parents[2]),
+        "git_commit": _git_commit(checkout_root()),
         "created_at": datetime.now(UTC).isoformat(timespec="seconds"),
         "python": sys.version.split()[0],
         "platform": platform.platform(),

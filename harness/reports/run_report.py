@@ -7,6 +7,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from harness.evaluation.results import CaseResult
+from harness.metrics.measures import NDCG, SET_PRECISION, SET_RECALL, SUITE_MEASURES
 from harness.reports.summary import ModeSummary
 
 
@@ -32,9 +33,9 @@ SCORECARD_COLUMNS = (
     "static",
     "session",
     "turns",
-    "precision",
-    "recall",
-    "nDCG",
+    SET_PRECISION.label,
+    SET_RECALL.label,
+    NDCG.label,
     "drift",
     "active / structural / trivial",
     "p50 ms",
@@ -91,9 +92,10 @@ def to_markdown(report: dict[str, Any]) -> str:
         f"Harness {meta['harness_version']} at {meta.get('git_commit') or 'unknown commit'}, "
         f"Python {meta['python']} on {meta['platform']}.",
         "",
-        "Precision and recall are set metrics over the relevant tier (cases with an empty expected set "
-        "are left out of the means); nDCG and MRR rank the relevant tier against the expected set "
-        "(binary gain); drift is |noise| / (|relevant| + |pinned|) per session turn.",
+        "Over the relevant tier against the expected set (binary gain; cases with an empty expected set "
+        "are left out of the means): "
+        + "; ".join(f"{m.label}: {m.definition}" for m in SUITE_MEASURES)
+        + ". Drift: |noise| / (|relevant| + |pinned|) per session turn.",
         *(f"\nNote on {s['name']}: {s['note']}." for s in meta.get("suites", []) if s.get("note")),
         "",
         markdown_table(SCORECARD_COLUMNS, scorecard_rows(report["summary"])),

@@ -8,6 +8,7 @@ import re
 from pathlib import Path
 
 from harness.models import Suite
+from harness.resources import data_root
 from harness.suites.native import load_native
 from harness.suites.tenure import load_tenure
 
@@ -16,9 +17,9 @@ _TENURE = re.compile(r"tenure(?:@(?P<version>[^:]*))?:(?P<dir>.*)", re.DOTALL)
 
 
 def cases_dir() -> Path:
-    """`cases/` of the checkout the harness runs from (override: HARNESS_CASES_DIR)."""
+    """`cases/` of the checkout or the installed package (override: HARNESS_CASES_DIR)."""
     override = os.environ.get("HARNESS_CASES_DIR")
-    return Path(override) if override else Path(__file__).resolve().parents[2] / "cases"
+    return Path(override) if override else data_root() / "cases"
 
 
 def load_suite(spec: str) -> Suite:

@@ -71,7 +71,9 @@ def test_longmemeval_run_reports_every_question_and_leaves_out_abstention(
     assert first["latency_ms"] > 0 and first["type"] == "single-session-user" and first["error"] is None
     assert {"recall_any@5", "recall_all@10", "ndcg@10", "mrr"} <= set(first["levels"]["session"]["metrics"])
     assert report["notes"] == ["q3: duplicate session filler_1 dropped"]
-    assert report["machine"]["cpus"] and report["definitions"]["recall_all@k"]
+    assert report["machine"]["cpus"] and report["definitions"]["recall_all@5"].startswith(
+        "1 if every gold item is in the top 5"
+    )
     assert any(row["metric"] == "recall_any@5" for row in report["published"])
     markdown = (tmp_path / "reports" / "dataset-longmemeval-s-session-latest.md").read_text()
     assert "## Compared with published numbers" in markdown and "recall_any@5 (1 if any gold item" in markdown
@@ -146,7 +148,7 @@ def test_a_missing_file_says_where_to_put_it(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, embedder_factory: Callable[[], Embedder]
 ) -> None:
     monkeypatch.setenv("HARNESS_DATA_DIR", str(tmp_path / "nowhere"))
-    monkeypatch.setattr(command, "SHARED_DATA_DIR", tmp_path / "shared")
+    monkeypatch.setattr(command, "shared_datasets_dir", lambda: tmp_path / "shared")
     with pytest.raises(HarnessError) as raised:
         _run(tmp_path, embedder_factory, dataset="longmemeval-m")
     message = str(raised.value)

@@ -6,13 +6,14 @@ from hypothesis import assume, given, settings
 from hypothesis import strategies as st
 
 from harness.metrics import (
+    evaluate,
     mean_defined,
+    measures,
     ndcg_at,
     precision_at,
     recall_all_at,
     recall_at,
     reciprocal_rank,
-    score_ranking,
     set_precision,
     set_recall,
     success_at,
@@ -110,15 +111,19 @@ def test_success_bounds_recall_bounds_recall_all(ranking: list[str], judged: dic
 
 @PROPERTY
 @given(rankings, qrels, st.sets(cutoffs, min_size=1))
-def test_score_ranking_bundles_the_single_metrics(ranking: list[str], judged: dict[str, int], ks: set[int]) -> None:
-    scores = score_ranking(ranking, judged, ks=ks)
+def test_evaluate_scores_each_record_with_its_function(
+    ranking: list[str], judged: dict[str, int], ks: set[int]
+) -> None:
+    # Distinct descending scores: the run ranks as `ranking` does.
+    run = {"q": {doc: float(len(ranking) - rank) for rank, doc in enumerate(ranking)}}
+    functions = {"precision": precision_at, "recall": recall_at, "recall_all": recall_all_at, "recall_any": success_at}
+    names = [f"{family}@{k}" for family in [*functions, "ndcg"] for k in ks]
+    scores = evaluate({"q": judged}, run, measures([*names, "mrr"]))["q"]
     for k in ks:
-        assert scores.precision[k] == precision_at(ranking, judged, k)
-        assert scores.recall[k] == recall_at(ranking, judged, k)
-        assert scores.recall_all[k] == recall_all_at(ranking, judged, k)
-        assert scores.success[k] == success_at(ranking, judged, k)
-        assert scores.ndcg[k] == ndcg_at(ranking, judged, k)
-    assert scores.mrr == reciprocal_rank(ranking, judged)
+        for family, function in functions.items():
+            assert scores[f"{family}@{k}"] == function(ranking, judged, k)
+        assert scores[f"ndcg@{k}"] == ndcg_at(ranking, judged, k)
+    assert scores["mrr"] == reciprocal_rank(ranking, judged)
 
 
 @PROPERTY
