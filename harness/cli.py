@@ -372,17 +372,24 @@ def up(
         finally:
             engine.close()
         out_console.print(f"{backend} is up: {info.server_version} ({info.engine}), container {container.name}")
-        out_console.print(f"  url:     {server_url}")
-        out_console.print(f"  seeded:  namespace 'builtin', {len(suite.corpus.memories)} memories")
-        sample = registry.descriptor(backend).sample_query
-        if sample is not None:
-            out_console.print(f"  query:   {sample.format(url=server_url)}")
-        out_console.print(f"  suites:  harness run -b {backend} --url '{server_url}' -m bm25")
+        for line in up_lines(backend, server_url, len(suite.corpus.memories)):
+            out_console.print(line)
         out_console.print("Ctrl-C stops and removes it.")
         while True:
             time.sleep(3600)
     finally:
         container.stop()
+
+
+def up_lines(backend: str, server_url: str, memories: int) -> list[str]:
+    """What `harness up` says about a seeded server; the sample query only where the backend has one."""
+    sample = registry.descriptor(backend).sample_query
+    return [
+        f"  url:     {server_url}",
+        f"  seeded:  namespace 'builtin', {memories} memories",
+        *([f"  query:   {sample.format(url=server_url)}"] if sample is not None else []),
+        f"  suites:  harness run -b {backend} --url '{server_url}' -m bm25",
+    ]
 
 
 @app.command()
