@@ -320,13 +320,12 @@ def bench(
         return 0
     import functools
 
-    from harness.backends.embedded import EmbeddedBackend
     from harness.datasets.bench import bench_datasets
     from harness.embeddings.embedder import Embedder
 
     if check_backend(backend) not in registry.servers():
         return bench_datasets(
-            backend_factories={backend: EmbeddedBackend},
+            backend_factories={backend: functools.partial(connect, backend)},
             synthetic_haystacks=synthetic,
             out_dir=out,
             embedder_factory=Embedder,
