@@ -17,7 +17,7 @@ from harness.backends import registry
 from harness.backends.base import BackendInfo, Clause, Filters, Hit, IndexDoc, IndexSpec, ranked, unit
 from harness.backends.descriptor import BackendDescriptor, ConnectOptions, ContractNotes
 from harness.backends.provision import backend_session
-from harness.errors import BackendUnavailable
+from harness.errors import BackendUnavailable, HarnessError
 from tests.backends.contract import BackendContract, contract_engine
 
 K1, B = 1.2, 0.75
@@ -124,7 +124,7 @@ class TestToyContract(BackendContract):
 def test_the_registry_derives_the_toy() -> None:
     assert registry.names()[-1] == "toy" and registry.check_backend("toy") == "toy"
     assert "toy" in registry.default_run() and "toy" not in registry.servers()
-    with pytest.raises(Exception, match="'toy' runs in process: it has no container"):
+    with pytest.raises(HarnessError, match="'toy' runs in process: it has no container"):
         registry.container_spec("toy")
     with backend_session("toy") as session:
         assert isinstance(session, ToyBackend)
