@@ -38,7 +38,7 @@ from harness.backends.atlas_queries import (
     vector_revision_pipeline,
 )
 from harness.backends.base import BackendInfo, Filters, Hit, IndexDoc, IndexSpec, ranked
-from harness.backends.descriptor import BackendDescriptor, ConnectOptions, ContractNotes, server_url
+from harness.backends.descriptor import BackendDescriptor, ConnectOptions, ContractNotes, UrlScheme, server_url
 from harness.errors import BackendUnavailable
 
 if TYPE_CHECKING:
@@ -255,4 +255,5 @@ DESCRIPTOR = BackendDescriptor(
     sample_query="""mongosh '{url}' --eval 'db.getSiblingDB("harness").builtin.find().limit(5)'""",
     # Atlas computes in float32 (k1 = 1.2000000476837158); the exact engines agree to 1e-6.
     contract=ContractNotes(tolerance=1e-5, examples=5),
+    url_schemes={"mongodb": UrlScheme("mongodb", 27017), "mongodb+srv": UrlScheme("mongodb", 27017)},
 )

@@ -9,7 +9,7 @@ markers, and the contract tests. A backend module imports its client library onl
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Literal
 
@@ -44,6 +44,17 @@ class ContractNotes:
 
 
 @dataclass(frozen=True)
+class UrlScheme:
+    """How a `--url` of this scheme names its server, for the ledger (ledger.py): the scheme it is
+    filed under (aliases share one), the port meant when none is given, and the database path
+    meant when none is."""
+
+    canonical: str
+    port: int
+    path: str = ""
+
+
+@dataclass(frozen=True)
 class BackendDescriptor:
     """One backend: its name, how to open it and what the tools around it say and do about it.
 
@@ -54,6 +65,7 @@ class BackendDescriptor:
     `local`: in the default test run (its image builds without a registry, or it needs none).
     `sample_query`: a shell command that shows the seeded namespace, `{url}` filled in by
     `harness up`; None: it prints none.
+    `url_schemes`: the schemes of its server URLs, by the name written in a URL.
     """
 
     name: str
@@ -62,6 +74,7 @@ class BackendDescriptor:
     local: bool = True
     sample_query: str | None = None
     contract: ContractNotes = field(default_factory=ContractNotes)
+    url_schemes: Mapping[str, UrlScheme] = field(default_factory=dict)
 
 
 def server_url(url: str | None) -> str:

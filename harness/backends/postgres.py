@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from harness.backends.base import BackendInfo, Clause, Filters, Hit, IndexDoc, IndexSpec, ranked, unit
-from harness.backends.descriptor import BackendDescriptor, ConnectOptions, ExtensionPolicy, server_url
+from harness.backends.descriptor import BackendDescriptor, ConnectOptions, ExtensionPolicy, UrlScheme, server_url
 from harness.errors import BackendUnavailable
 
 if TYPE_CHECKING:
@@ -371,4 +371,5 @@ DESCRIPTOR = BackendDescriptor(
     _connect,
     server="postgres",
     sample_query="""psql '{url}' -c 'SELECT id, "user", kind FROM ns_builtin.docs LIMIT 5'""",
+    url_schemes={"postgresql": UrlScheme("postgresql", 5432), "postgres": UrlScheme("postgresql", 5432)},
 )

@@ -30,7 +30,7 @@ import numpy as np
 
 from harness.backends.base import BackendInfo, Clause, Filters, Hit, IndexDoc, IndexSpec, ranked, unit
 from harness.backends.descriptor import BackendDescriptor, ConnectOptions, ContractNotes, server_url
-from harness.backends.redis_core import RedisCoreBackend, open_client, server_identity, unlink_prefix
+from harness.backends.redis_core import REDIS_URLS, RedisCoreBackend, open_client, server_identity, unlink_prefix
 from harness.errors import BackendUnavailable
 
 if TYPE_CHECKING:
@@ -321,4 +321,5 @@ REDIS = BackendDescriptor(
     sample_query="redis-cli -u {url} --scan --pattern 'h:{{builtin}}:*' --count 100",
     # BM25STD is not the per-field contract (see above): the contract holds the core engine to it.
     contract=ContractNotes(engine=_connect_core),
+    url_schemes=REDIS_URLS,
 )

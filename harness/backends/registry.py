@@ -13,7 +13,7 @@ from collections.abc import Callable
 
 from harness.backends import atlas, embedded, postgres, redis_core, redis_search
 from harness.backends.base import Backend
-from harness.backends.descriptor import BackendDescriptor, ConnectOptions, ExtensionPolicy
+from harness.backends.descriptor import BackendDescriptor, ConnectOptions, ExtensionPolicy, UrlScheme
 from harness.errors import HarnessError
 
 DESCRIPTORS: tuple[BackendDescriptor, ...] = (
@@ -37,6 +37,11 @@ def servers() -> tuple[str, ...]:
 def default_run() -> tuple[str, ...]:
     """What the default test run covers: every backend whose image can be built without a registry."""
     return tuple(d.name for d in DESCRIPTORS if d.local)
+
+
+def url_schemes() -> dict[str, UrlScheme]:
+    """Every server URL scheme a backend declares (redis and valkey share theirs)."""
+    return {name: scheme for d in DESCRIPTORS for name, scheme in d.url_schemes.items()}
 
 
 def descriptor(name: str) -> BackendDescriptor:

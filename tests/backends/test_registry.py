@@ -8,6 +8,9 @@ from pathlib import Path
 import pytest
 
 from harness.backends import registry
+from harness.backends.descriptor import BackendDescriptor, UrlScheme
+from harness.backends.embedded import EmbeddedBackend
+from harness.backends.ledger import server_identity
 from harness.cli import up_lines
 from harness.containers import load_spec
 from harness.errors import HarnessError
@@ -52,3 +55,17 @@ def test_harness_up_prints_a_sample_query_only_where_there_is_one(monkeypatch: p
         "  seeded:  namespace 'builtin', 3 memories",
         f"  suites:  harness run -b valkey --url '{url}' -m bm25",
     ]
+
+
+def test_the_url_ledger_knows_the_schemes_the_descriptors_declare(monkeypatch: pytest.MonkeyPatch) -> None:
+    with pytest.raises(HarnessError, match=r"^--url 'toy://H': expected postgresql://, .* followed by HOST\.\.\.$"):
+        server_identity("toy://H")
+    toy = BackendDescriptor(
+        "toyserver",
+        lambda _url, _options: EmbeddedBackend(),
+        server="toy",
+        url_schemes={"toy": UrlScheme("toy", 7000, "/x")},
+    )
+    monkeypatch.setattr(registry, "DESCRIPTORS", (*registry.DESCRIPTORS, toy))
+    assert server_identity("toy://user:secret@H") == "toy://h:7000/x"
+    assert server_identity("postgres://u:p@h/db") == "postgresql://h:5432/db"
