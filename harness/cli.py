@@ -6,6 +6,7 @@ Exit codes: 0 done; 1 a quality gate failed (`--fail-under`, `--error-threshold`
 
 from __future__ import annotations
 
+import json
 import os
 import sys
 from dataclasses import replace
@@ -17,8 +18,9 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 from rich.table import Table
 
+from harness.backends import registry
 from harness.backends.provision import backend_session, start_server
-from harness.backends.registry import SERVER_BACKENDS, check_backend, connect
+from harness.backends.registry import check_backend, connect
 from harness.errors import BackendUnavailable, HarnessError
 from harness.evaluation.execute import Plan, execute, runnable_modes, suite_embedder
 from harness.pipeline import Mode, PipelineSettings
@@ -209,7 +211,7 @@ def _run_backend(
     allow_extension: bool,
     trec: bool = False,
 ) -> int:
-    if name in SERVER_BACKENDS and url is None:
+    if name in registry.servers() and url is None:
         err_console.print(f"starting the {name} container…", highlight=False)
     with (
         backend_session(name, url, allow_extension=allow_extension, notice=_notice) as engine,
@@ -330,13 +332,12 @@ def bench(
         return 0
     import functools
 
-    from harness.backends.embedded import EmbeddedBackend
     from harness.datasets.bench import bench_datasets
     from harness.embeddings.embedder import Embedder
 
-    if check_backend(backend) not in SERVER_BACKENDS:
+    if check_backend(backend) not in registry.servers():
         return bench_datasets(
-            backend_factories={backend: EmbeddedBackend},
+            backend_factories={backend: functools.partial(connect, backend)},
             synthetic_haystacks=synthetic,
             out_dir=out,
             embedder_factory=Embedder,
@@ -355,17 +356,9 @@ def bench(
         container.stop()
 
 
-_SAMPLE_QUERIES = {
-    "postgres": """psql '{url}' -c 'SELECT id, "user", kind FROM ns_builtin.docs LIMIT 5'""",
-    "redis": "redis-cli -u {url} --scan --pattern 'h:{{builtin}}:*' --count 100",
-    "valkey": "valkey-cli -u {url} --scan --pattern 'h:{{builtin}}:*' --count 100",
-    "atlas": """mongosh '{url}' --eval 'db.getSiblingDB("harness").builtin.find().limit(5)'""",
-}
-
-
 @app.command()
 def up(
-    backend: Annotated[str, typer.Argument(help=f"One of: {', '.join(SERVER_BACKENDS)}.")],
+    backend: Annotated[str, typer.Argument(help=f"One of: {', '.join(registry.servers())}.")],
     port: Annotated[int | None, typer.Option(help="Host port on 127.0.0.1 (default: a free one).")] = None,
 ) -> int:
     """Start one backend's container, seed the built-in corpus with its indexes, keep it until Ctrl-C."""
@@ -374,8 +367,9 @@ def up(
 
     from harness.pipeline import MemoryPipeline, PipelineSettings
 
-    if check_backend(backend) not in SERVER_BACKENDS:
-        raise HarnessError(f"{backend!r} runs in process; `harness up` starts one of: {', '.join(SERVER_BACKENDS)}")
+    servers = registry.servers()
+    if check_backend(backend) not in servers:
+        raise HarnessError(f"{backend!r} runs in process; `harness up` starts one of: {', '.join(servers)}")
     err_console.print(f"starting the {backend} container…", highlight=False)
     server_url, container = start_server(backend, f"up-{uuid.uuid4().hex[:12]}", host_port=port)
     try:
@@ -389,15 +383,24 @@ def up(
         finally:
             engine.close()
         out_console.print(f"{backend} is up: {info.server_version} ({info.engine}), container {container.name}")
-        out_console.print(f"  url:     {server_url}")
-        out_console.print(f"  seeded:  namespace 'builtin', {len(suite.corpus.memories)} memories")
-        out_console.print(f"  query:   {_SAMPLE_QUERIES[backend].format(url=server_url)}")
-        out_console.print(f"  suites:  harness run -b {backend} --url '{server_url}' -m bm25")
+        for line in up_lines(backend, server_url, len(suite.corpus.memories)):
+            out_console.print(line)
         out_console.print("Ctrl-C stops and removes it.")
         while True:
             time.sleep(3600)
     finally:
         container.stop()
+
+
+def up_lines(backend: str, server_url: str, memories: int) -> list[str]:
+    """What `harness up` says about a seeded server; the sample query only where the backend has one."""
+    sample = registry.descriptor(backend).sample_query
+    return [
+        f"  url:     {server_url}",
+        f"  seeded:  namespace 'builtin', {memories} memories",
+        *([f"  query:   {sample.format(url=server_url)}"] if sample is not None else []),
+        f"  suites:  harness run -b {backend} --url '{server_url}' -m bm25",
+    ]
 
 
 @app.command()
@@ -444,7 +447,7 @@ def images_build(
     """Build the local images from docker/ (making the debian:trixie-slim base first if needed)."""
     from harness.containers import ContainerError, build_images
 
-    names = [check_backend(b) for b in backend or SERVER_BACKENDS]
+    names = [registry.container_spec(b) for b in backend or registry.servers()]
     try:
         results = build_images(data_root(), names, lambda line: err_console.print(line, highlight=False), force=force)
     except ContainerError as exc:
@@ -452,6 +455,39 @@ def images_build(
     for r in results:
         status = f"built in {r.seconds:.1f} s" if r.built else "already present"
         out_console.print(f"{r.backend}: {r.tag} {status}")
+    return 0
+
+
+@images_app.command("compose")
+def images_compose() -> int:
+    """Write docker/compose.yaml from the container specs (containers/*.toml) of every server backend."""
+    from harness.containers import load_spec
+    from harness.containers.compose import COMPOSE_FILE, compose_yaml
+    from harness.containers.images import DOCKER_DIR
+
+    specs = [load_spec(registry.container_spec(name), data_root()) for name in registry.servers()]
+    path = data_root() / DOCKER_DIR / COMPOSE_FILE
+    path.write_text(compose_yaml(specs), encoding="utf-8")
+    out_console.print(f"written: {path}", highlight=False)
+    return 0
+
+
+@app.command("backends")
+def backends_list(
+    json_names: Annotated[bool, typer.Option("--json", help="Only the names, as a JSON list (the CI matrix).")] = False,
+) -> int:
+    """List the backends: where each runs and whether the default test run covers it."""
+    if json_names:
+        out_console.print(json.dumps(list(registry.names())), highlight=False, markup=False, soft_wrap=True)
+        return 0
+    table = Table(title="backends")
+    for column in ("backend", "runs", "default test run"):
+        table.add_column(column)
+    for name in registry.names():
+        found = registry.descriptor(name)
+        where = "in process" if found.server is None else f"container (containers/{found.server}.toml)"
+        table.add_row(name, where, "yes" if found.local else "no (pytest --backend " + name + ")")
+    out_console.print(table)
     return 0
 
 

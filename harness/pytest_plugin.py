@@ -22,9 +22,8 @@ from pathlib import Path
 
 import pytest
 
+from harness.backends import registry
 from harness.backends.base import Backend
-from harness.backends.embedded import EmbeddedBackend
-from harness.backends.registry import BACKENDS, EMBEDDED, LOCAL_BACKENDS, check_backend, connect
 from harness.errors import BackendUnavailable
 from harness.evaluation.execute import runnable_modes, suite_embedder
 from harness.evaluation.runner import SuiteRunner
@@ -52,7 +51,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "--backend",
         action="append",
         default=None,
-        help=f"backend(s): {', '.join(BACKENDS)} (default: {', '.join(LOCAL_BACKENDS)})",
+        help=f"backend(s): {', '.join(registry.names())} (default: {', '.join(registry.default_run())})",
     )
     group.addoption(
         "--mode", action="append", default=None, help="mode(s) to assert: bm25, vector, hybrid (default: bm25)"
@@ -67,7 +66,7 @@ def _is_worker(config: pytest.Config) -> bool:
 
 
 def pytest_configure(config: pytest.Config) -> None:
-    for name in BACKENDS:
+    for name in registry.names():
         config.addinivalue_line("markers", f"{name}: runs on the {name} backend")
     if not _is_worker(config):  # xdist workers inherit these from the controller's environment
         os.environ[RUN_ENV] = f"pytest-{uuid.uuid4().hex[:12]}"
@@ -90,7 +89,7 @@ def pytest_unconfigure(config: pytest.Config) -> None:
 
 
 def _selected_backends(config: pytest.Config) -> list[str]:
-    return [check_backend(b) for b in dict.fromkeys(config.getoption("--backend") or LOCAL_BACKENDS)]
+    return [registry.check_backend(b) for b in dict.fromkeys(config.getoption("--backend") or registry.default_run())]
 
 
 def _selected_modes(config: pytest.Config) -> list[Mode]:
@@ -188,7 +187,8 @@ class _State:
 
     def backend(self, name: str) -> Backend:
         if name not in self._backends:
-            self._backends[name] = EmbeddedBackend() if name == EMBEDDED else connect(name, self.url(name))
+            server = registry.descriptor(name).server is not None
+            self._backends[name] = registry.connect(name, self.url(name) if server else None)
         return self._backends[name]
 
     def runner(self, backend: str, suite_name: str, needs_vectors: bool) -> SuiteRunner:

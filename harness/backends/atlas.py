@@ -38,6 +38,7 @@ from harness.backends.atlas_queries import (
     vector_revision_pipeline,
 )
 from harness.backends.base import BackendInfo, Filters, Hit, IndexDoc, IndexSpec, ranked
+from harness.backends.descriptor import BackendDescriptor, ConnectOptions, ContractNotes, UrlScheme, server_url
 from harness.errors import BackendUnavailable
 
 if TYPE_CHECKING:
@@ -240,3 +241,19 @@ def _redacted(url: str) -> str:
 def _first_reason(exc: Exception) -> str:
     """pymongo appends its whole topology description; the first cause is what a user can act on."""
     return re.split(r", Timeout: |\n", str(exc))[0] or type(exc).__name__
+
+
+def _connect(url: str | None, _options: ConnectOptions) -> AtlasBackend:
+    return AtlasBackend.connect(server_url(url))
+
+
+DESCRIPTOR = BackendDescriptor(
+    "atlas",
+    _connect,
+    server="atlas",
+    local=False,  # Atlas Local has no local build: only where its registry image can be pulled
+    sample_query="""mongosh '{url}' --eval 'db.getSiblingDB("harness").builtin.find().limit(5)'""",
+    # Atlas computes in float32 (k1 = 1.2000000476837158); the exact engines agree to 1e-6.
+    contract=ContractNotes(tolerance=1e-5, examples=5),
+    url_schemes={"mongodb": UrlScheme("mongodb", 27017), "mongodb+srv": UrlScheme("mongodb", 27017)},
+)

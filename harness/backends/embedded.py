@@ -27,6 +27,7 @@ from collections.abc import Sequence
 import numpy as np
 
 from harness.backends.base import BackendInfo, Clause, Filters, Hit, IndexDoc, IndexSpec, ranked, unit
+from harness.backends.descriptor import BackendDescriptor, ConnectOptions, ContractNotes
 from harness.errors import BackendUnavailable
 
 K1 = 1.2
@@ -243,3 +244,10 @@ class EmbeddedBackend:
 
     def close(self) -> None:
         self._db.close()
+
+
+def _open(_url: str | None, _options: ConnectOptions) -> EmbeddedBackend:
+    return EmbeddedBackend()
+
+
+DESCRIPTOR = BackendDescriptor("embedded", _open, contract=ContractNotes(examples=100))

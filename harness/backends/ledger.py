@@ -25,13 +25,13 @@ from pathlib import Path
 from typing import Any, Literal
 from urllib.parse import urlsplit, urlunsplit
 
+from harness.backends import registry
 from harness.errors import HarnessError
 from harness.processes import process_alive
 
 STATE_DIR_ENV = "HARNESS_STATE_DIR"
 NAMESPACE: Literal["namespace"] = "namespace"
 EXTENSION: Literal["extension"] = "extension"
-_DEFAULT_PORTS = {"postgresql": 5432, "redis": 6379, "rediss": 6379, "mongodb": 27017}
 
 
 def state_dir() -> Path:
@@ -44,17 +44,19 @@ def state_dir() -> Path:
 def server_identity(url: str) -> str:
     """The server and database a URL names, without credentials or options (as printed)."""
     parts = urlsplit(url)
-    scheme = {"postgres": "postgresql", "mongodb+srv": "mongodb"}.get(parts.scheme, parts.scheme)
-    if scheme not in _DEFAULT_PORTS or not parts.hostname:
-        raise HarnessError(f"--url {redacted(url)!r}: expected postgresql://, redis://, rediss:// or mongodb://HOST...")
+    schemes = registry.url_schemes()
+    scheme = schemes.get(parts.scheme)
+    if scheme is None or not parts.hostname:
+        expected = ", ".join(f"{name}://" for name in schemes)
+        raise HarnessError(f"--url {redacted(url)!r}: expected {expected} followed by HOST...")
     host = (parts.hostname or "").lower()
     try:
-        port = parts.port or _DEFAULT_PORTS.get(scheme)
+        port = parts.port or scheme.port
     except ValueError:
         port = None
     netloc = f"[{host}]" if ":" in host else host
-    path = parts.path.rstrip("/") or ("/0" if scheme.startswith("redis") else "")
-    return urlunsplit((scheme, f"{netloc}:{port}" if port else netloc, path, "", ""))
+    path = parts.path.rstrip("/") or scheme.path
+    return urlunsplit((scheme.canonical, f"{netloc}:{port}" if port else netloc, path, "", ""))
 
 
 def redacted(url: str) -> str:

@@ -23,11 +23,12 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any, Literal
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
 from harness.backends.base import BackendInfo, Clause, Filters, Hit, IndexDoc, IndexSpec, ranked, unit
+from harness.backends.descriptor import BackendDescriptor, ConnectOptions, ExtensionPolicy, UrlScheme, server_url
 from harness.errors import BackendUnavailable
 
 if TYPE_CHECKING:
@@ -44,8 +45,6 @@ HNSW_EF_CONSTRUCTION = 64
 MIN_EF_SEARCH = 40
 TIE_ROWS = 8
 """Vector rows fetched past the limit, so exact cosine ties at the cut are broken by id."""
-
-ExtensionPolicy = Literal["create", "require", "skip"]
 
 _NAMESPACE = re.compile(r"^[A-Za-z0-9_]{1,60}$")
 
@@ -361,3 +360,16 @@ class PostgresBackend:
 
     def close(self) -> None:
         self._conn.close()
+
+
+def _connect(url: str | None, options: ConnectOptions) -> PostgresBackend:
+    return PostgresBackend.connect(server_url(url), extension=options.extension, on_create=options.on_create)
+
+
+DESCRIPTOR = BackendDescriptor(
+    "postgres",
+    _connect,
+    server="postgres",
+    sample_query="""psql '{url}' -c 'SELECT id, "user", kind FROM ns_builtin.docs LIMIT 5'""",
+    url_schemes={"postgresql": UrlScheme("postgresql", 5432), "postgres": UrlScheme("postgresql", 5432)},
+)

@@ -13,9 +13,8 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 
 from harness.backends.base import Backend
-from harness.backends.embedded import EmbeddedBackend
 from harness.backends.recorded import open_recorded
-from harness.backends.registry import EMBEDDED, check_backend, connect
+from harness.backends.registry import connect, container_spec, descriptor
 from harness.errors import BackendUnavailable
 from harness.resources import data_root
 
@@ -27,7 +26,7 @@ def start_server(name: str, run_id: str, host_port: int | None = None, owner_pid
 
     try:
         remove_leftovers()
-        spec = load_spec(name, data_root())
+        spec = load_spec(container_spec(name), data_root())
         container = start_container(spec, run_id, host_port=host_port, owner_pid=owner_pid)
     except ContainerError as exc:
         raise BackendUnavailable(str(exc)) from None
@@ -48,9 +47,8 @@ def backend_session(
     is created only if `allow_extension` (and dropped at the end), and `notice` gets one line about
     leftovers of killed runs or an extension kept because something else uses it.
     """
-    check_backend(name)
-    if name == EMBEDDED:
-        backend: Backend = EmbeddedBackend()
+    if descriptor(name).server is None:
+        backend: Backend = connect(name)
         try:
             yield backend
         finally:

@@ -44,6 +44,7 @@ from urllib.parse import urlsplit, urlunsplit
 import numpy as np
 
 from harness.backends.base import BackendInfo, Clause, Filters, Hit, IndexDoc, IndexSpec, ranked, unit
+from harness.backends.descriptor import BackendDescriptor, ConnectOptions, UrlScheme, server_url
 from harness.errors import BackendUnavailable
 
 if TYPE_CHECKING:
@@ -499,3 +500,20 @@ class RedisCoreBackend:
 
     def close(self) -> None:
         self._client.close()
+
+
+REDIS_URLS = {"redis": UrlScheme("redis", 6379, "/0"), "rediss": UrlScheme("rediss", 6379, "/0")}
+"""Redis and Valkey servers are both named by redis:// (TLS: rediss://), database 0 by default."""
+
+
+def _connect_valkey(url: str | None, _options: ConnectOptions) -> RedisCoreBackend:
+    return RedisCoreBackend.connect(server_url(url), "valkey")
+
+
+VALKEY = BackendDescriptor(
+    "valkey",
+    _connect_valkey,
+    server="valkey",
+    sample_query="valkey-cli -u {url} --scan --pattern 'h:{{builtin}}:*' --count 100",
+    url_schemes=REDIS_URLS,
+)

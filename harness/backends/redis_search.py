@@ -29,7 +29,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from harness.backends.base import BackendInfo, Clause, Filters, Hit, IndexDoc, IndexSpec, ranked, unit
-from harness.backends.redis_core import open_client, server_identity, unlink_prefix
+from harness.backends.descriptor import BackendDescriptor, ConnectOptions, ContractNotes, server_url
+from harness.backends.redis_core import REDIS_URLS, RedisCoreBackend, open_client, server_identity, unlink_prefix
 from harness.errors import BackendUnavailable
 
 if TYPE_CHECKING:
@@ -297,3 +298,28 @@ class RedisSearchBackend:
 
     def close(self) -> None:
         self._client.close()
+
+
+def _connect_redis(url: str | None, _options: ConnectOptions) -> RedisSearchBackend | RedisCoreBackend:
+    """The Query Engine where the server has one (the `redis:8` image), else the core engine."""
+    probe = open_client(server_url(url), "redis", protocol=2)
+    try:
+        has_query_engine = detect(probe)
+    finally:
+        probe.close()
+    return RedisSearchBackend.connect(server_url(url)) if has_query_engine else _connect_core(server_url(url))
+
+
+def _connect_core(url: str) -> RedisCoreBackend:
+    return RedisCoreBackend.connect(url, "redis")
+
+
+REDIS = BackendDescriptor(
+    "redis",
+    _connect_redis,
+    server="redis",
+    sample_query="redis-cli -u {url} --scan --pattern 'h:{{builtin}}:*' --count 100",
+    # BM25STD is not the per-field contract (see above): the contract holds the core engine to it.
+    contract=ContractNotes(engine=_connect_core),
+    url_schemes=REDIS_URLS,
+)

@@ -1,60 +1,84 @@
-"""Backend names and how to connect to each one, given a URL.
+"""The backends, in one list: every name, option, marker and matrix of backends derives from it.
 
-Client libraries are imported on use, so a user who installed only what one backend needs can
-still run it (a missing extra is a one-line `BackendUnavailable`).
+Each backend declares itself in its own module (a `BackendDescriptor`, see descriptor.py); this
+list is the one place that collects them, in the order they are listed everywhere. An explicit
+list rather than entry points: the order is stated, a backend is found by reading one line, and
+a checkout works without reinstalling its package metadata. Tests that add a backend patch
+`DESCRIPTORS` for their own duration; everything below reads it on each call.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING
 
+from harness.backends import atlas, embedded, postgres, redis_core, redis_search
 from harness.backends.base import Backend
+from harness.backends.descriptor import BackendDescriptor, ConnectOptions, ExtensionPolicy, UrlScheme
 from harness.errors import HarnessError
 
-if TYPE_CHECKING:
-    from harness.backends.postgres import ExtensionPolicy
+DESCRIPTORS: tuple[BackendDescriptor, ...] = (
+    embedded.DESCRIPTOR,
+    postgres.DESCRIPTOR,
+    redis_search.REDIS,
+    redis_core.VALKEY,
+    atlas.DESCRIPTOR,
+)
 
-EMBEDDED = "embedded"
-SERVER_BACKENDS = ("postgres", "redis", "valkey", "atlas")
-BACKENDS = (EMBEDDED, *SERVER_BACKENDS)
-LOCAL_BACKENDS = (EMBEDDED, "postgres", "redis", "valkey")
-"""What the default test run covers: every backend whose image can be built without a registry."""
+
+def names() -> tuple[str, ...]:
+    return tuple(d.name for d in DESCRIPTORS)
+
+
+def servers() -> tuple[str, ...]:
+    """Backends that run in a container of their own."""
+    return tuple(d.name for d in DESCRIPTORS if d.server is not None)
+
+
+def default_run() -> tuple[str, ...]:
+    """What the default test run covers: every backend whose image can be built without a registry."""
+    return tuple(d.name for d in DESCRIPTORS if d.local)
+
+
+def url_schemes() -> dict[str, UrlScheme]:
+    """Every server URL scheme a backend declares (redis and valkey share theirs)."""
+    return {name: scheme for d in DESCRIPTORS for name, scheme in d.url_schemes.items()}
+
+
+def descriptor(name: str) -> BackendDescriptor:
+    found = next((d for d in DESCRIPTORS if d.name == name), None)
+    if found is None:
+        raise HarnessError(f"unknown backend {name!r} (choose from: {', '.join(names())})")
+    return found
 
 
 def check_backend(name: str) -> str:
-    if name not in BACKENDS:
-        raise HarnessError(f"unknown backend {name!r} (choose from: {', '.join(BACKENDS)})")
-    return name
+    return descriptor(name).name
+
+
+def container_spec(name: str) -> str:
+    """The container spec (containers/<spec>.toml) that runs backend `name`."""
+    server = descriptor(name).server
+    if server is None:
+        raise HarnessError(f"backend {name!r} runs in process: it has no container")
+    return server
 
 
 def connect(
-    name: str, url: str, *, extension: ExtensionPolicy = "create", on_create: Callable[[int], None] | None = None
+    name: str,
+    url: str | None = None,
+    *,
+    extension: ExtensionPolicy = "create",
+    on_create: Callable[[int], None] | None = None,
 ) -> Backend:
-    """A client for a running server; redis uses its Query Engine when the server has one.
+    """A client for the server of backend `name` at `url`, or the in-process engine (no `url`).
 
-    `extension` and `on_create` say what postgres may do about pgvector (see PostgresBackend.connect).
+    `extension` and `on_create` say what the backend may do server-wide (see ConnectOptions).
     """
-    if name == "postgres":
-        from harness.backends.postgres import PostgresBackend
-
-        return PostgresBackend.connect(url, extension=extension, on_create=on_create)
-    if name == "redis":
-        from harness.backends.redis_core import RedisCoreBackend, open_client
-        from harness.backends.redis_search import RedisSearchBackend, detect
-
-        probe = open_client(url, name, protocol=2)
-        try:
-            has_query_engine = detect(probe)
-        finally:
-            probe.close()
-        return RedisSearchBackend.connect(url) if has_query_engine else RedisCoreBackend.connect(url, name)
-    if name == "valkey":
-        from harness.backends.redis_core import RedisCoreBackend
-
-        return RedisCoreBackend.connect(url, name)
-    if name == "atlas":
-        from harness.backends.atlas import AtlasBackend
-
-        return AtlasBackend.connect(url)
-    raise HarnessError(f"backend {check_backend(name)!r} is not a server")
+    found = descriptor(name)
+    if (found.server is None) != (url is None):
+        raise HarnessError(
+            f"backend {name!r} is not a server: it takes no URL"
+            if found.server is None
+            else f"backend {name!r} is a server: give its URL"
+        )
+    return found.connect(url, ConnectOptions(extension, on_create))

@@ -3,17 +3,24 @@
 Every engine scores with the one BM25 of `harness/backends/base.py`, so every score is checked
 against `reference_lexical`, that contract written out in Python from its definition: equal
 scores to 1e-6 on every engine means equal scores across engines, not only equal rankings.
+`BackendContract` runs them all on one registered backend, as its descriptor says.
 """
 
 from __future__ import annotations
 
 import math
 import uuid
+from collections.abc import Callable
 
 import numpy as np
+import pytest
+from hypothesis import given, settings
 from hypothesis import strategies as st
 
+from harness.backends import registry
 from harness.backends.base import Backend, Clause, Filters, Hit, IndexDoc, IndexSpec, ranked
+from harness.backends.descriptor import ContractNotes
+from harness.errors import BackendUnavailable
 
 WEIGHTS = {"name": 1.0, "aliases": 2.0}
 K1, B = 1.2, 0.75
@@ -265,3 +272,59 @@ filters_strategy = st.builds(
     live_only=st.booleans(),
 )
 terms_strategy = st.lists(st.sampled_from("alpha beta gamma epsilon zeta café cafe".split()), min_size=1, max_size=3)
+
+
+def contract_engine(name: str, server_url: Callable[[str], str]) -> Backend:
+    """The engine the contract checks for registered backend `name` (see ContractNotes.engine);
+    `server_url(name)` gives a server backend's URL."""
+    found = registry.descriptor(name)
+    if found.server is None:
+        return registry.connect(name)
+    url = server_url(name)
+    return found.contract.engine(url) if found.contract.engine is not None else registry.connect(name, url)
+
+
+class BackendContract:
+    """The contract as tests: a test class inheriting this, with fixtures `engine` (the Backend)
+    and `notes` (its descriptor's ContractNotes), runs every check above on that engine."""
+
+    def test_bm25_formula(self, engine: Backend, notes: ContractNotes) -> None:
+        check_bm25_formula(engine, notes.tolerance)
+
+    def test_statistics_ignore_filters(self, engine: Backend, notes: ContractNotes) -> None:
+        check_statistics_ignore_filters(engine, notes.tolerance)
+
+    def test_diacritics_are_kept(self, engine: Backend) -> None:
+        check_diacritics_are_kept(engine)
+
+    def test_upsert_is_exact(self, engine: Backend) -> None:
+        check_upsert_is_exact(engine)
+
+    def test_upserts_keep_statistics(self, engine: Backend) -> None:
+        check_upserts_keep_statistics(engine)
+
+    def test_filters_and_order(self, engine: Backend, notes: ContractNotes) -> None:
+        @settings(max_examples=notes.examples, deadline=None)
+        @given(docs_strategy, filters_strategy, terms_strategy)
+        def check(docs: list[IndexDoc], filters: Filters, terms: list[str]) -> None:
+            check_filters_and_order(engine, docs, filters, terms, notes.tolerance)
+
+        check()
+
+    def test_vector_top_k(self, engine: Backend, notes: ContractNotes) -> None:
+        if engine.info().vector_engine is None:
+            index = engine.create_index(namespace("nv"), IndexSpec(WEIGHTS, dimensions=3))
+            index.load(CORPUS)
+            with pytest.raises(BackendUnavailable, match="not supported"):
+                index.vector(np.ones(3), Filters(), 3)
+            index.drop()
+            return
+
+        @settings(max_examples=notes.examples, deadline=None)
+        @given(docs_strategy, filters_strategy, st.integers(min_value=1, max_value=5), st.integers(0, 2**32 - 1))
+        def check(docs: list[IndexDoc], filters: Filters, k: int, seed: int) -> None:
+            rng = np.random.default_rng(seed)
+            docs = [IndexDoc(d.id, d.user, d.scopes, d.kind, d.live, d.fields, rng.normal(size=4)) for d in docs]
+            check_vector_top_k(engine, docs, filters, rng.normal(size=4), k)
+
+        check()

@@ -8,11 +8,11 @@ from pathlib import Path
 import pytest
 from filelock import FileLock
 
-from harness.backends.registry import LOCAL_BACKENDS, SERVER_BACKENDS
+from harness.backends import registry
 from harness.containers import build_images, docker_available, remove_run
 
 ROOT = Path(__file__).resolve().parents[2]
-LOCAL_SERVERS = tuple(b for b in LOCAL_BACKENDS if b in SERVER_BACKENDS)
+LOCAL_SERVERS = tuple(b for b in registry.default_run() if b in registry.servers())
 
 
 def require_docker_or_skip() -> None:
@@ -35,7 +35,7 @@ def local_images(tmp_path_factory: pytest.TempPathFactory) -> None:
     """Local images built once, whichever xdist worker gets here first."""
     require_docker_or_skip()
     with FileLock(tmp_path_factory.getbasetemp().parent / "harness-images.lock"):
-        build_images(ROOT, LOCAL_SERVERS, progress=lambda line: None)
+        build_images(ROOT, [registry.container_spec(b) for b in LOCAL_SERVERS], progress=lambda line: None)
 
 
 @pytest.fixture

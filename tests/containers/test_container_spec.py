@@ -6,7 +6,9 @@ from pathlib import Path
 import pytest
 import yaml
 
-from harness.containers import ContainerError, available_specs, load_spec
+from harness.backends import registry
+from harness.containers import ContainerError, ContainerSpec, available_specs, load_spec
+from harness.containers.compose import COMPOSE_FILE, COMPOSE_PASSWORD, compose_yaml
 from harness.containers.spec import HEALTHCHECK
 
 REGISTRY_IMAGES = {
@@ -75,10 +77,6 @@ def test_minimal_spec_defaults(tmp_path: Path) -> None:
     assert (spec.env, spec.command, spec.local_image, spec.readiness) == ({}, None, None, ("true",))
 
 
-PASSWORD_ARGS = ("--requirepass", "{password}")
-COMPOSE_PASSWORD = "${HARNESS_PASSWORD:?set HARNESS_PASSWORD}"
-
-
 def test_every_server_gets_a_password_of_its_own(root: Path) -> None:
     for backend in REGISTRY_IMAGES:
         spec = load_spec(backend, root)
@@ -89,22 +87,38 @@ def test_every_server_gets_a_password_of_its_own(root: Path) -> None:
         assert spec.connection_url("127.0.0.1", 1, "s3cret").count("s3cret") == 1
 
 
-def test_server_settings_agree_across_specs_compose_and_dockerfiles(root: Path) -> None:
-    """containers/*.toml runs the servers; compose.yaml and the images' CMDs say the same."""
-    compose = yaml.safe_load((root / "docker" / "compose.yaml").read_text())["services"]
-    for backend in REGISTRY_IMAGES:
-        spec = load_spec(backend, root)
-        service = compose[backend]
-        env = {k: v.replace("{password}", COMPOSE_PASSWORD) for k, v in spec.env.items()}
-        assert {k: str(v) for k, v in (service.get("environment") or {}).items()} == env, backend
-        if spec.command:
-            assert service["command"] == [a.replace("{password}", COMPOSE_PASSWORD) for a in spec.command]
-            cmd = next(
-                line
-                for line in (root / "docker" / (spec.dockerfile or "")).read_text().splitlines()
-                if line.startswith("CMD ")
-            )
-            command = list(spec.command)
-            at = command.index(PASSWORD_ARGS[0])
-            assert tuple(command[at : at + 2]) == PASSWORD_ARGS
-            assert json.loads(cmd.removeprefix("CMD ")) == command[:at] + command[at + 2 :], backend
+def shipped_specs(root: Path) -> list[ContainerSpec]:
+    return [load_spec(registry.container_spec(name), root) for name in registry.servers()]
+
+
+def test_compose_file_is_generated_from_the_specs(root: Path) -> None:
+    """Server settings live in containers/*.toml alone: `harness images compose` writes the file."""
+    committed = (root / "docker" / COMPOSE_FILE).read_text(encoding="utf-8")
+    assert committed == compose_yaml(shipped_specs(root)), "docker/compose.yaml is stale: run `harness images compose`"
+
+
+def test_compose_services_run_what_the_specs_say(root: Path) -> None:
+    services = yaml.safe_load(compose_yaml(shipped_specs(root)))["services"]
+    assert list(services) == list(registry.servers())
+    ports = [port for service in services.values() for port in service["ports"]]
+    assert all(p.startswith("127.0.0.1:") for p in ports) and len({p.split(":")[1] for p in ports}) == len(ports)
+    assert services["valkey"]["ports"] == ["127.0.0.1:6380:6379"]  # redis holds 6379
+    assert services["atlas"]["profiles"] == ["atlas"] and "build" not in services["atlas"]
+    for spec in shipped_specs(root):
+        service = services[spec.name]
+        assert service["environment"] == {k: v.replace("{password}", COMPOSE_PASSWORD) for k, v in spec.env.items()}
+        assert service.get("command") == (
+            [a.replace("{password}", COMPOSE_PASSWORD) for a in spec.command] if spec.command else None
+        )
+        assert service["image"] == (spec.local_image or spec.image)
+
+
+def test_dockerfiles_carry_no_server_settings(root: Path) -> None:
+    """The spec's command is passed at start; an image's CMD names its server and nothing more."""
+    for spec in shipped_specs(root):
+        if spec.dockerfile is None:
+            continue
+        lines = (root / "docker" / spec.dockerfile).read_text(encoding="utf-8").splitlines()
+        (cmd,) = [line for line in lines if line.startswith("CMD ")]
+        assert spec.command is not None, spec.name
+        assert json.loads(cmd.removeprefix("CMD ")) == [spec.command[0]], spec.name

@@ -16,9 +16,8 @@ from typing import Any
 
 import pytest
 
+from harness.backends import registry
 from harness.backends.base import Backend
-from harness.backends.embedded import EmbeddedBackend
-from harness.backends.registry import EMBEDDED, LOCAL_BACKENDS, connect
 from harness.errors import CaseFileError
 from harness.evaluation.results import CaseResult
 from harness.evaluation.runner import SuiteRunner
@@ -29,9 +28,10 @@ from harness.suites import load_suite
 WIDE = "𝔪"  # 4 bytes in UTF-8: the byte limits of the engines are reached soonest with it
 
 
-@pytest.fixture(scope="module", params=[pytest.param(n, marks=getattr(pytest.mark, n)) for n in LOCAL_BACKENDS])
+@pytest.fixture(scope="module", params=[pytest.param(n, marks=getattr(pytest.mark, n)) for n in registry.default_run()])
 def backend(request: pytest.FixtureRequest, server_url) -> Iterator[Backend]:
-    engine = EmbeddedBackend() if request.param == EMBEDDED else connect(request.param, server_url(request.param))
+    name = request.param
+    engine = registry.connect(name, server_url(name) if name in registry.servers() else None)
     yield engine
     engine.close()
 
