@@ -12,7 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from harness.backends.base import Backend, Filters, IndexDoc, IndexSpec
+from harness.backends.base import Backend, Filters, IndexDoc
 from harness.backends.embedded import EmbeddedBackend
 from harness.backends.registry import BACKENDS, connect
 from harness.errors import BackendUnavailable
@@ -63,6 +63,10 @@ def test_upserts_keep_statistics(engine: Backend) -> None:
     contract.check_upserts_keep_statistics(engine)
 
 
+def test_undeclared_attributes_are_refused(engine: Backend) -> None:
+    contract.check_undeclared_attributes_are_refused(engine)
+
+
 def test_filters_and_order(engine: Backend) -> None:
     @settings(max_examples=EXAMPLES[engine.name], deadline=None)
     @given(docs_strategy, filters_strategy, terms_strategy)
@@ -74,7 +78,7 @@ def test_filters_and_order(engine: Backend) -> None:
 
 def test_vector_top_k(engine: Backend) -> None:
     if engine.info().vector_engine is None:
-        index = engine.create_index(contract.namespace("nv"), IndexSpec(contract.WEIGHTS, dimensions=3))
+        index = engine.create_index(contract.namespace("nv"), contract.spec(3))
         index.load(contract.CORPUS)
         with pytest.raises(BackendUnavailable, match="not supported"):
             index.vector(np.ones(3), Filters(), 3)
@@ -85,7 +89,7 @@ def test_vector_top_k(engine: Backend) -> None:
     @given(docs_strategy, filters_strategy, st.integers(min_value=1, max_value=5), st.integers(0, 2**32 - 1))
     def check(docs: list[IndexDoc], filters: Filters, k: int, seed: int) -> None:
         rng = np.random.default_rng(seed)
-        docs = [IndexDoc(d.id, d.user, d.scopes, d.kind, d.live, d.fields, rng.normal(size=4)) for d in docs]
+        docs = [IndexDoc(d.id, d.fields, d.attributes, rng.normal(size=4)) for d in docs]
         contract.check_vector_top_k(engine, docs, filters, rng.normal(size=4), k)
 
     check()
