@@ -215,7 +215,8 @@ class Index(Protocol):
     """One isolated namespace (table set, key prefix, collection) inside a backend."""
 
     def load(self, docs: Sequence[IndexDoc]) -> None:
-        """Bulk insert into an empty index."""
+        """Bulk insert into an empty index; an attribute the spec does not declare, or of another
+        type, is a `ValueError` (`IndexSpec.check_doc`)."""
 
     def upsert(self, doc: IndexDoc) -> None:
         """Insert or replace one document; visible, statistics included, to the next query."""
@@ -224,10 +225,12 @@ class Index(Protocol):
         """Block until `expected` documents are searchable, or raise `BackendUnavailable`."""
 
     def lexical(self, terms: Sequence[str], filters: Filters, limit: int) -> list[Hit]:
-        """BM25 per the module contract; documents matching no term are not returned."""
+        """BM25 per the module contract over the documents `filters` admits (`Filters.admits`);
+        documents matching no term are not returned. Filters on undeclared attributes, or with a
+        value of another type, are a `ValueError` (`IndexSpec.check_filters`)."""
 
     def vector(self, query: np.ndarray, filters: Filters, limit: int) -> list[Hit]:
-        """Top `limit` by cosine similarity (score = cosine), one `vector` clause each."""
+        """Top `limit` admitted documents by cosine similarity (score = cosine), one `vector` clause each."""
 
     def drop(self) -> None:
         """Remove the namespace and everything in it."""
