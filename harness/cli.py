@@ -344,7 +344,7 @@ def bench(
 
 
 _SAMPLE_QUERIES = {
-    "postgres": """psql '{url}' -c 'SELECT id, "user", kind FROM ns_builtin.docs LIMIT 5'""",
+    "postgres": """psql '{url}' -c 'SELECT id, a_user, a_kind FROM ns_builtin.docs LIMIT 5'""",
     "redis": "redis-cli -u {url} --scan --pattern 'h:{{builtin}}:*' --count 100",
     "valkey": "valkey-cli -u {url} --scan --pattern 'h:{{builtin}}:*' --count 100",
     "atlas": """mongosh '{url}' --eval 'db.getSiblingDB("harness").builtin.find().limit(5)'""",
