@@ -18,7 +18,6 @@ import numpy as np
 from harness.backends.atlas_queries import (
     LEXICAL_SCORER,
     VECTOR_PATH,
-    admits_nothing,
     check_name,
     check_spec,
     count_pipeline,
@@ -81,7 +80,7 @@ class AtlasIndex:
         try:
             self._collection.create_search_index(search_index_model(self._lexical, self._spec))
             if self._vector:
-                self._collection.create_search_index(vector_index_model(self._vector, self._spec.dimensions or 0))
+                self._collection.create_search_index(vector_index_model(self._vector, self._spec))
         except OperationFailure as exc:
             raise BackendUnavailable(f"atlas {name}: cannot create search indexes (no mongot?): {exc}") from None
         self._until(lambda: self._awaited(0), self._timeout, "empty indexes")
@@ -156,23 +155,25 @@ class AtlasIndex:
         return list(self._collection.aggregate(pipeline, maxTimeMS=_QUERY_MS))
 
     def lexical(self, terms: Sequence[str], filters: Filters, limit: int) -> list[Hit]:
-        if not terms or limit <= 0 or admits_nothing(filters):
+        self._spec.check_filters(filters)
+        if not terms or limit <= 0 or filters.admits_nothing:
             return []
         batches = term_batches(terms, len(self._spec.fields))
         if len(batches) == 1:
-            pipeline = lexical_pipeline(self._lexical, terms, self._spec.fields, filters, limit + _TIE_MARGIN)
+            pipeline = lexical_pipeline(self._lexical, terms, self._spec, filters, limit + _TIE_MARGIN)
             return ranked([lexical_hit(row, self._spec.fields) for row in self._aggregate(pipeline)], limit)
         # Past Lucene's clause limit: every match of each batch, summed per document.
-        pipelines = [lexical_pipeline(self._lexical, batch, self._spec.fields, filters, None) for batch in batches]
+        pipelines = [lexical_pipeline(self._lexical, batch, self._spec, filters, None) for batch in batches]
         found = [[lexical_hit(row, self._spec.fields) for row in self._aggregate(p)] for p in pipelines]
         return ranked(merge_batches(found), limit)
 
     def vector(self, query: np.ndarray, filters: Filters, limit: int) -> list[Hit]:
         if not self._vector:
             raise BackendUnavailable(f"atlas index {self._collection.name} was created without vectors")
-        if limit <= 0 or admits_nothing(filters):
+        self._spec.check_filters(filters)
+        if limit <= 0 or filters.admits_nothing:
             return []
-        pipeline = vector_pipeline(self._vector, query, filters, limit + _TIE_MARGIN)
+        pipeline = vector_pipeline(self._vector, query, self._spec, filters, limit + _TIE_MARGIN)
         return ranked([vector_hit(row) for row in self._aggregate(pipeline)], limit)
 
     def drop(self) -> None:

@@ -23,7 +23,7 @@ from typing import Any
 
 import numpy as np
 
-from harness.backends.base import Clause, Filters, Hit, IndexDoc, IndexSpec, unit
+from harness.backends.base import Absent, AnyOf, AttributeType, Clause, Filters, Hit, IndexDoc, IndexSpec, Present, unit
 from harness.errors import BackendUnavailable
 
 K1_PLUS_1 = 2.2
@@ -35,8 +35,10 @@ LEXICAL_SCORER = (
 VECTOR_PATH = "vector"
 REVISION = "revision"
 """A token per write, indexed in both indexes, so a write can be seen to have reached mongot."""
-FILTER_FIELDS = ("user", "scopes", "kind", "live")
-RESERVED_FIELDS = frozenset({"_id", VECTOR_PATH, REVISION, *FILTER_FIELDS})
+PRESENT, ABSENT = "_present", "_absent"
+"""The names of the attributes a document has and lacks: `$vectorSearch` filters have no
+`$exists` (and a missing field never matches), so presence is tested as a token like any value."""
+RESERVED_FIELDS = frozenset({"_id", VECTOR_PATH, REVISION, PRESENT, ABSENT})
 
 _NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 _TOKEN = {"type": "token"}
@@ -54,6 +56,10 @@ def check_name(name: str, what: str) -> str:
 
 
 def check_spec(spec: IndexSpec) -> IndexSpec:
+    """Fields and attributes share the document's top level, beside the backend's own keys."""
+    for name in spec.attributes:
+        if name in RESERVED_FIELDS or name in spec.fields:
+            raise ValueError(f"attribute name {name!r} is taken by a field or by the atlas backend")
     for name, weight in spec.fields.items():
         check_name(name, "field")
         if name in RESERVED_FIELDS:
@@ -69,25 +75,24 @@ def check_spec(spec: IndexSpec) -> IndexSpec:
 def search_index_model(name: str, spec: IndexSpec) -> dict[str, Any]:
     """Whitespace analysis only: the harness has already lowercased and tokenised the text."""
     fields: dict[str, Any] = {f: {"type": "string", "analyzer": "lucene.whitespace"} for f in spec.fields}
-    fields |= {"user": _TOKEN, "scopes": _TOKEN, "kind": _TOKEN, "live": {"type": "boolean"}, REVISION: _TOKEN}
+    fields |= {a: {"type": "boolean"} if t is AttributeType.BOOLEAN else _TOKEN for a, t in spec.attributes.items()}
+    fields |= {PRESENT: _TOKEN, ABSENT: _TOKEN, REVISION: _TOKEN}
     return {"name": name, "type": "search", "definition": {"mappings": {"dynamic": False, "fields": fields}}}
 
 
-def vector_index_model(name: str, dimensions: int) -> dict[str, Any]:
-    vector = {"type": "vector", "path": VECTOR_PATH, "numDimensions": dimensions, "similarity": "cosine"}
-    filters = [{"type": "filter", "path": path} for path in (*FILTER_FIELDS, REVISION)]
+def vector_index_model(name: str, spec: IndexSpec) -> dict[str, Any]:
+    vector = {"type": "vector", "path": VECTOR_PATH, "numDimensions": spec.dimensions, "similarity": "cosine"}
+    filters = [{"type": "filter", "path": path} for path in (*spec.attributes, PRESENT, ABSENT, REVISION)]
     return {"name": name, "type": "vectorSearch", "definition": {"fields": [vector, *filters]}}
 
 
 def stored_document(doc: IndexDoc, spec: IndexSpec, revision: str) -> dict[str, Any]:
-    stored: dict[str, Any] = {
-        "_id": doc.id,
-        "user": doc.user,
-        "scopes": list(doc.scopes),
-        "kind": doc.kind,
-        "live": doc.live,
-        REVISION: revision,
-    }
+    spec.check_doc(doc)
+    stored: dict[str, Any] = {"_id": doc.id}
+    stored |= {a: sorted(v) if isinstance(v, frozenset) else v for a, v in doc.attributes.items()}
+    stored[PRESENT] = sorted(doc.attributes)
+    stored[ABSENT] = sorted(a for a in spec.attributes if a not in doc.attributes)
+    stored[REVISION] = revision
     stored |= {name: doc.fields.get(name, "") for name in spec.fields}
     if spec.dimensions:
         if doc.vector is None or doc.vector.shape != (spec.dimensions,):
@@ -127,8 +132,8 @@ def missing_documents(counts: Mapping[str, int], expected: int) -> str | None:
 
 
 def count_pipeline(index: str) -> list[dict[str, Any]]:
-    """Documents in the search index itself (every stored document has a `user`)."""
-    return [{"$searchMeta": {"index": index, "exists": {"path": "user"}, "count": {"type": "total"}}}]
+    """Documents in the search index itself (every stored document has a revision)."""
+    return [{"$searchMeta": {"index": index, "exists": {"path": REVISION}, "count": {"type": "total"}}}]
 
 
 def vector_count_pipeline(index: str, dimensions: int, expected: int) -> list[dict[str, Any]]:
@@ -159,36 +164,41 @@ def vector_revision_pipeline(index: str, probe: Sequence[float], revision: str) 
 # -- queries ---------------------------------------------------------------------------------
 
 
-def admits_nothing(filters: Filters) -> bool:
-    """An empty scope or kind set matches no document; Atlas rejects an empty `in` list."""
-    return filters.scopes == frozenset() or filters.kinds == frozenset()
+def _presence(condition: Present | Absent) -> tuple[str, str]:
+    """(path, token) that tests a presence condition."""
+    return (PRESENT if isinstance(condition, Present) else ABSENT), condition.attribute
 
 
-def search_filters(filters: Filters) -> list[dict[str, Any]]:
-    """`compound.filter` clauses: they restrict matches without scoring or touching statistics."""
+def search_filters(filters: Filters, spec: IndexSpec) -> list[dict[str, Any]]:
+    """`compound.filter` clauses: they restrict matches without scoring or touching statistics.
+    `in` matches an array if any element is listed; `equals` takes one value."""
     clauses: list[dict[str, Any]] = []
-    if filters.user is not None:
-        clauses.append({"equals": {"path": "user", "value": filters.user}})
-    if filters.scopes is not None:
-        clauses.append({"in": {"path": "scopes", "value": sorted(filters.scopes)}})
-    if filters.kinds is not None:
-        clauses.append({"in": {"path": "kind", "value": sorted(filters.kinds)}})
-    if filters.live_only:
-        clauses.append({"equals": {"path": "live", "value": True}})
+    for condition in filters.conditions:
+        if isinstance(condition, Present | Absent):
+            path, token = _presence(condition)
+            clauses.append({"in": {"path": path, "value": [token]}})
+        elif isinstance(condition, AnyOf):
+            clauses.append({"in": {"path": condition.attribute, "value": sorted(condition.values)}})
+        elif spec.attributes[condition.attribute] is AttributeType.KEYWORDS:
+            clauses.append({"in": {"path": condition.attribute, "value": [condition.value]}})
+        else:
+            clauses.append({"equals": {"path": condition.attribute, "value": condition.value}})
     return clauses
 
 
-def vector_filter(filters: Filters) -> dict[str, Any] | None:
+def vector_filter(filters: Filters, spec: IndexSpec) -> dict[str, Any] | None:
     """The same restriction in the MQL subset `$vectorSearch` pre-filters with."""
     conditions: list[dict[str, Any]] = []
-    if filters.user is not None:
-        conditions.append({"user": {"$eq": filters.user}})
-    if filters.scopes is not None:
-        conditions.append({"scopes": {"$in": sorted(filters.scopes)}})
-    if filters.kinds is not None:
-        conditions.append({"kind": {"$in": sorted(filters.kinds)}})
-    if filters.live_only:
-        conditions.append({"live": {"$eq": True}})
+    for condition in filters.conditions:
+        if isinstance(condition, Present | Absent):
+            path, token = _presence(condition)
+            conditions.append({path: {"$in": [token]}})
+        elif isinstance(condition, AnyOf):
+            conditions.append({condition.attribute: {"$in": sorted(condition.values)}})
+        elif spec.attributes[condition.attribute] is AttributeType.KEYWORDS:
+            conditions.append({condition.attribute: {"$in": [condition.value]}})
+        else:
+            conditions.append({condition.attribute: {"$eq": condition.value}})
     return {"$and": conditions} if conditions else None
 
 
@@ -214,17 +224,17 @@ def merge_batches(batches: Iterable[Iterable[Hit]]) -> list[Hit]:
 
 
 def lexical_pipeline(
-    index: str, terms: Sequence[str], weights: Mapping[str, float], filters: Filters, limit: int | None
+    index: str, terms: Sequence[str], spec: IndexSpec, filters: Filters, limit: int | None
 ) -> list[dict[str, Any]]:
     """One boosted `text` clause per (field, distinct term), so each is its own BM25 explanation;
     `limit` None returns every match (a batch of a long query)."""
     should = [
         {"text": {"query": term, "path": field, "score": {"boost": {"value": weight}}}}
-        for field, weight in weights.items()
+        for field, weight in spec.fields.items()
         for term in dict.fromkeys(terms)
     ]
     compound: dict[str, Any] = {"should": should, "minimumShouldMatch": 1}
-    if clauses := search_filters(filters):
+    if clauses := search_filters(filters, spec):
         compound["filter"] = clauses
     return [
         {"$search": {"index": index, "compound": compound, "scoreDetails": True}},
@@ -233,7 +243,9 @@ def lexical_pipeline(
     ]
 
 
-def vector_pipeline(index: str, query: np.ndarray, filters: Filters, limit: int) -> list[dict[str, Any]]:
+def vector_pipeline(
+    index: str, query: np.ndarray, spec: IndexSpec, filters: Filters, limit: int
+) -> list[dict[str, Any]]:
     """Exact (ENN) search: ground truth like the other engines. ANN would instead pass
     `numCandidates` (at least 20 x limit, at most 10000) and drop `exact`."""
     stage: dict[str, Any] = {
@@ -243,7 +255,7 @@ def vector_pipeline(index: str, query: np.ndarray, filters: Filters, limit: int)
         "exact": True,
         "limit": limit,
     }
-    if (condition := vector_filter(filters)) is not None:
+    if (condition := vector_filter(filters, spec)) is not None:
         stage["filter"] = condition
     return [{"$vectorSearch": stage}, {"$project": {"_id": 1, "score": {"$meta": "vectorSearchScore"}}}]
 

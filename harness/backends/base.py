@@ -7,10 +7,17 @@ where bm25_f is one BM25 on every engine, so scores are the same numbers everywh
     idf = ln(1 + (N - n + 0.5) / (n + 0.5))
 over field f alone, with statistics (document count N, document frequency n, average field
 length) taken as Lucene does: over the documents of the index that have a non-empty field f,
-live or not, any user. Field text arrives analysed by `harness.text` (space-separated tokens);
+whatever their attributes. Field text arrives analysed by `harness.text` (space-separated tokens);
 engines split it on spaces and nothing else.
 Each non-zero (field, term) contribution is returned as a `Clause`, so clauses sum to the score.
 Filters restrict which documents are returned, never the statistics.
+
+Attributes and filters carry no meaning here (users, scopes, liveness are the pipeline's): a
+document has generic attributes, declared with their type in the `IndexSpec` so an engine can
+build its columns, sets or index fields up front. A keyword attribute holds one string, a
+keywords attribute a set of strings, a boolean attribute a bool; any may be absent (an empty set
+is absent). Filters are a conjunction of `Eq`, `AnyOf`, `Present` and `Absent` conditions;
+`Filters.admits` is the reference semantics every engine is tested against.
 
 Results are ordered by score descending, then id ascending (the one tie-break used everywhere),
 with scores rounded to 9 decimals first so float noise between engines cannot reorder ties.
@@ -18,8 +25,10 @@ with scores rounded to 9 decimals first so float noise between engines cannot re
 
 from __future__ import annotations
 
+import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from enum import StrEnum
 from typing import Protocol
 
 import numpy as np
@@ -27,40 +36,108 @@ import numpy as np
 from harness.metrics.evaluate import rank_key
 
 
+class AttributeType(StrEnum):
+    KEYWORD = "keyword"
+    KEYWORDS = "keywords"
+    BOOLEAN = "boolean"
+
+
+Value = str | frozenset[str] | bool
+"""An attribute's value: one keyword, a set of keywords, or a bool."""
+
+_ATTRIBUTE_NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_]*$")
+
+
 @dataclass(frozen=True, slots=True)
 class IndexDoc:
-    """What a backend stores for one memory: analysed field text, filter attributes, a vector."""
+    """What a backend stores for one document: analysed field text, attributes, a vector.
+    Sets of keywords become frozensets, and empty ones are dropped (an empty set is absent)."""
 
     id: str
-    user: str
-    scopes: tuple[str, ...]
-    kind: str
-    live: bool
     fields: Mapping[str, str]
+    attributes: Mapping[str, Value] = field(default_factory=dict)
     vector: np.ndarray | None = None
+
+    def __post_init__(self) -> None:
+        normal = {
+            name: frozenset(value) if isinstance(value, set | frozenset | tuple | list) else value
+            for name, value in self.attributes.items()
+        }
+        object.__setattr__(self, "attributes", {k: v for k, v in normal.items() if v != frozenset()})
+
+    def values(self, attribute: str) -> frozenset[str | bool]:
+        """The attribute's values as a set: empty when absent, one element for a single value."""
+        value = self.attributes.get(attribute)
+        if value is None:
+            return frozenset()
+        return value if isinstance(value, frozenset) else frozenset({value})
 
 
 @dataclass(frozen=True, slots=True)
-class Filters:
-    """Conjunctive filters; `None` means unrestricted. Scopes match if any scope is shared."""
+class Eq:
+    """The attribute has `value` (one of its values, for a keywords attribute)."""
 
-    user: str | None = None
-    scopes: frozenset[str] | None = None
-    kinds: frozenset[str] | None = None
-    live_only: bool = True
+    attribute: str
+    value: str | bool
+
+    def admits(self, doc: IndexDoc) -> bool:
+        return self.value in doc.values(self.attribute)
+
+
+@dataclass(frozen=True, slots=True)
+class AnyOf:
+    """The attribute has at least one of `values`; an empty set admits nothing."""
+
+    attribute: str
+    values: frozenset[str]
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "values", frozenset(self.values))
+
+    def admits(self, doc: IndexDoc) -> bool:
+        return not self.values.isdisjoint(doc.values(self.attribute))
+
+
+@dataclass(frozen=True, slots=True)
+class Present:
+    attribute: str
+
+    def admits(self, doc: IndexDoc) -> bool:
+        return bool(doc.values(self.attribute))
+
+
+@dataclass(frozen=True, slots=True)
+class Absent:
+    attribute: str
+
+    def admits(self, doc: IndexDoc) -> bool:
+        return not doc.values(self.attribute)
+
+
+Condition = Eq | AnyOf | Present | Absent
+
+
+@dataclass(frozen=True, slots=True, init=False)
+class Filters:
+    """A conjunction of conditions; none means unrestricted."""
+
+    conditions: tuple[Condition, ...]
+
+    def __init__(self, *conditions: Condition) -> None:
+        object.__setattr__(self, "conditions", conditions)
 
     @property
     def unrestricted(self) -> bool:
-        return self.user is None and self.scopes is None and self.kinds is None and not self.live_only
+        return not self.conditions
+
+    @property
+    def admits_nothing(self) -> bool:
+        """An empty any-of: engines answer it without asking (some reject an empty list)."""
+        return any(isinstance(c, AnyOf) and not c.values for c in self.conditions)
 
     def admits(self, doc: IndexDoc) -> bool:
         """Reference semantics, for engines that filter in Python and for tests."""
-        return (
-            (self.user is None or doc.user == self.user)
-            and (self.scopes is None or not self.scopes.isdisjoint(doc.scopes))
-            and (self.kinds is None or doc.kind in self.kinds)
-            and (doc.live or not self.live_only)
-        )
+        return all(c.admits(doc) for c in self.conditions)
 
 
 @dataclass(frozen=True, slots=True)
@@ -81,10 +158,47 @@ class Hit:
 
 @dataclass(frozen=True, slots=True)
 class IndexSpec:
-    """Searchable fields with their weights, and the vector size (None: no vector index)."""
+    """Searchable fields with their weights, the vector size (None: no vector index), and the
+    attributes documents may carry and filters may name, with their types. Attribute names start
+    with a letter (letters, digits, _), so engines can use them in identifiers and keys."""
 
     fields: Mapping[str, float]
     dimensions: int | None = None
+    attributes: Mapping[str, AttributeType] = field(default_factory=dict)
+
+    def __post_init__(self) -> None:
+        for name, kind in self.attributes.items():
+            if not _ATTRIBUTE_NAME.match(name):
+                raise ValueError(f"attribute name must match {_ATTRIBUTE_NAME.pattern}: {name!r}")
+            AttributeType(kind)
+
+    def check_doc(self, doc: IndexDoc) -> None:
+        """Every attribute declared, each of its declared type."""
+        for name, value in doc.attributes.items():
+            kind = self.attributes.get(name)
+            if kind is None:
+                raise ValueError(f"document {doc.id!r}: attribute {name!r} is not declared in the index spec")
+            if not _holds(kind, value):
+                raise ValueError(f"document {doc.id!r}: attribute {name!r} is {kind}, not {value!r}")
+
+    def check_filters(self, filters: Filters) -> None:
+        """Every condition on a declared attribute, with a value of its type."""
+        for condition in filters.conditions:
+            kind = self.attributes.get(condition.attribute)
+            if kind is None:
+                raise ValueError(f"filter on attribute {condition.attribute!r}, which the index spec does not declare")
+            if isinstance(condition, Eq) and isinstance(condition.value, bool) != (kind is AttributeType.BOOLEAN):
+                raise ValueError(f"filter {condition}: attribute {condition.attribute!r} is {kind}")
+            if isinstance(condition, AnyOf) and kind is AttributeType.BOOLEAN:
+                raise ValueError(f"filter {condition}: any-of needs a keyword attribute")
+
+
+def _holds(kind: AttributeType, value: Value) -> bool:
+    if kind is AttributeType.BOOLEAN:
+        return isinstance(value, bool)
+    if kind is AttributeType.KEYWORD:
+        return isinstance(value, str)
+    return isinstance(value, frozenset) and all(isinstance(v, str) for v in value)
 
 
 @dataclass(frozen=True, slots=True)
@@ -103,7 +217,8 @@ class Index(Protocol):
     """One isolated namespace (table set, key prefix, collection) inside a backend."""
 
     def load(self, docs: Sequence[IndexDoc]) -> None:
-        """Bulk insert into an empty index."""
+        """Bulk insert into an empty index; an attribute the spec does not declare, or of another
+        type, is a `ValueError` (`IndexSpec.check_doc`)."""
 
     def upsert(self, doc: IndexDoc) -> None:
         """Insert or replace one document; visible, statistics included, to the next query."""
@@ -112,10 +227,12 @@ class Index(Protocol):
         """Block until `expected` documents are searchable, or raise `BackendUnavailable`."""
 
     def lexical(self, terms: Sequence[str], filters: Filters, limit: int) -> list[Hit]:
-        """BM25 per the module contract; documents matching no term are not returned."""
+        """BM25 per the module contract over the documents `filters` admits (`Filters.admits`);
+        documents matching no term are not returned. Filters on undeclared attributes, or with a
+        value of another type, are a `ValueError` (`IndexSpec.check_filters`)."""
 
     def vector(self, query: np.ndarray, filters: Filters, limit: int) -> list[Hit]:
-        """Top `limit` by cosine similarity (score = cosine), one `vector` clause each."""
+        """Top `limit` admitted documents by cosine similarity (score = cosine), one `vector` clause each."""
 
     def drop(self) -> None:
         """Remove the namespace and everything in it."""

@@ -26,7 +26,20 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from harness.backends.base import BackendInfo, Clause, Filters, Hit, IndexDoc, IndexSpec, ranked, unit
+from harness.backends.base import (
+    Absent,
+    AnyOf,
+    AttributeType,
+    BackendInfo,
+    Clause,
+    Filters,
+    Hit,
+    IndexDoc,
+    IndexSpec,
+    Present,
+    ranked,
+    unit,
+)
 from harness.backends.descriptor import BackendDescriptor, ConnectOptions, ContractNotes
 from harness.errors import BackendUnavailable
 
@@ -76,6 +89,10 @@ class EmbeddedIndex:
         self._ns = _identifier(namespace)
         self._spec = spec
         self._fields = {f: _identifier(f"{self._ns}_f_{f}") for f in spec.fields}
+        self._multi = {
+            a: _identifier(f"{self._ns}_a_{a}") for a, kind in spec.attributes.items() if kind is AttributeType.KEYWORDS
+        }
+        self._single = [a for a in spec.attributes if a not in self._multi]
         self._stats = {f: _FieldStats() for f in spec.fields}
         self._rows: dict[str, int] = {}
         self._ids: list[str] = []
@@ -83,17 +100,19 @@ class EmbeddedIndex:
         self._create()
 
     def _create(self) -> None:
+        """Docs with a nullable column per single-valued attribute (`a_<name>`, booleans as 0/1);
+        a (row, value) table per keywords attribute, indexed for the EXISTS the filters use."""
         ns = self._ns
-        self._db.executescript(
-            f"""
-            DROP TABLE IF EXISTS {ns}_docs;
-            DROP TABLE IF EXISTS {ns}_scopes;
-            CREATE TABLE {ns}_docs (row INTEGER PRIMARY KEY, id TEXT UNIQUE NOT NULL,
-                                    user TEXT NOT NULL, kind TEXT NOT NULL, live INTEGER NOT NULL);
-            CREATE TABLE {ns}_scopes (row INTEGER NOT NULL, scope TEXT NOT NULL);
-            CREATE INDEX {ns}_scopes_row ON {ns}_scopes (row, scope);
-            """
+        columns = "".join(
+            f", a_{a} {'INTEGER' if self._spec.attributes[a] is AttributeType.BOOLEAN else 'TEXT'}"
+            for a in self._single
         )
+        self._db.execute(f"DROP TABLE IF EXISTS {ns}_docs")
+        self._db.execute(f"CREATE TABLE {ns}_docs (row INTEGER PRIMARY KEY, id TEXT UNIQUE NOT NULL{columns})")
+        for table in self._multi.values():
+            self._db.execute(f"DROP TABLE IF EXISTS {table}")
+            self._db.execute(f"CREATE TABLE {table} (row INTEGER NOT NULL, value TEXT NOT NULL)")
+            self._db.execute(f"CREATE INDEX {table}_row ON {table} (row, value)")
         for table in self._fields.values():
             self._db.execute(f"DROP TABLE IF EXISTS {table}_vocab")
             self._db.execute(f"DROP TABLE IF EXISTS {table}")
@@ -110,6 +129,7 @@ class EmbeddedIndex:
         self._db.commit()
 
     def _write(self, doc: IndexDoc) -> None:
+        self._spec.check_doc(doc)
         ns = self._ns
         row = self._rows.get(doc.id)
         if row is None:
@@ -118,15 +138,17 @@ class EmbeddedIndex:
             self._ids.append(doc.id)
         else:
             self._db.execute(f"DELETE FROM {ns}_docs WHERE row = ?", (row,))
-            self._db.execute(f"DELETE FROM {ns}_scopes WHERE row = ?", (row,))
+            for table in self._multi.values():
+                self._db.execute(f"DELETE FROM {table} WHERE row = ?", (row,))
             for name, table in self._fields.items():
                 for (body,) in self._db.execute(f"SELECT body FROM {table} WHERE rowid = ?", (row,)).fetchall():
                     self._stats[name].remove(row, body.split())
                 self._db.execute(f"DELETE FROM {table} WHERE rowid = ?", (row,))
-        self._db.execute(
-            f"INSERT INTO {ns}_docs VALUES (?, ?, ?, ?, ?)", (row, doc.id, doc.user, doc.kind, int(doc.live))
-        )
-        self._db.executemany(f"INSERT INTO {ns}_scopes VALUES (?, ?)", [(row, s) for s in doc.scopes])
+        single = [doc.attributes.get(a) for a in self._single]
+        marks = ", ?" * len(single)
+        self._db.execute(f"INSERT INTO {ns}_docs VALUES (?, ?{marks})", (row, doc.id, *single))
+        for name, table in self._multi.items():
+            self._db.executemany(f"INSERT INTO {table} VALUES (?, ?)", [(row, v) for v in doc.values(name)])
         for name, table in self._fields.items():
             tokens = doc.fields.get(name, "").split()
             self._stats[name].add(row, tokens)
@@ -151,23 +173,26 @@ class EmbeddedIndex:
 
     def _where(self, filters: Filters) -> tuple[str, list[object]]:
         clauses, params = ["1"], []
-        if filters.user is not None:
-            clauses.append("d.user = ?")
-            params.append(filters.user)
-        if filters.live_only:
-            clauses.append("d.live = 1")
-        if filters.kinds is not None:
-            clauses.append(f"d.kind IN ({','.join('?' * len(filters.kinds))})")
-            params.extend(sorted(filters.kinds))
-        if filters.scopes is not None:
-            marks = ",".join("?" * len(filters.scopes))
-            clauses.append(f"EXISTS (SELECT 1 FROM {self._ns}_scopes s WHERE s.row = d.row AND s.scope IN ({marks}))")
-            params.extend(sorted(filters.scopes))
+        for condition in filters.conditions:
+            name = condition.attribute
+            table = self._multi.get(name)
+            if isinstance(condition, Present | Absent):
+                test = f"EXISTS (SELECT 1 FROM {table} s WHERE s.row = d.row)" if table else f"d.a_{name} IS NOT NULL"
+                clauses.append(test if isinstance(condition, Present) else f"NOT {test}")
+                continue
+            values = sorted(condition.values) if isinstance(condition, AnyOf) else [condition.value]
+            marks = ",".join("?" * len(values))
+            if table:
+                clauses.append(f"EXISTS (SELECT 1 FROM {table} s WHERE s.row = d.row AND s.value IN ({marks}))")
+            else:
+                clauses.append(f"d.a_{name} IN ({marks})")
+            params.extend(values)
         return " AND ".join(clauses), params
 
     def lexical(self, terms: Sequence[str], filters: Filters, limit: int) -> list[Hit]:
         """The admitted documents' postings with their tf from FTS5's instance vocabulary; n, N and
         the lengths from the statistics kept at write time, over every document."""
+        self._spec.check_filters(filters)
         wanted = list(dict.fromkeys(terms))
         if not wanted or limit <= 0:
             return []
@@ -196,6 +221,7 @@ class EmbeddedIndex:
     def vector(self, query: np.ndarray, filters: Filters, limit: int) -> list[Hit]:
         if not self._spec.dimensions:
             raise BackendUnavailable(f"embedded index {self._ns} was created without vectors")
+        self._spec.check_filters(filters)
         if filters.unrestricted:  # every row: no need to ask SQLite which ones
             matrix, ids = self._vectors[: len(self._ids)], self._ids
         else:
@@ -217,7 +243,8 @@ class EmbeddedIndex:
             self._db.execute(f"DROP TABLE IF EXISTS {table}_vocab")
             self._db.execute(f"DROP TABLE IF EXISTS {table}")
         self._stats = {f: _FieldStats() for f in self._spec.fields}
-        self._db.executescript(f"DROP TABLE IF EXISTS {self._ns}_docs; DROP TABLE IF EXISTS {self._ns}_scopes;")
+        for table in (f"{self._ns}_docs", *self._multi.values()):
+            self._db.execute(f"DROP TABLE IF EXISTS {table}")
         self._rows.clear()
         self._ids.clear()
 

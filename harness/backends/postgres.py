@@ -10,7 +10,7 @@ and a clause scores
     weight_f * idf * tf * (k1 + 1) / (tf + k1 * (1 - b + b * len / avglen)),   k1 = 1.2, b = 0.75
     idf = ln(1 + (N - n + 0.5) / (n + 0.5))   (Lucene and Redis BM25STD; never negative)
 with N the documents with at least one token in field f (Lucene's docCount) and n those of them
-holding the term, live or not, any user: filters choose what is returned, never the statistics.
+holding the term, whatever their attributes: filters choose what is returned, never the statistics.
 Field text arrives analysed (space-separated tokens) and is split on spaces in SQL rather than
 through to_tsvector, which keeps at most 255 positions per lexeme and so would cap tf.
 
@@ -27,7 +27,20 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from harness.backends.base import BackendInfo, Clause, Filters, Hit, IndexDoc, IndexSpec, ranked, unit
+from harness.backends.base import (
+    Absent,
+    AnyOf,
+    AttributeType,
+    BackendInfo,
+    Clause,
+    Filters,
+    Hit,
+    IndexDoc,
+    IndexSpec,
+    Present,
+    ranked,
+    unit,
+)
 from harness.backends.descriptor import BackendDescriptor, ConnectOptions, ExtensionPolicy, UrlScheme, server_url
 from harness.errors import BackendUnavailable
 
@@ -56,20 +69,25 @@ def _schema(namespace: str) -> str:
     return f'"ns_{namespace}"'
 
 
-def _where(filters: Filters) -> tuple[str, dict[str, Any]]:
-    """Conditions on `docs d`; only the filters in use appear, so each shape prepares its own plan."""
+_COLUMN_TYPES = {AttributeType.KEYWORD: "text", AttributeType.KEYWORDS: "text[]", AttributeType.BOOLEAN: "boolean"}
+
+
+def _where(filters: Filters, spec: IndexSpec) -> tuple[str, dict[str, Any]]:
+    """Conditions on `docs d` (attribute `x` is column `a_x`, NULL when absent; keywords are
+    `text[]` tested with `&&`, which their GIN index serves). Only the filters in use appear,
+    booleans as literals, so each shape prepares its own plan."""
     conditions, params = ["TRUE"], {}
-    if filters.user is not None:
-        conditions.append('d."user" = %(user)s')
-        params["user"] = filters.user
-    if filters.scopes is not None:
-        conditions.append("d.scopes && %(scopes)s::text[]")
-        params["scopes"] = sorted(filters.scopes)
-    if filters.kinds is not None:
-        conditions.append("d.kind = ANY(%(kinds)s::text[])")
-        params["kinds"] = sorted(filters.kinds)
-    if filters.live_only:
-        conditions.append("d.live")
+    for i, condition in enumerate(filters.conditions):
+        column, kind = f'd."a_{condition.attribute}"', spec.attributes[condition.attribute]
+        if isinstance(condition, Present | Absent):
+            conditions.append(f"{column} IS {'NOT ' if isinstance(condition, Present) else ''}NULL")
+        elif kind is AttributeType.BOOLEAN:
+            conditions.append(column if condition.value else f"NOT {column}")
+        else:
+            values = sorted(condition.values) if isinstance(condition, AnyOf) else [condition.value]
+            test = "{} && %(p{})s::text[]" if kind is AttributeType.KEYWORDS else "{} = ANY(%(p{})s::text[])"
+            conditions.append(test.format(column, i))
+            params[f"p{i}"] = values
     return " AND ".join(conditions), params
 
 
@@ -110,6 +128,12 @@ class PostgresIndex:
     def _create(self) -> None:
         s, dims = self._s, self._spec.dimensions
         embedding = f", embedding vector({int(dims)})" if dims else ""
+        attributes = "".join(f', "a_{a}" {_COLUMN_TYPES[kind]}' for a, kind in self._spec.attributes.items())
+        gin = "".join(
+            f'CREATE INDEX ON {s}.docs USING gin ("a_{a}");'
+            for a, kind in self._spec.attributes.items()
+            if kind is AttributeType.KEYWORDS
+        )
         hnsw = (
             f"CREATE INDEX ON {s}.docs USING hnsw (embedding vector_cosine_ops) "
             f"WITH (m = {HNSW_M}, ef_construction = {HNSW_EF_CONSTRUCTION});"
@@ -120,9 +144,8 @@ class PostgresIndex:
             f"""
             DROP SCHEMA IF EXISTS {s} CASCADE;
             CREATE SCHEMA {s};
-            CREATE TABLE {s}.docs (id text PRIMARY KEY, "user" text NOT NULL, kind text NOT NULL,
-                                   live boolean NOT NULL, scopes text[] NOT NULL{embedding});
-            CREATE INDEX ON {s}.docs USING gin (scopes);
+            CREATE TABLE {s}.docs (id text PRIMARY KEY{attributes}{embedding});
+            {gin}
             CREATE TABLE {s}.terms (term text, field text, id text, tf integer NOT NULL, len integer NOT NULL,
                                     PRIMARY KEY (term, field, id));
             CREATE INDEX ON {s}.terms (id);
@@ -156,7 +179,11 @@ class PostgresIndex:
         texts = [
             (d.id, f, body) for d in docs for f in self._spec.fields if (body := " ".join(d.fields.get(f, "").split()))
         ]
-        columns = 'id, "user", kind, live, scopes' + (", embedding" if self._spec.dimensions else "")
+        for doc in docs:
+            self._spec.check_doc(doc)
+        columns = ", ".join(
+            ["id", *(f'"a_{a}"' for a in self._spec.attributes), *(["embedding"] if self._spec.dimensions else [])]
+        )
         with self._conn.transaction(), self._conn.cursor() as cur:
             cur.execute(
                 f"""
@@ -196,7 +223,8 @@ class PostgresIndex:
             )
 
     def _row(self, doc: IndexDoc) -> tuple[object, ...]:
-        row = (doc.id, doc.user, doc.kind, doc.live, list(doc.scopes))
+        values = (doc.attributes.get(a) for a in self._spec.attributes)
+        row = (doc.id, *(sorted(v) if isinstance(v, frozenset) else v for v in values))
         if not self._spec.dimensions:
             return row
         if doc.vector is None:
@@ -213,9 +241,10 @@ class PostgresIndex:
 
     def lexical(self, terms: Sequence[str], filters: Filters, limit: int) -> list[Hit]:
         """One query over the postings of the terms; n, N and avglen come from `vocab` and `stats`."""
+        self._spec.check_filters(filters)
         if not terms or limit <= 0:
             return []
-        s, (where, params) = self._s, _where(filters)
+        s, (where, params) = self._s, _where(filters, self._spec)
         k1, b, half = f"{K1!r}::float8", f"{B!r}::float8", "0.5::float8"
         rows = self._conn.execute(
             f"""
@@ -248,9 +277,10 @@ class PostgresIndex:
         """Nearest by `<=>` through HNSW; score = 1 - cosine distance = cosine."""
         if not self._spec.dimensions:
             raise BackendUnavailable(f"postgres index {self._s} was created without vectors")
+        self._spec.check_filters(filters)
         if limit <= 0:
             return []
-        where, params = _where(filters)
+        where, params = _where(filters, self._spec)
         fetch = limit + TIE_ROWS
         with self._conn.pipeline(), self._conn.transaction():
             self._conn.execute(
@@ -370,6 +400,6 @@ DESCRIPTOR = BackendDescriptor(
     "postgres",
     _connect,
     server="postgres",
-    sample_query="""psql '{url}' -c 'SELECT id, "user", kind FROM ns_builtin.docs LIMIT 5'""",
+    sample_query="""psql '{url}' -c 'SELECT id, a_user, a_kind FROM ns_builtin.docs LIMIT 5'""",
     url_schemes={"postgresql": UrlScheme("postgresql", 5432), "postgres": UrlScheme("postgresql", 5432)},
 )

@@ -13,7 +13,8 @@ with Lucene's statistics: N and avglen over the documents whose field f is non-e
 `len:<field>`), n = ZCARD of the posting list. For each (field, term) a ZSET `bm:<field>:<term>`
 maps doc id -> tfpart, and `tf:<field>:<term>` keeps the raw term frequency. A query is one
 script: ZUNIONSTORE of the posting lists with WEIGHTS weight_f * idf, ZINTERSTORE with the
-filter sets at weight 0 (a filter never changes a score),
+filter sets at weight 0 (a filter never changes a score; one set per attribute value, `v:<attr>:<value>`,
+booleans as 1 and 0, and per attribute `has:<attr>` and `none:<attr>` for present and absent),
 ZRANGE REV for the top (widened to every document whose rounded score ties the last one, so the
 `rank_key` tie-break is exact), ZINTER of each posting list with the top for the clauses (the
 union is built in chunks, since Lua's unpack takes a few thousand values); the scratch keys are
@@ -27,7 +28,8 @@ Computing tfpart at query time instead would make every query pay for the length
 
 Vectors: Redis 8 Vector Sets, one set per namespace (`VADD ... NOQUANT` keeps float32), searched
 with `VSIM ... TRUTH` (an exact linear scan, so FILTER-EF does not apply) and FILTER expressions
-over JSON attributes (user, scopes, kind, live). VSIM's similarity s = (1 + cos) / 2 is reported
+over the documents' attributes as JSON; `_present` lists the attributes a document has, since an
+expression that reads a missing field skips the element. VSIM's similarity s = (1 + cos) / 2 is reported
 as cos = 2s - 1. Servers without Vector Sets (Valkey) index text only and refuse `vector`.
 """
 
@@ -43,7 +45,20 @@ from urllib.parse import urlsplit, urlunsplit
 
 import numpy as np
 
-from harness.backends.base import BackendInfo, Clause, Filters, Hit, IndexDoc, IndexSpec, ranked, unit
+from harness.backends.base import (
+    Absent,
+    AnyOf,
+    AttributeType,
+    BackendInfo,
+    Clause,
+    Filters,
+    Hit,
+    IndexDoc,
+    IndexSpec,
+    Present,
+    ranked,
+    unit,
+)
 from harness.backends.descriptor import BackendDescriptor, ConnectOptions, UrlScheme, server_url
 from harness.errors import BackendUnavailable
 
@@ -217,19 +232,39 @@ def _literal(value: str) -> str:
     return f'"{_attribute(value)}"'
 
 
-def vsim_filter(filters: Filters) -> str | None:
-    """The VSIM FILTER expression for `filters` (None: no restriction); empty sets admit nothing
-    and are handled by the caller."""
+def vsim_filter(filters: Filters, spec: IndexSpec) -> str | None:
+    """The VSIM FILTER expression for `filters` (None: no restriction); an empty any-of admits
+    nothing and is handled by the caller."""
     parts = []
-    if filters.user is not None:
-        parts.append(f".user == {_literal(filters.user)}")
-    if filters.live_only:
-        parts.append(".live == 1")
-    if filters.kinds is not None:
-        parts.append(f".kind in [{', '.join(_literal(k) for k in sorted(filters.kinds))}]")
-    if filters.scopes is not None:
-        parts.append("(" + " or ".join(f"{_literal(s)} in .scopes" for s in sorted(filters.scopes)) + ")")
+    for condition in filters.conditions:
+        name, kind = condition.attribute, spec.attributes[condition.attribute]
+        if isinstance(condition, Present | Absent):
+            test = f'"{name}" in ._present'
+            parts.append(test if isinstance(condition, Present) else f"not ({test})")
+        elif kind is AttributeType.BOOLEAN:
+            parts.append(f".{name} == {int(condition.value)}")
+        else:
+            values = sorted(condition.values) if isinstance(condition, AnyOf) else [str(condition.value)]
+            if kind is AttributeType.KEYWORDS:
+                parts.append("(" + " or ".join(f"{_literal(v)} in .{name}" for v in values) + ")")
+            elif isinstance(condition, AnyOf):
+                parts.append(f".{name} in [{', '.join(_literal(v) for v in values)}]")
+            else:
+                parts.append(f".{name} == {_literal(values[0])}")
     return " and ".join(parts) or None
+
+
+def vsim_attributes(doc: IndexDoc) -> dict[str, object]:
+    """A document's attributes as VADD SETATTR stores them (see `vsim_filter`)."""
+    stored: dict[str, object] = {"_present": sorted(doc.attributes)}
+    for name, value in doc.attributes.items():
+        if isinstance(value, bool):
+            stored[name] = int(value)
+        elif isinstance(value, frozenset):
+            stored[name] = [_attribute(v) for v in sorted(value)]
+        else:
+            stored[name] = _attribute(value)
+    return stored
 
 
 @dataclass(frozen=True, slots=True)
@@ -239,10 +274,6 @@ class _Keys:
     @property
     def docs(self) -> str:
         return self.prefix + "docs"
-
-    @property
-    def live(self) -> str:
-        return self.prefix + "live"
 
     @property
     def vectors(self) -> str:
@@ -258,14 +289,26 @@ class _Keys:
     def doc(self, doc_id: str) -> str:
         return self.prefix + "doc:" + doc_id
 
-    def user(self, user: str) -> str:
-        return self.prefix + "user:" + user
+    def value(self, attribute: str, value: str | bool) -> str:
+        """Documents whose attribute has this value (booleans as 1 and 0)."""
+        return f"{self.prefix}v:{attribute}:{int(value) if isinstance(value, bool) else value}"
 
-    def scope(self, scope: str) -> str:
-        return self.prefix + "scope:" + scope
+    def present(self, attribute: str) -> str:
+        return f"{self.prefix}has:{attribute}"
 
-    def kind(self, kind: str) -> str:
-        return self.prefix + "kind:" + kind
+    def absent(self, attribute: str) -> str:
+        return f"{self.prefix}none:{attribute}"
+
+    def memberships(self, doc: IndexDoc, attributes: Iterable[str]) -> list[str]:
+        """Every filter set the document belongs to."""
+        keys = []
+        for name in attributes:
+            values = doc.values(name)
+            if values:
+                keys += [*(self.value(name, v) for v in values), self.present(name)]
+            else:
+                keys.append(self.absent(name))
+        return keys
 
     def terms(self, field: str) -> str:
         return self.prefix + "terms:" + field
@@ -303,6 +346,8 @@ class RedisCoreIndex:
     # -- writes -------------------------------------------------------------------------------
 
     def load(self, docs: Sequence[IndexDoc]) -> None:
+        for doc in docs:
+            self._spec.check_doc(doc)
         ids = [d.id for d in docs]
         if len(set(ids)) != len(ids):
             raise ValueError("load got the same document id twice; use upsert to replace")
@@ -316,6 +361,7 @@ class RedisCoreIndex:
         self._rescore(self._client)
 
     def upsert(self, doc: IndexDoc) -> None:
+        self._spec.check_doc(doc)
         previous = cast(dict[str, str], self._client.hgetall(self._keys.doc(doc.id)))  # decode_responses
         with self._client.pipeline(transaction=True) as pipe:
             if previous:
@@ -326,19 +372,11 @@ class RedisCoreIndex:
 
     def _index(self, pipe: Pipeline, doc: IndexDoc) -> None:
         keys = self._keys
-        record: dict[FieldT, EncodableT] = {
-            "user": doc.user,
-            "kind": doc.kind,
-            "live": int(doc.live),
-            "scopes": json.dumps(doc.scopes),
-        }
+        memberships = keys.memberships(doc, self._spec.attributes)
+        record: dict[FieldT, EncodableT] = {"sets": json.dumps(memberships)}
         pipe.sadd(keys.docs, doc.id)
-        pipe.sadd(keys.user(doc.user), doc.id)
-        pipe.sadd(keys.kind(doc.kind), doc.id)
-        for scope in doc.scopes:
-            pipe.sadd(keys.scope(scope), doc.id)
-        if doc.live:
-            pipe.sadd(keys.live, doc.id)
+        for key in memberships:
+            pipe.sadd(key, doc.id)
         for field in self._spec.fields:
             tokens = doc.fields.get(field, "").split()
             record[f"f:{field}"] = " ".join(tokens)
@@ -358,26 +396,16 @@ class RedisCoreIndex:
     def _add_vector(self, pipe: Pipeline, doc: IndexDoc) -> None:
         if doc.vector is None:
             raise ValueError(f"document {doc.id!r} has no vector but the index has {self._spec.dimensions} dimensions")
-        attributes = {
-            "user": _attribute(doc.user),
-            "kind": _attribute(doc.kind),
-            "live": int(doc.live),
-            "scopes": [_attribute(s) for s in doc.scopes],
-        }
         blob = unit(doc.vector).tobytes()
-        pipe.execute_command(
-            "VADD", self._keys.vectors, "FP32", blob, doc.id, "NOQUANT", "SETATTR", json.dumps(attributes)
-        )
+        attributes = json.dumps(vsim_attributes(doc))
+        pipe.execute_command("VADD", self._keys.vectors, "FP32", blob, doc.id, "NOQUANT", "SETATTR", attributes)
 
     def _unindex(self, pipe: Pipeline, doc_id: str, record: dict[str, str]) -> None:
         """Undo the memberships and raw frequencies of a stored document (postings follow in
         `_rescore`); its vector is replaced in place by the next VADD."""
         keys = self._keys
-        pipe.srem(keys.user(record["user"]), doc_id)
-        pipe.srem(keys.kind(record["kind"]), doc_id)
-        pipe.srem(keys.live, doc_id)
-        for scope in json.loads(record["scopes"]):
-            pipe.srem(keys.scope(scope), doc_id)
+        for key in json.loads(record["sets"]):
+            pipe.srem(key, doc_id)
         for field in self._spec.fields:
             for term in set(record.get(f"f:{field}", "").split()):
                 pipe.zrem(keys.tf(field, term), doc_id)
@@ -400,16 +428,19 @@ class RedisCoreIndex:
 
     def _filter_groups(self, filters: Filters) -> list[list[str]] | None:
         """Sets a document must belong to, one of each group; None when nothing can match."""
+        self._spec.check_filters(filters)
         keys = self._keys
         groups = []
-        if filters.user is not None:
-            groups.append([keys.user(filters.user)])
-        if filters.live_only:
-            groups.append([keys.live])
-        if filters.scopes is not None:
-            groups.append([keys.scope(s) for s in sorted(filters.scopes)])
-        if filters.kinds is not None:
-            groups.append([keys.kind(k) for k in sorted(filters.kinds)])
+        for condition in filters.conditions:
+            name = condition.attribute
+            if isinstance(condition, Present):
+                groups.append([keys.present(name)])
+            elif isinstance(condition, Absent):
+                groups.append([keys.absent(name)])
+            elif isinstance(condition, AnyOf):
+                groups.append([keys.value(name, v) for v in sorted(condition.values)])
+            else:
+                groups.append([keys.value(name, condition.value)])
         return None if any(not g for g in groups) else groups
 
     def lexical(self, terms: Sequence[str], filters: Filters, limit: int) -> list[Hit]:
@@ -444,7 +475,7 @@ class RedisCoreIndex:
             return []
         blob = unit(query).tobytes()
         command: list[Any] = ["VSIM", self._keys.vectors, "FP32", blob, "WITHSCORES", "COUNT", limit + _TIE_SLACK]
-        expression = vsim_filter(filters)
+        expression = vsim_filter(filters, self._spec)
         if expression:
             command += ["FILTER", expression]
         reply = self._client.execute_command(*command, "TRUTH")

@@ -11,8 +11,10 @@ it; the ranking-level ones (filters, order, vectors) do. One clause per term, ov
 (`name|aliases`): its score is the term's share of the exact total, shares recomputed from the
 2-decimal factors EXPLAINSCORE prints.
 
-TAG predicates add to the score in FT.SEARCH, so the filters sit in a `$weight: 0.0` group: they
-restrict without scoring, and statistics stay those of the whole index. After an upsert the term
+Attribute `x` is the TAG field `_x` (keywords split on `,`, booleans as 1 and 0, INDEXMISSING so
+that `ismissing(@_x)` finds documents without it). TAG predicates add to the score in FT.SEARCH,
+so the filters sit in a `$weight: 0.0` group: they restrict without scoring, and statistics stay
+those of the whole index. After an upsert the term
 document frequencies may still count the replaced document until the index GC runs, so upserts
 are not guaranteed exact on the next query. Vectors: HNSW, COSINE distance (1 - cos), KNN with the
 filters as prefilter and EF_RUNTIME >= k. Replies are read as RESP2, the documented shapes.
@@ -28,7 +30,20 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from harness.backends.base import BackendInfo, Clause, Filters, Hit, IndexDoc, IndexSpec, ranked, unit
+from harness.backends.base import (
+    Absent,
+    AnyOf,
+    AttributeType,
+    BackendInfo,
+    Clause,
+    Filters,
+    Hit,
+    IndexDoc,
+    IndexSpec,
+    Present,
+    ranked,
+    unit,
+)
 from harness.backends.descriptor import BackendDescriptor, ConnectOptions, ContractNotes, server_url
 from harness.backends.redis_core import REDIS_URLS, RedisCoreBackend, open_client, server_identity, unlink_prefix
 from harness.errors import BackendUnavailable
@@ -41,6 +56,7 @@ _NAMESPACE = re.compile(r"^[A-Za-z0-9_.-]+$")
 _FIELD = re.compile(r"^[A-Za-z][A-Za-z0-9_]*$")
 _UNSAFE = re.compile(r"(\W)")
 _SEPARATOR = ","
+_VECTOR = "_vec"
 _EF_FLOOR = 100
 _TIE_SLACK = 32
 _POLL = 0.05
@@ -66,27 +82,31 @@ def create_command(index: str, prefix: str, spec: IndexSpec) -> list[Any]:
     schema: list[Any] = []
     for field, weight in spec.fields.items():
         schema += [field, "TEXT", "NOSTEM", "WEIGHT", weight]
-    schema += ["_user", "TAG", "CASESENSITIVE", "_scopes", "TAG", "SEPARATOR", _SEPARATOR, "CASESENSITIVE"]
-    schema += ["_kind", "TAG", "CASESENSITIVE", "_live", "TAG"]
+    for name, kind in spec.attributes.items():
+        if kind is AttributeType.BOOLEAN:
+            schema += [f"_{name}", "TAG", "INDEXMISSING"]
+        else:
+            schema += [f"_{name}", "TAG", "SEPARATOR", _SEPARATOR, "CASESENSITIVE", "INDEXMISSING"]
     if spec.dimensions:
-        schema += ["_vec", "VECTOR", "HNSW", 6, "TYPE", "FLOAT32", "DIM", spec.dimensions, "DISTANCE_METRIC", "COSINE"]
+        schema += [_VECTOR, "VECTOR", "HNSW", 6, "TYPE", "FLOAT32", "DIM", spec.dimensions, "DISTANCE_METRIC", "COSINE"]
     # STOPWORDS 0: analysed text is indexed as given, stopwords included, like every other engine.
     return ["FT.CREATE", index, "ON", "HASH", "PREFIX", 1, prefix, "STOPWORDS", 0, "SCHEMA", *schema]
 
 
 def _tag_filters(filters: Filters) -> list[str] | None:
-    """TAG clauses for `filters`; None when an empty any-of set admits nothing."""
-    if (filters.scopes is not None and not filters.scopes) or (filters.kinds is not None and not filters.kinds):
+    """Query clauses for `filters`; None when an empty any-of admits nothing."""
+    if filters.admits_nothing:
         return None
     clauses = []
-    if filters.user is not None:
-        clauses.append(f"@_user:{{{_escape(filters.user)}}}")
-    if filters.live_only:
-        clauses.append("@_live:{1}")
-    if filters.scopes is not None:
-        clauses.append(f"@_scopes:{{{'|'.join(_escape(s) for s in sorted(filters.scopes))}}}")
-    if filters.kinds is not None:
-        clauses.append(f"@_kind:{{{'|'.join(_escape(k) for k in sorted(filters.kinds))}}}")
+    for condition in filters.conditions:
+        tag = f"@_{condition.attribute}"
+        if isinstance(condition, Present | Absent):
+            clauses.append(f"{'-' if isinstance(condition, Present) else ''}ismissing({tag})")
+        elif isinstance(condition, AnyOf):
+            clauses.append(f"{tag}:{{{'|'.join(_escape(v) for v in sorted(condition.values))}}}")
+        else:
+            value = str(int(condition.value)) if isinstance(condition.value, bool) else _escape(condition.value)
+            clauses.append(f"{tag}:{{{value}}}")
     return clauses
 
 
@@ -112,7 +132,7 @@ def knn_command(index: str, blob: bytes, filters: Filters, k: int) -> list[Any]:
         raise ValueError("these filters admit nothing; there is no KNN query for them")
     prefilter = f"({' '.join(tags)})" if tags else "*"
     return [
-        "FT.SEARCH", index, f"{prefilter}=>[KNN $K @_vec $BLOB EF_RUNTIME $EF AS __dist]",
+        "FT.SEARCH", index, f"{prefilter}=>[KNN $K @{_VECTOR} $BLOB EF_RUNTIME $EF AS __dist]",
         "PARAMS", 6, "K", k, "BLOB", blob, "EF", max(k, _EF_FLOOR),
         "SORTBY", "__dist", "ASC", "RETURN", 1, "__dist", "LIMIT", 0, k, "DIALECT", 2,
     ]  # fmt: skip
@@ -190,6 +210,8 @@ class RedisSearchIndex:
         for field in spec.fields:
             if not _FIELD.match(field):
                 raise ValueError(f"field name must match {_FIELD.pattern}: {field!r}")
+        if "vec" in spec.attributes:
+            raise ValueError(f"attribute name 'vec' is taken: its tag field would be the vector field {_VECTOR}")
         self._client = client
         self._spec = spec
         self._name = f"h_{namespace}"
@@ -201,27 +223,38 @@ class RedisSearchIndex:
         self._client.execute_command(*create_command(self._name, self._prefix, self._spec))
 
     def _hash(self, doc: IndexDoc) -> dict[FieldT, EncodableT]:
-        if any(_SEPARATOR in s for s in doc.scopes):
-            raise ValueError(f"scope of {doc.id!r} contains the tag separator {_SEPARATOR!r}")
+        self._spec.check_doc(doc)
         record: dict[FieldT, EncodableT] = {f: doc.fields.get(f, "") for f in self._spec.fields}
-        record |= {"_user": doc.user, "_scopes": _SEPARATOR.join(doc.scopes), "_kind": doc.kind, "_live": int(doc.live)}
+        for name, value in doc.attributes.items():
+            values = sorted(value) if isinstance(value, frozenset) else [value]
+            if any(isinstance(v, str) and _SEPARATOR in v for v in values):
+                raise ValueError(f"attribute {name!r} of {doc.id!r} contains the tag separator {_SEPARATOR!r}")
+            record[f"_{name}"] = int(value) if isinstance(value, bool) else _SEPARATOR.join(map(str, values))
         if self._spec.dimensions:
             if doc.vector is None:
                 raise ValueError(
                     f"document {doc.id!r} has no vector but the index has {self._spec.dimensions} dimensions"
                 )
-            record["_vec"] = unit(doc.vector).tobytes()
+            record[_VECTOR] = unit(doc.vector).tobytes()
         return record
 
     def load(self, docs: Sequence[IndexDoc]) -> None:
+        records = [(self._prefix + doc.id, self._hash(doc)) for doc in docs]
         with self._client.pipeline(transaction=False) as pipe:
-            for doc in docs:
-                pipe.hset(self._prefix + doc.id, mapping=self._hash(doc))
+            for key, record in records:
+                pipe.hset(key, mapping=record)
             pipe.execute()
 
     def upsert(self, doc: IndexDoc) -> None:
-        """HSET of a hash under the prefix reindexes it synchronously; every field is rewritten."""
-        self._client.hset(self._prefix + doc.id, mapping=self._hash(doc))
+        """HSET of a hash under the prefix reindexes it synchronously; the attributes the new
+        version lacks are deleted in the same transaction, so they read as missing."""
+        record = self._hash(doc)
+        absent = [f"_{a}" for a in self._spec.attributes if f"_{a}" not in record]
+        with self._client.pipeline(transaction=True) as pipe:
+            if absent:
+                pipe.hdel(self._prefix + doc.id, *absent)
+            pipe.hset(self._prefix + doc.id, mapping=record)
+            pipe.execute()
 
     def wait_ready(self, expected: int, timeout: float) -> None:
         """Poll FT.INFO until the background scan is done and every document is indexed."""
@@ -239,6 +272,7 @@ class RedisSearchIndex:
             time.sleep(_POLL)
 
     def lexical(self, terms: Sequence[str], filters: Filters, limit: int) -> list[Hit]:
+        self._spec.check_filters(filters)
         query = lexical_query(list(self._spec.fields), terms, filters)
         if query is None or limit < 1:
             return []
@@ -248,6 +282,7 @@ class RedisSearchIndex:
     def vector(self, query: np.ndarray, filters: Filters, limit: int) -> list[Hit]:
         if not self._spec.dimensions:
             raise BackendUnavailable(f"redis index {self._name} was created without vectors")
+        self._spec.check_filters(filters)
         if _tag_filters(filters) is None or limit < 1:
             return []
         command = knn_command(self._name, unit(query).tobytes(), filters, limit + _TIE_SLACK)

@@ -36,7 +36,7 @@ CONTEXT_WEIGHT = 0.5
 NEIGHBOUR_SHARE = 0.5
 """Share of each neighbouring turn's vector in a turn's vector."""
 
-_EVERYTHING = Filters(live_only=False)
+_EVERYTHING = Filters()
 
 
 def turn_text(doc: Document) -> str:
@@ -90,10 +90,6 @@ def _turn_docs(documents: Sequence[Document], analysed: Sequence[str], vectors: 
     return [
         IndexDoc(
             id=doc.id,
-            user="dataset",
-            scopes=(),
-            kind="turn",
-            live=True,
             fields={
                 "content": analysed[i],
                 "context": " ".join(analysed[j] for j in neighbours if j is not None),
@@ -109,10 +105,7 @@ def _session_docs(documents: Sequence[Document], analysed: Sequence[str]) -> lis
     terms: dict[str, list[str]] = {}
     for doc, text in zip(documents, analysed, strict=True):
         terms.setdefault(doc.session_id, []).append(text)
-    return [
-        IndexDoc(id=session, user="dataset", scopes=(), kind="session", live=True, fields={"content": " ".join(parts)})
-        for session, parts in terms.items()
-    ]
+    return [IndexDoc(id=session, fields={"content": " ".join(parts)}) for session, parts in terms.items()]
 
 
 class HaystackIndex:

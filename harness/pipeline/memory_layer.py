@@ -19,7 +19,15 @@ from harness.pipeline.prelude import persona_prelude
 from harness.pipeline.query_cleanup import clean_query
 from harness.pipeline.ruleset import BUILTIN_RULES, Ruleset
 from harness.pipeline.settings import Mode, PipelineSettings
-from harness.pipeline.surface import embedding_text, field_text, index_doc, phrases
+from harness.pipeline.surface import (
+    ATTRIBUTES,
+    embedding_text,
+    field_text,
+    index_doc,
+    of_kinds,
+    phrases,
+    visible_filters,
+)
 from harness.text import count_tokens, tokenize
 
 _RETRIEVABLE_KINDS = frozenset(t.value for t in MemoryType if t is not MemoryType.OPEN_QUESTION)
@@ -69,7 +77,7 @@ class MemoryPipeline:
         rules: Ruleset = BUILTIN_RULES,
     ) -> MemoryPipeline:
         """A pipeline on a fresh namespace; vectors are indexed only when an embedder is given."""
-        spec = IndexSpec(dict(settings.fields), embedder.dimensions if embedder else None)
+        spec = IndexSpec(dict(settings.fields), embedder.dimensions if embedder else None, ATTRIBUTES)
         return cls(backend.create_index(namespace, spec), settings, embedder, rules)
 
     @property
@@ -121,7 +129,7 @@ class MemoryPipeline:
         visible = {m.id: m for m in own if not scopes.isdisjoint(m.scopes)}
         pinned = self._pinned(own, visible)
         pinned_ids = {m.id for m in pinned}
-        filters = Filters(user=request.user, scopes=scopes, live_only=True)
+        filters = visible_filters(request.user, scopes)
 
         relevant: list[Retrieved] = []
         matched_questions: set[str] = set()
@@ -254,7 +262,7 @@ class MemoryPipeline:
             raise ValueError("vector and hybrid modes need a pipeline opened with an embedder")
         (query_vector,) = self._embedder.embed([query])
         k = self._rules.vector_limit
-        retrievable = Filters(filters.user, filters.scopes, _RETRIEVABLE_KINDS, filters.live_only)
+        retrievable = of_kinds(filters, _RETRIEVABLE_KINDS)
         skipped = sum(1 for memory_id in visible if not self._may_be_relevant(memory_id, pinned_ids))
         hits = self._index.vector(query_vector, retrievable, k + skipped)
         return [h for h in hits if self._may_be_relevant(h.id, pinned_ids)][:k]

@@ -1,4 +1,5 @@
-"""What of a memory is searchable: field texts for the engine, phrases for the relevance rule."""
+"""What of a memory the engine sees: field texts, and the attributes the memory layer filters on
+(the engine knows none of their meaning); phrases for the relevance rule."""
 
 from __future__ import annotations
 
@@ -6,9 +7,27 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from harness.backends.base import IndexDoc
+from harness.backends.base import AnyOf, AttributeType, Eq, Filters, IndexDoc
 from harness.models import Memory
 from harness.text import content_terms, tokenize
+
+ATTRIBUTES = {
+    "user": AttributeType.KEYWORD,
+    "scope": AttributeType.KEYWORDS,
+    "kind": AttributeType.KEYWORD,
+    "live": AttributeType.BOOLEAN,
+}
+"""A memory's owner, its scopes, its type and whether it may be injected (`Memory.injectable`)."""
+
+
+def visible_filters(user: str, scopes: frozenset[str]) -> Filters:
+    """Live memories of `user` sharing a scope with `scopes`."""
+    return Filters(Eq("user", user), AnyOf("scope", scopes), Eq("live", True))
+
+
+def of_kinds(filters: Filters, kinds: frozenset[str]) -> Filters:
+    """`filters`, restricted to memories of these types."""
+    return Filters(*filters.conditions, AnyOf("kind", kinds))
 
 
 def field_text(memory: Memory, field: str) -> str:
@@ -52,12 +71,10 @@ def index_doc(memory: Memory, fields: Mapping[str, float], vector: np.ndarray | 
         f: " ".join(content_terms(field_text(memory, f)) if f == "content" else tokenize(field_text(memory, f)))
         for f in fields
     }
-    return IndexDoc(
-        id=memory.id,
-        user=memory.user,
-        scopes=memory.scopes,
-        kind=memory.type.value,
-        live=live,
-        fields=analysed,
-        vector=vector,
-    )
+    attributes = {
+        "user": memory.user,
+        "scope": frozenset(memory.scopes),
+        "kind": memory.type.value,
+        "live": live,
+    }
+    return IndexDoc(id=memory.id, fields=analysed, attributes=attributes, vector=vector)

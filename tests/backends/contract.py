@@ -18,11 +18,37 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from harness.backends import registry
-from harness.backends.base import Backend, Clause, Filters, Hit, IndexDoc, IndexSpec, ranked
+from harness.backends.base import (
+    Absent,
+    AnyOf,
+    AttributeType,
+    Backend,
+    Clause,
+    Eq,
+    Filters,
+    Hit,
+    IndexDoc,
+    IndexSpec,
+    Present,
+    ranked,
+)
 from harness.backends.descriptor import ContractNotes
 from harness.errors import BackendUnavailable
 
 WEIGHTS = {"name": 1.0, "aliases": 2.0}
+ATTRIBUTES = {
+    "owner": AttributeType.KEYWORD,
+    "tags": AttributeType.KEYWORDS,
+    "kind": AttributeType.KEYWORD,
+    "live": AttributeType.BOOLEAN,
+}
+"""Attributes with no meaning to the engines: one of each type, any of them may be absent."""
+
+
+def spec(dimensions: int | None = None) -> IndexSpec:
+    return IndexSpec(WEIGHTS, dimensions, ATTRIBUTES)
+
+
 K1, B = 1.2, 0.75
 SCORE_TOLERANCE = 1e-6
 
@@ -79,15 +105,21 @@ def namespace(name: str) -> str:
 
 
 def doc(
-    doc_id: str, name: str, aliases: str, user: str = "u", scopes=("domain:a",), live=True, kind="entity", vector=None
+    doc_id: str,
+    name: str,
+    aliases: str,
+    owner: str | None = "u",
+    tags=("domain:a",),
+    live: bool | None = True,
+    kind: str | None = "entity",
+    vector=None,
 ) -> IndexDoc:
+    """A contract document; None (or no tags) leaves that attribute absent."""
+    attributes = {"owner": owner, "tags": frozenset(tags), "kind": kind, "live": live}
     return IndexDoc(
         doc_id,
-        user,
-        scopes,
-        kind,
-        live,
         {"name": name, "aliases": aliases},
+        {k: v for k, v in attributes.items() if v is not None},
         None if vector is None else np.asarray(vector, dtype=np.float32),
     )
 
@@ -109,7 +141,7 @@ def field_stats(docs: list[IndexDoc], field: str, term: str) -> tuple[int, int, 
 
 def check_bm25_formula(backend: Backend, tolerance: float = SCORE_TOLERANCE) -> None:
     """Per-field BM25 with field weights; (field, term) clauses add up to the score."""
-    index = backend.create_index(namespace("cf"), IndexSpec(WEIGHTS))
+    index = backend.create_index(namespace("cf"), spec())
     index.load(CORPUS)
     index.wait_ready(len(CORPUS), 30)
     (hit,) = index.lexical(["postgres", "pg"], Filters(), 10)
@@ -126,21 +158,22 @@ def check_bm25_formula(backend: Backend, tolerance: float = SCORE_TOLERANCE) -> 
 
 
 def check_statistics_ignore_filters(backend: Backend, tolerance: float = SCORE_TOLERANCE) -> None:
-    """Filtered-out documents (other users, not live) still count in N, df and average length;
-    documents with an empty field do not count for that field."""
+    """Filtered-out documents (another owner, not live, no owner) still count in N, df and average
+    length; documents with an empty field do not count for that field."""
     docs = [
         *CORPUS,
-        doc("x", "kafka", "kafka streams", user="other"),
+        doc("x", "kafka", "kafka streams", owner="other"),
         doc("y", "kafka", "kafka", live=False),
+        doc("w", "kafka", "kafka", owner=None),
         doc("z", "no aliases at all", ""),
     ]
-    index = backend.create_index(namespace("cs"), IndexSpec(WEIGHTS))
+    index = backend.create_index(namespace("cs"), spec())
     index.load(docs)
     index.wait_ready(len(docs), 30)
-    hits = index.lexical(["kafka"], Filters(user="u"), 10)
+    hits = index.lexical(["kafka"], Filters(Eq("owner", "u"), Eq("live", True)), 10)
     assert [h.id for h in hits] == ["c"]
     n_docs, df, avg = field_stats(docs, "aliases", "kafka")
-    assert (n_docs, df) == (7, 3)
+    assert (n_docs, df) == (8, 4)
     expected = 2.0 * bm25(1, df, n_docs, 1, avg)
     assert abs(hits[0].score - expected) <= tolerance
     index.drop()
@@ -151,7 +184,7 @@ def check_filters_and_order(
 ) -> None:
     """Exactly the admitted documents matching a term, ordered by score then id, each with the
     reference score and clauses: the same numbers on every engine."""
-    index = backend.create_index(namespace("cp"), IndexSpec(WEIGHTS))
+    index = backend.create_index(namespace("cp"), spec())
     index.load(docs)
     index.wait_ready(len(docs), 30)
     hits = index.lexical(terms, filters, 100)
@@ -176,7 +209,7 @@ ACCENTED = [
 def check_diacritics_are_kept(backend: Backend) -> None:
     """One analyzer everywhere (`harness.text`): `café` and `cafe` are two terms on every engine,
     in the postings and in the document frequencies, so scores and rankings agree."""
-    index = backend.create_index(namespace("ca"), IndexSpec(WEIGHTS))
+    index = backend.create_index(namespace("ca"), spec())
     index.load(ACCENTED)
     index.wait_ready(len(ACCENTED), 30)
     for terms in (["café"], ["cafe"], ["café", "zebra"], ["brûlée"], ["straße"], ["strasse"]):
@@ -189,7 +222,7 @@ def check_diacritics_are_kept(backend: Backend) -> None:
 
 def check_vector_top_k(backend: Backend, docs: list[IndexDoc], filters: Filters, query: np.ndarray, k: int) -> None:
     """Top k by cosine among admitted documents, score = cosine (exact engines, or ANN with enough candidates)."""
-    index = backend.create_index(namespace("cv"), IndexSpec(WEIGHTS, dimensions=len(query)))
+    index = backend.create_index(namespace("cv"), spec(len(query)))
     index.load(docs)
     index.wait_ready(len(docs), 30)
     hits = index.vector(query, filters, k)
@@ -206,13 +239,13 @@ def check_vector_top_k(backend: Backend, docs: list[IndexDoc], filters: Filters,
 
 def check_upsert_is_exact(backend: Backend) -> None:
     """After an upsert the next query sees the new text with the same statistics as a fresh load."""
-    index = backend.create_index(namespace("cu"), IndexSpec(WEIGHTS))
+    index = backend.create_index(namespace("cu"), spec())
     index.load(CORPUS)
     index.wait_ready(len(CORPUS), 30)
     changed = doc("b", "redis cache", "kv store postgres")
     index.upsert(changed)
     upserted = index.lexical(["postgres"], Filters(), 10)
-    fresh = backend.create_index(namespace("cu2"), IndexSpec(WEIGHTS))
+    fresh = backend.create_index(namespace("cu2"), spec())
     fresh.load([changed if d.id == "b" else d for d in CORPUS])
     fresh.wait_ready(len(CORPUS), 30)
     reference = fresh.lexical(["postgres"], Filters(), 10)
@@ -229,48 +262,74 @@ def check_upserts_keep_statistics(backend: Backend) -> None:
     """Statistics maintained by deltas: emptying, changing, re-writing and adding documents must
     leave every clause as the reference scores the final documents (and a fresh load does)."""
     final = {d.id: d for d in CORPUS}
-    index = backend.create_index(namespace("ud"), IndexSpec(WEIGHTS))
+    index = backend.create_index(namespace("ud"), spec())
     index.load(CORPUS)
     for changed in (
         doc("a", "postgres database", ""),
         doc("b", "redis cache", "kv store postgres postgres"),
         doc("c", "message queue", "kafka"),
-        doc("f", "store", "object store s3", user="other", live=False),
+        doc("f", "store", "object store s3", owner="other", live=False, tags=()),
     ):
         index.upsert(changed)
         final[changed.id] = changed
     vocabulary = sorted({w for d in final.values() for text in d.fields.values() for w in text.split()})
-    for filters in (Filters(), Filters(user="u")):
+    for filters in (Filters(), Filters(Eq("owner", "u")), Filters(Absent("tags"))):
         want = reference_lexical(list(final.values()), WEIGHTS, vocabulary, filters, 100)
         assert_same_hits(index.lexical(vocabulary, filters, 100), want)
     index.drop()
 
 
-# Hypothesis strategies shared by every backend's property tests.
+def check_undeclared_attributes_are_refused(backend: Backend) -> None:
+    """Attributes are declared up front: a document or a filter naming another one, or a value of
+    the wrong type, is an error, never an empty or unfiltered answer."""
+    index = backend.create_index(namespace("cr"), spec())
+    try:
+        with pytest.raises(ValueError, match="not declared"):
+            index.load([IndexDoc("a", {"name": "x"}, {"colour": "red"})])
+        with pytest.raises(ValueError, match="keyword"):
+            index.load([IndexDoc("a", {"name": "x"}, {"owner": True})])
+        index.load(CORPUS)
+        index.wait_ready(len(CORPUS), 30)
+        for filters in (Filters(Eq("colour", "red")), Filters(Eq("live", "yes")), Filters(AnyOf("live", {"x"}))):
+            with pytest.raises(ValueError, match="colour|live"):
+                index.lexical(["postgres"], filters, 10)
+    finally:
+        index.drop()
+
+
+# Hypothesis strategies shared by every backend's property tests: each attribute present or
+# absent, filters of every kind on every attribute (any-of on the multi-valued one too).
 docs_strategy = st.lists(
     st.builds(
         doc,
         doc_id=st.uuids().map(lambda u: u.hex[:8]),
         name=st.lists(st.sampled_from("alpha beta gamma delta café".split()), min_size=1, max_size=3).map(" ".join),
         aliases=st.lists(st.sampled_from("alpha beta epsilon cafe".split()), max_size=3).map(" ".join),
-        user=st.sampled_from(["u1", "u2"]),
-        scopes=st.lists(
-            st.sampled_from(["domain:a", "domain:b", "user:universal"]), min_size=1, max_size=2, unique=True
-        ).map(tuple),
-        live=st.booleans(),
-        kind=st.sampled_from(["entity", "open_question"]),
+        owner=st.sampled_from([None, "u1", "u2"]),
+        tags=st.lists(st.sampled_from(["domain:a", "domain:b", "user:universal"]), max_size=2, unique=True).map(tuple),
+        live=st.sampled_from([None, True, False]),
+        kind=st.sampled_from([None, "entity", "open_question"]),
     ),
     min_size=1,
     max_size=15,
     unique_by=lambda d: d.id,
 )
-filters_strategy = st.builds(
-    Filters,
-    user=st.sampled_from([None, "u1", "u2"]),
-    scopes=st.sampled_from([None, frozenset({"domain:a"}), frozenset({"domain:b", "user:universal"})]),
-    kinds=st.sampled_from([None, frozenset({"entity"})]),
-    live_only=st.booleans(),
+_KEYWORDS = {
+    "owner": ["u1", "u2"],
+    "tags": ["domain:a", "domain:b", "user:universal"],
+    "kind": ["entity", "open_question"],
+}
+condition_strategy = st.one_of(
+    st.sampled_from(list(ATTRIBUTES)).map(Present),
+    st.sampled_from(list(ATTRIBUTES)).map(Absent),
+    st.booleans().map(lambda value: Eq("live", value)),
+    *(st.sampled_from(values).map(lambda v, a=a: Eq(a, v)) for a, values in _KEYWORDS.items()),
+    *(
+        st.frozensets(st.sampled_from(values), max_size=2).map(lambda vs, a=a: AnyOf(a, vs))
+        for a, values in _KEYWORDS.items()
+    ),
 )
+filters_strategy = st.lists(condition_strategy, max_size=3).map(lambda conditions: Filters(*conditions))
 terms_strategy = st.lists(st.sampled_from("alpha beta gamma epsilon zeta café cafe".split()), min_size=1, max_size=3)
 
 
@@ -303,6 +362,9 @@ class BackendContract:
     def test_upserts_keep_statistics(self, engine: Backend) -> None:
         check_upserts_keep_statistics(engine)
 
+    def test_undeclared_attributes_are_refused(self, engine: Backend) -> None:
+        check_undeclared_attributes_are_refused(engine)
+
     def test_filters_and_order(self, engine: Backend, notes: ContractNotes) -> None:
         @settings(max_examples=notes.examples, deadline=None)
         @given(docs_strategy, filters_strategy, terms_strategy)
@@ -313,7 +375,7 @@ class BackendContract:
 
     def test_vector_top_k(self, engine: Backend, notes: ContractNotes) -> None:
         if engine.info().vector_engine is None:
-            index = engine.create_index(namespace("nv"), IndexSpec(WEIGHTS, dimensions=3))
+            index = engine.create_index(namespace("nv"), spec(3))
             index.load(CORPUS)
             with pytest.raises(BackendUnavailable, match="not supported"):
                 index.vector(np.ones(3), Filters(), 3)
@@ -324,7 +386,7 @@ class BackendContract:
         @given(docs_strategy, filters_strategy, st.integers(min_value=1, max_value=5), st.integers(0, 2**32 - 1))
         def check(docs: list[IndexDoc], filters: Filters, k: int, seed: int) -> None:
             rng = np.random.default_rng(seed)
-            docs = [IndexDoc(d.id, d.user, d.scopes, d.kind, d.live, d.fields, rng.normal(size=4)) for d in docs]
+            docs = [IndexDoc(d.id, d.fields, d.attributes, rng.normal(size=4)) for d in docs]
             check_vector_top_k(engine, docs, filters, rng.normal(size=4), k)
 
         check()

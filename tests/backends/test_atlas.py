@@ -17,7 +17,7 @@ import pytest
 
 from harness.backends import atlas_queries as q
 from harness.backends.atlas import AtlasBackend
-from harness.backends.base import Clause, Filters, Hit, IndexSpec, ranked
+from harness.backends.base import Absent, AnyOf, AttributeType, Clause, Eq, Filters, Hit, IndexSpec, Present, ranked
 from harness.errors import BackendUnavailable
 from harness.evaluation.execute import Plan, execute
 from harness.pipeline import Mode
@@ -203,13 +203,22 @@ def test_vector_search_score_becomes_cosine() -> None:
 
 # -- definitions and pipelines -------------------------------------------------------------------
 
-FILTERS = Filters(user="u", scopes=frozenset({"user:universal", "domain:a"}), kinds=frozenset({"entity"}))
+FILTERS = Filters(
+    Eq("owner", "u"),
+    AnyOf("tags", frozenset({"user:universal", "domain:a"})),
+    AnyOf("kind", frozenset({"entity"})),
+    Eq("live", True),
+    Eq("tags", "domain:b"),
+    Present("kind"),
+    Absent("owner"),
+)
+SPEC = contract.spec()
 
 
 def test_search_index_maps_fields_as_whitespace_strings_and_filters_as_tokens() -> None:
     string = {"type": "string", "analyzer": "lucene.whitespace"}
     token = {"type": "token"}
-    assert q.search_index_model("lexical_1", IndexSpec(contract.WEIGHTS)) == {
+    assert q.search_index_model("lexical_1", SPEC) == {
         "name": "lexical_1",
         "type": "search",
         "definition": {
@@ -218,10 +227,12 @@ def test_search_index_maps_fields_as_whitespace_strings_and_filters_as_tokens() 
                 "fields": {
                     "name": string,
                     "aliases": string,
-                    "user": token,
-                    "scopes": token,
+                    "owner": token,
+                    "tags": token,
                     "kind": token,
                     "live": {"type": "boolean"},
+                    "_present": token,
+                    "_absent": token,
                     "revision": token,
                 },
             }
@@ -230,16 +241,18 @@ def test_search_index_maps_fields_as_whitespace_strings_and_filters_as_tokens() 
 
 
 def test_vector_index_is_cosine_with_every_filter_field() -> None:
-    assert q.vector_index_model("vector_1", 384) == {
+    assert q.vector_index_model("vector_1", contract.spec(384)) == {
         "name": "vector_1",
         "type": "vectorSearch",
         "definition": {
             "fields": [
                 {"type": "vector", "path": "vector", "numDimensions": 384, "similarity": "cosine"},
-                {"type": "filter", "path": "user"},
-                {"type": "filter", "path": "scopes"},
+                {"type": "filter", "path": "owner"},
+                {"type": "filter", "path": "tags"},
                 {"type": "filter", "path": "kind"},
                 {"type": "filter", "path": "live"},
+                {"type": "filter", "path": "_present"},
+                {"type": "filter", "path": "_absent"},
                 {"type": "filter", "path": "revision"},
             ]
         },
@@ -250,7 +263,7 @@ def test_lexical_pipeline_is_one_boosted_text_clause_per_field_and_distinct_term
     def text(term: str, field: str, weight: float) -> dict[str, Any]:
         return {"text": {"query": term, "path": field, "score": {"boost": {"value": weight}}}}
 
-    pipeline = q.lexical_pipeline("lexical_1", ["postgres", "pg", "postgres"], contract.WEIGHTS, FILTERS, 42)
+    pipeline = q.lexical_pipeline("lexical_1", ["postgres", "pg", "postgres"], SPEC, FILTERS, 42)
     assert pipeline == [
         {
             "$search": {
@@ -264,10 +277,13 @@ def test_lexical_pipeline_is_one_boosted_text_clause_per_field_and_distinct_term
                     ],
                     "minimumShouldMatch": 1,
                     "filter": [
-                        {"equals": {"path": "user", "value": "u"}},
-                        {"in": {"path": "scopes", "value": ["domain:a", "user:universal"]}},
+                        {"equals": {"path": "owner", "value": "u"}},
+                        {"in": {"path": "tags", "value": ["domain:a", "user:universal"]}},
                         {"in": {"path": "kind", "value": ["entity"]}},
                         {"equals": {"path": "live", "value": True}},
+                        {"in": {"path": "tags", "value": ["domain:b"]}},
+                        {"in": {"path": "_present", "value": ["kind"]}},
+                        {"in": {"path": "_absent", "value": ["owner"]}},
                     ],
                 },
                 "scoreDetails": True,
@@ -279,12 +295,12 @@ def test_lexical_pipeline_is_one_boosted_text_clause_per_field_and_distinct_term
 
 
 def test_unfiltered_lexical_pipeline_has_no_filter_clause() -> None:
-    (search, *_) = q.lexical_pipeline("lexical_1", ["kafka"], {"name": 1.0}, Filters(live_only=False), 5)
+    (search, *_) = q.lexical_pipeline("lexical_1", ["kafka"], IndexSpec({"name": 1.0}), Filters(), 5)
     assert "filter" not in search["$search"]["compound"]
 
 
 def test_vector_pipeline_is_exact_with_mql_prefilter() -> None:
-    pipeline = q.vector_pipeline("vector_1", np.array([3.0, 4.0, 0.0]), FILTERS, 7)
+    pipeline = q.vector_pipeline("vector_1", np.array([3.0, 4.0, 0.0]), SPEC, FILTERS, 7)
     stage = pipeline[0]["$vectorSearch"]
     assert stage.pop("queryVector") == pytest.approx([0.6, 0.8, 0.0])
     assert stage == {
@@ -294,21 +310,24 @@ def test_vector_pipeline_is_exact_with_mql_prefilter() -> None:
         "limit": 7,
         "filter": {
             "$and": [
-                {"user": {"$eq": "u"}},
-                {"scopes": {"$in": ["domain:a", "user:universal"]}},
+                {"owner": {"$eq": "u"}},
+                {"tags": {"$in": ["domain:a", "user:universal"]}},
                 {"kind": {"$in": ["entity"]}},
                 {"live": {"$eq": True}},
+                {"tags": {"$in": ["domain:b"]}},
+                {"_present": {"$in": ["kind"]}},
+                {"_absent": {"$in": ["owner"]}},
             ]
         },
     }
     assert pipeline[1] == {"$project": {"_id": 1, "score": {"$meta": "vectorSearchScore"}}}
-    unfiltered = q.vector_pipeline("vector_1", np.array([1.0, 0.0, 0.0]), Filters(live_only=False), 7)
+    unfiltered = q.vector_pipeline("vector_1", np.array([1.0, 0.0, 0.0]), SPEC, Filters(), 7)
     assert "filter" not in unfiltered[0]["$vectorSearch"]
 
 
 def test_visibility_pipelines_match_inside_the_indexes() -> None:
     assert q.count_pipeline("lexical_1") == [
-        {"$searchMeta": {"index": "lexical_1", "exists": {"path": "user"}, "count": {"type": "total"}}}
+        {"$searchMeta": {"index": "lexical_1", "exists": {"path": "revision"}, "count": {"type": "total"}}}
     ]
     assert q.vector_count_pipeline("vector_1", 3, 5)[0]["$vectorSearch"] == {
         "index": "vector_1",
@@ -323,38 +342,40 @@ def test_visibility_pipelines_match_inside_the_indexes() -> None:
     assert vector_revision["filter"] == {"revision": {"$eq": "r1"}} and vector_revision["exact"] is True
 
 
-def test_empty_scope_or_kind_sets_admit_nothing() -> None:
-    assert q.admits_nothing(Filters(scopes=frozenset()))
-    assert q.admits_nothing(Filters(kinds=frozenset()))
-    assert not q.admits_nothing(FILTERS)
-
-
 def test_stored_document_keeps_analysed_text_filters_and_a_unit_vector() -> None:
-    doc = contract.doc("a", "postgres database", "pg", vector=[3, 0, 4])
-    stored = q.stored_document(doc, IndexSpec(contract.WEIGHTS, dimensions=3), "r1")
+    doc = contract.doc("a", "postgres database", "pg", kind=None, tags=("b", "a"), vector=[3, 0, 4])
+    stored = q.stored_document(doc, contract.spec(3), "r1")
     assert stored.pop("vector") == pytest.approx([0.6, 0.0, 0.8])
     assert stored == {
         "_id": "a",
-        "user": "u",
-        "scopes": ["domain:a"],
-        "kind": "entity",
+        "owner": "u",
+        "tags": ["a", "b"],
         "live": True,
+        "_present": ["live", "owner", "tags"],
+        "_absent": ["kind"],
         "revision": "r1",
         "name": "postgres database",
         "aliases": "pg",
     }
     with pytest.raises(ValueError, match="3 dimensions"):
-        q.stored_document(contract.doc("b", "x", "y", vector=[1, 0]), IndexSpec(contract.WEIGHTS, dimensions=3), "r1")
+        q.stored_document(contract.doc("b", "x", "y", vector=[1, 0]), contract.spec(3), "r1")
     with pytest.raises(ValueError, match="3 dimensions"):
-        q.stored_document(contract.doc("b", "x", "y"), IndexSpec(contract.WEIGHTS, dimensions=3), "r1")
+        q.stored_document(contract.doc("b", "x", "y"), contract.spec(3), "r1")
 
 
 @pytest.mark.parametrize(
-    ("fields", "message"), [({"user": 1.0}, "reserved"), ({"a.b": 1.0}, "not a plain"), ({"name": 0.0}, "positive")]
+    ("fields", "attributes", "message"),
+    [
+        ({"revision": 1.0}, {}, "reserved"),
+        ({"a.b": 1.0}, {}, "not a plain"),
+        ({"name": 0.0}, {}, "positive"),
+        ({"name": 1.0}, {"name": AttributeType.KEYWORD}, "taken"),
+        ({"name": 1.0}, {"vector": AttributeType.BOOLEAN}, "taken"),
+    ],
 )
-def test_spec_rejects_fields_atlas_cannot_hold(fields, message) -> None:
+def test_spec_rejects_fields_atlas_cannot_hold(fields, attributes, message) -> None:
     with pytest.raises(ValueError, match=message):
-        q.check_spec(IndexSpec(fields))
+        q.check_spec(IndexSpec(fields, attributes=attributes))
 
 
 # -- readiness -----------------------------------------------------------------------------------
@@ -417,7 +438,7 @@ def test_info_names_engine_and_version(backend: AtlasBackend) -> None:
 
 
 def test_drop_removes_the_collection(backend: AtlasBackend) -> None:
-    index = backend.create_index("cd", IndexSpec(contract.WEIGHTS))
+    index = backend.create_index("cd", contract.spec())
     index.load(contract.CORPUS)
     index.drop()
     assert "cd" not in backend._client["harness"].list_collection_names()
@@ -436,7 +457,7 @@ def test_a_query_past_lucenes_clause_limit_is_split_and_summed_exactly() -> None
     batches = q.term_batches(words, len(contract.WEIGHTS))
     assert [w for batch in batches for w in batch] == list(dict.fromkeys(words))
     assert len(batches) > 1 and all(len(b) * len(contract.WEIGHTS) <= q.MAX_CLAUSES for b in batches)
-    pipeline = q.lexical_pipeline("lexical_1", batches[0], contract.WEIGHTS, Filters(), None)
+    pipeline = q.lexical_pipeline("lexical_1", batches[0], SPEC, Filters(), None)
     assert [next(iter(stage)) for stage in pipeline] == ["$search", "$project"]
     terms = ["postgres", "pg", "store", "kafka"]
     want = contract.reference_lexical(contract.CORPUS, contract.WEIGHTS, terms, Filters(), 3)

@@ -2,14 +2,13 @@
 
 from __future__ import annotations
 
-from harness.backends.base import IndexSpec
 from harness.backends.embedded import EmbeddedBackend
 from tests.backends import contract
 
 
 def test_drop_removes_every_table() -> None:
     backend = EmbeddedBackend()
-    index = backend.create_index("t", IndexSpec(contract.WEIGHTS))
+    index = backend.create_index("t", contract.spec())
     index.load(contract.CORPUS)
     index.drop()
     assert backend._db.execute("SELECT count(*) FROM sqlite_master WHERE name LIKE 't_%'").fetchone() == (0,)

@@ -10,7 +10,7 @@ from collections.abc import Iterator
 import numpy as np
 import pytest
 
-from harness.backends.base import Filters, IndexSpec, unit
+from harness.backends.base import AnyOf, Eq, Filters, unit
 from harness.backends.embedded import EmbeddedBackend
 from harness.backends.postgres import PostgresBackend
 from harness.errors import BackendUnavailable
@@ -37,7 +37,7 @@ def sql_bm25(tf: int, df: int, n_docs: int, length: int, avg_length: float) -> f
 def test_term_frequency_is_not_capped(backend: PostgresBackend) -> None:
     """to_tsvector keeps 255 positions per lexeme; the space split counts every occurrence."""
     docs = [contract.doc("long", "kafka " * 300, ""), contract.doc("short", "kafka", "")]
-    index = backend.create_index("tf", IndexSpec(contract.WEIGHTS))
+    index = backend.create_index("tf", contract.spec())
     index.load(docs)
     (hit, _) = index.lexical(["kafka"], Filters(), 10)
     assert hit.id == "long"
@@ -55,18 +55,18 @@ def test_selective_filter_does_not_starve_hnsw(backend: PostgresBackend) -> None
             f"d{i:04}",
             "x",
             "",
-            user=f"u{i % 2}",
-            scopes=("a",) if i % 2 == 0 or i in rare else ("b",),
+            owner=f"u{i % 2}",
+            tags=("a",) if i % 2 == 0 or i in rare else ("b",),
             vector=rng.normal(size=8),
         )
         for i in range(2000)
     ]
     query = rng.normal(size=8).astype(np.float32)
-    filters = Filters(user="u1", scopes=frozenset({"a"}))
-    index = backend.create_index("starve", IndexSpec(contract.WEIGHTS, dimensions=8))
+    filters = Filters(Eq("owner", "u1"), AnyOf("tags", frozenset({"a"})))
+    index = backend.create_index("starve", contract.spec(8))
     index.load(docs)
     plain = backend._conn.execute(
-        'SELECT id FROM "ns_starve".docs WHERE "user" = %s AND scopes && %s::text[] ORDER BY embedding <=> %s LIMIT 5',
+        'SELECT id FROM "ns_starve".docs WHERE a_owner = %s AND a_tags && %s::text[] ORDER BY embedding <=> %s LIMIT 5',
         ("u1", ["a"], query),
     ).fetchall()
     assert len(plain) < 5, "precondition: the planner no longer scans HNSW here, so this test proves nothing"
@@ -78,7 +78,7 @@ def test_selective_filter_does_not_starve_hnsw(backend: PostgresBackend) -> None
 
 
 def test_drop_removes_the_schema(backend: PostgresBackend) -> None:
-    index = backend.create_index("t", IndexSpec(contract.WEIGHTS, dimensions=3))
+    index = backend.create_index("t", contract.spec(3))
     index.load(contract.CORPUS)
     index.drop()
     assert backend._conn.execute("SELECT count(*) FROM pg_namespace WHERE nspname = 'ns_t'").fetchone() == (0,)

@@ -10,9 +10,9 @@ import numpy as np
 import pytest
 
 from harness.backends import redis_search
-from harness.backends.base import Filters, IndexSpec
+from harness.backends.base import Absent, AnyOf, Eq, Filters, IndexSpec, Present
 from harness.backends.embedded import EmbeddedBackend
-from harness.backends.redis_core import RedisCoreBackend, vsim_filter
+from harness.backends.redis_core import RedisCoreBackend, vsim_attributes, vsim_filter
 from harness.errors import BackendUnavailable
 from harness.evaluation.execute import Plan, execute, suite_embedder
 from harness.pipeline import Mode
@@ -49,7 +49,7 @@ def _keys(backend: RedisCoreBackend, namespace: str) -> list[str]:
 
 
 def test_vector_refused_on_valkey(valkey_backend: RedisCoreBackend) -> None:
-    index = valkey_backend.create_index("vk", IndexSpec(contract.WEIGHTS, dimensions=3))
+    index = valkey_backend.create_index("vk", contract.spec(3))
     index.load(contract.CORPUS)
     index.wait_ready(len(contract.CORPUS), 30)
     with pytest.raises(
@@ -57,7 +57,7 @@ def test_vector_refused_on_valkey(valkey_backend: RedisCoreBackend) -> None:
     ):
         index.vector(np.ones(3), Filters(), 3)
     assert valkey_backend.info().vector_engine is None
-    assert [h.id for h in index.lexical(["kafka"], Filters(user="u"), 5)] == ["c"]
+    assert [h.id for h in index.lexical(["kafka"], Filters(Eq("owner", "u")), 5)] == ["c"]
     index.drop()
 
 
@@ -69,10 +69,12 @@ def test_info_names_the_engine(core: RedisCoreBackend) -> None:
 
 
 def test_queries_leave_no_keys_and_drop_removes_all(core: RedisCoreBackend) -> None:
-    index = core.create_index("dr", IndexSpec(contract.WEIGHTS))
+    index = core.create_index("dr", contract.spec())
     index.load(contract.CORPUS)
     before = set(_keys(core, "dr"))
-    index.lexical(["postgres", "kafka"], Filters(user="u", scopes=frozenset({"domain:a", "domain:b"})), 1)
+    index.lexical(
+        ["postgres", "kafka"], Filters(Eq("owner", "u"), AnyOf("tags", frozenset({"domain:a", "domain:b"}))), 1
+    )
     assert set(_keys(core, "dr")) == before
     index.drop()
     assert _keys(core, "dr") == []
@@ -81,14 +83,14 @@ def test_queries_leave_no_keys_and_drop_removes_all(core: RedisCoreBackend) -> N
 def test_ties_break_by_id_beyond_the_limit(core: RedisCoreBackend) -> None:
     """Equal scores past the limit are still ordered by id: the top is widened to the whole tie."""
     docs = [contract.doc(f"d{i:02d}", "same words", "") for i in range(40)]
-    index = core.create_index("ti", IndexSpec(contract.WEIGHTS))
+    index = core.create_index("ti", contract.spec())
     index.load(list(reversed(docs)))
     assert [h.id for h in index.lexical(["same"], Filters(), 3)] == ["d00", "d01", "d02"]
     index.drop()
 
 
 def test_load_refuses_ids_already_indexed(core: RedisCoreBackend) -> None:
-    index = core.create_index("ld", IndexSpec(contract.WEIGHTS))
+    index = core.create_index("ld", contract.spec())
     index.load(contract.CORPUS[:2])
     with pytest.raises(ValueError, match="upsert"):
         index.load(contract.CORPUS[1:3])
@@ -103,12 +105,26 @@ def test_unreachable_server_is_one_line() -> None:
 
 
 def test_vsim_filter_expression() -> None:
-    filters = Filters(user="u1", scopes=frozenset({"domain:b", 'we"ird'}), kinds=frozenset({"entity"}))
-    assert vsim_filter(filters) == (
-        '.user == "u1" and .live == 1 and .kind in ["entity"] and ("domain:b" in .scopes or "~77652269726'
-        + '4" in .scopes)'
+    filters = Filters(
+        Eq("owner", "u1"),
+        Eq("live", True),
+        AnyOf("kind", frozenset({"entity", "fact"})),
+        AnyOf("tags", frozenset({"domain:b", 'we"ird'})),
+        Eq("tags", "domain:a"),
+        Present("kind"),
+        Absent("owner"),
     )
-    assert vsim_filter(Filters(live_only=False)) is None
+    assert vsim_filter(filters, contract.spec()) == (
+        '.owner == "u1" and .live == 1 and .kind in ["entity", "fact"]'
+        ' and ("domain:b" in .tags or "~776522697264" in .tags) and ("domain:a" in .tags)'
+        ' and "kind" in ._present and not ("owner" in ._present)'
+    )
+    assert vsim_filter(Filters(), contract.spec()) is None
+
+
+def test_vsim_attributes_list_what_is_present() -> None:
+    stored = vsim_attributes(contract.doc("a", "x", "", owner='we"ird', tags=("b", "a"), kind=None, live=False))
+    assert stored == {"_present": ["live", "owner", "tags"], "owner": "~776522697264", "tags": ["a", "b"], "live": 0}
 
 
 # -- the built-in suite end to end ------------------------------------------------------------
@@ -161,27 +177,37 @@ def test_detect_needs_ft_search() -> None:
 
 
 def test_create_command() -> None:
-    command = redis_search.create_command("h_ns", "h:{ns}:d:", IndexSpec({"name": 1.0, "aliases": 2.0}, dimensions=384))
+    spec = IndexSpec({"name": 1.0, "aliases": 2.0}, 384, contract.ATTRIBUTES)
+    command = redis_search.create_command("h_ns", "h:{ns}:d:", spec)
     assert command == [
         "FT.CREATE", "h_ns", "ON", "HASH", "PREFIX", 1, "h:{ns}:d:", "STOPWORDS", 0, "SCHEMA",
         "name", "TEXT", "NOSTEM", "WEIGHT", 1.0,
         "aliases", "TEXT", "NOSTEM", "WEIGHT", 2.0,
-        "_user", "TAG", "CASESENSITIVE",
-        "_scopes", "TAG", "SEPARATOR", ",", "CASESENSITIVE",
-        "_kind", "TAG", "CASESENSITIVE",
-        "_live", "TAG",
+        "_owner", "TAG", "SEPARATOR", ",", "CASESENSITIVE", "INDEXMISSING",
+        "_tags", "TAG", "SEPARATOR", ",", "CASESENSITIVE", "INDEXMISSING",
+        "_kind", "TAG", "SEPARATOR", ",", "CASESENSITIVE", "INDEXMISSING",
+        "_live", "TAG", "INDEXMISSING",
         "_vec", "VECTOR", "HNSW", 6, "TYPE", "FLOAT32", "DIM", 384, "DISTANCE_METRIC", "COSINE",
     ]  # fmt: skip
 
 
 def test_lexical_query_weighs_filters_zero() -> None:
-    filters = Filters(user="u1", scopes=frozenset({"domain:a", "user:universal"}), kinds=frozenset({"entity"}))
+    filters = Filters(
+        Eq("owner", "u1"),
+        Eq("live", True),
+        AnyOf("tags", frozenset({"domain:a", "user:universal"})),
+        AnyOf("kind", frozenset({"entity"})),
+        Present("kind"),
+        Absent("owner"),
+    )
     query = redis_search.lexical_query(["name", "aliases"], ["pg", "postgres"], filters)
     assert query == (
         r"(@name|aliases:(pg|postgres)) "
-        r"((@_user:{u1} @_live:{1} @_scopes:{domain\:a|user\:universal} @_kind:{entity}) => { $weight: 0.0; })"
+        r"((@_owner:{u1} @_live:{1} @_tags:{domain\:a|user\:universal} @_kind:{entity}"
+        r" -ismissing(@_kind) ismissing(@_owner)) => { $weight: 0.0; })"
     )
-    assert redis_search.lexical_query(["name"], ["pg"], Filters(live_only=False)) == "(@name:(pg))"
+    assert redis_search.lexical_query(["name"], ["pg"], Filters()) == "(@name:(pg))"
+    assert redis_search.lexical_query(["name"], ["pg"], Filters(AnyOf("tags", frozenset()))) is None
 
 
 def test_search_command() -> None:
@@ -193,13 +219,13 @@ def test_search_command() -> None:
 
 def test_knn_command() -> None:
     blob = np.ones(2, dtype=np.float32).tobytes()
-    command = redis_search.knn_command("h_ns", blob, Filters(user="u1"), 5)
+    command = redis_search.knn_command("h_ns", blob, Filters(Eq("owner", "u1"), Eq("live", False)), 5)
     assert command == [
-        "FT.SEARCH", "h_ns", "(@_user:{u1} @_live:{1})=>[KNN $K @_vec $BLOB EF_RUNTIME $EF AS __dist]",
+        "FT.SEARCH", "h_ns", "(@_owner:{u1} @_live:{0})=>[KNN $K @_vec $BLOB EF_RUNTIME $EF AS __dist]",
         "PARAMS", 6, "K", 5, "BLOB", blob, "EF", 100,
         "SORTBY", "__dist", "ASC", "RETURN", 1, "__dist", "LIMIT", 0, 5, "DIALECT", 2,
     ]  # fmt: skip
-    assert redis_search.knn_command("h_ns", blob, Filters(live_only=False), 500)[2].startswith("*=>[KNN")
+    assert redis_search.knn_command("h_ns", blob, Filters(), 500)[2].startswith("*=>[KNN")
 
 
 # RediSearch tests/pytests/test_scorers.py, testBM25STDScorerExplanation: the explanation of doc1 for
@@ -279,3 +305,11 @@ def test_parse_info() -> None:
     assert redis_search.parse_info(old) == redis_search.IndexState(num_docs=10, indexing=False, failures=0)
     new = ["index_name", "idx", "num_docs", 3, "hash_indexing_failures", 1, "indexing", 1, "percent_indexed", "0.5"]
     assert redis_search.parse_info(new) == redis_search.IndexState(num_docs=3, indexing=True, failures=1)
+
+
+def test_hash_writes_present_attributes_only() -> None:
+    index = redis_search.RedisSearchIndex(None, "ns", contract.spec())  # type: ignore[arg-type]  # no server needed
+    record = index._hash(contract.doc("a", "pg", "", owner=None, tags=("b", "a"), live=False))
+    assert record == {"name": "pg", "aliases": "", "_tags": "a,b", "_kind": "entity", "_live": 0}
+    with pytest.raises(ValueError, match="separator"):
+        index._hash(contract.doc("b", "pg", "", tags=("a,b",)))

@@ -27,6 +27,7 @@ class ToyIndex:
     """Documents in a dict, every query a scan: BM25 per base.py, written out over the dict."""
 
     def __init__(self, spec: IndexSpec):
+        self._spec = spec
         self._weights = dict(spec.fields)
         self._docs: dict[str, IndexDoc] = {}
 
@@ -35,6 +36,7 @@ class ToyIndex:
             self.upsert(doc)
 
     def upsert(self, doc: IndexDoc) -> None:
+        self._spec.check_doc(doc)
         self._docs[doc.id] = doc
 
     def wait_ready(self, expected: int, timeout: float) -> None:
@@ -42,6 +44,7 @@ class ToyIndex:
             raise BackendUnavailable(f"toy: {len(self._docs)} of {expected} documents")
 
     def lexical(self, terms: Sequence[str], filters: Filters, limit: int) -> list[Hit]:
+        self._spec.check_filters(filters)
         tokens = {d.id: {f: d.fields.get(f, "").split() for f in self._weights} for d in self._docs.values()}
         hits = []
         for doc in self._docs.values():
@@ -64,6 +67,7 @@ class ToyIndex:
         return ranked(hits, limit)
 
     def vector(self, query: np.ndarray, filters: Filters, limit: int) -> list[Hit]:
+        self._spec.check_filters(filters)
         q = unit(query)
         hits = []
         for doc in self._docs.values():
