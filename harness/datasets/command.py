@@ -28,7 +28,7 @@ from harness.datasets.sampling import SampleMethod, select
 from harness.datasets.scoring import HEADLINE, label
 from harness.datasets.summary import summarize
 from harness.embeddings import Embedder
-from harness.errors import HarnessError
+from harness.errors import HarnessError, Interrupted
 from harness.pipeline.settings import Mode
 
 _Choice = TypeVar("_Choice", bound=StrEnum)
@@ -169,7 +169,11 @@ def run_dataset(
     embedder_factory: Callable[[], Embedder],
     console: Console | None = None,
 ) -> int:
-    """Run one dataset and write its reports; exit code 1 when more than `error_threshold` of questions errored."""
+    """Run one dataset and write its reports; the exit code is `run_exit_code`'s.
+
+    An interrupted run, or one stopped by an error, writes what finished as an incomplete report
+    (never `-latest`) and re-raises.
+    """
     console = console or Console()
     run_settings = settings(
         dataset=dataset,
@@ -193,15 +197,21 @@ def run_dataset(
     if dry_run:
         _dry_run(console, run_settings, reader, selected, total, embedder)
         return 0
-    run = evaluate(
-        reader,
-        selected,
-        backend=backend,
-        modes=run_settings.modes,
-        granularity=run_settings.granularity,
-        embedder=embedder,
-        total=expected,
-    )
+    run = Evaluation(run_settings.granularity, run_settings.modes)
+    stopped: BaseException | None = None
+    try:
+        evaluate(
+            reader,
+            selected,
+            backend=backend,
+            modes=run_settings.modes,
+            granularity=run_settings.granularity,
+            embedder=embedder,
+            total=expected,
+            into=run,
+        )
+    except (Interrupted, HarnessError) as exc:
+        stopped = exc
     context = RunContext(
         dataset=dataset,
         file=run_settings.path,
@@ -215,9 +225,30 @@ def run_dataset(
         error_threshold=run_settings.error_threshold,
         started_at=started_at,
     )
-    paths = write_report(build_report(run, context), out_dir)
+    report = build_report(run, context)
+    if stopped is not None:
+        done = f"{len({r.id for r in run.results})} of {expected if expected is not None else '?'} questions"
+        report |= {"incomplete": True, "incomplete_reason": f"{_stop_reason(stopped)} after {done}"}
+    paths = write_report(report, out_dir)
     _print_summary(console, run_settings, run, paths)
-    return 1 if run.error_fraction() > run_settings.error_threshold else 0
+    if stopped is not None:
+        if isinstance(stopped, Interrupted):
+            stopped.detail = f"{dataset} run after {done}; finished part in {paths[0]}"
+        else:
+            stopped.args = (f"{stopped} ({dataset} run stopped after {done}; finished part in {paths[0]})",)
+        raise stopped
+    return run_exit_code(run, run_settings.error_threshold)
+
+
+def _stop_reason(exc: BaseException) -> str:
+    return f"interrupted by {exc.signal_name}" if isinstance(exc, Interrupted) else f"stopped: {exc}"
+
+
+def run_exit_code(run: Evaluation, error_threshold: float) -> int:
+    """3 when the backend was lost mid-run, 1 when more than `error_threshold` of questions errored, else 0."""
+    if any(r.backend_lost for r in run.errors):
+        return 3
+    return 1 if run.error_fraction() > error_threshold else 0
 
 
 def embed_dataset(
@@ -321,5 +352,14 @@ def _print_summary(console: Console, run_settings: RunSettings, run: Evaluation,
         f"wall {run.wall_s:.1f} s, ingest {ingest:.1f} s, peak memory {run.peak_rss_mb:.0f} MB, "
         f"errors {run.error_fraction():.1%} (threshold {run_settings.error_threshold:.1%})"
     )
+    if errors := run.errors:
+        lost = " (the backend was lost)" if any(r.backend_lost for r in errors) else ""
+        Console(stderr=True).print(
+            f"{run_settings.dataset}: {len(errors)} of {len(run.asked)} questions errored{lost} "
+            f"({len({r.reason for r in errors})} distinct); first: {errors[0].reason}",
+            highlight=False,
+            markup=False,
+            soft_wrap=True,
+        )
     for path in paths:
         console.print(f"report: {path}")

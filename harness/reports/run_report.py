@@ -10,12 +10,33 @@ from harness.evaluation.results import CaseResult
 from harness.reports.summary import ModeSummary
 
 
-def build(meta: dict[str, Any], summaries: Sequence[ModeSummary], results: Sequence[CaseResult]) -> dict[str, Any]:
+def build(
+    meta: dict[str, Any],
+    summaries: Sequence[ModeSummary],
+    results: Sequence[CaseResult],
+    incomplete: str | None = None,
+) -> dict[str, Any]:
+    """The report; `incomplete` is why the run stopped before its last case (its results are what finished)."""
+    errors = [r.error for r in results if r.error is not None]
     return {
         "meta": meta,
+        "incomplete": incomplete is not None,
+        "incomplete_reason": incomplete,
+        "errors": {"count": len(errors), "distinct": len(set(errors)), "first": errors[0] if errors else None},
         "summary": [s.to_json() for s in summaries],
         "cases": [r.to_json() for r in results],
     }
+
+
+def error_line(report: dict[str, Any]) -> str | None:
+    """`N of M results errored (K distinct); first: ...`, or None for a run without errors."""
+    errors = report.get("errors") or {}
+    if not errors.get("count"):
+        return None
+    return (
+        f"{errors['count']} of {len(report['cases'])} results errored ({errors['distinct']} distinct); "
+        f"first: {errors['first']}"
+    )
 
 
 def to_json(report: dict[str, Any]) -> str:
@@ -32,6 +53,8 @@ SCORECARD_COLUMNS = (
     "static",
     "session",
     "turns",
+    "errors",
+    "n",
     "precision",
     "recall",
     "nDCG",
@@ -46,7 +69,7 @@ def scorecard_rows(summaries: Sequence[dict[str, Any]]) -> list[list[str]]:
     rows = []
     for s in summaries:
         if s.get("unsupported"):
-            rows.append([s["backend"], s["mode"], "unsupported", "–", "–", *["–"] * 7])
+            rows.append([s["backend"], s["mode"], "unsupported", *["–"] * (len(SCORECARD_COLUMNS) - 3)])
             continue
         types = s["pass_types"]
         rows.append(
@@ -56,6 +79,8 @@ def scorecard_rows(summaries: Sequence[dict[str, Any]]) -> list[list[str]]:
                 f"{s['static_passed']}/{s['static_total']}",
                 f"{s['session_passed']}/{s['session_total']}",
                 f"{s['turns_passed']}/{s['turns_total']}",
+                str(s["errors"]),
+                str(s.get("measured", "?")),
                 _num(s["mean_precision"]),
                 _num(s["mean_recall"]),
                 _num(s["mean_ndcg"]),
@@ -80,14 +105,20 @@ def to_markdown(report: dict[str, Any]) -> str:
     out = [
         f"# Retrieval run {meta['created_at']}",
         "",
+        *(
+            [f"> **INCOMPLETE RUN**: {report['incomplete_reason']}. Only the cases that finished are below.", ""]
+            if report.get("incomplete")
+            else []
+        ),
+        *([f"> **ERRORS**: {line}.", ""] if (line := error_line(report)) else []),
         f"Suites: {', '.join(s['name'] for s in meta.get('suites', []))}. "
         f"Backend: {backend.get('backend')} ({backend.get('engine')}; {backend.get('server_version')}). "
         f"Lexical scorer: {backend.get('lexical_scorer')}. Embedding model: {meta.get('embedding_model') or 'none'}.",
         f"Harness {meta['harness_version']} at {meta.get('git_commit') or 'unknown commit'}, "
         f"Python {meta['python']} on {meta['platform']}.",
         "",
-        "Precision and recall are set metrics over the relevant tier (cases with an empty expected set "
-        "are left out of the means); nDCG and MRR rank the relevant tier against the expected set "
+        "Precision and recall are set metrics over the relevant tier (cases with an empty expected set, "
+        "and errored cases, are left out of the means: `n` is how many cases they are taken over); nDCG and MRR rank the relevant tier against the expected set "
         "(binary gain); drift is |noise| / (|relevant| + |pinned|) per session turn.",
         "",
         markdown_table(SCORECARD_COLUMNS, scorecard_rows(report["summary"])),
