@@ -81,8 +81,10 @@ def resolve_file(dataset: str, file: Path | None) -> Path:
     """The file to read: `--file` if given, else the first known file name in the data folders."""
     spec = _spec(dataset)
     if file is not None:
-        if not file.is_file():
+        if not file.exists():
             raise HarnessError(f"{spec.title} file {file} does not exist (check --file)")
+        if not file.is_file():  # a FIFO would block, a device never ends
+            raise HarnessError(f"{spec.title} file {file} is not a regular file (check --file)")
         return file
     if (found := find_file(spec.files)) is not None:
         return found
