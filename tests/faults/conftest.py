@@ -1,0 +1,33 @@
+"""Fault tests: the real CLI in process (`main`) or as a subprocess; server legs start their own containers."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+
+import pytest
+
+from harness.backends.registry import LOCAL_BACKENDS, SERVER_BACKENDS
+from tests.containers.conftest import local_images, require_docker_or_skip  # noqa: F401 - fixtures shared here
+
+
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    """`server` runs on each local server backend, or those named with `--backend`."""
+    if "server" in metafunc.fixturenames:
+        chosen = metafunc.config.getoption("--backend") or LOCAL_BACKENDS
+        metafunc.parametrize("server", [b for b in dict.fromkeys(chosen) if b in SERVER_BACKENDS and b != "atlas"])
+
+
+@pytest.fixture
+def cli(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> Callable[..., tuple[int, str, str]]:
+    """`cli(*args)`: run `harness.cli.main` in process; (exit code, stdout, stderr)."""
+    from harness.cli import main
+
+    def run(*args: str) -> tuple[int, str, str]:
+        monkeypatch.setattr(sys, "argv", ["harness", *args])
+        with pytest.raises(SystemExit) as exit_info:
+            main()
+        out, err = capsys.readouterr()
+        return int(exit_info.value.code or 0), out, err
+
+    return run
