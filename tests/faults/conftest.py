@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Callable
+from pathlib import Path
 
 import pytest
 
@@ -16,6 +17,17 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     if "server" in metafunc.fixturenames:
         chosen = metafunc.config.getoption("--backend") or LOCAL_BACKENDS
         metafunc.parametrize("server", [b for b in dict.fromkeys(chosen) if b in SERVER_BACKENDS and b != "atlas"])
+
+
+@pytest.fixture(scope="session")
+def locomo() -> Path:
+    """The LoCoMo file where the harness looks for it (`$HARNESS_DATA_DIR`, `../shared/datasets`)."""
+    from harness.datasets.command import SPECS, find_file
+
+    found = find_file(SPECS["locomo"].files)
+    if found is None:
+        pytest.skip("locomo10.json is not in $HARNESS_DATA_DIR or ../shared/datasets")
+    return found
 
 
 @pytest.fixture

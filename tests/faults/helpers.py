@@ -147,3 +147,22 @@ class Watched:
 
         plain = re.sub(r"\x1b\[[0-9;?]*[A-Za-z]", "\n", self.stderr)
         return [line.strip() for line in plain.splitlines() if line.strip().startswith("harness:")]
+
+
+def containers_of(pid: int) -> list:
+    """Containers (running or not) labelled as owned by the harness process `pid`."""
+    import docker
+
+    from harness.containers.labels import PID
+
+    client = docker.from_env()
+    try:
+        return client.containers.list(all=True, filters={"label": f"{PID}={pid}"})
+    finally:
+        client.close()
+
+
+def remove_containers_of(pid: int) -> None:
+    """What a failed test's harness process left behind (never another run's containers)."""
+    for container in containers_of(pid):
+        container.remove(force=True, v=True)

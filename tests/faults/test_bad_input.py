@@ -14,8 +14,6 @@ import pytest
 from harness.suites.jsonfile import MAX_FILE_BYTES
 from tests.faults.helpers import HARNESS, env, one_line, write_suite
 
-LOCOMO = Path(__file__).resolve().parents[3] / "shared" / "datasets" / "locomo10.json"
-
 
 @pytest.mark.parametrize(
     ("args", "named"),
