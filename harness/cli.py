@@ -359,7 +359,7 @@ def _suite_exit_code(
     if line := run_report.error_line(report):
         lost = any(r.backend_lost for r in results)
         err_console.print(
-            f"{name}: {line}" + ("; the backend was lost mid-run" if lost else ""),
+            f"harness: {name}: {line}" + ("; the backend was lost mid-run" if lost else ""),
             highlight=False,
             markup=False,
             soft_wrap=True,
@@ -370,7 +370,7 @@ def _suite_exit_code(
     over = bool(results) and errored / len(results) > error_threshold
     if over:
         err_console.print(
-            f"{name}: {errored / len(results):.1%} of results errored, over --error-threshold {error_threshold}",
+            f"harness: {name}: {errored / len(results):.1%} of results errored, over --error-threshold {error_threshold}",
             highlight=False,
         )
     failing = [s for s in summaries if fail_under is not None and not s.unsupported and s.pass_rate < fail_under]

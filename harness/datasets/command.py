@@ -199,6 +199,7 @@ def run_dataset(
     if dry_run:
         _dry_run(console, run_settings, reader, selected, total, embedder)
         return 0
+    backend_info = backend.info()  # asked before the run: the server may be gone after it
     run = Evaluation(run_settings.granularity, run_settings.modes)
     stopped: BaseException | None = None
     try:
@@ -217,7 +218,7 @@ def run_dataset(
     context = RunContext(
         dataset=dataset,
         file=run_settings.path,
-        backend=backend.info(),
+        backend=backend_info,
         embedding_model=embedder.model if embedder else None,
         limit=run_settings.limit,
         sample=str(run_settings.sample),
@@ -357,7 +358,7 @@ def _print_summary(console: Console, run_settings: RunSettings, run: Evaluation,
     if errors := run.errors:
         lost = " (the backend was lost)" if any(r.backend_lost for r in errors) else ""
         Console(stderr=True).print(
-            f"{run_settings.dataset}: {len(errors)} of {len(run.asked)} questions errored{lost} "
+            f"harness: {run_settings.dataset}: {len(errors)} of {len(run.asked)} questions errored{lost} "
             f"({len({r.reason for r in errors})} distinct); first: {errors[0].reason}",
             highlight=False,
             markup=False,
