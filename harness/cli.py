@@ -1,7 +1,11 @@
 """`harness`: run suites, compare backends, validate cases, embed, benchmark.
 
-Exit codes: 0 done; 1 a quality gate failed (`--fail-under`, `--error-threshold`);
-2 bad input (usage, files, names); 3 a backend could not be reached or started; 130 interrupted.
+Every failure is one stderr line and one exit code (README, "Exit codes"):
+0 done; 1 a quality gate failed (`--fail-under`, or more than `--error-threshold` of the results
+errored, default 0); 2 bad input, found before anything runs (usage, options that do not apply,
+`--url`, `--out`, files, names, an invalid model name); 3 a backend could not be reached or
+started, or was lost mid-run, or a valid model id cannot be loaded here; 130 SIGINT; 143 SIGTERM
+(both remove the run's containers and write its finished part as an incomplete report).
 """
 
 from __future__ import annotations
