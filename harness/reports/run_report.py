@@ -80,7 +80,7 @@ def scorecard_rows(summaries: Sequence[dict[str, Any]]) -> list[list[str]]:
                 f"{s['session_passed']}/{s['session_total']}",
                 f"{s['turns_passed']}/{s['turns_total']}",
                 str(s["errors"]),
-                str(s.get("measured", "?")),
+                "–" if s.get("measured") is None else str(s["measured"]),
                 _num(s["mean_precision"]),
                 _num(s["mean_recall"]),
                 _num(s["mean_ndcg"]),

@@ -31,8 +31,9 @@ class ModeSummary:
     errors: int
     pass_types: dict[str, int] = field(default_factory=dict)
     unsupported: str | None = None
-    measured: int = 0
-    """Cases the precision, recall and nDCG means are taken over (an expected set, no error)."""
+    measured: int | None = None
+    """Cases the precision, recall and nDCG means are taken over (an expected set, no error);
+    None in reports written before it was recorded."""
     first_error: str | None = None
 
     @classmethod

@@ -6,12 +6,23 @@ from __future__ import annotations
 
 import json
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
 from harness.backends.embedded import EmbeddedIndex
-from tests.faults.helpers import Watched, containers_of, harness, one_line, remove_containers_of, reports, write_suite
+from tests.faults.helpers import (
+    Watched,
+    containers_of,
+    env,
+    harness,
+    one_line,
+    remove_containers_of,
+    reports,
+    write_suite,
+)
 
 CASES = 3000
 
@@ -142,3 +153,28 @@ def test_a_backend_killed_mid_dataset_run_exits_3(
     (json_path,) = reports(out, "dataset-locomo-turn-2*.json")
     report = json.loads(json_path.read_text())
     assert report["errors"]["count"] > 0 and report["errors"]["backend_lost"] is True
+
+
+def test_psycopg_log_noise_never_reaches_the_user(tmp_path: Path) -> None:
+    """psycopg logs `error ignored terminating <psycopg.Pipeline [BAD]>` when a connection dies inside
+    a pipeline (hard to time from outside); a process the CLI set up must not print such records."""
+    script = (
+        "import logging, sys\n"
+        "from harness.cli import main\n"
+        "sys.argv = ['harness', 'cases', 'validate', 'builtin']\n"
+        "try:\n    main()\nexcept SystemExit:\n    pass\n"
+        "logging.getLogger('psycopg').warning('error ignored terminating %s', '<psycopg.Pipeline [BAD]>')\n"
+        "logging.getLogger('some.other.library').warning('other libraries still warn')\n"
+    )
+    result = subprocess.run(
+        [sys.executable, "-c", script],
+        cwd=tmp_path,
+        env=env(),
+        capture_output=True,
+        text=True,
+        timeout=120,
+        check=False,
+    )
+    assert result.returncode == 0, result.stderr
+    assert "error ignored terminating" not in result.stderr
+    assert "other libraries still warn" in result.stderr, "only psycopg's noise is silenced"
