@@ -4,8 +4,10 @@ that are not plain, bounded, UTF-8 JSON."""
 
 from __future__ import annotations
 
+import json
 import os
 import resource
+import shutil
 import subprocess
 from pathlib import Path
 
@@ -159,3 +161,35 @@ def test_a_dataset_file_that_cannot_be_streamed(tmp_path: Path, kind: str, named
     line = one_line(result.stderr)
     assert result.returncode == 2, result.stderr
     assert str(data.name) in line and named in line, line
+
+
+def test_a_report_folder_lost_during_the_run_never_loses_the_results(
+    cli, monkeypatch: pytest.MonkeyPatch, request: pytest.FixtureRequest, tmp_path: Path
+) -> None:
+    """`--out` passed the check, then became a file mid-run: the finished run's reports go to a new
+    folder that the one error line names."""
+    from harness.backends.embedded import EmbeddedIndex
+
+    suite = write_suite(tmp_path / "suite", 3)
+    out = tmp_path / "out"
+    out.mkdir()
+    lexical = EmbeddedIndex.lexical
+
+    def replace_out_by_a_file(self, terms, filters, limit):
+        if out.is_dir():
+            out.rmdir()
+            out.write_text("not a folder any more")
+        return lexical(self, terms, filters, limit)
+
+    monkeypatch.setattr(EmbeddedIndex, "lexical", replace_out_by_a_file)
+    code, stdout, err = cli("run", "-m", "bm25", "-s", str(suite), "--out", str(out))
+    assert "Traceback" not in err
+    (line,) = [line for line in err.splitlines() if line.startswith("harness:")]  # besides the progress bar
+    assert code == 2, err
+    assert str(out) in line and "written instead" in line, line
+    written = [Path(p) for p in line.split("written instead: ")[1].split(", ")]
+    request.addfinalizer(lambda: shutil.rmtree(written[0].parent, ignore_errors=True))
+    assert [p.suffix for p in written] == [".json", ".md"]
+    report = json.loads(written[0].read_text())
+    assert [c["case_id"] for c in report["cases"]] == ["s-0", "s-1", "s-2"]
+    assert all(c["passed"] for c in report["cases"])
