@@ -19,7 +19,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 from urllib.parse import urlsplit
 
 import typer
@@ -243,16 +243,16 @@ def _run_dataset(
 ) -> int:
     from harness.datasets.command import run_dataset, settings
 
-    settings(
-        dataset=dataset,
-        file=file,
-        modes=[m.value for m in modes],
-        granularity=granularity,
-        limit=limit,
-        sample=sample,
-        seed=seed,
-        error_threshold=error_threshold,
-    )
+    common: dict[str, Any] = {
+        "dataset": dataset,
+        "file": file,
+        "granularity": granularity,
+        "limit": limit,
+        "sample": sample,
+        "seed": seed,
+        "error_threshold": error_threshold,
+    }
+    settings(**common, modes=[m.value for m in modes])  # a bad file or value fails before a container starts
     embedder = _dataset_embedder(model, preload=not dry_run) if any(m.needs_vectors for m in modes) else None
     if name in SERVER_BACKENDS and url is None:
         err_console.print(f"starting the {name} container…", highlight=False)
@@ -261,15 +261,9 @@ def _run_dataset(
         for mode, reason in unsupported.items():
             err_console.print(f"{name}: {mode.value} mode not run: {reason}", highlight=False)
         return run_dataset(
-            dataset=dataset,
-            file=file,
+            **common,
             backend=engine,
             modes=[m.value for m in runnable],
-            granularity=granularity,
-            limit=limit,
-            sample=sample,
-            seed=seed,
-            error_threshold=error_threshold,
             dry_run=dry_run,
             out_dir=out,
             embedder_factory=lambda: embedder,

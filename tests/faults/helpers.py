@@ -135,6 +135,16 @@ class Watched:
 
         wait_for(reached, timeout, f"{at_least} done on the {label!r} progress bar")
 
+    def __enter__(self) -> Watched:
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        """Whatever the test's outcome: the process is gone, and so are its containers."""
+        if self.process.poll() is None:
+            self.process.kill()
+            self.process.wait(timeout=30)
+        remove_containers_of(self.process.pid)
+
     def finish(self, timeout: float = 120) -> int:
         code = self.process.wait(timeout=timeout)
         for reader in self._readers:

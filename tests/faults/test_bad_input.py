@@ -89,6 +89,24 @@ def _limit_memory() -> None:
     resource.setrlimit(resource.RLIMIT_AS, (6 * 2**30, 6 * 2**30))
 
 
+def _bad_input_line(cwd: Path, *args: str) -> str:
+    """Run the harness with a memory limit and a timeout (the old readers blocked or read forever);
+    it must exit 2 with one line, which is returned."""
+    result = subprocess.run(
+        [str(HARNESS), *args],
+        cwd=cwd,
+        env=env(),
+        capture_output=True,
+        text=True,
+        timeout=120,
+        preexec_fn=_limit_memory,
+        check=False,
+    )
+    line = one_line(result.stderr)
+    assert result.returncode == 2, result.stderr
+    return line
+
+
 def _bad_static(folder: Path, kind: str) -> Path:
     static = folder / "static.json"
     static.unlink()
@@ -121,18 +139,7 @@ def test_a_suite_file_that_is_not_plain_bounded_utf8_json(tmp_path: Path, comman
     suite = write_suite(tmp_path / "suite", 2)
     static = _bad_static(suite, kind)
     args = ["cases", "validate", str(suite)] if command == "validate" else ["run", "-m", "bm25", "-s", str(suite)]
-    result = subprocess.run(
-        [str(HARNESS), *args, *(["--out", str(tmp_path / "out")] if command == "run" else [])],
-        cwd=tmp_path,
-        env=env(),
-        capture_output=True,
-        text=True,
-        timeout=120,
-        preexec_fn=_limit_memory,
-        check=False,
-    )
-    line = one_line(result.stderr)
-    assert result.returncode == 2, result.stderr
+    line = _bad_input_line(tmp_path, *args, *(["--out", str(tmp_path / "out")] if command == "run" else []))
     assert str(static) in line and named in line, line
 
 
@@ -148,18 +155,9 @@ def test_a_dataset_file_that_cannot_be_streamed(tmp_path: Path, kind: str, named
         data.symlink_to("/dev/zero")
     else:
         data.write_text("[" * 100_000 + "]" * 100_000)
-    result = subprocess.run(
-        [str(HARNESS), "run", "--dataset", "locomo", "--file", str(data), "-m", "bm25", "--out", str(tmp_path / "o")],
-        cwd=tmp_path,
-        env=env(),
-        capture_output=True,
-        text=True,
-        timeout=120,
-        preexec_fn=_limit_memory,
-        check=False,
+    line = _bad_input_line(
+        tmp_path, "run", "--dataset", "locomo", "--file", str(data), "-m", "bm25", "--out", str(tmp_path / "o")
     )
-    line = one_line(result.stderr)
-    assert result.returncode == 2, result.stderr
     assert str(data.name) in line and named in line, line
 
 

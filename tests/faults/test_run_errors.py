@@ -19,7 +19,6 @@ from tests.faults.helpers import (
     env,
     harness,
     one_line,
-    remove_containers_of,
     reports,
     write_suite,
 )
@@ -110,14 +109,9 @@ def test_a_backend_killed_mid_suite_run_exits_3(
     server: str, local_images: None, big_suite: Path, tmp_path: Path
 ) -> None:
     out = tmp_path / "out"
-    run = Watched("run", "-b", server, "-m", "bm25", "-s", str(big_suite), "--out", str(out), cwd=tmp_path)
-    try:
+    with Watched("run", "-b", server, "-m", "bm25", "-s", str(big_suite), "--out", str(out), cwd=tmp_path) as run:
         _kill_mid_run(run, "cases", 50)
         assert run.finish(timeout=600) == 3, run.stderr[-3000:]
-    finally:
-        if run.process.poll() is None:
-            run.process.kill()
-        remove_containers_of(run.process.pid)
     (line,) = run.harness_lines()
     match = re.fullmatch(rf"harness: {server}: (\d+) of {CASES} results errored \(\d+ distinct\); first: (.+)", line)
     assert match and match[2].endswith("; the backend was lost mid-run"), line
@@ -136,17 +130,12 @@ def test_a_backend_killed_mid_dataset_run_exits_3(
     server: str, local_images: None, locomo: Path, tmp_path: Path
 ) -> None:
     out = tmp_path / "out"
-    run = Watched(
+    with Watched(
         "run", "--dataset", "locomo", "--file", str(locomo), "-b", server, "-m", "bm25", "--granularity", "turn",
         "--out", str(out), cwd=tmp_path,
-    )  # fmt: skip
-    try:
+    ) as run:  # fmt: skip
         _kill_mid_run(run, "questions", 1)
         assert run.finish(timeout=600) == 3, run.stderr[-3000:]
-    finally:
-        if run.process.poll() is None:
-            run.process.kill()
-        remove_containers_of(run.process.pid)
     (line,) = run.harness_lines()
     assert re.fullmatch(r"harness: locomo: \d+ of \d+ questions errored \(the backend was lost\) .+", line), line
     assert "error ignored terminating" not in run.stderr

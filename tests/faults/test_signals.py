@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.faults.helpers import Watched, containers_of, remove_containers_of, reports, write_suite
+from tests.faults.helpers import Watched, containers_of, reports, write_suite
 
 CASES = 30_000
 """Enough that no machine finishes before the signal (the run is stopped after 50 cases)."""
@@ -52,8 +52,7 @@ def test_sigterm_removes_the_server_runs_container(
     server: str, local_images: None, big_suite: Path, tmp_path: Path
 ) -> None:
     out = tmp_path / "out"
-    run = Watched("run", "-b", server, "-m", "bm25", "-s", str(big_suite), "--out", str(out), cwd=tmp_path)
-    try:
+    with Watched("run", "-b", server, "-m", "bm25", "-s", str(big_suite), "--out", str(out), cwd=tmp_path) as run:
         run.wait_progress("cases", 50)
         assert containers_of(run.process.pid), "the run's container must exist while it runs"
         run.process.send_signal(signal.SIGTERM)
@@ -62,10 +61,6 @@ def test_sigterm_removes_the_server_runs_container(
         (line,) = run.harness_lines()
         assert line.startswith(f"harness: interrupted by SIGTERM: run on {server} after "), line
         _check_incomplete_suite_report(out, server, "SIGTERM", line)
-    finally:
-        if run.process.poll() is None:
-            run.process.kill()
-        remove_containers_of(run.process.pid)
 
 
 def test_sigterm_during_a_dataset_run_keeps_the_finished_questions(locomo: Path, tmp_path: Path) -> None:
