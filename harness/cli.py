@@ -96,7 +96,7 @@ SUITE_ONLY = ("suite", "fields", "fail_under")
 URL_SCHEMES = {
     "postgres": ("postgresql", "postgres"),
     "redis": ("redis", "rediss", "unix"),
-    "valkey": ("redis", "rediss", "unix", "valkey", "valkeys"),
+    "valkey": ("redis", "rediss", "unix"),
     "atlas": ("mongodb", "mongodb+srv"),
 }
 
@@ -138,7 +138,7 @@ def _check_url(backend: str, url: str) -> None:
         parts.port  # noqa: B018 - parsing the port is the check
     except ValueError as exc:
         raise HarnessError(f"--url {url!r}: {exc}") from None
-    if parts.scheme not in schemes or not (parts.netloc or parts.path):
+    if parts.scheme not in schemes:
         raise HarnessError(f"--url {url!r} is not a {backend} URL (expected {schemes[0]}://HOST:PORT...)")
 
 
