@@ -592,7 +592,9 @@ def main() -> None:
     the CLI's output: the run reports errors itself. Models are never downloaded at run time
     (HF_HUB_OFFLINE=1 unless set).
     """
-    logging.getLogger("psycopg").addHandler(logging.NullHandler())
+    psycopg_log = logging.getLogger("psycopg")
+    if not any(isinstance(h, logging.NullHandler) for h in psycopg_log.handlers):
+        psycopg_log.addHandler(logging.NullHandler())
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     try:
         with _signals_interrupt():

@@ -37,6 +37,7 @@ def cli(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> 
 
     def run(*args: str) -> tuple[int, str, str]:
         monkeypatch.setattr(sys, "argv", ["harness", *args])
+        monkeypatch.setenv("HF_HUB_OFFLINE", "1")  # what main sets, undone after the test
         with pytest.raises(SystemExit) as exit_info:
             main()
         out, err = capsys.readouterr()
