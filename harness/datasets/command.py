@@ -336,7 +336,7 @@ def _print_summary(console: Console, run_settings: RunSettings, run: Evaluation,
     table = Table(
         title=f"{run_settings.dataset}, {run_settings.granularity} granularity, {len(run.haystacks)} haystacks"
     )
-    for column in ("mode", "level", "n", *(label(m) for m in HEADLINE), "p50 ms", "p95 ms"):
+    for column in ("mode", "level", "errors", "n", *(label(m) for m in HEADLINE), "p50 ms", "p95 ms"):
         table.add_column(column)
     for summary in summarize(run):
         for level, level_summary in summary.levels.items():
@@ -344,6 +344,7 @@ def _print_summary(console: Console, run_settings: RunSettings, run: Evaluation,
             table.add_row(
                 str(summary.mode),
                 str(level),
+                str(summary.errors),
                 str(level_summary.overall.questions),
                 *("—" if v is None else f"{v:.3f}" for v in cells),
                 f"{summary.latency.p50_ms:.2f}",
