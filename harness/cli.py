@@ -1,17 +1,27 @@
 """`harness`: run suites, compare backends, validate cases, embed, benchmark.
 
-Exit codes: 0 done; 1 a quality gate failed (`--fail-under`, `--error-threshold`);
-2 bad input (usage, files, names); 3 a backend could not be reached or started; 130 interrupted.
+Every failure is one stderr line and one exit code (README, "Exit codes"):
+0 done; 1 a quality gate failed (`--fail-under`, or more than `--error-threshold` of the results
+errored, default 0); 2 bad input, found before anything runs (usage, options that do not apply,
+`--url`, `--out`, files, names, an invalid model name); 3 a backend could not be reached or
+started, or was lost mid-run, or a valid model id cannot be loaded here; 130 SIGINT; 143 SIGTERM
+(both remove the run's containers and write its finished part as an incomplete report).
 """
 
 from __future__ import annotations
 
 import json
+import logging
 import os
+import signal
 import sys
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
-from typing import Annotated
+from typing import TYPE_CHECKING, Annotated, Any
+from urllib.parse import urlsplit
 
 import typer
 from rich.console import Console
@@ -21,18 +31,23 @@ from rich.table import Table
 from harness.backends import registry
 from harness.backends.provision import backend_session, start_server
 from harness.backends.registry import check_backend, connect
-from harness.errors import BackendUnavailable, HarnessError
-from harness.evaluation.execute import Plan, execute, runnable_modes, suite_embedder
+from harness.errors import BackendUnavailable, HarnessError, Interrupted
+from harness.evaluation.execute import Plan, embed_ahead, runnable_modes, steps, suite_embedder
+from harness.evaluation.model_check import load_model
+from harness.evaluation.results import CaseResult
 from harness.pipeline import Mode, PipelineSettings
 from harness.pipeline.settings import CONTENT_FIELDS, SURFACE_FIELDS
 from harness.reports import compare as compare_reports
 from harness.reports import run_report
 from harness.reports.metadata import run_metadata, suite_record
 from harness.reports.summary import ModeSummary, summarize
-from harness.reports.writer import write_run_files
+from harness.reports.writer import check_out_dir, write_or_rescue, write_run_files
 from harness.resources import data_root
 from harness.suites import BUILTIN, load_suite
 from harness.suites.resolve import cases_dir
+
+if TYPE_CHECKING:
+    from harness.embeddings.embedder import Embedder
 
 app = typer.Typer(no_args_is_help=True, add_completion=False, pretty_exceptions_enable=False, rich_markup_mode=None)
 cases_app = typer.Typer(no_args_is_help=True, help="Inspect and validate case suites.")
@@ -70,17 +85,68 @@ def _notice(line: str) -> None:
     err_console.print(line, highlight=False, markup=False, soft_wrap=True)
 
 
-def print_scorecard(summaries: list[dict], title: str) -> None:
-    table = Table(title=title)
+def print_scorecard(report: dict, title: str) -> None:
+    """The scorecard; its caption says when the run is incomplete or has errors (never a clean-looking table)."""
+    notes = [f"INCOMPLETE: {report['incomplete_reason']}"] if report.get("incomplete") else []
+    notes += [f"ERRORS: {line}"] if (line := run_report.error_line(report)) else []
+    notes.append("n: cases the precision, recall and nDCG means are taken over")
+    table = Table(title=title, caption="\n".join(notes))
     for column in run_report.SCORECARD_COLUMNS:
         table.add_column(column, justify="left" if column in ("backend", "mode") else "right")
-    for row in run_report.scorecard_rows(summaries):
+    for row in run_report.scorecard_rows(report["summary"]):
         table.add_row(*row)
     out_console.print(table)
 
 
+DATASET_ONLY = ("file", "granularity", "sample", "seed", "dry_run")
+SUITE_ONLY = ("suite", "fields", "fail_under")
+
+
+def _option(ctx: typer.Context, name: str) -> str:
+    param = next(p for p in ctx.command.params if p.name == name)
+    return "/".join(param.opts)
+
+
+def _given(ctx: typer.Context, name: str) -> bool:
+    """Whether the user passed the option (even with its default value), as click records it."""
+    source = ctx.get_parameter_source(name)  # typer's own copy of click's ParameterSource: compare by name
+    return source is not None and source.name not in ("DEFAULT", "DEFAULT_MAP")
+
+
+def _check_applicable(ctx: typer.Context, dataset: str | None) -> None:
+    """An option the run would ignore is a mistake: say so rather than run something else than asked."""
+    kind, foreign = ("a dataset run (--dataset)", SUITE_ONLY) if dataset is not None else ("a suite run", DATASET_ONLY)
+    given = [_option(ctx, name) for name in foreign if _given(ctx, name)]
+    if given:
+        raise HarnessError(f"{', '.join(given)} does not apply to {kind}")
+
+
+def _check_url(backend: str, url: str) -> None:
+    """A `--url` that cannot name this backend's server fails here, in one line, before anything starts."""
+    found = registry.descriptor(backend)
+    if found.server is None:
+        raise HarnessError(f"--url names a running server; the {backend} backend runs in process (drop --url)")
+    schemes = tuple(found.url_schemes)
+    if backend == "postgres" and "://" not in url and "=" in url:  # a libpq key=value connection string
+        from psycopg.conninfo import conninfo_to_dict
+
+        try:
+            conninfo_to_dict(url)
+        except Exception as exc:  # noqa: BLE001 - psycopg says what is wrong with the string
+            raise HarnessError(f"--url: not a PostgreSQL connection string: {exc}") from None
+        return
+    parts = urlsplit(url)
+    try:
+        parts.port  # noqa: B018 - parsing the port is the check
+    except ValueError as exc:
+        raise HarnessError(f"--url {url!r}: {exc}") from None
+    if parts.scheme not in schemes:
+        raise HarnessError(f"--url {url!r} is not a {backend} URL (expected {schemes[0]}://HOST:PORT...)")
+
+
 @app.command()
 def run(
+    ctx: typer.Context,
     backend: Annotated[list[str], typer.Option("--backend", "-b", help="Backend(s) to run on.")] = ["embedded"],
     mode: Annotated[list[str], typer.Option("--mode", "-m", help="bm25, vector, hybrid (repeatable).")] = [
         "bm25",
@@ -113,7 +179,10 @@ def run(
     sample: Annotated[str, typer.Option(help="With --limit: head, stride or stratified (by question type).")] = "head",
     seed: Annotated[int, typer.Option(help="Seed for --sample stratified.")] = 0,
     error_threshold: Annotated[
-        float, typer.Option(min=0.0, max=1.0, help="Exit 1 when more than this fraction of questions errored.")
+        float,
+        typer.Option(
+            min=0.0, max=1.0, help="Exit 1 when more than this fraction of cases or questions errored (default 0)."
+        ),
     ] = 0.0,
     dry_run: Annotated[bool, typer.Option(help="Show what a dataset run would do, and run nothing.")] = False,
     allow_extension: Annotated[
@@ -122,11 +191,20 @@ def run(
     ] = False,
     trec: Annotated[bool, typer.Option(help="Also write each mode's run and qrels as TREC files.")] = False,
 ) -> int:
-    """Run suites (or a public dataset) on a backend in each mode; print the scorecard, write JSON + Markdown reports."""
+    """Run suites (or a public dataset) on a backend in each mode; print the scorecard, write JSON + Markdown reports.
+
+    Errored cases are counted and shown; the exit code is 3 if the backend was lost mid-run, else 1
+    if more than --error-threshold of the results errored or a mode is under --fail-under.
+    """
+    _check_applicable(ctx, dataset)
     modes = _modes(mode)
     backends = [check_backend(b) for b in dict.fromkeys(backend)]
-    if url is not None and len(backends) != 1:
-        raise HarnessError("--url needs exactly one --backend")
+    if url is not None:
+        if len(backends) != 1:
+            raise HarnessError("--url needs exactly one --backend")
+        _check_url(backends[0], url)
+    if not dry_run:
+        check_out_dir(out)
     if dataset is not None:
         return max(
             _run_dataset(
@@ -150,12 +228,26 @@ def run(
         )
     plan = Plan([load_suite(s) for s in suite], modes, _settings(fields), limit)
     embedder = suite_embedder(model) if plan.needs_vectors else None
+    if embedder is not None:
+        embed_ahead(plan, embedder)
     exit_code = 0
     for name in backends:
         exit_code = max(
-            exit_code, _run_backend(name, plan, embedder, model, out, fail_under, url, allow_extension, trec)
+            exit_code,
+            _run_backend(name, plan, embedder, model, out, fail_under, error_threshold, url, allow_extension, trec),
         )
     return exit_code
+
+
+def _dataset_embedder(model: str, preload: bool) -> Embedder:
+    """An embedder whose model, when no vector of it is cached at all, is loaded now: a bad one fails before the run."""
+    from harness.embeddings.embedder import Embedder
+
+    embedder = Embedder(model, loader=load_model)
+    if preload and embedder.cache.dimensions is None:
+        encoder = load_model(model)
+        embedder = Embedder(model, loader=lambda _: encoder)
+    return embedder
 
 
 def _run_dataset(
@@ -175,57 +267,39 @@ def _run_dataset(
     allow_extension: bool,
     trec: bool = False,
 ) -> int:
-    from harness.datasets.command import run_dataset
-    from harness.embeddings.embedder import Embedder
+    from harness.datasets.command import run_dataset, settings
 
+    common: dict[str, Any] = {
+        "dataset": dataset,
+        "file": file,
+        "granularity": granularity,
+        "limit": limit,
+        "sample": sample,
+        "seed": seed,
+        "error_threshold": error_threshold,
+    }
+    settings(**common, modes=[m.value for m in modes])  # a bad file or value fails before a container starts
+    embedder = _dataset_embedder(model, preload=not dry_run) if any(m.needs_vectors for m in modes) else None
+    if name in registry.servers() and url is None:
+        err_console.print(f"starting the {name} container…", highlight=False)
     with backend_session(name, url, allow_extension=allow_extension, notice=_notice) as engine:
         runnable, unsupported = runnable_modes(modes, engine.info())
         for mode, reason in unsupported.items():
             err_console.print(f"{name}: {mode.value} mode not run: {reason}", highlight=False)
         return run_dataset(
-            dataset=dataset,
-            file=file,
+            **common,
             backend=engine,
             modes=[m.value for m in runnable],
-            granularity=granularity,
-            limit=limit,
-            sample=sample,
-            seed=seed,
-            error_threshold=error_threshold,
             dry_run=dry_run,
             out_dir=out,
-            embedder_factory=lambda: Embedder(model),
+            embedder_factory=lambda: embedder,
             console=out_console,
             trec=trec,
         )
 
 
-def _run_backend(
-    name: str,
-    plan: Plan,
-    embedder,
-    model: str,
-    out: Path,
-    fail_under: float | None,
-    url: str | None,
-    allow_extension: bool,
-    trec: bool = False,
-) -> int:
-    if name in registry.servers() and url is None:
-        err_console.print(f"starting the {name} container…", highlight=False)
-    with (
-        backend_session(name, url, allow_extension=allow_extension, notice=_notice) as engine,
-        _progress() as progress,
-    ):
-        info = engine.info()
-        modes, unsupported = runnable_modes(plan.modes, info)
-        for mode, reason in unsupported.items():
-            err_console.print(f"{name}: {mode.value} mode not run: {reason}", highlight=False)
-        plan = replace(plan, modes=modes)
-        task = progress.add_task(f"{name}: cases", total=plan.steps())
-        results = execute(plan, engine, embedder if plan.needs_vectors else None, lambda _: progress.advance(task))
-    summaries = summarize(results) + [ModeSummary.not_run(name, m.value, r) for m, r in unsupported.items()]
-    meta = run_metadata(
+def _suite_meta(info, plan: Plan, unsupported: dict[Mode, str], model: str) -> dict:
+    return run_metadata(
         info,
         suites=[suite_record(s, model if plan.needs_vectors else None) for s in plan.suites],
         modes=[m.value for m in plan.modes],
@@ -236,20 +310,103 @@ def _run_backend(
         },
         embedding_model=model if plan.needs_vectors else None,
     )
-    report = run_report.build(meta, summaries, results)
-    paths = write_run_files(
-        out, f"run-{name}", {"json": run_report.to_json(report), "md": run_report.to_markdown(report)}
+
+
+def _run_backend(
+    name: str,
+    plan: Plan,
+    embedder,
+    model: str,
+    out: Path,
+    fail_under: float | None,
+    error_threshold: float,
+    url: str | None,
+    allow_extension: bool,
+    trec: bool = False,
+) -> int:
+    if name in registry.servers() and url is None:
+        err_console.print(f"starting the {name} container…", highlight=False)
+    results: list[CaseResult] = []
+    info = None
+    unsupported: dict[Mode, str] = {}
+    done = 0
+    stopped: Interrupted | None = None
+    try:
+        with (
+            backend_session(name, url, allow_extension=allow_extension, notice=_notice) as engine,
+            _progress() as progress,
+        ):
+            info = engine.info()
+            modes, unsupported = runnable_modes(plan.modes, info)
+            for mode, reason in unsupported.items():
+                err_console.print(f"{name}: {mode.value} mode not run: {reason}", highlight=False)
+            plan = replace(plan, modes=modes)
+            task = progress.add_task(f"{name}: cases", total=plan.steps())
+            for _, step in steps(plan, engine, embedder if plan.needs_vectors else None):
+                results += step
+                done += 1
+                progress.advance(task)
+    except Interrupted as exc:  # the backend session has removed its container; keep what finished
+        if info is None:
+            exc.detail = f"while starting the {name} backend"
+            raise
+        stopped = exc
+    summaries = summarize(results) + [ModeSummary.not_run(name, m.value, r) for m, r in unsupported.items()]
+    progress_note = f"after {done} of {plan.steps()} cases"
+    report = run_report.build(
+        _suite_meta(info, plan, unsupported, model),
+        summaries,
+        results,
+        incomplete=f"interrupted by {stopped.signal_name} {progress_note}" if stopped else None,
     )
-    if trec:
+    print_scorecard(report, f"{name}: {', '.join(s.name for s in plan.suites)}")
+    paths = write_or_rescue(
+        out,
+        f"run-{name}" if stopped is None else f"run-{name}-incomplete",
+        {"json": run_report.to_json(report), "md": run_report.to_markdown(report)},
+        latest=stopped is None,
+    )
+    if trec and stopped is None:
         from harness.reports.trec import suite_trec, write_trec
 
         paths += write_trec(out, f"run-{name}", suite_trec(results))
-    print_scorecard(report["summary"], f"{name}: {', '.join(s.name for s in plan.suites)}")
     out_console.print(f"reports: {', '.join(str(p) for p in paths)}")
+    if stopped is not None:
+        stopped.detail = f"run on {name} {progress_note}; finished part in {paths[0]}"
+        raise stopped
+    return _suite_exit_code(name, report, summaries, results, fail_under, error_threshold)
+
+
+def _suite_exit_code(
+    name: str,
+    report: dict,
+    summaries: list[ModeSummary],
+    results: list[CaseResult],
+    fail_under: float | None,
+    error_threshold: float,
+) -> int:
+    """3 if the backend was lost mid-run; else 1 over --error-threshold or under --fail-under; else 0."""
+    if line := run_report.error_line(report):
+        lost = any(r.backend_lost for r in results)
+        err_console.print(
+            f"harness: {name}: {line}" + ("; the backend was lost mid-run" if lost else ""),
+            highlight=False,
+            markup=False,
+            soft_wrap=True,
+        )
+        if lost:
+            return 3
+    errored = sum(r.error is not None for r in results)
+    over = bool(results) and errored / len(results) > error_threshold
+    if over:
+        err_console.print(
+            f"harness: {name}: {errored / len(results):.1%} of results errored, over --error-threshold {error_threshold}",
+            highlight=False,
+        )
     failing = [s for s in summaries if fail_under is not None and not s.unsupported and s.pass_rate < fail_under]
     for s in failing:
         err_console.print(f"{s.backend}/{s.mode}: pass rate {s.pass_rate:.3f} is under --fail-under {fail_under}")
-    return 1 if failing else 0
+    return 1 if failing or over else 0
 
 
 @app.command()
@@ -260,7 +417,7 @@ def compare(
     """Side-by-side table of backends and modes from run reports."""
     sources = reports or compare_reports.default_reports(out)
     summaries = compare_reports.load_summaries(sources)
-    print_scorecard(summaries, "comparison")
+    print_scorecard({"summary": summaries}, "comparison")
     paths = write_run_files(out, "compare", {"md": compare_reports.comparison_markdown(summaries, sources)})
     try:
         from harness.reports.chart import write_chart
@@ -296,16 +453,17 @@ def embed(
     ] = None,
 ) -> int:
     """Embed every memory and query text of the suites, so vector modes need no model at run time."""
-    from harness.embeddings.embedder import Embedder
+    from harness.embeddings.cache import model_folder
+    from harness.embeddings.embedder import Embedder, default_cache_dir
     from harness.suites.texts import suite_texts
 
-    target = out or (cases_dir() / "embeddings" if suite == [BUILTIN] else None)
-    embedder = Embedder(model, read_dirs=[cases_dir() / "embeddings"], cache_dir=target)
+    target = out or (cases_dir() / "embeddings" if suite == [BUILTIN] else default_cache_dir())
+    embedder = Embedder(model, read_dirs=[cases_dir() / "embeddings"], cache_dir=target, loader=load_model)
     settings = _settings(fields)
     texts = list(dict.fromkeys(t for s in suite for t in suite_texts(load_suite(s), settings.fields)))
     missing = sum(v is None for v in embedder.cache.lookup(texts))
     embedder.embed(texts)
-    out_console.print(f"{len(texts)} texts, {missing} newly embedded with {model} into {target or 'the user cache'}")
+    out_console.print(f"{len(texts)} texts, {missing} newly embedded with {model} into {target / model_folder(model)}")
     return 0
 
 
@@ -491,17 +649,55 @@ def backends_list(
     return 0
 
 
-def main() -> None:
-    """Entry point: user mistakes become one line on stderr and a documented exit code."""
+@contextmanager
+def _signals_interrupt() -> Iterator[None]:
+    """SIGINT and SIGTERM raise `Interrupted`, so both unwind through the same clean-up (containers,
+    namespaces, partial reports); a second signal during that clean-up is ignored rather than cutting it short."""
+    if threading.current_thread() is not threading.main_thread():
+        yield
+        return
+
+    def interrupt(signum: int, _frame: object) -> None:
+        for handled in (signal.SIGINT, signal.SIGTERM):
+            signal.signal(handled, signal.SIG_IGN)
+        raise Interrupted(signal.Signals(signum).name, 128 + signum)
+
+    previous = {s: signal.signal(s, interrupt) for s in (signal.SIGINT, signal.SIGTERM)}
     try:
-        code = app(standalone_mode=False)
-    except (typer.Abort, KeyboardInterrupt):
-        err_console.print("harness: interrupted", highlight=False)
+        yield
+    finally:
+        for handled, handler in previous.items():
+            signal.signal(handled, handler)
+
+
+def _error(message: str) -> None:
+    err_console.print(f"harness: {message}", highlight=False, markup=False, soft_wrap=True)
+
+
+def main() -> None:
+    """Entry point: user mistakes become one line on stderr and a documented exit code.
+
+    Library log records (psycopg's "error ignored terminating" after a lost connection) are not
+    the CLI's output: the run reports errors itself. Models are never downloaded at run time
+    (HF_HUB_OFFLINE=1 unless set).
+    """
+    psycopg_log = logging.getLogger("psycopg")
+    if not any(isinstance(h, logging.NullHandler) for h in psycopg_log.handlers):
+        psycopg_log.addHandler(logging.NullHandler())
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    try:
+        with _signals_interrupt():
+            code = app(standalone_mode=False)
+    except Interrupted as exc:
+        _error(f"interrupted by {exc.signal_name}" + (f": {exc.detail}" if exc.detail else ""))
+        sys.exit(exc.exit_code)
+    except typer.Abort:
+        _error("interrupted")
         sys.exit(130)
     except typer.TyperException as exc:
-        err_console.print(f"harness: error: {exc.format_message()}", highlight=False, markup=False, soft_wrap=True)
+        _error(f"error: {exc.format_message()}")
         sys.exit(2)
     except HarnessError as exc:
-        err_console.print(f"harness: error: {exc}", highlight=False, markup=False, soft_wrap=True)
+        _error(f"error: {exc}")
         sys.exit(exc.exit_code)
     sys.exit(code if isinstance(code, int) else 0)

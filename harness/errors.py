@@ -31,3 +31,28 @@ class BackendUnavailable(HarnessError):
     """A backend that cannot be reached or started (no engine, no image, no client library)."""
 
     exit_code = 3
+
+
+class BackendLost(BackendUnavailable):
+    """The backend went away mid-run (connection closed or refused): the rest of the run cannot run."""
+
+
+class ModelUnavailable(HarnessError):
+    """A well-formed embedding model name whose model cannot be loaded here (not cached offline, no extra)."""
+
+    exit_code = 3
+
+
+class Interrupted(BaseException):
+    """SIGINT or SIGTERM, raised by the CLI's signal handler.
+
+    A BaseException like KeyboardInterrupt, so no `except Exception` swallows it and every `finally`
+    (containers, namespaces) runs; typer turns KeyboardInterrupt into a silent exit 130, not this.
+    `detail` says what was interrupted, added by whoever knows (the run and its partial report).
+    """
+
+    def __init__(self, signal_name: str, exit_code: int):
+        super().__init__(signal_name)
+        self.signal_name = signal_name
+        self.exit_code = exit_code
+        self.detail: str | None = None

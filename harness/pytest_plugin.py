@@ -41,6 +41,7 @@ class CaseParam:
     backend: str
     mode: Mode
     suite: str
+    """The suite as the user gave it (`--suite`), so any process can load it again; not its display name."""
     case: StaticCase | SessionCase
     position: int
 
@@ -96,8 +97,9 @@ def _selected_modes(config: pytest.Config) -> list[Mode]:
     return [Mode(m) for m in dict.fromkeys(config.getoption("--mode") or [Mode.BM25.value])]
 
 
-def _selected(config: pytest.Config) -> tuple[list[str], list[Mode], list[Suite]]:
-    suites = [load_suite(s) for s in dict.fromkeys(config.getoption("--suite") or [BUILTIN])]
+def _selected(config: pytest.Config) -> tuple[list[str], list[Mode], dict[str, Suite]]:
+    """Backends, modes, and each selected suite by the spec that loads it."""
+    suites = {spec: load_suite(spec) for spec in dict.fromkeys(config.getoption("--suite") or [BUILTIN])}
     return _selected_backends(config), _selected_modes(config), suites
 
 
@@ -108,13 +110,13 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
         backends, modes, suites = _selected(metafunc.config)
         params = [
             pytest.param(
-                CaseParam(backend, mode, suite.name, case, position),
+                CaseParam(backend, mode, spec, case, position),
                 id=f"{backend}-{mode.value}-{case.id}",
                 marks=getattr(pytest.mark, backend),
             )
             for backend in backends
             for mode in modes
-            for suite in suites
+            for spec, suite in suites.items()
             for position, case in enumerate(getattr(suite, attribute))
         ]
         metafunc.parametrize(fixture, params)
@@ -160,7 +162,7 @@ class SharedServers:
 
 
 class _State:
-    """Per process: connected backends and one runner per (backend, suite)."""
+    """Per process: connected backends and one runner per (backend, suite spec)."""
 
     def __init__(self, selected: list[str]) -> None:
         self.selected = selected
@@ -191,10 +193,12 @@ class _State:
             self._backends[name] = registry.connect(name, self.url(name) if server else None)
         return self._backends[name]
 
-    def runner(self, backend: str, suite_name: str, needs_vectors: bool) -> SuiteRunner:
-        key = (backend, suite_name)
+    def runner(self, backend: str, suite_spec: str, needs_vectors: bool) -> SuiteRunner:
+        key = (backend, suite_spec)
         if key not in self._runners:
-            suite = self._suites.setdefault(suite_name, load_suite(suite_name))
+            if suite_spec not in self._suites:
+                self._suites[suite_spec] = load_suite(suite_spec)
+            suite = self._suites[suite_spec]
             embedder = suite_embedder(DEFAULT_MODEL) if needs_vectors else None
             self._runners[key] = SuiteRunner(self.backend(backend), suite, embedder=embedder)
         return self._runners[key]

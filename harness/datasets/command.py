@@ -28,7 +28,7 @@ from harness.datasets.sampling import SampleMethod, select
 from harness.datasets.scoring import HEADLINE, label
 from harness.datasets.summary import summarize
 from harness.embeddings import Embedder
-from harness.errors import HarnessError
+from harness.errors import HarnessError, Interrupted
 from harness.pipeline.settings import Mode
 from harness.resources import shared_datasets_dir
 
@@ -80,8 +80,10 @@ def resolve_file(dataset: str, file: Path | None) -> Path:
     """The file to read: `--file` if given, else the first known file name in the data folders."""
     spec = _spec(dataset)
     if file is not None:
-        if not file.is_file():
+        if not file.exists():
             raise HarnessError(f"{spec.title} file {file} does not exist (check --file)")
+        if not file.is_file():  # a FIFO would block, a device never ends
+            raise HarnessError(f"{spec.title} file {file} is not a regular file (check --file)")
         return file
     if (found := find_file(spec.files)) is not None:
         return found
@@ -169,8 +171,12 @@ def run_dataset(
     console: Console | None = None,
     trec: bool = False,
 ) -> int:
-    """Run one dataset and write its reports (`trec`: and TREC run and qrels files); exit code 1 when more
-    than `error_threshold` of questions errored."""
+    """Run one dataset and write its reports (`trec`: and TREC run and qrels files); the exit code is
+    `run_exit_code`'s.
+
+    An interrupted run, or one stopped by an error, writes what finished as an incomplete report
+    (never `-latest`) and re-raises.
+    """
     console = console or Console()
     run_settings = settings(
         dataset=dataset,
@@ -194,19 +200,26 @@ def run_dataset(
     if dry_run:
         _dry_run(console, run_settings, reader, selected, total, embedder)
         return 0
-    run = evaluate(
-        reader,
-        selected,
-        backend=backend,
-        modes=run_settings.modes,
-        granularity=run_settings.granularity,
-        embedder=embedder,
-        total=expected,
-    )
+    backend_info = backend.info()  # asked before the run: the server may be gone after it
+    run = Evaluation(run_settings.granularity, run_settings.modes)
+    stopped: BaseException | None = None
+    try:
+        evaluate(
+            reader,
+            selected,
+            backend=backend,
+            modes=run_settings.modes,
+            granularity=run_settings.granularity,
+            embedder=embedder,
+            total=expected,
+            into=run,
+        )
+    except (Interrupted, HarnessError) as exc:
+        stopped = exc
     context = RunContext(
         dataset=dataset,
         file=run_settings.path,
-        backend=backend.info(),
+        backend=backend_info,
         embedding_model=embedder.model if embedder else None,
         limit=run_settings.limit,
         sample=str(run_settings.sample),
@@ -216,13 +229,34 @@ def run_dataset(
         error_threshold=run_settings.error_threshold,
         started_at=started_at,
     )
-    paths = write_report(build_report(run, context), out_dir)
-    if trec:
+    report = build_report(run, context)
+    if stopped is not None:
+        done = f"{len({r.id for r in run.results})} of {expected if expected is not None else '?'} questions"
+        report |= {"incomplete": True, "incomplete_reason": f"{_stop_reason(stopped)} after {done}"}
+    paths = write_report(report, out_dir)
+    if trec and stopped is None:
         from harness.reports.trec import dataset_trec, write_trec
 
         paths += write_trec(out_dir, f"run-dataset-{dataset}-{run.granularity}", dataset_trec(run))
     _print_summary(console, run_settings, run, paths)
-    return 1 if run.error_fraction() > run_settings.error_threshold else 0
+    if stopped is not None:
+        if isinstance(stopped, Interrupted):
+            stopped.detail = f"{dataset} run after {done}; finished part in {paths[0]}"
+        else:
+            stopped.args = (f"{stopped} ({dataset} run stopped after {done}; finished part in {paths[0]})",)
+        raise stopped
+    return run_exit_code(run, run_settings.error_threshold)
+
+
+def _stop_reason(exc: BaseException) -> str:
+    return f"interrupted by {exc.signal_name}" if isinstance(exc, Interrupted) else f"stopped: {exc}"
+
+
+def run_exit_code(run: Evaluation, error_threshold: float) -> int:
+    """3 when the backend was lost mid-run, 1 when more than `error_threshold` of questions errored, else 0."""
+    if any(r.backend_lost for r in run.errors):
+        return 3
+    return 1 if run.error_fraction() > error_threshold else 0
 
 
 def embed_dataset(
@@ -307,7 +341,7 @@ def _print_summary(console: Console, run_settings: RunSettings, run: Evaluation,
     table = Table(
         title=f"{run_settings.dataset}, {run_settings.granularity} granularity, {len(run.haystacks)} haystacks"
     )
-    for column in ("mode", "level", "n", *(label(m) for m in HEADLINE), "p50 ms", "p95 ms"):
+    for column in ("mode", "level", "errors", "n", *(label(m) for m in HEADLINE), "p50 ms", "p95 ms"):
         table.add_column(column)
     for summary in summarize(run):
         for level, level_summary in summary.levels.items():
@@ -315,6 +349,7 @@ def _print_summary(console: Console, run_settings: RunSettings, run: Evaluation,
             table.add_row(
                 str(summary.mode),
                 str(level),
+                str(summary.errors),
                 str(level_summary.overall.questions),
                 *("—" if v is None else f"{v:.3f}" for v in cells),
                 f"{summary.latency.p50_ms:.2f}",
@@ -326,5 +361,14 @@ def _print_summary(console: Console, run_settings: RunSettings, run: Evaluation,
         f"wall {run.wall_s:.1f} s, ingest {ingest:.1f} s, peak memory {run.peak_rss_mb:.0f} MB, "
         f"errors {run.error_fraction():.1%} (threshold {run_settings.error_threshold:.1%})"
     )
+    if errors := run.errors:
+        lost = " (the backend was lost)" if any(r.backend_lost for r in errors) else ""
+        Console(stderr=True).print(
+            f"harness: {run_settings.dataset}: {len(errors)} of {len(run.asked)} questions errored{lost} "
+            f"({len({r.reason for r in errors})} distinct); first: {errors[0].reason}",
+            highlight=False,
+            markup=False,
+            soft_wrap=True,
+        )
     for path in paths:
         console.print(f"report: {path}")

@@ -18,6 +18,7 @@ from rich.console import Console
 from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
 from harness.backends.base import Backend, Hit
+from harness.backends.failures import connection_lost
 from harness.datasets.base import DatasetReader, Granularity, Haystack, Question
 from harness.datasets.retrieval import HaystackIndex, embedding_texts, query_terms
 from harness.datasets.scoring import score
@@ -61,6 +62,7 @@ class QuestionResult:
     levels: tuple[LevelResult, ...] = ()
     defects: tuple[str, ...] = ()
     abstention: bool = False
+    backend_lost: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -92,6 +94,10 @@ class Evaluation:
         asked = self.asked
         return sum(r.status is Status.ERROR for r in asked) / len(asked) if asked else 0.0
 
+    @property
+    def errors(self) -> list[QuestionResult]:
+        return [r for r in self.results if r.status is Status.ERROR]
+
 
 def skip_reason(question: Question, granularity: Granularity) -> str | None:
     """Why a question is not scored: abstention (as LongMemEval's official scoring) or no usable gold."""
@@ -117,12 +123,16 @@ def evaluate(
     embedder: Embedder | None,
     total: int | None,
     console: Console | None = None,
+    into: Evaluation | None = None,
 ) -> Evaluation:
-    """Run every selected question of `reader` in every mode against `backend`."""
+    """Run every selected question of `reader` in every mode against `backend`.
+
+    Results accumulate in `into` (default: a new Evaluation), so an interrupted run's caller keeps them.
+    """
     needs_vectors = any(m.needs_vectors for m in modes)
     if needs_vectors and embedder is None:
         raise ValueError("vector and hybrid modes need an embedder")
-    run = Evaluation(granularity, tuple(modes))
+    run = into if into is not None else Evaluation(granularity, tuple(modes))
     started = time.perf_counter()
     progress = Progress(
         TextColumn("{task.description}"),
@@ -132,14 +142,16 @@ def evaluate(
         console=console or Console(stderr=True),
         transient=True,
     )
-    with progress:
-        task = progress.add_task("questions", total=total)
-        for number, haystack in enumerate(reader.read(selected)):
-            run.notes.extend(f"{haystack.id}: {note}" for note in haystack.notes)
-            _haystack(run, backend, embedder if needs_vectors else None, number, haystack)
-            progress.advance(task, len(haystack.questions))
-    run.wall_s = time.perf_counter() - started
-    run.peak_rss_mb = peak_rss_mb()
+    try:
+        with progress:
+            task = progress.add_task("questions", total=total)
+            for number, haystack in enumerate(reader.read(selected)):
+                run.notes.extend(f"{haystack.id}: {note}" for note in haystack.notes)
+                _haystack(run, backend, embedder if needs_vectors else None, number, haystack)
+                progress.advance(task, len(haystack.questions))
+    finally:
+        run.wall_s = time.perf_counter() - started
+        run.peak_rss_mb = peak_rss_mb()
     return run
 
 
@@ -163,8 +175,7 @@ def _haystack(run: Evaluation, backend: Backend, embedder: Embedder | None, numb
     try:
         index = HaystackIndex(backend, f"dataset_{number}", haystack, run.granularity, run.modes, vectors)
     except Exception as exc:  # noqa: BLE001 - any backend failure is this haystack's error, recorded per question
-        reason = _describe(exc)
-        run.results.extend(_failed(haystack.id, q, mode, reason) for q in asked for mode in run.modes)
+        run.results.extend(_failed(haystack.id, q, mode, exc) for q in asked for mode in run.modes)
         return
     run.haystacks.append(
         HaystackStats(haystack.id, len(haystack.documents), len(asked), embed_s, time.perf_counter() - ingest_started)
@@ -174,7 +185,10 @@ def _haystack(run: Evaluation, backend: Backend, embedder: Embedder | None, numb
             for mode in run.modes:
                 run.results.append(_ask(index, haystack.id, question, mode, query_vector))
     finally:
-        index.drop()
+        try:
+            index.drop()
+        except Exception:  # noqa: BLE001 - a lost backend is already in the questions' errors; the run goes on
+            pass
 
 
 def _ask(
@@ -190,7 +204,7 @@ def _ask(
         latency = time.perf_counter() - started
         levels = tuple(_level(level, ranking, question) for level, ranking in rankings.items())
     except Exception as exc:  # noqa: BLE001 - recorded per question; the error threshold judges the run
-        return _failed(haystack, question, mode, _describe(exc))
+        return _failed(haystack, question, mode, exc)
     return QuestionResult(
         question.id,
         haystack,
@@ -229,9 +243,17 @@ def _skipped(haystack: str, question: Question, reason: str) -> QuestionResult:
     )
 
 
-def _failed(haystack: str, question: Question, mode: Mode, reason: str) -> QuestionResult:
+def _failed(haystack: str, question: Question, mode: Mode, exc: Exception) -> QuestionResult:
     return QuestionResult(
-        question.id, haystack, question.category, question.text, mode, Status.ERROR, reason, defects=question.defects
+        question.id,
+        haystack,
+        question.category,
+        question.text,
+        mode,
+        Status.ERROR,
+        _describe(exc),
+        defects=question.defects,
+        backend_lost=connection_lost(exc),
     )
 
 

@@ -15,6 +15,7 @@ from pathlib import Path
 import ijson
 from pydantic import BaseModel, ConfigDict, ValidationError
 
+from harness.datasets import jsonstream
 from harness.datasets.base import Document, Haystack, Question, QuestionRef
 from harness.errors import CaseFileError
 
@@ -119,7 +120,7 @@ class LoCoMoFile:
     def _conversations(self) -> Iterator[_Conversation]:
         try:
             with self.path.open("rb") as handle:
-                for index, raw in enumerate(ijson.items(handle, "item", use_float=True)):
+                for index, raw in enumerate(jsonstream.items(handle, "item")):
                     yield self._validate(index, raw)
         except ijson.JSONError as exc:
             raise CaseFileError(self.path, f"not valid JSON: {exc}") from exc

@@ -14,6 +14,7 @@ from pathlib import Path
 import ijson
 from pydantic import BaseModel, ConfigDict, ValidationError
 
+from harness.datasets import jsonstream
 from harness.datasets.base import Document, Haystack, Question, QuestionRef
 from harness.errors import CaseFileError
 
@@ -68,7 +69,7 @@ class LongMemEvalFile:
     def _items(self, prefix: str) -> Iterator[object]:
         try:
             with self.path.open("rb") as handle:
-                yield from ijson.items(handle, prefix, use_float=True)
+                yield from jsonstream.items(handle, prefix)
         except ijson.JSONError as exc:
             raise CaseFileError(self.path, f"not valid JSON: {exc}") from exc
 

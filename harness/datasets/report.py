@@ -19,7 +19,7 @@ from harness.datasets.retrieval import CONTEXT_WEIGHT, DEPTH, NEIGHBOUR_SHARE
 from harness.datasets.scoring import HEADLINE, definition_of, definitions
 from harness.datasets.summary import ModeSummary, defect_counts, skipped_counts, summarize
 from harness.pipeline.fusion import RRF_K
-from harness.reports.writer import write_run_files
+from harness.reports.writer import write_or_rescue
 
 METHOD = (
     f"Indexed text is analysed by the harness analyzer (lowercased words, stopwords dropped, no stemming). "
@@ -103,6 +103,7 @@ def _question_json(result: QuestionResult) -> dict[str, Any]:
         "mode": str(result.mode) if result.mode else None,
         "status": str(result.status),
         "error": result.reason,
+        "backend_lost": result.backend_lost,
         "latency_ms": None if result.latency_s is None else round(result.latency_s * 1000, 3),
         "abstention": result.abstention,
         "defects": list(result.defects),
@@ -175,7 +176,15 @@ def build_report(run: Evaluation, context: RunContext) -> dict[str, Any]:
             "documents": sum(h.documents for h in run.haystacks),
             "peak_rss_mb": run.peak_rss_mb,
         },
+        "incomplete": False,
+        "incomplete_reason": None,
         "error_fraction": run.error_fraction(),
+        "errors": {
+            "count": len(run.errors),
+            "distinct": len({r.reason for r in run.errors}),
+            "first": run.errors[0].reason if run.errors else None,
+            "backend_lost": any(r.backend_lost for r in run.errors),
+        },
         "error_threshold": context.error_threshold,
         "skipped": dict(skipped_counts(run)),
         "defects": dict(defect_counts(run)),
@@ -196,6 +205,11 @@ def render_markdown(report: dict[str, Any]) -> str:
     lines = [
         f"# {report['dataset']} retrieval, {report['granularity']} granularity",
         "",
+        *(
+            [f"> **INCOMPLETE RUN**: {report['incomplete_reason']}. Only the questions that finished are below.", ""]
+            if report.get("incomplete")
+            else []
+        ),
         f"- file: `{report['file']}`; questions: {sel['selected']} of {sel['total']}"
         + (f" (limit {sel['limit']}, sample {sel['sample']}, seed {sel['seed']})" if sel["limit"] else ""),
         f"- backend: {report['backend']['name']} ({report['backend']['engine']}, {report['backend']['version']})",
@@ -205,7 +219,8 @@ def render_markdown(report: dict[str, Any]) -> str:
         f"peak memory {timing['peak_rss_mb']:.0f} MB",
         f"- machine: {report['machine']['platform']}, {report['machine']['cpus']} CPUs, "
         f"{report['machine']['memory_gb']} GB, Python {report['machine']['python']}",
-        f"- errors: {report['error_fraction']:.1%} of questions asked (threshold {report['error_threshold']:.1%})",
+        f"- errors: {report['error_fraction']:.1%} of questions asked (threshold {report['error_threshold']:.1%})"
+        + (f"; first: {report['errors']['first']}" if report["errors"]["first"] else ""),
         "",
         "## Results",
         "",
@@ -256,7 +271,11 @@ def render_markdown(report: dict[str, Any]) -> str:
 
 
 def write_report(report: dict[str, Any], out_dir: Path) -> list[Path]:
-    """`dataset-<name>-<granularity>-<UTC time>.{json,md}` plus `-latest` copies."""
+    """`dataset-<name>-<granularity>-<UTC time>.{json,md}` plus `-latest` copies; an incomplete run's
+    files are named `...-incomplete-<UTC time>` and never become `-latest`."""
     stem = f"dataset-{report['dataset']}-{report['granularity']}"
+    complete = not report.get("incomplete")
     contents = {"json": json.dumps(report, indent=1, default=str) + "\n", "md": render_markdown(report)}
-    return write_run_files(out_dir, stem, contents, now=datetime.now(UTC))
+    return write_or_rescue(
+        out_dir, stem if complete else f"{stem}-incomplete", contents, now=datetime.now(UTC), latest=complete
+    )

@@ -2,16 +2,18 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, replace
 
 from harness.backends.base import Backend, BackendInfo
+from harness.evaluation.model_check import load_model
 from harness.evaluation.results import CaseResult
 from harness.evaluation.runner import SuiteRunner
 from harness.models import Suite
 from harness.pipeline import Mode, PipelineSettings
 from harness.pipeline.memory_layer import TextEmbedder
 from harness.suites.resolve import cases_dir
+from harness.suites.texts import suite_texts
 
 
 @dataclass(frozen=True)
@@ -46,6 +48,20 @@ def runnable_modes(modes: Sequence[Mode], info: BackendInfo) -> tuple[list[Mode]
     return [m for m in modes if m is Mode.BM25], {m: reason for m in modes if m is not Mode.BM25}
 
 
+def steps(plan: Plan, backend: Backend, embedder: TextEmbedder | None) -> Iterator[tuple[str, list[CaseResult]]]:
+    """(case id, its results) per progress step, as they finish: an interrupted run keeps what it yielded."""
+    for suite in plan.limited():
+        runner = SuiteRunner(backend, suite, settings=plan.settings, embedder=embedder)
+        try:
+            for mode in plan.modes:
+                for case in suite.static_cases:
+                    yield case.id, [runner.run_static(case, mode)]
+            for position, case in enumerate(suite.session_cases):
+                yield case.id, runner.run_session(position, plan.modes)
+        finally:
+            runner.close()
+
+
 def execute(
     plan: Plan,
     backend: Backend,
@@ -53,23 +69,23 @@ def execute(
     advance: Callable[[str], None] = lambda _: None,
 ) -> list[CaseResult]:
     results: list[CaseResult] = []
-    for suite in plan.limited():
-        runner = SuiteRunner(backend, suite, settings=plan.settings, embedder=embedder)
-        try:
-            for mode in plan.modes:
-                for case in suite.static_cases:
-                    results.append(runner.run_static(case, mode))
-                    advance(case.id)
-            for position, case in enumerate(suite.session_cases):
-                results += runner.run_session(position, plan.modes)
-                advance(case.id)
-        finally:
-            runner.close()
+    for case_id, step in steps(plan, backend, embedder):
+        results += step
+        advance(case_id)
     return results
 
 
 def suite_embedder(model: str) -> TextEmbedder:
-    """The embedder suites use: committed embeddings first, then the user cache, then the model."""
+    """The embedder suites use: committed embeddings first, then the user cache, then the model.
+
+    The model is loaded only if some text is not cached, through `load_model`'s exit-code rule.
+    """
     from harness.embeddings.embedder import Embedder
 
-    return Embedder(model, read_dirs=[cases_dir() / "embeddings"])
+    return Embedder(model, read_dirs=[cases_dir() / "embeddings"], loader=load_model)
+
+
+def embed_ahead(plan: Plan, embedder: TextEmbedder) -> None:
+    """Embed every text the plan's suites will ask for, so a model that cannot load fails before the run."""
+    texts: Iterable[str] = (t for s in plan.limited() for t in suite_texts(s, plan.settings.fields))
+    embedder.embed(list(dict.fromkeys(texts)))

@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from harness.backends.failures import connection_lost
 from harness.pipeline import Context
 
 
@@ -56,14 +57,16 @@ class CaseResult:
     pass_type: str | None = None
     drift: float | None = None
     latency_ms: float | None = None
+    backend_lost: bool = False
 
     @property
     def item_id(self) -> str:
         return self.case_id if self.turn is None else f"{self.case_id}#{self.turn}"
 
     def fail_with(self, exc: Exception) -> CaseResult:
-        """Record an exception as this case's error: it fails, and the run goes on."""
-        self.error = f"{type(exc).__name__}: {exc}"
+        """Record an exception as this case's error: it fails, and the run goes on (and says if the server went)."""
+        self.error = f"{type(exc).__name__}: {' '.join(str(exc).split())}"
+        self.backend_lost = connection_lost(exc)
         self.reasons.append(f"error: {self.error}")
         self.passed = False
         return self

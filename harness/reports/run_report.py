@@ -11,12 +11,33 @@ from harness.metrics.measures import NDCG, SET_PRECISION, SET_RECALL, SUITE_MEAS
 from harness.reports.summary import ModeSummary
 
 
-def build(meta: dict[str, Any], summaries: Sequence[ModeSummary], results: Sequence[CaseResult]) -> dict[str, Any]:
+def build(
+    meta: dict[str, Any],
+    summaries: Sequence[ModeSummary],
+    results: Sequence[CaseResult],
+    incomplete: str | None = None,
+) -> dict[str, Any]:
+    """The report; `incomplete` is why the run stopped before its last case (its results are what finished)."""
+    errors = [r.error for r in results if r.error is not None]
     return {
         "meta": meta,
+        "incomplete": incomplete is not None,
+        "incomplete_reason": incomplete,
+        "errors": {"count": len(errors), "distinct": len(set(errors)), "first": errors[0] if errors else None},
         "summary": [s.to_json() for s in summaries],
         "cases": [r.to_json() for r in results],
     }
+
+
+def error_line(report: dict[str, Any]) -> str | None:
+    """`N of M results errored (K distinct); first: ...`, or None for a run without errors."""
+    errors = report.get("errors") or {}
+    if not errors.get("count"):
+        return None
+    return (
+        f"{errors['count']} of {len(report['cases'])} results errored ({errors['distinct']} distinct); "
+        f"first: {errors['first']}"
+    )
 
 
 def to_json(report: dict[str, Any]) -> str:
@@ -33,6 +54,8 @@ SCORECARD_COLUMNS = (
     "static",
     "session",
     "turns",
+    "errors",
+    "n",
     SET_PRECISION.label,
     SET_RECALL.label,
     NDCG.label,
@@ -47,7 +70,7 @@ def scorecard_rows(summaries: Sequence[dict[str, Any]]) -> list[list[str]]:
     rows = []
     for s in summaries:
         if s.get("unsupported"):
-            rows.append([s["backend"], s["mode"], "unsupported", "–", "–", *["–"] * 7])
+            rows.append([s["backend"], s["mode"], "unsupported", *["–"] * (len(SCORECARD_COLUMNS) - 3)])
             continue
         types = s["pass_types"]
         rows.append(
@@ -57,6 +80,8 @@ def scorecard_rows(summaries: Sequence[dict[str, Any]]) -> list[list[str]]:
                 f"{s['static_passed']}/{s['static_total']}",
                 f"{s['session_passed']}/{s['session_total']}",
                 f"{s['turns_passed']}/{s['turns_total']}",
+                str(s["errors"]),
+                "–" if s.get("measured") is None else str(s["measured"]),
                 _num(s["mean_precision"]),
                 _num(s["mean_recall"]),
                 _num(s["mean_ndcg"]),
@@ -86,14 +111,20 @@ def to_markdown(report: dict[str, Any]) -> str:
     out = [
         f"# Retrieval run {meta['created_at']}",
         "",
+        *(
+            [f"> **INCOMPLETE RUN**: {report['incomplete_reason']}. Only the cases that finished are below.", ""]
+            if report.get("incomplete")
+            else []
+        ),
+        *([f"> **ERRORS**: {line}.", ""] if (line := error_line(report)) else []),
         f"Suites: {', '.join(_suite_label(s) for s in meta.get('suites', []))}. "
         f"Backend: {backend.get('backend')} ({backend.get('engine')}; {backend.get('server_version')}). "
         f"Lexical scorer: {backend.get('lexical_scorer')}. Embedding model: {meta.get('embedding_model') or 'none'}.",
         f"Harness {meta['harness_version']} at {meta.get('git_commit') or 'unknown commit'}, "
         f"Python {meta['python']} on {meta['platform']}.",
         "",
-        "Over the relevant tier against the expected set (binary gain; cases with an empty expected set "
-        "are left out of the means): "
+        "Over the relevant tier against the expected set (binary gain; cases with an empty expected set, "
+        "and errored cases, are left out of the means: `n` is how many cases they are taken over): "
         + "; ".join(f"{m.label}: {m.definition}" for m in SUITE_MEASURES)
         + ". Drift: |noise| / (|relevant| + |pinned|) per session turn.",
         *(f"\nNote on {s['name']}: {s['note']}." for s in meta.get("suites", []) if s.get("note")),

@@ -31,6 +31,10 @@ class ModeSummary:
     errors: int
     pass_types: dict[str, int] = field(default_factory=dict)
     unsupported: str | None = None
+    measured: int | None = None
+    """Cases the precision, recall and nDCG means are taken over (an expected set, no error);
+    None in reports written before it was recorded."""
+    first_error: str | None = None
 
     @classmethod
     def not_run(cls, backend: str, mode: str, reason: str) -> ModeSummary:
@@ -78,4 +82,6 @@ def _summary(backend: str, mode: str, rows: Sequence[CaseResult]) -> ModeSummary
         p95_ms=latency.p95_ms,
         errors=sum(r.error is not None for r in rows),
         pass_types=dict(Counter(r.pass_type for r in rows if r.pass_type)),
+        measured=sum(r.precision is not None for r in rows),
+        first_error=next((r.error for r in rows if r.error is not None), None),
     )

@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import os
+import tempfile
 import uuid
 from collections.abc import Mapping
 from datetime import UTC, datetime
 from pathlib import Path
+
+from harness.errors import HarnessError
 
 
 def _atomic_write(path: Path, content: str) -> None:
@@ -44,11 +47,14 @@ def _reserve(out_dir: Path, stem: str, extensions: list[str], stamp: str) -> dic
     raise FileExistsError(f"no free report name for {stem}-{stamp} in {out_dir}")
 
 
-def write_run_files(out_dir: Path, stem: str, contents: Mapping[str, str], now: datetime | None = None) -> list[Path]:
+def write_run_files(
+    out_dir: Path, stem: str, contents: Mapping[str, str], now: datetime | None = None, *, latest: bool = True
+) -> list[Path]:
     """Write each `{extension: text}` as a new timestamped file, then refresh `<stem>-latest.<ext>`.
 
     Timestamped files are never overwritten. If writing fails, the reserved names are removed
-    and the `latest` copies still all belong to the previous run.
+    and the `latest` copies still all belong to the previous run. `latest=False` (an incomplete
+    run) leaves the `latest` copies alone.
     """
     out_dir.mkdir(parents=True, exist_ok=True)
     stamp = (now or datetime.now(UTC)).astimezone(UTC).strftime("%Y%m%dT%H%M%SZ")
@@ -60,6 +66,37 @@ def write_run_files(out_dir: Path, stem: str, contents: Mapping[str, str], now: 
         for path in paths.values():
             path.unlink(missing_ok=True)
         raise
-    for ext, text in contents.items():
-        _atomic_write(out_dir / f"{stem}-latest.{ext}", text)
+    if latest:
+        for ext, text in contents.items():
+            _atomic_write(out_dir / f"{stem}-latest.{ext}", text)
     return list(paths.values())
+
+
+def write_or_rescue(
+    out_dir: Path, stem: str, contents: Mapping[str, str], now: datetime | None = None, *, latest: bool = True
+) -> list[Path]:
+    """`write_run_files`; if the folder fails after the run (removed, full), the files go to a new temp
+    folder and the error names it, so a finished run is never lost."""
+    try:
+        return write_run_files(out_dir, stem, contents, now, latest=latest)
+    except OSError as exc:
+        rescue = Path(tempfile.mkdtemp(prefix="harness-reports-"))
+        paths = write_run_files(rescue, stem, contents, now, latest=False)
+        raise HarnessError(
+            f"cannot write reports to {out_dir} ({exc.strerror or exc}); written instead: {', '.join(map(str, paths))}"
+        ) from None
+
+
+def check_out_dir(out_dir: Path) -> None:
+    """Create the report folder and prove it writable now, so a finished run is never lost to a bad `--out`."""
+    try:
+        out_dir.mkdir(parents=True, exist_ok=True)
+        probe = out_dir / f".harness-probe-{uuid.uuid4().hex[:12]}"
+        os.close(os.open(probe, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600))
+        probe.unlink()
+    except FileExistsError:
+        raise HarnessError(f"--out {out_dir}: exists and is not a folder") from None
+    except NotADirectoryError:
+        raise HarnessError(f"--out {out_dir}: a part of the path is a file, not a folder") from None
+    except OSError as exc:
+        raise HarnessError(f"--out {out_dir}: cannot write reports there: {exc.strerror}") from None

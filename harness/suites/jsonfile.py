@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import os
+import stat
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
@@ -14,17 +16,36 @@ from harness.errors import CaseFileError
 M = TypeVar("M", bound=BaseModel)
 
 
+MAX_FILE_BYTES = 64 * 2**20
+"""Largest suite file read (64 MiB): suites are hand-written or imported fixtures, far below it."""
+
+
 def read_json(path: Path) -> Any:
+    """Parse one suite file: a regular file (a FIFO would block, a device never ends), UTF-8, bounded."""
     try:
-        text = path.read_text(encoding="utf-8")
+        info = os.stat(path)
+        if not stat.S_ISREG(info.st_mode):
+            raise CaseFileError(path, "not a regular file (a suite file must be a plain JSON file)")
+        if info.st_size > MAX_FILE_BYTES:
+            raise CaseFileError(path, f"{info.st_size} bytes, over the suite file limit of {MAX_FILE_BYTES} bytes")
+        with open(path, "rb") as handle:
+            data = handle.read(MAX_FILE_BYTES + 1)
     except FileNotFoundError:
         raise CaseFileError(path, "no such file") from None
     except OSError as exc:
         raise CaseFileError(path, f"cannot read: {exc.strerror}") from None
+    if len(data) > MAX_FILE_BYTES:
+        raise CaseFileError(path, f"over the suite file limit of {MAX_FILE_BYTES} bytes")
+    try:
+        text = data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        raise CaseFileError(path, f"not UTF-8: byte {exc.start} cannot be decoded ({exc.reason})") from None
     try:
         return json.loads(text)
     except json.JSONDecodeError as exc:
         raise CaseFileError(path, f"invalid JSON at line {exc.lineno} column {exc.colno}: {exc.msg}") from None
+    except RecursionError:
+        raise CaseFileError(path, "JSON nested too deeply to read") from None
 
 
 def _location(loc: Sequence[int | str]) -> str:

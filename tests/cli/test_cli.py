@@ -303,6 +303,7 @@ def test_bad_input_in_process(
     monkeypatch.chdir(tmp_path)
     monkeypatch.setenv("HARNESS_CACHE_DIR", str(tmp_path / "user-cache"))
     monkeypatch.delenv("HARNESS_CASES_DIR", raising=False)
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")  # what main sets, undone after the test
     monkeypatch.setattr(sys, "argv", ["harness", *BAD[name].args(tmp_path)])
     with pytest.raises(SystemExit) as info:
         main()

@@ -1,0 +1,47 @@
+"""Fault tests: the real CLI in process (`main`) or as a subprocess; server legs start their own containers."""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from harness.backends import registry
+from tests.containers.conftest import local_images, require_docker_or_skip  # noqa: F401 - fixtures shared here
+
+
+def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
+    """`server` runs on each local server backend, or those named with `--backend`."""
+    if "server" in metafunc.fixturenames:
+        chosen = metafunc.config.getoption("--backend") or registry.default_run()
+        local_servers = [d.name for d in registry.DESCRIPTORS if d.server is not None and d.local]
+        metafunc.parametrize("server", [b for b in dict.fromkeys(chosen) if b in local_servers])
+
+
+@pytest.fixture(scope="session")
+def locomo() -> Path:
+    """The LoCoMo file where the harness looks for it (`$HARNESS_DATA_DIR`, `../shared/datasets`)."""
+    from harness.datasets.command import SPECS, find_file
+
+    found = find_file(SPECS["locomo"].files)
+    if found is None:
+        pytest.skip("locomo10.json is not in $HARNESS_DATA_DIR or ../shared/datasets")
+    return found
+
+
+@pytest.fixture
+def cli(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> Callable[..., tuple[int, str, str]]:
+    """`cli(*args)`: run `harness.cli.main` in process; (exit code, stdout, stderr)."""
+    from harness.cli import main
+
+    def run(*args: str) -> tuple[int, str, str]:
+        monkeypatch.setattr(sys, "argv", ["harness", *args])
+        monkeypatch.setenv("HF_HUB_OFFLINE", "1")  # what main sets, undone after the test
+        with pytest.raises(SystemExit) as exit_info:
+            main()
+        out, err = capsys.readouterr()
+        return int(exit_info.value.code or 0), out, err
+
+    return run

@@ -1,0 +1,94 @@
+"""SIGINT and SIGTERM: one line saying what was interrupted, exit 130 / 143, the run's container
+removed, and the finished part written as a report marked incomplete (never as `-latest`)."""
+
+from __future__ import annotations
+
+import json
+import signal
+from pathlib import Path
+
+import pytest
+
+from tests.faults.helpers import Watched, containers_of, reports, write_suite
+
+CASES = 30_000
+"""Enough that no machine finishes before the signal (the run is stopped after 50 cases)."""
+
+
+@pytest.fixture(scope="module")
+def big_suite(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return write_suite(tmp_path_factory.mktemp("suite") / "big", CASES, memories=500)
+
+
+def _check_incomplete_suite_report(out: Path, backend: str, signal_name: str, line: str) -> None:
+    assert not reports(out, "*latest*"), "an incomplete run must never become -latest"
+    (json_path,) = reports(out, f"run-{backend}-incomplete-*.json")
+    report = json.loads(json_path.read_text())
+    assert report["incomplete"] is True
+    assert signal_name in report["incomplete_reason"]
+    finished = len(report["cases"])
+    assert 0 < finished < CASES
+    assert f"after {finished} of {CASES} cases" in report["incomplete_reason"]
+    assert str(json_path) in line
+    assert "INCOMPLETE RUN" in json_path.with_suffix(".md").read_text()
+
+
+@pytest.mark.parametrize(("sig", "code"), [(signal.SIGINT, 130), (signal.SIGTERM, 143)], ids=["SIGINT", "SIGTERM"])
+def test_a_signal_writes_the_finished_cases_as_an_incomplete_report(
+    big_suite: Path, tmp_path: Path, sig: signal.Signals, code: int
+) -> None:
+    out = tmp_path / "out"
+    run = Watched("run", "-m", "bm25", "-s", str(big_suite), "--out", str(out), cwd=tmp_path)
+    run.wait_progress("cases", 50)
+    run.process.send_signal(sig)
+    assert run.finish() == code, run.stderr[-3000:]
+    (line,) = run.harness_lines()
+    assert line.startswith(f"harness: interrupted by {sig.name}: run on embedded after "), line
+    assert "Traceback" not in run.stderr
+    _check_incomplete_suite_report(out, "embedded", sig.name, line)
+
+
+def test_sigterm_removes_the_server_runs_container(
+    server: str, local_images: None, big_suite: Path, tmp_path: Path
+) -> None:
+    out = tmp_path / "out"
+    with Watched("run", "-b", server, "-m", "bm25", "-s", str(big_suite), "--out", str(out), cwd=tmp_path) as run:
+        run.wait_progress("cases", 50)
+        assert containers_of(run.process.pid), "the run's container must exist while it runs"
+        run.process.send_signal(signal.SIGTERM)
+        assert run.finish() == 143, run.stderr[-3000:]
+        assert containers_of(run.process.pid) == [], "SIGTERM must remove the run's container"
+        (line,) = run.harness_lines()
+        assert line.startswith(f"harness: interrupted by SIGTERM: run on {server} after "), line
+        _check_incomplete_suite_report(out, server, "SIGTERM", line)
+
+
+def test_sigterm_during_a_dataset_run_keeps_the_finished_questions(locomo: Path, tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    run = Watched(
+        "run",
+        "--dataset",
+        "locomo",
+        "--file",
+        str(locomo),
+        "-m",
+        "bm25",
+        "--granularity",
+        "turn",
+        "--out",
+        str(out),
+        cwd=tmp_path,
+    )
+    run.wait_progress("questions", 1)
+    run.process.send_signal(signal.SIGTERM)
+    assert run.finish() == 143, run.stderr[-3000:]
+    (line,) = run.harness_lines()
+    assert line.startswith("harness: interrupted by SIGTERM: locomo run after "), line
+    assert not reports(out, "*latest*")
+    (json_path,) = reports(out, "dataset-locomo-turn-incomplete-*.json")
+    report = json.loads(json_path.read_text())
+    assert report["incomplete"] is True and "SIGTERM" in report["incomplete_reason"]
+    asked = {q["id"] for q in report["questions"]}
+    assert 0 < len(asked) < report["selection"]["total"]
+    assert str(json_path) in line
+    assert "INCOMPLETE RUN" in json_path.with_suffix(".md").read_text()
