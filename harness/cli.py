@@ -8,17 +8,27 @@ from __future__ import annotations
 
 import os
 import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
 from typing import Annotated
 
 import typer
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
 from rich.table import Table
 
 from harness.backends.provision import PROJECT_ROOT, backend_session, start_server
 from harness.backends.registry import SERVER_BACKENDS, check_backend, connect
+from harness.embeddings.model import DEFAULT_MODEL, ENCODERS
 from harness.errors import BackendUnavailable, HarnessError
 from harness.evaluation.execute import Plan, execute, runnable_modes, suite_embedder
 from harness.pipeline import Mode, PipelineSettings
@@ -244,25 +254,107 @@ def cases_validate(path: Annotated[str, typer.Argument(help="A suite folder, bui
 
 @app.command()
 def embed(
-    suite: Annotated[list[str], typer.Option("--suite", "-s")] = [BUILTIN],
-    model: Annotated[str, typer.Option(help="sentence-transformers model name or path.")] = "all-MiniLM-L6-v2",
+    suite: Annotated[
+        list[str] | None, typer.Option("--suite", "-s", help="Suites to embed (default: builtin).")
+    ] = None,
+    model: Annotated[
+        str, typer.Option(help=f"{', '.join(ENCODERS)}, or a sentence-transformers model path.")
+    ] = DEFAULT_MODEL,
     fields: Annotated[str, typer.Option()] = "surface",
     out: Annotated[
         Path | None, typer.Option(help="Cache folder to write (default: cases/embeddings for builtin).")
     ] = None,
+    dataset: Annotated[
+        str | None, typer.Option(help="Embed a whole public dataset ahead of time (resumable after Ctrl-C).")
+    ] = None,
+    file: Annotated[Path | None, typer.Option(help="The dataset file (with --dataset).")] = None,
+    device: Annotated[str, typer.Option(help="auto (cuda when torch sees a GPU), cpu or cuda.")] = "auto",
 ) -> int:
-    """Embed every memory and query text of the suites, so vector modes need no model at run time."""
+    """Embed every memory and query text of the suites, or every turn and question of a dataset."""
     from harness.embeddings.embedder import Embedder
     from harness.suites.texts import suite_texts
 
-    target = out or (cases_dir() / "embeddings" if suite == [BUILTIN] else None)
-    embedder = Embedder(model, read_dirs=[cases_dir() / "embeddings"], cache_dir=target)
+    if dataset is not None:
+        if suite is not None or fields != "surface":
+            raise HarnessError("--dataset embeds a dataset: --suite and --fields do not apply")
+        return _embed_dataset(dataset, file, model, device, out)
+    if file is not None:
+        raise HarnessError("--file names a dataset file: give --dataset too")
+    suites = suite or [BUILTIN]
+    target = out or (cases_dir() / "embeddings" if suites == [BUILTIN] else None)
+    embedder = Embedder(model, read_dirs=[cases_dir() / "embeddings"], cache_dir=target, device=device)
     settings = _settings(fields)
-    texts = list(dict.fromkeys(t for s in suite for t in suite_texts(load_suite(s), settings.fields)))
+    texts = list(dict.fromkeys(t for s in suites for t in suite_texts(load_suite(s), settings.fields)))
     missing = sum(v is None for v in embedder.cache.lookup(texts))
-    embedder.embed(texts)
-    out_console.print(f"{len(texts)} texts, {missing} newly embedded with {model} into {target or 'the user cache'}")
+    with _embed_progress(model, missing) as advance:
+        embedder.on_progress = advance
+        embedder.embed(texts)
+    out_console.print(f"{len(texts)} texts, {missing} newly embedded with {model} into {embedder.cache.folder}")
     return 0
+
+
+def _embed_dataset(dataset: str, file: Path | None, model: str, device: str, out: Path | None) -> int:
+    from harness.datasets.command import embed_dataset
+    from harness.embeddings.embedder import Embedder
+
+    embedder = Embedder(model, cache_dir=out, device=device)
+    planned: list[int] = []
+    progress = Progress(
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TextColumn("{task.fields[rate]} texts/s"),
+        TimeElapsedColumn(),
+        TextColumn("ETA"),
+        TimeRemainingColumn(),
+        console=err_console,
+    )
+    with progress:
+        task = progress.add_task(f"reading {dataset}", total=None, rate="—")
+
+        def plan(texts: int, missing: int) -> None:
+            planned.extend((texts, missing))
+            progress.update(task, description=f"embedding with {model} on {embedder.device}", total=missing)
+
+        def advance(count: int) -> None:
+            progress.advance(task, count)
+            speed = progress.tasks[0].speed
+            progress.update(task, rate="—" if speed is None else f"{speed:.1f}")
+
+        embedder.on_progress = advance
+        try:
+            counted = embed_dataset(dataset=dataset, file=file, embedder=embedder, on_plan=plan)
+        except KeyboardInterrupt:
+            done = int(progress.tasks[0].completed)
+            progress.stop()
+            err_console.print(
+                f"interrupted: {done} texts embedded this run are kept in {embedder.cache.folder}; "
+                "run the same command again to resume",
+                highlight=False,
+            )
+            raise
+    out_console.print(
+        f"{dataset}: {counted.texts} distinct texts, {counted.computed} newly embedded with {model} "
+        f"on {embedder.device}; cache: {embedder.cache.folder}",
+        highlight=False,
+    )
+    return 0
+
+
+@contextmanager
+def _embed_progress(model: str, total: int) -> Iterator[Callable[[int], None]]:
+    """A bar with ETA and texts/s for `total` texts; hidden when there are too few to notice."""
+    progress = Progress(
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeRemainingColumn(),
+        console=err_console,
+        disable=total < 200,
+    )
+    with progress:
+        task = progress.add_task(f"embedding with {model}", total=total)
+        yield lambda count: progress.advance(task, count)
 
 
 @app.command()

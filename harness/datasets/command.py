@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import os
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from enum import StrEnum
@@ -27,7 +27,7 @@ from harness.datasets.retrieval import embedding_texts
 from harness.datasets.sampling import SampleMethod, select
 from harness.datasets.scoring import HEADLINE, label
 from harness.datasets.summary import summarize
-from harness.embeddings import Embedder
+from harness.embeddings import Embedder, text_key
 from harness.errors import HarnessError
 from harness.pipeline.settings import Mode
 
@@ -220,6 +220,14 @@ def run_dataset(
     return 1 if run.error_fraction() > run_settings.error_threshold else 0
 
 
+@dataclass(frozen=True, slots=True)
+class EmbedCount:
+    """What `embed_dataset` found: distinct texts the selection needs, and how many it computed."""
+
+    texts: int
+    computed: int
+
+
 def embed_dataset(
     *,
     dataset: str,
@@ -229,11 +237,14 @@ def embed_dataset(
     sample: str = "head",
     seed: int = 0,
     batch: int = 8192,
-) -> int:
-    """Cache the vectors a vector or hybrid run of this selection needs; returns how many were computed.
+    on_plan: Callable[[int, int], None] | None = None,
+) -> EmbedCount:
+    """Cache the vectors a vector or hybrid run of this selection needs.
 
-    Haystacks are streamed and missing texts embedded `batch` at a time, so the largest files
-    never hold all their texts at once and an interrupted run keeps what it finished.
+    Two streamed passes: the first counts distinct texts and the ones not cached (reported to
+    `on_plan(texts, missing)`, so a progress bar has a total); the second embeds the missing ones
+    `batch` at a time. The largest files never hold all their texts at once, and the embedder
+    stores every finished shard, so an interrupted run resumes where it stopped.
     """
     path = resolve_file(dataset, file)
     method = _choice(SampleMethod, sample, "sample method")
@@ -241,10 +252,17 @@ def embed_dataset(
         raise HarnessError(f"--limit must be at least 1, got {limit}")
     reader = SPECS[dataset].reader(path)
     selected = select(None if limit is not None and method is SampleMethod.HEAD else reader.scan(), limit, method, seed)
+    seen: set[str] = set()
+    missing = 0
+    for texts in _haystack_texts(reader, selected):
+        fresh = [t for t in dict.fromkeys(texts) if text_key(t) not in seen]
+        seen.update(text_key(t) for t in fresh)
+        missing += sum(v is None for v in embedder.cache.lookup(fresh))
+    if on_plan is not None:
+        on_plan(len(seen), missing)
     pending: dict[str, None] = {}
     computed = 0
-    for haystack in reader.read(selected):
-        texts = [*embedding_texts(haystack), *(q.text for q in haystack.questions)]
+    for texts in _haystack_texts(reader, selected):
         pending.update((t, None) for t, v in zip(texts, embedder.cache.lookup(texts), strict=True) if v is None)
         if len(pending) >= batch:
             embedder.embed(list(pending))
@@ -252,7 +270,13 @@ def embed_dataset(
             pending.clear()
     if pending:
         embedder.embed(list(pending))
-    return computed + len(pending)
+    return EmbedCount(len(seen), computed + len(pending))
+
+
+def _haystack_texts(reader: DatasetReader, selected: frozenset[int] | None) -> Iterator[list[str]]:
+    """Per haystack, every text a vector run embeds: its turns and its questions."""
+    for haystack in reader.read(selected):
+        yield [*embedding_texts(haystack), *(q.text for q in haystack.questions)]
 
 
 def _dry_run(

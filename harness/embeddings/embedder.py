@@ -25,8 +25,8 @@ from harness.embeddings.model import (
 )
 from harness.errors import HarnessError
 
-Progress = Callable[[int, int], None]
-"""Called after each stored shard with (texts computed so far, texts to compute in this call)."""
+Progress = Callable[[int], None]
+"""Called after each stored shard with the number of texts it holds."""
 
 CPU_ONLY = frozenset({INT8_MODEL, STATIC_MODEL})
 """Encoders whose inference runs on the CPU whatever GPU there is (`auto` picks cpu for them)."""
@@ -127,7 +127,7 @@ class Embedder:
             for i, vector in zip(rows, computed, strict=True):
                 vectors[i] = vector
             if self.on_progress is not None:
-                self.on_progress(start + len(rows), len(texts))
+                self.on_progress(len(rows))
         return [v for v in vectors if v is not None]
 
     def _require_encoder(self, missing: int) -> TextEncoder:
