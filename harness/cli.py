@@ -28,6 +28,7 @@ from rich.table import Table
 
 from harness.backends.provision import PROJECT_ROOT, backend_session, start_server
 from harness.backends.registry import SERVER_BACKENDS, check_backend, connect
+from harness.embeddings.device import parse_device
 from harness.embeddings.model import DEFAULT_MODEL, ENCODERS
 from harness.errors import BackendUnavailable, HarnessError
 from harness.evaluation.execute import Plan, execute, runnable_modes, suite_embedder
@@ -38,6 +39,8 @@ from harness.reports import run_report
 from harness.reports.metadata import file_digest, run_metadata
 from harness.reports.summary import ModeSummary, summarize
 from harness.reports.writer import write_run_files
+from harness.shards import METHOD as SHARD_METHOD
+from harness.shards import Shard, parse_shard
 from harness.suites import BUILTIN, load_suite
 from harness.suites.resolve import cases_dir
 
@@ -119,8 +122,15 @@ def run(
         float, typer.Option(min=0.0, max=1.0, help="Exit 1 when more than this fraction of questions errored.")
     ] = 0.0,
     dry_run: Annotated[bool, typer.Option(help="Show what a dataset run would do, and run nothing.")] = False,
+    shard: Annotated[
+        str | None,
+        typer.Option(help="Run only shard I/N of the questions or cases (by id hash); `harness merge` joins them."),
+    ] = None,
+    device: Annotated[str, typer.Option(help="Where to embed: auto (cuda when torch sees a GPU), cpu, cuda.")] = "auto",
 ) -> int:
     """Run suites (or a public dataset) on a backend in each mode; print the scorecard, write JSON + Markdown reports."""
+    part = parse_shard(shard) if shard is not None else None
+    parse_device(device)
     modes = _modes(mode)
     backends = [check_backend(b) for b in dict.fromkeys(backend)]
     if url is not None and len(backends) != 1:
@@ -128,15 +138,34 @@ def run(
     if dataset is not None:
         return max(
             _run_dataset(
-                name, url, dataset, file, modes, granularity, limit, sample, seed, error_threshold, dry_run, out, model
+                name,
+                url,
+                dataset,
+                file,
+                modes,
+                granularity,
+                limit,
+                sample,
+                seed,
+                error_threshold,
+                dry_run,
+                out,
+                model,
+                part,
+                device,
             )
             for name in backends
         )
-    plan = Plan([load_suite(s) for s in suite], modes, _settings(fields), limit)
-    embedder = suite_embedder(model) if plan.needs_vectors else None
+    suites = [load_suite(s) for s in suite]
+    if part is not None:
+        suites = [
+            replace(s, static_cases=part.keep(s.static_cases), session_cases=part.keep(s.session_cases)) for s in suites
+        ]
+    plan = Plan(suites, modes, _settings(fields), limit)
+    embedder = suite_embedder(model, device) if plan.needs_vectors else None
     exit_code = 0
     for name in backends:
-        exit_code = max(exit_code, _run_backend(name, plan, embedder, model, out, fail_under, url))
+        exit_code = max(exit_code, _run_backend(name, plan, embedder, model, out, fail_under, url, part))
     return exit_code
 
 
@@ -154,6 +183,8 @@ def _run_dataset(
     dry_run: bool,
     out: Path,
     model: str,
+    part: Shard | None,
+    device: str,
 ) -> int:
     from harness.datasets.command import run_dataset
     from harness.embeddings.embedder import Embedder
@@ -174,13 +205,21 @@ def _run_dataset(
             error_threshold=error_threshold,
             dry_run=dry_run,
             out_dir=out,
-            embedder_factory=lambda: Embedder(model),
+            embedder_factory=lambda: Embedder(model, device=device),
             console=out_console,
+            shard=part,
         )
 
 
 def _run_backend(
-    name: str, plan: Plan, embedder, model: str, out: Path, fail_under: float | None, url: str | None
+    name: str,
+    plan: Plan,
+    embedder,
+    model: str,
+    out: Path,
+    fail_under: float | None,
+    url: str | None,
+    part: Shard | None = None,
 ) -> int:
     if name in SERVER_BACKENDS and url is None:
         err_console.print(f"starting the {name} container…", highlight=False)
@@ -205,13 +244,13 @@ def _run_backend(
             "fields": dict(plan.settings.fields),
             "vector_k": plan.settings.vector_k,
             "rrf_k": plan.settings.rrf_k,
+            "shard": None if part is None else {"index": part.index, "count": part.count, "method": SHARD_METHOD},
         },
         embedding_model=model if plan.needs_vectors else None,
     )
     report = run_report.build(meta, summaries, results)
-    paths = write_run_files(
-        out, f"run-{name}", {"json": run_report.to_json(report), "md": run_report.to_markdown(report)}
-    )
+    stem = f"run-{name}" + ("" if part is None else f"-shard{part.index}of{part.count}")
+    paths = write_run_files(out, stem, {"json": run_report.to_json(report), "md": run_report.to_markdown(report)})
     print_scorecard(report["summary"], f"{name}: {', '.join(s.name for s in plan.suites)}")
     out_console.print(f"reports: {', '.join(str(p) for p in paths)}")
     failing = [s for s in summaries if fail_under is not None and not s.unsupported and s.pass_rate < fail_under]
@@ -237,6 +276,30 @@ def compare(
     except ImportError:
         err_console.print("no chart: install the chart extra (matplotlib)", highlight=False)
     out_console.print(f"written: {', '.join(str(p) for p in paths)}")
+    return 0
+
+
+@app.command()
+def merge(
+    reports: Annotated[list[Path], typer.Argument(help="The JSON reports of every shard of one dataset run.")],
+    out: Annotated[Path, typer.Option(help="Report folder.")] = Path("reports"),
+) -> int:
+    """Combine `run --dataset ... --shard I/N` reports into the report of the whole run."""
+    from harness.datasets.merge import merge_reports
+    from harness.datasets.report import write_report
+    from harness.datasets.scoring import HEADLINE, label
+
+    merged = merge_reports(reports)
+    table = Table(title=f"{merged['dataset']}, {merged['granularity']} granularity, {len(reports)} shards merged")
+    for column in ("mode", "level", "n", *(label(m) for m in HEADLINE)):
+        table.add_column(column)
+    for mode, summary in merged["summary"].items():
+        for level, data in summary["levels"].items():
+            cells = ("—" if data["metrics"][m] is None else f"{data['metrics'][m]:.3f}" for m in HEADLINE)
+            table.add_row(mode, level, str(data["questions"]), *cells)
+    out_console.print(table)
+    for path in write_report(merged, out):
+        out_console.print(f"report: {path}")
     return 0
 
 

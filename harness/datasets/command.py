@@ -30,6 +30,7 @@ from harness.datasets.summary import summarize
 from harness.embeddings import Embedder, text_key
 from harness.errors import HarnessError
 from harness.pipeline.settings import Mode
+from harness.shards import Shard
 
 _Choice = TypeVar("_Choice", bound=StrEnum)
 
@@ -168,8 +169,12 @@ def run_dataset(
     out_dir: Path,
     embedder_factory: Callable[[], Embedder],
     console: Console | None = None,
+    shard: Shard | None = None,
 ) -> int:
-    """Run one dataset and write its reports; exit code 1 when more than `error_threshold` of questions errored."""
+    """Run one dataset and write its reports; exit code 1 when more than `error_threshold` of questions errored.
+
+    With `shard`, only the selected questions whose id hashes to that shard are asked (`harness.shards`).
+    """
     console = console or Console()
     run_settings = settings(
         dataset=dataset,
@@ -183,9 +188,12 @@ def run_dataset(
     )
     started_at = datetime.now(UTC)
     reader = SPECS[dataset].reader(run_settings.path)
-    scan_needed = run_settings.limit is None or run_settings.sample is not SampleMethod.HEAD
+    scan_needed = run_settings.limit is None or run_settings.sample is not SampleMethod.HEAD or shard is not None
     refs = reader.scan() if scan_needed else None
     selected = select(refs, run_settings.limit, run_settings.sample, run_settings.seed)
+    if shard is not None and refs is not None:
+        chosen = [r for r in refs if selected is None or r.position in selected]
+        selected = frozenset(r.position for r in shard.keep(chosen))
     total = len(refs) if refs is not None else None
     expected = len(selected) if selected is not None else total
     needs_vectors = any(m.needs_vectors for m in run_settings.modes)
@@ -207,6 +215,8 @@ def run_dataset(
         file=run_settings.path,
         backend=backend.info(),
         embedding_model=embedder.model if embedder else None,
+        embedding_device=str(embedder.device) if embedder else None,
+        shard=shard,
         limit=run_settings.limit,
         sample=str(run_settings.sample),
         seed=run_settings.seed,

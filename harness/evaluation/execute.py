@@ -68,8 +68,8 @@ def execute(
     return results
 
 
-def suite_embedder(model: str) -> TextEmbedder:
+def suite_embedder(model: str, device: str = "auto") -> TextEmbedder:
     """The embedder suites use: committed embeddings first, then the user cache, then the model."""
     from harness.embeddings.embedder import Embedder
 
-    return Embedder(model, read_dirs=[cases_dir() / "embeddings"])
+    return Embedder(model, read_dirs=[cases_dir() / "embeddings"], device=device)
