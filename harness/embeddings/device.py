@@ -31,11 +31,15 @@ def parse_device(value: str) -> Device:
         raise HarnessError(f"unknown device {value!r}: choose one of {', '.join(Device)}") from None
 
 
-def resolve_device(device: Device, cuda_available: Callable[[], bool] = torch_sees_cuda) -> Device:
-    """`auto` becomes cuda when a GPU is visible, else cpu; `cuda` without one is an error, not a fallback."""
+def resolve_device(device: Device, cuda_available: Callable[[], bool] | None = None) -> Device:
+    """`auto` becomes cuda when a GPU is visible, else cpu; `cuda` without one is an error, not a fallback.
+
+    `cuda_available` defaults to asking torch (`torch_sees_cuda`).
+    """
+    sees_cuda = cuda_available or torch_sees_cuda
     if device is Device.AUTO:
-        return Device.CUDA if cuda_available() else Device.CPU
-    if device is Device.CUDA and not cuda_available():
+        return Device.CUDA if sees_cuda() else Device.CPU
+    if device is Device.CUDA and not sees_cuda():
         raise HarnessError("--device cuda: torch sees no CUDA GPU on this machine (use --device cpu or auto)")
     return device
 

@@ -6,6 +6,10 @@ quantization with ONNX Runtime's `quantize_dynamic` (per-channel int8 weights, d
 activations: the settings sentence-transformers' `export_dynamic_quantized_onnx_model` applies
 through optimum's AVX512-VNNI config). Pooling and normalisation follow the float model: the mean
 of the token vectors under the attention mask, scaled to unit length.
+
+Dynamic quantization scales activations per batch, so a text's int8 vector depends slightly on
+the texts batched with it: runs that must agree exactly,
+such as the shards of one run, read their vectors from one cache (`harness embed --dataset`).
 """
 
 from __future__ import annotations
