@@ -352,7 +352,9 @@ def embed(
     with _embed_progress(model, missing) as advance:
         embedder.on_progress = advance
         embedder.embed(texts)
-    out_console.print(f"{len(texts)} texts, {missing} newly embedded with {model} into {embedder.cache.folder}")
+    out_console.print(
+        f"{len(texts)} texts, {missing} newly embedded with {model} into {embedder.cache.folder}", soft_wrap=True
+    )
     return 0
 
 
@@ -394,12 +396,14 @@ def _embed_dataset(dataset: str, file: Path | None, model: str, device: str, out
                 f"interrupted: {done} texts embedded this run are kept in {embedder.cache.folder}; "
                 "run the same command again to resume",
                 highlight=False,
+                soft_wrap=True,
             )
             raise
     out_console.print(
         f"{dataset}: {counted.texts} distinct texts, {counted.computed} newly embedded with {model} "
         f"on {embedder.device}; cache: {embedder.cache.folder}",
         highlight=False,
+        soft_wrap=True,
     )
     return 0
 
