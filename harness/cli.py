@@ -437,9 +437,23 @@ def bench(
             min=0, help="With --datasets: also a LongMemEval-S-sized file of N haystacks built from the sample."
         ),
     ] = 0,
-    out: Annotated[Path, typer.Option(help="Report folder (--datasets).")] = Path("reports"),
+    out: Annotated[Path, typer.Option(help="Report folder (--datasets, --embeddings).")] = Path("reports"),
+    embeddings: Annotated[
+        bool,
+        typer.Option(help="Benchmark the encoders instead: texts/s on dataset turns and the retrieval each gives."),
+    ] = False,
+    model: Annotated[
+        list[str],
+        typer.Option(help=f"With --embeddings: encoders to compare with the float one ({', '.join(ENCODERS)})."),
+    ] = list(ENCODERS),
+    texts: Annotated[int, typer.Option(min=1, help="With --embeddings: LongMemEval turns timed per encoder.")] = 1000,
+    device: Annotated[str, typer.Option(help="With --embeddings: auto, cpu or cuda.")] = "auto",
 ) -> int:
     """Time the whole built-in run in every mode and per-query latency; or the datasets (--datasets)."""
+    if embeddings:
+        if datasets or synthetic:
+            raise HarnessError("--embeddings is its own benchmark: --datasets and --synthetic do not apply")
+        return _bench_embeddings(check_backend(backend), model, texts, parse_device(device), out)
     if not datasets:
         from harness.bench import bench_builtin
 
@@ -470,6 +484,26 @@ def bench(
         )
     finally:
         container.stop()
+
+
+def _bench_embeddings(backend: str, models: list[str], texts: int, device: str, out: Path) -> int:
+    import functools
+
+    from harness.backends.embedded import EmbeddedBackend
+    from harness.datasets.encoder_bench import bench_encoders
+    from harness.embeddings.embedder import Embedder
+
+    if backend in SERVER_BACKENDS:
+        raise HarnessError("bench --embeddings runs on the embedded backend: the encoders, not the engine, differ")
+    bench_encoders(
+        models=models,
+        texts=texts,
+        backend_factory=EmbeddedBackend,
+        embedder_factory=functools.partial(Embedder, device=device),
+        out_dir=out,
+        print_line=lambda line: out_console.print(line, highlight=False, markup=False, soft_wrap=True),
+    )
+    return 0
 
 
 _SAMPLE_QUERIES = {
