@@ -159,3 +159,22 @@ def test_merge_command_writes_the_whole_report(tmp_path: Path, shard_reports: li
     assert done.returncode == 0, done.stderr
     merged = json.loads((tmp_path / "merged" / "dataset-longmemeval-s-session-latest.json").read_text())
     assert merged["selection"]["selected"] == 3 and merged["shard"] is None
+
+
+@pytest.mark.parametrize(
+    ("arguments", "message"),
+    [
+        (["--shard", "5/4"], "harness: error: --shard 5/4: I must be between 1 and N, and N at least 1"),
+        (["--shard", "two"], "harness: error: --shard takes I/N (e.g. 2/4), got 'two'"),
+        (["--device", "gpu"], "harness: error: unknown device 'gpu': choose one of auto, cpu, cuda"),
+    ],
+)
+def test_run_rejects_a_bad_shard_or_device_before_any_work(tmp_path: Path, arguments: list[str], message: str) -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "harness", "run", "-m", "bm25", "--out", str(tmp_path / "r"), *arguments],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert (done.returncode, done.stderr.strip().splitlines()) == (2, [message])
+    assert not (tmp_path / "r").exists()
