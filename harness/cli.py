@@ -16,7 +16,7 @@ import os
 import signal
 import sys
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
@@ -25,12 +25,21 @@ from urllib.parse import urlsplit
 
 import typer
 from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+from rich.progress import (
+    BarColumn,
+    MofNCompleteColumn,
+    Progress,
+    TextColumn,
+    TimeElapsedColumn,
+    TimeRemainingColumn,
+)
 from rich.table import Table
 
 from harness.backends import registry
 from harness.backends.provision import backend_session, start_server
 from harness.backends.registry import check_backend, connect
+from harness.embeddings.device import parse_device
+from harness.embeddings.model import DEFAULT_MODEL, ENCODERS
 from harness.errors import BackendUnavailable, HarnessError, Interrupted
 from harness.evaluation.execute import Plan, embed_ahead, runnable_modes, steps, suite_embedder
 from harness.evaluation.model_check import load_model
@@ -43,6 +52,8 @@ from harness.reports.metadata import run_metadata, suite_record
 from harness.reports.summary import ModeSummary, summarize
 from harness.reports.writer import check_out_dir, write_or_rescue, write_run_files
 from harness.resources import data_root
+from harness.shards import METHOD as SHARD_METHOD
+from harness.shards import Shard, parse_shard
 from harness.suites import BUILTIN, load_suite
 from harness.suites.resolve import cases_dir
 
@@ -190,6 +201,11 @@ def run(
         typer.Option(help="With --url on postgres: create pgvector's extension if missing (dropped at the end)."),
     ] = False,
     trec: Annotated[bool, typer.Option(help="Also write each mode's run and qrels as TREC files.")] = False,
+    shard: Annotated[
+        str | None,
+        typer.Option(help="Run only shard I/N of the questions or cases (by id hash); `harness merge` joins them."),
+    ] = None,
+    device: Annotated[str, typer.Option(help="Where to embed: auto (cuda when torch sees a GPU), cpu, cuda.")] = "auto",
 ) -> int:
     """Run suites (or a public dataset) on a backend in each mode; print the scorecard, write JSON + Markdown reports.
 
@@ -197,6 +213,8 @@ def run(
     if more than --error-threshold of the results errored or a mode is under --fail-under.
     """
     _check_applicable(ctx, dataset)
+    part = parse_shard(shard) if shard is not None else None
+    parse_device(device)
     modes = _modes(mode)
     backends = [check_backend(b) for b in dict.fromkeys(backend)]
     if url is not None:
@@ -223,30 +241,39 @@ def run(
                 model,
                 allow_extension,
                 trec,
+                part,
+                device,
             )
             for name in backends
         )
-    plan = Plan([load_suite(s) for s in suite], modes, _settings(fields), limit)
-    embedder = suite_embedder(model) if plan.needs_vectors else None
+    suites = [load_suite(s) for s in suite]
+    if part is not None:
+        suites = [
+            replace(s, static_cases=part.keep(s.static_cases), session_cases=part.keep(s.session_cases)) for s in suites
+        ]
+    plan = Plan(suites, modes, _settings(fields), limit)
+    embedder = suite_embedder(model, device) if plan.needs_vectors else None
     if embedder is not None:
         embed_ahead(plan, embedder)
     exit_code = 0
     for name in backends:
         exit_code = max(
             exit_code,
-            _run_backend(name, plan, embedder, model, out, fail_under, error_threshold, url, allow_extension, trec),
+            _run_backend(
+                name, plan, embedder, model, out, fail_under, error_threshold, url, allow_extension, trec, part
+            ),
         )
     return exit_code
 
 
-def _dataset_embedder(model: str, preload: bool) -> Embedder:
+def _dataset_embedder(model: str, device: str, preload: bool) -> Embedder:
     """An embedder whose model, when no vector of it is cached at all, is loaded now: a bad one fails before the run."""
     from harness.embeddings.embedder import Embedder
 
-    embedder = Embedder(model, loader=load_model)
+    embedder = Embedder(model, loader=load_model, device=device)
     if preload and embedder.cache.dimensions is None:
-        encoder = load_model(model)
-        embedder = Embedder(model, loader=lambda _: encoder)
+        encoder = load_model(model, embedder.device)
+        embedder = Embedder(model, loader=lambda _name, _device: encoder, device=device)
     return embedder
 
 
@@ -265,7 +292,9 @@ def _run_dataset(
     out: Path,
     model: str,
     allow_extension: bool,
-    trec: bool = False,
+    trec: bool,
+    part: Shard | None,
+    device: str,
 ) -> int:
     from harness.datasets.command import run_dataset, settings
 
@@ -279,7 +308,7 @@ def _run_dataset(
         "error_threshold": error_threshold,
     }
     settings(**common, modes=[m.value for m in modes])  # a bad file or value fails before a container starts
-    embedder = _dataset_embedder(model, preload=not dry_run) if any(m.needs_vectors for m in modes) else None
+    embedder = _dataset_embedder(model, device, preload=not dry_run) if any(m.needs_vectors for m in modes) else None
     if name in registry.servers() and url is None:
         err_console.print(f"starting the {name} container…", highlight=False)
     with backend_session(name, url, allow_extension=allow_extension, notice=_notice) as engine:
@@ -295,10 +324,11 @@ def _run_dataset(
             embedder_factory=lambda: embedder,
             console=out_console,
             trec=trec,
+            shard=part,
         )
 
 
-def _suite_meta(info, plan: Plan, unsupported: dict[Mode, str], model: str) -> dict:
+def _suite_meta(info, plan: Plan, unsupported: dict[Mode, str], model: str, part: Shard | None) -> dict:
     return run_metadata(
         info,
         suites=[suite_record(s, model if plan.needs_vectors else None) for s in plan.suites],
@@ -307,6 +337,7 @@ def _suite_meta(info, plan: Plan, unsupported: dict[Mode, str], model: str) -> d
         settings={
             "fields": dict(plan.settings.fields),
             "rrf_k": plan.settings.rrf_k,
+            "shard": None if part is None else {"index": part.index, "count": part.count, "method": SHARD_METHOD},
         },
         embedding_model=model if plan.needs_vectors else None,
     )
@@ -323,6 +354,7 @@ def _run_backend(
     url: str | None,
     allow_extension: bool,
     trec: bool = False,
+    part: Shard | None = None,
 ) -> int:
     if name in registry.servers() and url is None:
         err_console.print(f"starting the {name} container…", highlight=False)
@@ -354,22 +386,23 @@ def _run_backend(
     summaries = summarize(results) + [ModeSummary.not_run(name, m.value, r) for m, r in unsupported.items()]
     progress_note = f"after {done} of {plan.steps()} cases"
     report = run_report.build(
-        _suite_meta(info, plan, unsupported, model),
+        _suite_meta(info, plan, unsupported, model, part),
         summaries,
         results,
         incomplete=f"interrupted by {stopped.signal_name} {progress_note}" if stopped else None,
     )
     print_scorecard(report, f"{name}: {', '.join(s.name for s in plan.suites)}")
+    stem = f"run-{name}" + ("" if part is None else f"-shard{part.index}of{part.count}")
     paths = write_or_rescue(
         out,
-        f"run-{name}" if stopped is None else f"run-{name}-incomplete",
+        stem if stopped is None else f"{stem}-incomplete",
         {"json": run_report.to_json(report), "md": run_report.to_markdown(report)},
         latest=stopped is None,
     )
     if trec and stopped is None:
         from harness.reports.trec import suite_trec, write_trec
 
-        paths += write_trec(out, f"run-{name}", suite_trec(results))
+        paths += write_trec(out, stem, suite_trec(results))
     out_console.print(f"reports: {', '.join(str(p) for p in paths)}")
     if stopped is not None:
         stopped.detail = f"run on {name} {progress_note}; finished part in {paths[0]}"
@@ -429,6 +462,30 @@ def compare(
     return 0
 
 
+@app.command()
+def merge(
+    reports: Annotated[list[Path], typer.Argument(help="The JSON reports of every shard of one dataset run.")],
+    out: Annotated[Path, typer.Option(help="Report folder.")] = Path("reports"),
+) -> int:
+    """Combine `run --dataset ... --shard I/N` reports into the report of the whole run."""
+    from harness.datasets.merge import merge_reports
+    from harness.datasets.report import write_report
+    from harness.datasets.scoring import HEADLINE, label
+
+    merged = merge_reports(reports)
+    table = Table(title=f"{merged['dataset']}, {merged['granularity']} granularity, {len(reports)} shards merged")
+    for column in ("mode", "level", "n", *(label(m) for m in HEADLINE)):
+        table.add_column(column)
+    for mode, summary in merged["summary"].items():
+        for level, data in summary["levels"].items():
+            cells = ("—" if data["metrics"][m] is None else f"{data['metrics'][m]:.3f}" for m in HEADLINE)
+            table.add_row(mode, level, str(data["questions"]), *cells)
+    out_console.print(table)
+    for path in write_report(merged, out):
+        out_console.print(f"report: {path}")
+    return 0
+
+
 @cases_app.command("validate")
 def cases_validate(path: Annotated[str, typer.Argument(help="A suite folder, builtin, or tenure:DIR.")]) -> int:
     """Parse and cross-check a suite; one line per problem, exit 2 on the first."""
@@ -445,26 +502,111 @@ def cases_validate(path: Annotated[str, typer.Argument(help="A suite folder, bui
 
 @app.command()
 def embed(
-    suite: Annotated[list[str], typer.Option("--suite", "-s")] = [BUILTIN],
-    model: Annotated[str, typer.Option(help="sentence-transformers model name or path.")] = "all-MiniLM-L6-v2",
+    suite: Annotated[
+        list[str] | None, typer.Option("--suite", "-s", help="Suites to embed (default: builtin).")
+    ] = None,
+    model: Annotated[
+        str, typer.Option(help=f"{', '.join(ENCODERS)}, or a sentence-transformers model path.")
+    ] = DEFAULT_MODEL,
     fields: Annotated[str, typer.Option()] = "surface",
     out: Annotated[
         Path | None, typer.Option(help="Cache folder to write (default: cases/embeddings for builtin).")
     ] = None,
+    dataset: Annotated[
+        str | None, typer.Option(help="Embed a whole public dataset ahead of time (resumable after Ctrl-C).")
+    ] = None,
+    file: Annotated[Path | None, typer.Option(help="The dataset file (with --dataset).")] = None,
+    device: Annotated[str, typer.Option(help="auto (cuda when torch sees a GPU), cpu or cuda.")] = "auto",
 ) -> int:
-    """Embed every memory and query text of the suites, so vector modes need no model at run time."""
-    from harness.embeddings.cache import model_folder
+    """Embed every memory and query text of the suites, or every turn and question of a dataset."""
     from harness.embeddings.embedder import Embedder, default_cache_dir
     from harness.suites.texts import suite_texts
 
-    target = out or (cases_dir() / "embeddings" if suite == [BUILTIN] else default_cache_dir())
-    embedder = Embedder(model, read_dirs=[cases_dir() / "embeddings"], cache_dir=target, loader=load_model)
+    if dataset is not None:
+        if suite is not None or fields != "surface":
+            raise HarnessError("--dataset embeds a dataset: --suite and --fields do not apply")
+        return _embed_dataset(dataset, file, model, device, out)
+    if file is not None:
+        raise HarnessError("--file names a dataset file: give --dataset too")
+    suites = suite or [BUILTIN]
+    target = out or (cases_dir() / "embeddings" if suites == [BUILTIN] else default_cache_dir())
+    embedder = Embedder(
+        model, read_dirs=[cases_dir() / "embeddings"], cache_dir=target, device=device, loader=load_model
+    )
     settings = _settings(fields)
-    texts = list(dict.fromkeys(t for s in suite for t in suite_texts(load_suite(s), settings.fields)))
+    texts = list(dict.fromkeys(t for s in suites for t in suite_texts(load_suite(s), settings.fields)))
     missing = sum(v is None for v in embedder.cache.lookup(texts))
-    embedder.embed(texts)
-    out_console.print(f"{len(texts)} texts, {missing} newly embedded with {model} into {target / model_folder(model)}")
+    with _embed_progress(model, missing) as advance:
+        embedder.on_progress = advance
+        embedder.embed(texts)
+    out_console.print(
+        f"{len(texts)} texts, {missing} newly embedded with {model} into {embedder.cache.folder}", soft_wrap=True
+    )
     return 0
+
+
+def _embed_dataset(dataset: str, file: Path | None, model: str, device: str, out: Path | None) -> int:
+    from harness.datasets.command import embed_dataset
+    from harness.embeddings.embedder import Embedder
+
+    embedder = Embedder(model, cache_dir=out, device=device)
+    planned: list[int] = []
+    progress = Progress(
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TextColumn("{task.fields[rate]} texts/s"),
+        TimeElapsedColumn(),
+        TextColumn("ETA"),
+        TimeRemainingColumn(),
+        console=err_console,
+    )
+    with progress:
+        task = progress.add_task(f"reading {dataset}", total=None, rate="—")
+
+        def plan(texts: int, missing: int) -> None:
+            planned.extend((texts, missing))
+            progress.update(task, description=f"embedding with {model} on {embedder.device}", total=missing)
+
+        def advance(count: int) -> None:
+            progress.advance(task, count)
+            speed = progress.tasks[0].speed
+            progress.update(task, rate="—" if speed is None else f"{speed:.1f}")
+
+        embedder.on_progress = advance
+        try:
+            counted = embed_dataset(dataset=dataset, file=file, embedder=embedder, on_plan=plan)
+        except Interrupted as exc:
+            done = int(progress.tasks[0].completed)
+            progress.stop()
+            exc.detail = (
+                f"{done} texts embedded this run are kept in {embedder.cache.folder}; "
+                "run the same command again to resume"
+            )
+            raise
+    out_console.print(
+        f"{dataset}: {counted.texts} distinct texts, {counted.computed} newly embedded with {model} "
+        f"on {embedder.device}; cache: {embedder.cache.folder}",
+        highlight=False,
+        soft_wrap=True,
+    )
+    return 0
+
+
+@contextmanager
+def _embed_progress(model: str, total: int) -> Iterator[Callable[[int], None]]:
+    """A bar with ETA and texts/s for `total` texts; hidden when there are too few to notice."""
+    progress = Progress(
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeRemainingColumn(),
+        console=err_console,
+        disable=total < 200,
+    )
+    with progress:
+        task = progress.add_task(f"embedding with {model}", total=total)
+        yield lambda count: progress.advance(task, count)
 
 
 @app.command()
@@ -480,9 +622,23 @@ def bench(
             min=0, help="With --datasets: also a LongMemEval-S-sized file of N haystacks built from the sample."
         ),
     ] = 0,
-    out: Annotated[Path, typer.Option(help="Report folder (--datasets).")] = Path("reports"),
+    out: Annotated[Path, typer.Option(help="Report folder (--datasets, --embeddings).")] = Path("reports"),
+    embeddings: Annotated[
+        bool,
+        typer.Option(help="Benchmark the encoders instead: texts/s on dataset turns and the retrieval each gives."),
+    ] = False,
+    model: Annotated[
+        list[str],
+        typer.Option(help=f"With --embeddings: encoders to compare with the float one ({', '.join(ENCODERS)})."),
+    ] = list(ENCODERS),
+    texts: Annotated[int, typer.Option(min=1, help="With --embeddings: LongMemEval turns timed per encoder.")] = 1000,
+    device: Annotated[str, typer.Option(help="With --embeddings: auto, cpu or cuda.")] = "auto",
 ) -> int:
     """Time the whole built-in run in every mode and per-query latency; or the datasets (--datasets)."""
+    if embeddings:
+        if datasets or synthetic:
+            raise HarnessError("--embeddings is its own benchmark: --datasets and --synthetic do not apply")
+        return _bench_embeddings(check_backend(backend), model, texts, parse_device(device), out)
     if not datasets:
         from harness.bench import bench_builtin
 
@@ -512,6 +668,26 @@ def bench(
         )
     finally:
         container.stop()
+
+
+def _bench_embeddings(backend: str, models: list[str], texts: int, device: str, out: Path) -> int:
+    import functools
+
+    from harness.backends.embedded import EmbeddedBackend
+    from harness.datasets.encoder_bench import bench_encoders
+    from harness.embeddings.embedder import Embedder
+
+    if backend in registry.servers():
+        raise HarnessError("bench --embeddings runs on the embedded backend: the encoders, not the engine, differ")
+    bench_encoders(
+        models=models,
+        texts=texts,
+        backend_factory=EmbeddedBackend,
+        embedder_factory=functools.partial(Embedder, device=device),
+        out_dir=out,
+        print_line=lambda line: out_console.print(line, highlight=False, markup=False, soft_wrap=True),
+    )
+    return 0
 
 
 @app.command()

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import os
 from collections import Counter
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from enum import StrEnum
@@ -27,10 +27,11 @@ from harness.datasets.retrieval import embedding_texts
 from harness.datasets.sampling import SampleMethod, select
 from harness.datasets.scoring import HEADLINE, label
 from harness.datasets.summary import summarize
-from harness.embeddings import Embedder
+from harness.embeddings import Embedder, text_key
 from harness.errors import HarnessError, Interrupted
 from harness.pipeline.settings import Mode
 from harness.resources import shared_datasets_dir
+from harness.shards import Shard
 
 _Choice = TypeVar("_Choice", bound=StrEnum)
 
@@ -170,9 +171,11 @@ def run_dataset(
     embedder_factory: Callable[[], Embedder],
     console: Console | None = None,
     trec: bool = False,
+    shard: Shard | None = None,
 ) -> int:
     """Run one dataset and write its reports (`trec`: and TREC run and qrels files); the exit code is
-    `run_exit_code`'s.
+    `run_exit_code`'s. With `shard`, only the selected questions whose id hashes to that shard are
+    asked (`harness.shards`).
 
     An interrupted run, or one stopped by an error, writes what finished as an incomplete report
     (never `-latest`) and re-raises.
@@ -190,9 +193,12 @@ def run_dataset(
     )
     started_at = datetime.now(UTC)
     reader = SPECS[dataset].reader(run_settings.path)
-    scan_needed = run_settings.limit is None or run_settings.sample is not SampleMethod.HEAD
+    scan_needed = run_settings.limit is None or run_settings.sample is not SampleMethod.HEAD or shard is not None
     refs = reader.scan() if scan_needed else None
     selected = select(refs, run_settings.limit, run_settings.sample, run_settings.seed)
+    if shard is not None and refs is not None:
+        chosen = [r for r in refs if selected is None or r.position in selected]
+        selected = frozenset(r.position for r in shard.keep(chosen))
     total = len(refs) if refs is not None else None
     expected = len(selected) if selected is not None else total
     needs_vectors = any(m.needs_vectors for m in run_settings.modes)
@@ -221,6 +227,8 @@ def run_dataset(
         file=run_settings.path,
         backend=backend_info,
         embedding_model=embedder.model if embedder else None,
+        embedding_device=str(embedder.device) if embedder else None,
+        shard=shard,
         limit=run_settings.limit,
         sample=str(run_settings.sample),
         seed=run_settings.seed,
@@ -259,6 +267,14 @@ def run_exit_code(run: Evaluation, error_threshold: float) -> int:
     return 1 if run.error_fraction() > error_threshold else 0
 
 
+@dataclass(frozen=True, slots=True)
+class EmbedCount:
+    """What `embed_dataset` found: distinct texts the selection needs, and how many it computed."""
+
+    texts: int
+    computed: int
+
+
 def embed_dataset(
     *,
     dataset: str,
@@ -268,11 +284,14 @@ def embed_dataset(
     sample: str = "head",
     seed: int = 0,
     batch: int = 8192,
-) -> int:
-    """Cache the vectors a vector or hybrid run of this selection needs; returns how many were computed.
+    on_plan: Callable[[int, int], None] | None = None,
+) -> EmbedCount:
+    """Cache the vectors a vector or hybrid run of this selection needs.
 
-    Haystacks are streamed and missing texts embedded `batch` at a time, so the largest files
-    never hold all their texts at once and an interrupted run keeps what it finished.
+    Two streamed passes: the first counts distinct texts and the ones not cached (reported to
+    `on_plan(texts, missing)`, so a progress bar has a total); the second embeds the missing ones
+    `batch` at a time. The largest files never hold all their texts at once, and the embedder
+    stores every finished shard, so an interrupted run resumes where it stopped.
     """
     path = resolve_file(dataset, file)
     method = _choice(SampleMethod, sample, "sample method")
@@ -280,10 +299,17 @@ def embed_dataset(
         raise HarnessError(f"--limit must be at least 1, got {limit}")
     reader = SPECS[dataset].reader(path)
     selected = select(None if limit is not None and method is SampleMethod.HEAD else reader.scan(), limit, method, seed)
+    seen: set[str] = set()
+    missing = 0
+    for texts in _haystack_texts(reader, selected):
+        fresh = [t for t in dict.fromkeys(texts) if text_key(t) not in seen]
+        seen.update(text_key(t) for t in fresh)
+        missing += sum(v is None for v in embedder.cache.lookup(fresh))
+    if on_plan is not None:
+        on_plan(len(seen), missing)
     pending: dict[str, None] = {}
     computed = 0
-    for haystack in reader.read(selected):
-        texts = [*embedding_texts(haystack), *(q.text for q in haystack.questions)]
+    for texts in _haystack_texts(reader, selected):
         pending.update((t, None) for t, v in zip(texts, embedder.cache.lookup(texts), strict=True) if v is None)
         if len(pending) >= batch:
             embedder.embed(list(pending))
@@ -291,7 +317,13 @@ def embed_dataset(
             pending.clear()
     if pending:
         embedder.embed(list(pending))
-    return computed + len(pending)
+    return EmbedCount(len(seen), computed + len(pending))
+
+
+def _haystack_texts(reader: DatasetReader, selected: frozenset[int] | None) -> Iterator[list[str]]:
+    """Per haystack, every text a vector run embeds: its turns and its questions."""
+    for haystack in reader.read(selected):
+        yield [*embedding_texts(haystack), *(q.text for q in haystack.questions)]
 
 
 def _dry_run(

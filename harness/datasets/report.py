@@ -20,6 +20,8 @@ from harness.datasets.scoring import HEADLINE, definition_of, definitions
 from harness.datasets.summary import ModeSummary, defect_counts, skipped_counts, summarize
 from harness.pipeline.fusion import RRF_K
 from harness.reports.writer import write_or_rescue
+from harness.shards import METHOD as SHARD_METHOD
+from harness.shards import Shard
 
 METHOD = (
     f"Indexed text is analysed by the harness analyzer (lowercased words, stopwords dropped, no stemming). "
@@ -49,6 +51,8 @@ class RunContext:
     selected_questions: int
     error_threshold: float
     started_at: datetime
+    embedding_device: str | None = None
+    shard: Shard | None = None
 
 
 def machine() -> dict[str, Any]:
@@ -72,7 +76,7 @@ def machine() -> dict[str, Any]:
     }
 
 
-def _mode_json(summary: ModeSummary) -> dict[str, Any]:
+def mode_json(summary: ModeSummary) -> dict[str, Any]:
     return {
         "asked": summary.asked,
         "errors": summary.errors,
@@ -94,7 +98,7 @@ def _mode_json(summary: ModeSummary) -> dict[str, Any]:
     }
 
 
-def _question_json(result: QuestionResult) -> dict[str, Any]:
+def question_json(result: QuestionResult) -> dict[str, Any]:
     return {
         "id": result.id,
         "haystack": result.haystack,
@@ -157,6 +161,8 @@ def build_report(run: Evaluation, context: RunContext) -> dict[str, Any]:
             "vector_engine": context.backend.vector_engine,
         },
         "embedding_model": context.embedding_model,
+        "embedding_device": context.embedding_device,
+        "shard": shard_json(context.shard),
         "granularity": str(run.granularity),
         "modes": [str(m) for m in run.modes],
         "selection": {
@@ -189,10 +195,15 @@ def build_report(run: Evaluation, context: RunContext) -> dict[str, Any]:
         "skipped": dict(skipped_counts(run)),
         "defects": dict(defect_counts(run)),
         "notes": run.notes,
-        "summary": {str(s.mode): _mode_json(s) for s in summaries},
+        "summary": {str(s.mode): mode_json(s) for s in summaries},
         "published": comparison(context.dataset, summaries),
-        "questions": [_question_json(r) for r in run.results],
+        "questions": [question_json(r) for r in run.results],
     }
+
+
+def shard_json(shard: Shard | None) -> dict[str, Any] | None:
+    """How a shard report says which part of the selection it holds (None: all of it)."""
+    return None if shard is None else {"index": shard.index, "count": shard.count, "method": SHARD_METHOD}
 
 
 def _fmt(value: float | None) -> str:
@@ -211,9 +222,12 @@ def render_markdown(report: dict[str, Any]) -> str:
             else []
         ),
         f"- file: `{report['file']}`; questions: {sel['selected']} of {sel['total']}"
-        + (f" (limit {sel['limit']}, sample {sel['sample']}, seed {sel['seed']})" if sel["limit"] else ""),
+        + (f" (limit {sel['limit']}, sample {sel['sample']}, seed {sel['seed']})" if sel["limit"] else "")
+        + (f"; shard {report['shard']['index']} of {report['shard']['count']}" if report.get("shard") else "")
+        + (f"; merged from {len(report['merged_from'])} shard reports" if report.get("merged_from") else ""),
         f"- backend: {report['backend']['name']} ({report['backend']['engine']}, {report['backend']['version']})",
-        f"- embedding model: {report['embedding_model'] or 'none (bm25 only)'}",
+        f"- embedding model: {report['embedding_model'] or 'none (bm25 only)'}"
+        + (f" on {report['embedding_device']}" if report.get("embedding_device") else ""),
         f"- started {report['started_at']}; wall {timing['wall_s']:.1f} s; ingest {timing['ingest_s']:.1f} s over "
         f"{timing['haystacks']} haystacks ({timing['documents']} turns); embedding {timing['embed_s']:.1f} s; "
         f"peak memory {timing['peak_rss_mb']:.0f} MB",
@@ -271,9 +285,11 @@ def render_markdown(report: dict[str, Any]) -> str:
 
 
 def write_report(report: dict[str, Any], out_dir: Path) -> list[Path]:
-    """`dataset-<name>-<granularity>-<UTC time>.{json,md}` plus `-latest` copies; an incomplete run's
-    files are named `...-incomplete-<UTC time>` and never become `-latest`."""
+    """`dataset-<name>-<granularity>[-shard<I>of<N>]-<UTC time>.{json,md}` plus `-latest` copies; an
+    incomplete run's files are named `...-incomplete-<UTC time>` and never become `-latest`."""
     stem = f"dataset-{report['dataset']}-{report['granularity']}"
+    if shard := report.get("shard"):
+        stem += f"-shard{shard['index']}of{shard['count']}"
     complete = not report.get("incomplete")
     contents = {"json": json.dumps(report, indent=1, default=str) + "\n", "md": render_markdown(report)}
     return write_or_rescue(

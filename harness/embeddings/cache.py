@@ -71,6 +71,11 @@ class EmbeddingCache:
         for row, key in enumerate(keys):
             rows[key] = (block, row)
 
+    @property
+    def folder(self) -> Path | None:
+        """The folder new shards are written to (None: nothing is persisted)."""
+        return self._write_dir
+
     def __len__(self) -> int:
         return len(self._index())
 

@@ -1,4 +1,8 @@
-"""Text to unit vectors, cache first: the model is loaded only when some text is missing."""
+"""Text to unit vectors, cache first: the model is loaded only when some text is missing.
+
+Missing texts are computed longest first, so each batch holds texts of similar length and pads
+little; progress is reported through a callback (the CLI draws it), never printed here.
+"""
 
 from __future__ import annotations
 
@@ -7,15 +11,25 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 import numpy as np
-from rich.console import Console
-from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeRemainingColumn
 
 from harness.embeddings.cache import EmbeddingCache
-from harness.embeddings.model import DEFAULT_MODEL, KNOWN_DIMENSIONS, EmbedExtraMissing, TextEncoder, load_encoder
+from harness.embeddings.device import Device, parse_device, resolve_device
+from harness.embeddings.model import (
+    DEFAULT_MODEL,
+    INT8_MODEL,
+    KNOWN_DIMENSIONS,
+    STATIC_MODEL,
+    EmbedExtraMissing,
+    TextEncoder,
+    load_encoder,
+)
 from harness.errors import HarnessError
 
-PROGRESS_THRESHOLD = 200
-"""Show a progress bar only when this many texts must be computed (a few seconds of work)."""
+Progress = Callable[[int], None]
+"""Called after each stored shard with the number of texts it holds."""
+
+CPU_ONLY = frozenset({INT8_MODEL, STATIC_MODEL})
+"""Encoders whose inference runs on the CPU whatever GPU there is (`auto` picks cpu for them)."""
 
 SHARD_TEXTS = 512
 """Texts per cache shard: the most work an interruption can lose."""
@@ -29,10 +43,16 @@ def default_cache_dir() -> Path:
     return Path(base) / "memory-harness" / "embeddings"
 
 
+def default_models_dir() -> Path:
+    """Where derived encoders (int8 export, static distillation) are built once: `.models` in the cache."""
+    return default_cache_dir() / ".models"
+
+
 class Embedder:
     """Embeds texts with one model, reading every cache folder and writing new vectors to `cache_dir`.
 
     `cache_dir=None` means `default_cache_dir()`. With `compute=False` only cached vectors are used.
+    `device` (auto, cpu, cuda) is checked here and resolved on first use (`.device`, which reports state).
     """
 
     def __init__(
@@ -42,15 +62,28 @@ class Embedder:
         cache_dir: Path | None = None,
         compute: bool = True,
         *,
-        loader: Callable[[str], TextEncoder] = load_encoder,
+        loader: Callable[[str, Device], TextEncoder] | None = None,
         batch_size: int = 64,
+        device: str = "auto",
+        on_progress: Progress | None = None,
     ):
         self.model = model
         self.compute = compute
         self.cache = EmbeddingCache(model, read_dirs, cache_dir if cache_dir is not None else default_cache_dir())
-        self._loader = loader
+        self.on_progress = on_progress
+        self._requested_device = parse_device(device)
+        self._device: Device | None = None
+        self._loader = loader or load_encoder
         self._batch_size = batch_size
         self._encoder: TextEncoder | None = None
+
+    @property
+    def device(self) -> Device:
+        """Where vectors are computed: cpu or cuda (`auto` asks torch once, on first use)."""
+        if self._device is None:
+            cpu_only = self.model in CPU_ONLY and self._requested_device is Device.AUTO
+            self._device = Device.CPU if cpu_only else resolve_device(self._requested_device)
+        return self._device
 
     @property
     def dimensions(self) -> int:
@@ -79,24 +112,27 @@ class Embedder:
         return matrix / np.where(norms == 0, 1, norms)
 
     def _compute(self, texts: list[str]) -> list[np.ndarray]:
+        """Vectors of `texts` in their order, computed longest first in shards of SHARD_TEXTS."""
         encoder = self._require_encoder(len(texts))
-        batches = [texts[i : i + SHARD_TEXTS] for i in range(0, len(texts), SHARD_TEXTS)]
-        vectors: list[np.ndarray] = []
-        with _progress(len(texts) > PROGRESS_THRESHOLD) as progress:
-            task = progress.add_task(f"embedding with {self.model}", total=len(texts))
-            for batch in batches:
-                computed = encoder.encode(batch, batch_size=self._batch_size)
-                self.cache.add(batch, computed)
-                vectors.extend(computed)
-                progress.advance(task, len(batch))
-        return vectors
+        order = sorted(range(len(texts)), key=lambda i: -len(texts[i]))
+        vectors: list[np.ndarray | None] = [None] * len(texts)
+        for start in range(0, len(order), SHARD_TEXTS):
+            rows = order[start : start + SHARD_TEXTS]
+            batch = [texts[i] for i in rows]
+            computed = encoder.encode(batch, batch_size=self._batch_size)
+            self.cache.add(batch, computed)
+            for i, vector in zip(rows, computed, strict=True):
+                vectors[i] = vector
+            if self.on_progress is not None:
+                self.on_progress(len(rows))
+        return [v for v in vectors if v is not None]
 
     def _require_encoder(self, missing: int) -> TextEncoder:
         if self._encoder is None:
             if not self.compute:
                 raise self._no_cache(missing)
             try:
-                self._encoder = self._loader(self.model)
+                self._encoder = self._loader(self.model, self.device)
             except EmbedExtraMissing as exc:
                 raise self._no_cache(missing) from exc
         return self._encoder
@@ -106,15 +142,3 @@ class Embedder:
             f"{missing} texts have no cached embedding for model {self.model}: "
             "run `harness embed` (needs the embed extra)"
         )
-
-
-def _progress(visible: bool) -> Progress:
-    return Progress(
-        TextColumn("{task.description}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TimeRemainingColumn(),
-        console=Console(stderr=True),
-        disable=not visible,
-        transient=False,
-    )

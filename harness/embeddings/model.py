@@ -1,27 +1,39 @@
-"""Sentence-embedding models, loaded from local files only (nothing is downloaded at run time)."""
+"""Which encoder a model name means, loaded from local files only (nothing is downloaded at run time).
+
+Three encoders of all-MiniLM-L6-v2 are offered offline: the float sentence-transformers model, an
+int8 dynamically quantized ONNX export of it, and a static (model2vec) model distilled from it.
+The derived two are built once from the packaged float model into the models folder and reused.
+Any other name is loaded by sentence-transformers as a local path or an already cached hub name.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING, Protocol
+from typing import Protocol
 
 import numpy as np
 
+from harness.embeddings.device import Device
 from harness.errors import HarnessError
 
-if TYPE_CHECKING:
-    from sentence_transformers import SentenceTransformer
-
 DEFAULT_MODEL = "all-MiniLM-L6-v2"
-KNOWN_DIMENSIONS = {DEFAULT_MODEL: 384}
+INT8_MODEL = f"{DEFAULT_MODEL}-int8"
+STATIC_MODEL = f"{DEFAULT_MODEL}-static"
+ENCODERS = (DEFAULT_MODEL, INT8_MODEL, STATIC_MODEL)
+"""The offline `--model` choices, float first."""
+
+STATIC_DIMENSIONS = 256
+"""The static model keeps this many PCA components of the distilled token vectors (model2vec's default)."""
+
+KNOWN_DIMENSIONS = {DEFAULT_MODEL: 384, INT8_MODEL: 384, STATIC_MODEL: STATIC_DIMENSIONS}
 """Sizes known without loading the model, so an index can be created from a warm cache alone."""
 
 _DEFAULT_ALIASES = frozenset({DEFAULT_MODEL, f"sentence-transformers/{DEFAULT_MODEL}"})
 
 
 class EmbedExtraMissing(HarnessError):
-    """sentence-transformers is not installed: only cached vectors can be used."""
+    """The packages an encoder needs are not installed: only cached vectors can be used."""
 
 
 class TextEncoder(Protocol):
@@ -35,35 +47,6 @@ class TextEncoder(Protocol):
     def encode(self, texts: Sequence[str], batch_size: int = 64) -> np.ndarray: ...
 
 
-class Encoder:
-    """A loaded sentence-transformers model returning float32 unit-norm rows."""
-
-    def __init__(self, name: str, model: SentenceTransformer):
-        self.name = name
-        self._model = model
-
-    @property
-    def dimensions(self) -> int:
-        # sentence-transformers 6 renamed the method; the extra allows versions from 3 on
-        size_of = getattr(self._model, "get_embedding_dimension", None) or self._model.get_sentence_embedding_dimension
-        size = size_of()
-        if size is None:
-            raise HarnessError(f"embedding model {self.name} does not report its vector size")
-        return int(size)
-
-    def encode(self, texts: Sequence[str], batch_size: int = 64) -> np.ndarray:
-        if not texts:
-            return np.zeros((0, self.dimensions), dtype=np.float32)
-        vectors = self._model.encode(
-            list(texts),
-            batch_size=batch_size,
-            convert_to_numpy=True,
-            normalize_embeddings=True,
-            show_progress_bar=False,
-        )
-        return np.asarray(vectors, dtype=np.float32)
-
-
 def model_source(name: str) -> str:
     """Where to load `name` from: the packaged offline copy for the default model, else `name` itself."""
     if name in _DEFAULT_ALIASES:
@@ -75,18 +58,34 @@ def model_source(name: str) -> str:
     return name
 
 
-def load_encoder(name: str = DEFAULT_MODEL) -> Encoder:
-    """Load a model by name or local path; HF_HUB_OFFLINE=1 keeps the hub client off the network."""
-    try:
-        from sentence_transformers import SentenceTransformer
-    except ImportError as exc:
+def _float_source() -> Path:
+    source = Path(model_source(DEFAULT_MODEL))
+    if not source.is_dir():
         raise EmbedExtraMissing(
-            "embedding needs sentence-transformers: install the embed extra (pip install -e '.[embed]')"
-        ) from exc
-    source = model_source(name)
-    try:
-        model = SentenceTransformer(source)
-    except Exception as exc:  # the library raises OSError, ValueError, HF errors... all mean "not loadable"
-        detail = " ".join(str(exc).split())[:300]
-        raise HarnessError(f"cannot load embedding model {name!r} from {source}: {detail}") from exc
-    return Encoder(name, model)
+            f"the {INT8_MODEL} and {STATIC_MODEL} encoders are built from the packaged float model: "
+            "install the embed extra (pip install -e '.[embed]')"
+        )
+    return source
+
+
+def load_encoder(name: str = DEFAULT_MODEL, device: Device = Device.CPU, models_dir: Path | None = None) -> TextEncoder:
+    """Load the encoder `name` on a resolved device (cpu or cuda); derived models are built into `models_dir`."""
+    if name == INT8_MODEL:
+        from harness.embeddings.onnx_int8 import load_int8
+
+        return load_int8(name, _float_source(), _models_dir(models_dir), device)
+    if name == STATIC_MODEL:
+        from harness.embeddings.static import load_static
+
+        return load_static(name, _float_source(), _models_dir(models_dir), device)
+    from harness.embeddings.sentence_transformer import load_sentence_transformer
+
+    return load_sentence_transformer(name, model_source(name), device)
+
+
+def _models_dir(models_dir: Path | None) -> Path:
+    if models_dir is None:
+        from harness.embeddings.embedder import default_models_dir
+
+        return default_models_dir()
+    return models_dir

@@ -75,14 +75,14 @@ def execute(
     return results
 
 
-def suite_embedder(model: str) -> TextEmbedder:
+def suite_embedder(model: str, device: str = "auto") -> TextEmbedder:
     """The embedder suites use: committed embeddings first, then the user cache, then the model.
 
     The model is loaded only if some text is not cached, through `load_model`'s exit-code rule.
     """
     from harness.embeddings.embedder import Embedder
 
-    return Embedder(model, read_dirs=[cases_dir() / "embeddings"], loader=load_model)
+    return Embedder(model, read_dirs=[cases_dir() / "embeddings"], device=device, loader=load_model)
 
 
 def embed_ahead(plan: Plan, embedder: TextEmbedder) -> None:

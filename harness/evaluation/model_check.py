@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from harness.embeddings.device import Device
 from harness.embeddings.model import TextEncoder, load_encoder
 from harness.errors import HarnessError, ModelUnavailable
 
@@ -33,12 +34,12 @@ def name_problem(name: str) -> str | None:
     return None
 
 
-def load_model(name: str) -> TextEncoder:
+def load_model(name: str, device: Device = Device.CPU) -> TextEncoder:
     """The loaded encoder, or one-line errors: exit 2 for a wrong name or folder, 3 for a model not available."""
     if (problem := name_problem(name)) is not None:
         raise HarnessError(problem)
     try:
-        return load_encoder(name)
+        return load_encoder(name, device)
     except HarnessError as exc:
         if Path(name).expanduser().exists():
             raise HarnessError(f"{name} is not a loadable embedding model: {exc}") from None

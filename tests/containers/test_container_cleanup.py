@@ -35,7 +35,7 @@ def test_leftovers_of_dead_owners_are_removed(root: Path, run_id: str) -> None:
         # Any harness start removes leftovers, so a concurrent test may have removed `crashed` first:
         # what matters is that it is gone and the others are not.
         left = {c.name for c in client.containers.list(all=True, filters={"label": f"{RUN}={run_id}"})}
-        assert left == {alive, elsewhere}
+        assert crashed not in left and left == {alive, elsewhere}
         assert sorted(remove_run(run_id)) == sorted([alive, elsewhere])
     finally:
         client.close()

@@ -15,7 +15,9 @@ from .builders import BagOfWordsEncoder, locomo_conversation, longmemeval_record
 
 @pytest.fixture
 def embedder_factory(tmp_path: Path) -> Callable[[], Embedder]:
-    return lambda: Embedder("bag-of-words", cache_dir=tmp_path / "embeddings", loader=lambda _name: BagOfWordsEncoder())
+    return lambda: Embedder(
+        "bag-of-words", cache_dir=tmp_path / "embeddings", loader=lambda _name, _device: BagOfWordsEncoder()
+    )
 
 
 @pytest.fixture

@@ -13,7 +13,7 @@ from rich.console import Console
 from harness.backends.base import Filters, Hit, IndexSpec
 from harness.backends.embedded import EmbeddedBackend, EmbeddedIndex
 from harness.datasets import command
-from harness.datasets.command import DATASETS, embed_dataset, run_dataset
+from harness.datasets.command import DATASETS, EmbedCount, embed_dataset, run_dataset
 from harness.embeddings import Embedder
 from harness.errors import HarnessError
 
@@ -226,12 +226,18 @@ def test_bm25_on_the_shared_s_sample(tmp_path: Path, embedder_factory: Callable[
 def test_embed_dataset_caches_what_a_vector_run_needs(tmp_path: Path, locomo_file: Path) -> None:
     def embedder(compute: bool) -> Embedder:
         return Embedder(
-            "bag-of-words", cache_dir=tmp_path / "cache", compute=compute, loader=lambda _n: BagOfWordsEncoder()
+            "bag-of-words", cache_dir=tmp_path / "cache", compute=compute, loader=lambda _n, _d: BagOfWordsEncoder()
         )
 
-    computed = embed_dataset(dataset="locomo", file=locomo_file, embedder=embedder(True), batch=4)
-    assert computed == 5 + 6
-    assert embed_dataset(dataset="locomo", file=locomo_file, embedder=embedder(True)) == 0
+    plans: list[tuple[int, int]] = []
+    first = embed_dataset(
+        dataset="locomo", file=locomo_file, embedder=embedder(True), batch=4, on_plan=lambda *p: plans.append(p)
+    )
+    assert first == EmbedCount(texts=5 + 6, computed=5 + 6) and plans == [(11, 11)]
+    again = embed_dataset(
+        dataset="locomo", file=locomo_file, embedder=embedder(True), on_plan=lambda *p: plans.append(p)
+    )
+    assert again == EmbedCount(texts=11, computed=0) and plans[-1] == (11, 0)
     code, _ = _run(
         tmp_path, lambda: embedder(False), dataset="locomo", file=locomo_file, modes=["hybrid"], granularity="turn"
     )

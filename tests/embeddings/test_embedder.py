@@ -34,7 +34,7 @@ class CountingEncoder:
 
 
 def _embedder(tmp_path: Path, encoder: CountingEncoder, **kwargs: object) -> Embedder:
-    return Embedder("fake", cache_dir=tmp_path, loader=lambda _name: encoder, **kwargs)  # type: ignore[arg-type]
+    return Embedder("fake", cache_dir=tmp_path, loader=lambda _name, _device: encoder, **kwargs)  # type: ignore[arg-type]
 
 
 def test_rows_are_unit_in_input_order_and_duplicates_computed_once(tmp_path: Path) -> None:
@@ -87,7 +87,7 @@ def test_compute_off_names_the_missing_count_and_the_command(tmp_path: Path) -> 
 def test_dimensions_come_from_the_cache_without_loading_the_model(tmp_path: Path) -> None:
     _embedder(tmp_path, CountingEncoder()).embed(["cached"])
 
-    def refuse(_name: str) -> CountingEncoder:
+    def refuse(_name: str, _device: object) -> CountingEncoder:
         raise AssertionError("model loaded")
 
     assert Embedder("fake", cache_dir=tmp_path, loader=refuse).dimensions == 8

@@ -121,7 +121,7 @@ def test_dataset_run_files_give_the_reported_numbers(tmp_path: Path, mode: str) 
     data = tmp_path / "locomo_small.json"
     data.write_text(json.dumps([locomo_conversation()]), encoding="utf-8")
     factory: Callable[[], Embedder] = lambda: Embedder(  # noqa: E731
-        "bag-of-words", cache_dir=tmp_path / "embeddings", loader=lambda _name: BagOfWordsEncoder()
+        "bag-of-words", cache_dir=tmp_path / "embeddings", loader=lambda _name, _device: BagOfWordsEncoder()
     )
     out = tmp_path / "reports"
     code = run_dataset(

