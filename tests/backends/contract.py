@@ -251,7 +251,8 @@ def check_upsert_is_exact(backend: Backend) -> None:
     reference = fresh.lexical(["postgres"], Filters(), 10)
     assert {h.id for h in upserted} == {"a", "b"}
     for got, want in zip(upserted, reference, strict=True):
-        assert got.id == want.id and math.isclose(got.score, want.score, rel_tol=1e-6)
+        assert got.id == want.id
+        assert math.isclose(got.score, want.score, rel_tol=1e-6)
     index.upsert(doc("b", "redis cache", "kv store"))
     assert {h.id for h in index.lexical(["postgres"], Filters(), 10)} == {"a"}
     index.drop()

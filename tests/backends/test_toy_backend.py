@@ -126,8 +126,10 @@ class TestToyContract(BackendContract):
 
 
 def test_the_registry_derives_the_toy() -> None:
-    assert registry.names()[-1] == "toy" and registry.check_backend("toy") == "toy"
-    assert "toy" in registry.default_run() and "toy" not in registry.servers()
+    assert registry.names()[-1] == "toy"
+    assert registry.check_backend("toy") == "toy"
+    assert "toy" in registry.default_run()
+    assert "toy" not in registry.servers()
     with pytest.raises(HarnessError, match="'toy' runs in process: it has no container"):
         registry.container_spec("toy")
     with backend_session("toy") as session:
@@ -145,7 +147,8 @@ def run_cli(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
 
 def test_the_cli_lists_the_toy(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
     code, out = run_cli(monkeypatch, capsys, "backends", "--json")
-    assert code == 0 and json.loads(out) == [*(d.name for d in registry.DESCRIPTORS)]
+    assert code == 0
+    assert json.loads(out) == [*(d.name for d in registry.DESCRIPTORS)]
     assert json.loads(out)[-1] == "toy"
 
 

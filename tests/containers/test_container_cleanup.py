@@ -31,7 +31,9 @@ def test_leftovers_of_dead_owners_are_removed(root: Path, run_id: str) -> None:
         elsewhere = labelled(dead_pid(), "another-host")
 
         removed = remove_leftovers()
-        assert crashed in removed and alive not in removed and elsewhere not in removed
+        assert crashed in removed
+        assert alive not in removed
+        assert elsewhere not in removed
         assert sorted(remove_run(run_id)) == sorted([alive, elsewhere])
     finally:
         client.close()
@@ -51,7 +53,8 @@ def test_networks_of_dead_owners_are_removed(run_id: str) -> None:
         crashed, alive = network(dead_pid()), network(os.getpid())
         remove_leftovers()
         left = {n["Id"] for n in client.api.networks(filters={"label": f"{RUN}={run_id}"})}
-        assert crashed not in left and alive in left
+        assert crashed not in left
+        assert alive in left
         remove_run(run_id)
         assert client.api.networks(filters={"label": f"{RUN}={run_id}"}) == []
     finally:

@@ -90,7 +90,8 @@ def test_never_ready_raises_with_log_tail_and_leaves_nothing(
     with pytest.raises(ContainerError) as info:
         start_container(spec, run_id)
     message = str(info.value)
-    assert message.startswith("redis (127.0.0.1:") and "not ready within 2s" in message
+    assert message.startswith("redis (127.0.0.1:")
+    assert "not ready within 2s" in message
     assert "Ready to accept connections" in message  # the server's own log line, from the tail
     assert run_containers(client, run_id) == []
 

@@ -56,7 +56,8 @@ def test_longmemeval_run_reports_every_question_and_leaves_out_abstention(
     code, printed = _run(tmp_path, embedder_factory, file=longmemeval_file, modes=["bm25", "hybrid"])
     report = _report(tmp_path, "longmemeval-s", "session")
 
-    assert code == 0 and "report:" in printed
+    assert code == 0
+    assert "report:" in printed
     assert report["selection"] == {"limit": None, "sample": "head", "seed": 0, "selected": 3, "total": 3}
     assert report["skipped"] == {"abstention question: no evidence exists, left out of retrieval metrics": 1}
     bm25 = report["summary"]["bm25"]
@@ -68,15 +69,17 @@ def test_longmemeval_run_reports_every_question_and_leaves_out_abstention(
     first = next(q for q in asked if q["id"] == "q1")
     assert first["levels"]["session"]["gold"] == ["answer_1"]
     assert first["levels"]["session"]["retrieved"][0][0] == "answer_1"
-    assert first["latency_ms"] > 0 and first["type"] == "single-session-user" and first["error"] is None
+    assert first["latency_ms"] > 0
+    assert first["type"] == "single-session-user"
+    assert first["error"] is None
     assert {"recall_any@5", "recall_all@10", "ndcg@10", "mrr"} <= set(first["levels"]["session"]["metrics"])
     assert report["notes"] == ["q3: duplicate session filler_1 dropped"]
-    assert report["machine"]["cpus"] and report["definitions"]["recall_all@5"].startswith(
-        "1 if every gold item is in the top 5"
-    )
+    assert report["machine"]["cpus"]
+    assert report["definitions"]["recall_all@5"].startswith("1 if every gold item is in the top 5")
     assert any(row["metric"] == "recall_any@5" for row in report["published"])
     markdown = (tmp_path / "reports" / "dataset-longmemeval-s-session-latest.md").read_text()
-    assert "## Compared with published numbers" in markdown and "recall_any@5 (1 if any gold item" in markdown
+    assert "## Compared with published numbers" in markdown
+    assert "recall_any@5 (1 if any gold item" in markdown
 
 
 def test_turn_runs_score_turns_and_sessions(
@@ -125,7 +128,8 @@ def test_errors_are_recorded_per_question_and_judged_by_the_threshold(
     report = _report(tmp_path, "longmemeval-s", "session")
     failed = [q for q in report["questions"] if q["status"] == "error"]
     assert [(q["id"], q["error"]) for q in failed] == [("q3", "RuntimeError: engine fell over")]
-    assert report["summary"]["bm25"]["errors"] == 1 and report["error_fraction"] == 0.5
+    assert report["summary"]["bm25"]["errors"] == 1
+    assert report["error_fraction"] == 0.5
 
 
 def test_sampling_options_limit_the_questions(
@@ -140,7 +144,8 @@ def test_dry_run_reads_everything_and_writes_nothing(
 ) -> None:
     code, printed = _run(tmp_path, embedder_factory, dataset="locomo", file=locomo_file, modes=["hybrid"], dry_run=True)
     assert code == 0
-    assert "6 of 6" in printed and "not cached for bag-of-words" in printed
+    assert "6 of 6" in printed
+    assert "not cached for bag-of-words" in printed
     assert not (tmp_path / "reports").exists()
 
 
@@ -152,7 +157,9 @@ def test_a_missing_file_says_where_to_put_it(
     with pytest.raises(HarnessError) as raised:
         _run(tmp_path, embedder_factory, dataset="longmemeval-m")
     message = str(raised.value)
-    assert "longmemeval_m_cleaned.json" in message and "--file PATH" in message and "HARNESS_DATA_DIR" in message
+    assert "longmemeval_m_cleaned.json" in message
+    assert "--file PATH" in message
+    assert "HARNESS_DATA_DIR" in message
     assert "\n" not in message
     with pytest.raises(HarnessError, match="does not exist"):
         _run(tmp_path, embedder_factory, file=tmp_path / "absent.json")

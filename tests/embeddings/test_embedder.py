@@ -41,7 +41,8 @@ def test_rows_are_unit_in_input_order_and_duplicates_computed_once(tmp_path: Pat
     encoder = CountingEncoder()
     matrix = _embedder(tmp_path, encoder).embed(["b", "a", "b", "c", "a"])
 
-    assert matrix.shape == (5, 8) and matrix.dtype == np.float32
+    assert matrix.shape == (5, 8)
+    assert matrix.dtype == np.float32
     np.testing.assert_allclose(np.linalg.norm(matrix, axis=1), 1, atol=1e-6)
     np.testing.assert_array_equal(matrix[0], matrix[2])
     assert sorted(encoder.seen) == ["a", "b", "c"]

@@ -141,7 +141,8 @@ def test_a_backend_killed_mid_dataset_run_exits_3(
     assert "error ignored terminating" not in run.stderr
     (json_path,) = reports(out, "dataset-locomo-turn-2*.json")
     report = json.loads(json_path.read_text())
-    assert report["errors"]["count"] > 0 and report["errors"]["backend_lost"] is True
+    assert report["errors"]["count"] > 0
+    assert report["errors"]["backend_lost"] is True
 
 
 def test_psycopg_log_noise_never_reaches_the_user(tmp_path: Path) -> None:

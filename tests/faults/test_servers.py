@@ -93,7 +93,8 @@ def test_other_containers_cannot_reach_the_server(
         # ... where one on the run's own network does, so the probe itself can succeed.
         assert tcp_probe(client, run_id, address, spec.port, network=network_name) == 0
         network = client.networks.get(network_name)
-        assert network.attrs["Labels"][RUN] == run_id and NETWORK in network.attrs["Labels"]
+        assert network.attrs["Labels"][RUN] == run_id
+        assert NETWORK in network.attrs["Labels"]
     finally:
         running.stop()
     assert client.api.networks(filters={"label": f"{RUN}={run_id}"}) == [], "the run's network must go with it"
@@ -107,7 +108,9 @@ def test_a_client_without_the_password_is_refused(backend: str, root: Path, run_
         error = refuses_without_password(backend, first.url)
         assert "password" in error if backend == "postgres" else "authenticated" in error, error
         passwords = {urlsplit(r.url).password for r in (first, second)}
-        assert len(passwords) == 2 and None not in passwords and "harness" not in passwords
+        assert len(passwords) == 2
+        assert None not in passwords
+        assert "harness" not in passwords
     finally:
         first.stop()
         second.stop()
@@ -347,7 +350,8 @@ def test_down_url_leaves_what_live_runs_use(tmp_path: Path, monkeypatch: pytest.
     Ledger(url).record("redis", NAMESPACE, "hlive")  # this process: alive
     assert Ledger(url).leftovers() == []
     result = remove_leftovers(url)
-    assert result.removed == [] and [(e.name, e.pid) for e, _ in result.kept] == [("hlive", os.getpid())]
+    assert result.removed == []
+    assert [(e.name, e.pid) for e, _ in result.kept] == [("hlive", os.getpid())]
     assert [e.name for e in Ledger(url).entries()] == ["hlive"]
 
 
@@ -394,5 +398,6 @@ def test_a_name_a_live_run_reuses_is_not_dropped(tmp_path: Path, monkeypatch: py
     Ledger(url).record("redis", NAMESPACE, "dataset_0_turns")
     assert len(Ledger(url).entries()) == 2
     result = remove_leftovers(url)
-    assert result.removed == [] and [e.pid for e, _ in result.kept] == [os.getpid()]
+    assert result.removed == []
+    assert [e.pid for e, _ in result.kept] == [os.getpid()]
     assert [e.pid for e in Ledger(url).entries()] == [os.getpid()]

@@ -87,7 +87,8 @@ def test_sigterm_during_a_dataset_run_keeps_the_finished_questions(locomo: Path,
     assert not reports(out, "*latest*")
     (json_path,) = reports(out, "dataset-locomo-turn-incomplete-*.json")
     report = json.loads(json_path.read_text())
-    assert report["incomplete"] is True and "SIGTERM" in report["incomplete_reason"]
+    assert report["incomplete"] is True
+    assert "SIGTERM" in report["incomplete_reason"]
     asked = {q["id"] for q in report["questions"]}
     assert 0 < len(asked) < report["selection"]["total"]
     assert str(json_path) in line

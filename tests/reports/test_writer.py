@@ -36,7 +36,8 @@ def test_one_write_gives_stamped_files_and_latest_copies(tmp_path: Path) -> None
         "run-embedded-latest.json",
         "run-embedded-latest.md",
     }
-    assert paths[0].read_text(encoding="utf-8") == "{}\n" and paths[1].read_text(encoding="utf-8") == "# run\n"
+    assert paths[0].read_text(encoding="utf-8") == "{}\n"
+    assert paths[1].read_text(encoding="utf-8") == "# run\n"
     assert (out / "run-embedded-latest.json").read_text(encoding="utf-8") == "{}\n"
     assert (out / "run-embedded-latest.md").read_text(encoding="utf-8") == "# run\n"
 
