@@ -31,6 +31,7 @@ from rich.table import Table
 from harness.backends import registry
 from harness.backends.provision import backend_session, start_server
 from harness.backends.registry import check_backend, connect
+from harness.embeddings.model import DEFAULT_MODEL
 from harness.errors import BackendUnavailable, HarnessError, Interrupted
 from harness.evaluation.execute import Plan, embed_ahead, runnable_modes, steps, suite_embedder
 from harness.evaluation.model_check import load_model
@@ -162,7 +163,7 @@ def run(
         float | None, typer.Option(min=0.0, max=1.0, help="Exit 1 if a mode's case pass rate is below this.")
     ] = None,
     fields: Annotated[str, typer.Option(help="Retrieval surface: surface (name+aliases) or content.")] = "surface",
-    model: Annotated[str, typer.Option(help="Embedding model for vector and hybrid modes.")] = "all-MiniLM-L6-v2",
+    model: Annotated[str, typer.Option(help="Embedding model for vector and hybrid modes.")] = DEFAULT_MODEL,
     url: Annotated[
         str | None, typer.Option(help="Use this running server (e.g. from `harness up`) instead of a new container.")
     ] = None,
@@ -446,7 +447,7 @@ def cases_validate(path: Annotated[str, typer.Argument(help="A suite folder, bui
 @app.command()
 def embed(
     suite: Annotated[list[str], typer.Option("--suite", "-s")] = [BUILTIN],
-    model: Annotated[str, typer.Option(help="sentence-transformers model name or path.")] = "all-MiniLM-L6-v2",
+    model: Annotated[str, typer.Option(help="sentence-transformers model name or path.")] = DEFAULT_MODEL,
     fields: Annotated[str, typer.Option()] = "surface",
     out: Annotated[
         Path | None, typer.Option(help="Cache folder to write (default: cases/embeddings for builtin).")
@@ -486,7 +487,7 @@ def bench(
     if not datasets:
         from harness.bench import bench_builtin
 
-        bench_builtin(check_backend(backend), repeat, suite_embedder("all-MiniLM-L6-v2"), out_console)
+        bench_builtin(check_backend(backend), repeat, suite_embedder(DEFAULT_MODEL), out_console)
         return 0
     import functools
 
@@ -534,7 +535,7 @@ def up(
         engine = connect(backend, server_url)
         suite = load_suite(BUILTIN)
         try:
-            embedder = suite_embedder("all-MiniLM-L6-v2") if engine.info().vector_engine else None
+            embedder = suite_embedder(DEFAULT_MODEL) if engine.info().vector_engine else None
             pipeline = MemoryPipeline.open(engine, "builtin", PipelineSettings(), embedder)
             pipeline.load(suite.corpus.memories)
             info = engine.info()

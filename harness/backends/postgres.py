@@ -43,6 +43,7 @@ from harness.backends.base import (
 )
 from harness.backends.descriptor import BackendDescriptor, ConnectOptions, ExtensionPolicy, UrlScheme, server_url
 from harness.errors import BackendUnavailable
+from harness.messages import one_line
 
 if TYPE_CHECKING:
     from psycopg import Connection
@@ -112,10 +113,6 @@ def _ensure_vector(conn: Connection[Any], *, create: bool, on_create: Callable[[
                 on_create(int(row[0]))
     except (psycopg.errors.UniqueViolation, psycopg.errors.DuplicateObject):
         pass  # another session created it at the same moment: not ours to drop
-
-
-def _one_line(exc: Exception) -> str:
-    return (str(exc).strip().splitlines() or [type(exc).__name__])[0]
 
 
 class PostgresIndex:
@@ -335,7 +332,7 @@ class PostgresBackend:
         try:
             conn = psycopg.connect(url, autocommit=True, connect_timeout=10)
         except psycopg.Error as exc:
-            raise BackendUnavailable(f"cannot connect to postgres: {_one_line(exc)}") from exc
+            raise BackendUnavailable(f"cannot connect to postgres: {one_line(exc)}") from exc
         try:
             if extension != "skip":
                 _ensure_vector(conn, create=extension == "create", on_create=on_create)
@@ -345,7 +342,7 @@ class PostgresBackend:
             conn.execute("SET plan_cache_mode = force_custom_plan")
         except psycopg.Error as exc:
             conn.close()
-            raise BackendUnavailable(f"postgres session setup failed: {_one_line(exc)}") from exc
+            raise BackendUnavailable(f"postgres session setup failed: {one_line(exc)}") from exc
         except BaseException:
             conn.close()
             raise

@@ -41,7 +41,6 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, cast
-from urllib.parse import urlsplit, urlunsplit
 
 import numpy as np
 
@@ -61,6 +60,7 @@ from harness.backends.base import (
 )
 from harness.backends.descriptor import BackendDescriptor, ConnectOptions, UrlScheme, server_url
 from harness.errors import BackendUnavailable
+from harness.messages import one_line, redacted
 
 if TYPE_CHECKING:
     from redis import Redis
@@ -173,18 +173,6 @@ return {top, weights, parts}
 """
 
 
-def _one_line(exc: BaseException) -> str:
-    text = str(exc).strip().splitlines()
-    return text[0] if text else type(exc).__name__
-
-
-def _redacted(url: str) -> str:
-    parts = urlsplit(url)
-    host = parts.hostname or ""
-    netloc = f"{host}:{parts.port}" if parts.port else host
-    return urlunsplit((parts.scheme, netloc, parts.path, "", ""))
-
-
 def open_client(url: str, name: str, *, protocol: int) -> Redis:
     """A connected redis-py client, or a one-line `BackendUnavailable` (no client, no server)."""
     try:
@@ -198,7 +186,7 @@ def open_client(url: str, name: str, *, protocol: int) -> Redis:
         client.ping()
     except redis.RedisError as exc:
         client.close()
-        raise BackendUnavailable(f"{name} at {_redacted(url)} is unreachable: {_one_line(exc)}") from exc
+        raise BackendUnavailable(f"{name} at {redacted(url)} is unreachable: {one_line(exc)}") from exc
     return client
 
 

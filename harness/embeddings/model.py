@@ -1,4 +1,8 @@
-"""Sentence-embedding models, loaded from local files only (nothing is downloaded at run time)."""
+"""Sentence-embedding models: the default from its packaged offline copy, others by path or model id.
+
+A model id is fetched by the Hugging Face client unless HF_HUB_OFFLINE=1, which the CLI sets (unless the
+user set it), so a `harness` run reads only the local cache.
+"""
 
 from __future__ import annotations
 

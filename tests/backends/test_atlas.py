@@ -412,7 +412,7 @@ def test_unreachable_server_is_one_line_without_the_password() -> None:
     with pytest.raises(BackendUnavailable) as raised:
         AtlasBackend.connect("mongodb://harness:secret@127.0.0.1:1/?directConnection=true", connect_timeout=0.2)
     message = str(raised.value)
-    assert message.startswith("atlas: cannot reach mongodb://***@127.0.0.1:1/")
+    assert message.startswith("atlas: cannot reach mongodb://harness:***@127.0.0.1:1/")
     assert "secret" not in message
     assert "\n" not in message
 

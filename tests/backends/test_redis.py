@@ -103,7 +103,7 @@ def test_unreachable_server_is_one_line() -> None:
     message = str(raised.value)
     assert "\n" not in message
     assert "secret" not in message
-    assert message.startswith("redis at redis://127.0.0.1:1/0")
+    assert message.startswith("redis at redis://user:***@127.0.0.1:1/0")
 
 
 def test_vsim_filter_expression() -> None:
