@@ -20,7 +20,8 @@ def no_user_cache(tmp_path, monkeypatch):
     monkeypatch.setenv("HARNESS_CACHE_DIR", str(tmp_path / "cache"))
 
 
-def test_every_mode_runs_every_case_from_committed_embeddings(no_user_cache) -> None:
+@pytest.mark.usefixtures("no_user_cache")
+def test_every_mode_runs_every_case_from_committed_embeddings() -> None:
     suite = load_suite(BUILTIN)
     embedder = suite_embedder("all-MiniLM-L6-v2")
     embedder.compute = False  # prove the committed embeddings cover every text

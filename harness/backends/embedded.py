@@ -166,7 +166,7 @@ class EmbeddedIndex:
             self._vectors = grown
         self._vectors[row] = unit(doc.vector)
 
-    def wait_ready(self, expected: int, timeout: float) -> None:
+    def wait_ready(self, expected: int, timeout: float) -> None:  # noqa: ARG002 - the Backend protocol's signature; writes are synchronous, nothing to wait for
         (count,) = self._db.execute(f"SELECT count(*) FROM {self._ns}_docs").fetchone()
         if count != expected:
             raise BackendUnavailable(f"embedded index {self._ns}: {count} documents, expected {expected}")

@@ -228,7 +228,7 @@ class PostgresIndex:
             raise ValueError(f"document {doc.id!r} has no vector but the index has {self._spec.dimensions} dimensions")
         return (*row, unit(doc.vector))
 
-    def wait_ready(self, expected: int, timeout: float) -> None:
+    def wait_ready(self, expected: int, timeout: float) -> None:  # noqa: ARG002 - the Backend protocol's signature; writes are synchronous, nothing to wait for
         """Writes commit synchronously (CREATE INDEX included), so a count check is enough."""
         (count,) = self._conn.execute(f"SELECT count(*) FROM {self._s}.docs").fetchone() or (0,)
         if count != expected:

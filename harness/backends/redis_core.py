@@ -403,7 +403,7 @@ class RedisCoreIndex:
         keys = [k for f in fields for k in (self._keys.terms(f), self._keys.lengths(f))]
         self._reweigh(keys=keys, args=[self._keys.prefix, K1, B, *fields], client=client)
 
-    def wait_ready(self, expected: int, timeout: float) -> None:
+    def wait_ready(self, expected: int, timeout: float) -> None:  # noqa: ARG002 - the Backend protocol's signature; writes are synchronous, nothing to wait for
         """Writes are synchronous (EXEC returned), so a count that differs is an error, not lag."""
         count = self._client.scard(self._keys.docs)
         vectors = self._client.execute_command("VCARD", self._keys.vectors) if self._stores_vectors else count

@@ -55,9 +55,6 @@ class RunningContainer:
     def name(self) -> str:
         return str(self._container.get_wrapped_container().name)
 
-    def logs_tail(self, n: int = LOG_TAIL_LINES) -> str:
-        return _logs_tail(self._container, n)
-
     def stop(self) -> None:
         """Remove the container (and its anonymous volumes), then its network unless another
         container of the run still uses it; safe to call twice."""

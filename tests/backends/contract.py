@@ -292,7 +292,7 @@ def check_undeclared_attributes_are_refused(backend: Backend) -> None:
         index.load(CORPUS)
         index.wait_ready(len(CORPUS), 30)
         for filters in (Filters(Eq("colour", "red")), Filters(Eq("live", "yes")), Filters(AnyOf("live", {"x"}))):
-            with pytest.raises(ValueError, match="colour|live"):
+            with pytest.raises(ValueError, match=r"colour|live"):
                 index.lexical(["postgres"], filters, 10)
     finally:
         index.drop()

@@ -36,9 +36,9 @@ def test_every_server_has_a_spec_and_the_default_run_builds_locally() -> None:
 def test_unknown_names_and_misplaced_urls_are_one_line_errors() -> None:
     with pytest.raises(HarnessError, match=r"^unknown backend 'nope' \(choose from: embedded, postgres, "):
         registry.check_backend("nope")
-    with pytest.raises(HarnessError, match="^backend 'embedded' is not a server: it takes no URL$"):
+    with pytest.raises(HarnessError, match=r"^backend 'embedded' is not a server: it takes no URL$"):
         registry.connect("embedded", "redis://127.0.0.1:1/0")
-    with pytest.raises(HarnessError, match="^backend 'valkey' is a server: give its URL$"):
+    with pytest.raises(HarnessError, match=r"^backend 'valkey' is a server: give its URL$"):
         registry.connect("valkey")
 
 

@@ -39,7 +39,7 @@ class ToyIndex:
         self._spec.check_doc(doc)
         self._docs[doc.id] = doc
 
-    def wait_ready(self, expected: int, timeout: float) -> None:
+    def wait_ready(self, expected: int, timeout: float) -> None:  # noqa: ARG002 - the protocol's signature; a dict has nothing to wait for
         if len(self._docs) < expected:
             raise BackendUnavailable(f"toy: {len(self._docs)} of {expected} documents")
 
@@ -86,7 +86,7 @@ class ToyBackend:
     def info(self) -> BackendInfo:
         return BackendInfo("toy", "python dict scan", "toy 1", "bm25 per field in python", "python exact cosine")
 
-    def create_index(self, namespace: str, spec: IndexSpec) -> ToyIndex:
+    def create_index(self, namespace: str, spec: IndexSpec) -> ToyIndex:  # noqa: ARG002 - one process, one index: no namespace needed
         return ToyIndex(spec)
 
     def close(self) -> None:

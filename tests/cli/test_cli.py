@@ -126,9 +126,9 @@ def _bad_inputs() -> dict[str, Bad]:
         ),
         "unknown-backend": Bad(
             lambda t: ["run", "-b", "nosuchdb", "-m", "bm25", "--out", str(t / "out")],
-            lambda t: ["nosuchdb"],
+            lambda _: ["nosuchdb"],
         ),
-        "unknown-mode": Bad(lambda t: ["run", "-m", "bm42", "--out", str(t / "out")], lambda t: ["bm42"]),
+        "unknown-mode": Bad(lambda t: ["run", "-m", "bm42", "--out", str(t / "out")], lambda _: ["bm42"]),
         "empty-corpus": Bad(
             lambda t: [
                 "run",
@@ -155,13 +155,13 @@ def _bad_inputs() -> dict[str, Bad]:
         ),
         "unknown-option": Bad(
             lambda t: ["run", "--frobnicate", "--out", str(t / "out")],
-            lambda t: ["--frobnicate"],
+            lambda _: ["--frobnicate"],
         ),
         "limit-zero": Bad(
             lambda t: ["run", "-m", "bm25", "--limit", "0", "--out", str(t / "out")],
-            lambda t: ["--limit"],
+            lambda _: ["--limit"],
         ),
-        "compare-no-reports": Bad(lambda t: ["compare", "--out", str(t / "noreports")], lambda t: []),
+        "compare-no-reports": Bad(lambda t: ["compare", "--out", str(t / "noreports")], lambda _: []),
         "compare-non-report": Bad(
             lambda t: ["compare", str(t / "other.json"), "--out", str(t / "out")],
             lambda t: [str(t / "other.json")],
@@ -392,5 +392,6 @@ def test_cases_validate_builtin(runs: dict[str, Any]) -> None:
     assert result.returncode == 0, result.stderr
     assert result.stderr.strip() == ""
     match = re.search(r"(\d+) static cases", result.stdout)
-    assert match and int(match.group(1)) >= 60, result.stdout
+    assert match, result.stdout
+    assert int(match.group(1)) >= 60, result.stdout
     assert "builtin" in result.stdout

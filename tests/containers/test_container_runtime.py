@@ -103,8 +103,9 @@ def test_crashing_container_shows_its_output(root: Path, run_id: str, client: do
     assert run_containers(client, run_id) == []
 
 
+@pytest.mark.usefixtures("local_images")
 def test_image_override_that_cannot_be_had(
-    root: Path, local_images: None, client: docker.DockerClient, monkeypatch: pytest.MonkeyPatch
+    root: Path, client: docker.DockerClient, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     spec: ContainerSpec = load_spec("redis", root)
     monkeypatch.setenv(spec.image_override_var, spec.local_image or "")

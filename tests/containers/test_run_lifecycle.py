@@ -34,13 +34,15 @@ def _nested_pytest(*args: str, env: dict[str, str] | None = None) -> subprocess.
     )
 
 
-def test_no_container_of_a_run_outlives_it(local_images: None) -> None:
+@pytest.mark.usefixtures("local_images")
+def test_no_container_of_a_run_outlives_it() -> None:
     run = _nested_pytest(
         "-n", "2", "tests/test_suite_cases.py", "--backend", "redis", "--backend", "valkey", "-k", "alias-short"
     )
     output, _ = run.communicate(timeout=300)
     assert run.returncode == 0, output
-    assert "passed" in output and "skipped" not in output, output
+    assert "passed" in output, output
+    assert "skipped" not in output, output
     client = docker.from_env()
     try:
         owned = client.containers.list(all=True, filters={"label": f"harness.pid={run.pid}"})
@@ -118,7 +120,8 @@ def test_without_an_engine_server_items_skip_or_fail(require: str, expected: str
     assert run.returncode == (0 if expected == "skipped" else 1), output
 
 
-def test_a_server_killed_mid_run_fails_its_cases_and_the_run_finishes(local_images: None, tmp_path: Path) -> None:
+@pytest.mark.usefixtures("local_images")
+def test_a_server_killed_mid_run_fails_its_cases_and_the_run_finishes(tmp_path: Path) -> None:
     require_docker_or_skip()
     suite = load_suite(BUILTIN)
     url, container = start_server("redis", "test-killed-mid-run")

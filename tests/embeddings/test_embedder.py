@@ -24,7 +24,7 @@ class CountingEncoder:
         self.seen: list[str] = []
         self._fail_after = fail_after
 
-    def encode(self, texts: Sequence[str], batch_size: int = 64) -> np.ndarray:
+    def encode(self, texts: Sequence[str], batch_size: int = 64) -> np.ndarray:  # noqa: ARG002 - the TextEncoder signature; a fake has no batches
         if self._fail_after is not None and len(self.seen) >= self._fail_after:
             raise KeyboardInterrupt
         self.seen.extend(texts)
@@ -112,5 +112,5 @@ def test_without_sentence_transformers_the_error_says_what_to_install(
     monkeypatch.setitem(sys.modules, "sentence_transformers", None)
     with pytest.raises(EmbedExtraMissing, match=r"install the embed extra \(pip install -e '\.\[embed\]'\)"):
         load_encoder()
-    with pytest.raises(HarnessError, match="^1 texts have no cached embedding for model all-MiniLM-L6-v2: run"):
+    with pytest.raises(HarnessError, match=r"^1 texts have no cached embedding for model all-MiniLM-L6-v2: run"):
         Embedder(cache_dir=tmp_path).embed(["never embedded"])

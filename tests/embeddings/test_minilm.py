@@ -35,5 +35,5 @@ def test_packaged_minilm_embeds_meaning(tmp_path: Path, monkeypatch: pytest.Monk
 @needs_model
 def test_a_model_that_cannot_be_loaded_is_named(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
-    with pytest.raises(HarnessError, match="cannot load embedding model '.*no-such-model'"):
+    with pytest.raises(HarnessError, match=r"cannot load embedding model '.*no-such-model'"):
         load_encoder(str(tmp_path / "no-such-model"))

@@ -77,7 +77,8 @@ def short_words(count: int) -> list[str]:
 
 def test_values_at_every_limit_run(backend: Backend, tmp_path: Path) -> None:
     """The longest id, user and scope, the longest word and the longest name, in 4-byte characters."""
-    long_id, user, scope = WIDE * MAX_ID_CHARS, "𝔲" * MAX_ID_CHARS, "domain:" + WIDE * (MAX_ID_CHARS - 7)
+    user = "𝔲" * MAX_ID_CHARS  # noqa: RUF001 - a 4-byte letter on purpose
+    long_id, scope = WIDE * MAX_ID_CHARS, "domain:" + WIDE * (MAX_ID_CHARS - 7)
     word = WIDE * MAX_WORD_CHARS
     filler = " ".join(short_words(MAX_TEXT_CHARS // 5))
     name = (word + " " + filler)[:MAX_TEXT_CHARS]
@@ -195,5 +196,6 @@ def test_refused_at_load_in_one_line(situation: str, tmp_path: Path) -> None:
         load_suite(str(folder))
     message = str(caught.value)
     assert "\n" not in message, message
-    assert caught.value.path.name == file and field in (caught.value.field or ""), message
+    assert caught.value.path.name == file, message
+    assert field in (caught.value.field or ""), message
     assert limit in message, message

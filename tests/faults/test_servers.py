@@ -269,7 +269,8 @@ def test_a_killed_url_run_leaves_a_ledger_that_down_url_clears(backend: str, run
             harness("run", "-b", backend, "--url", url, "-m", "bm25", "--limit", "1", *extra, state=state, out=out)
         )
         notes = [line for line in stderr.splitlines() if "left on" in line]
-        assert len(notes) == 1 and "harness down --url" in notes[0], stderr
+        assert len(notes) == 1, stderr
+        assert "harness down --url" in notes[0], stderr
         assert urlsplit(url).password not in notes[0], "the note must not print the password"
 
         rc, stdout, stderr = finished(harness("down", "--url", url, state=state, out=None))
@@ -296,7 +297,9 @@ def test_postgres_url_creates_the_extension_only_when_allowed_and_drops_it(run_i
         )
         assert rc == 3, stdout + stderr
         errors = [line for line in stderr.splitlines() if line.strip()]
-        assert len(errors) == 1 and "'vector' extension" in errors[0] and "--allow-extension" in errors[0], stderr
+        assert len(errors) == 1, stderr
+        assert "'vector' extension" in errors[0], stderr
+        assert "--allow-extension" in errors[0], stderr
         assert server.snapshot() == before
 
         allowed = ("run", "-b", "postgres", "--url", url, "-m", "bm25", "--limit", "2", "--allow-extension")
@@ -355,7 +358,8 @@ def test_down_url_leaves_what_live_runs_use(tmp_path: Path, monkeypatch: pytest.
     assert [e.name for e in Ledger(url).entries()] == ["hlive"]
 
 
-def test_harness_up_prints_the_url_with_its_password(local_images: None, tmp_path: Path) -> None:
+@pytest.mark.usefixtures("local_images")
+def test_harness_up_prints_the_url_with_its_password(tmp_path: Path) -> None:
     import redis
 
     up = harness("up", "valkey", state=tmp_path, out=None)

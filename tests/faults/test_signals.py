@@ -48,9 +48,8 @@ def test_a_signal_writes_the_finished_cases_as_an_incomplete_report(
     _check_incomplete_suite_report(out, "embedded", sig.name, line)
 
 
-def test_sigterm_removes_the_server_runs_container(
-    server: str, local_images: None, big_suite: Path, tmp_path: Path
-) -> None:
+@pytest.mark.usefixtures("local_images")
+def test_sigterm_removes_the_server_runs_container(server: str, big_suite: Path, tmp_path: Path) -> None:
     out = tmp_path / "out"
     with Watched("run", "-b", server, "-m", "bm25", "-s", str(big_suite), "--out", str(out), cwd=tmp_path) as run:
         run.wait_progress("cases", 50)

@@ -116,11 +116,11 @@ def test_no_temp_files_are_left(tmp_path: Path) -> None:
 
 
 def test_failed_rename_leaves_no_file_behind(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    def broken_replace(src, dst) -> None:
+    def broken_replace(_src: str, _dst: str) -> None:
         raise OSError(28, "No space left on device")
 
     monkeypatch.setattr(writer.os, "replace", broken_replace)
-    with pytest.raises(OSError):
+    with pytest.raises(OSError, match="No space left on device"):
         write_run_files(tmp_path, "run-x", {"json": "{}"}, now=NOW)
     # neither the temp file nor an empty placeholder under the report's name
     assert listing(tmp_path) == set()
@@ -132,7 +132,8 @@ def test_failed_content_write_leaves_no_partial_file(tmp_path: Path) -> None:
     with pytest.raises(UnicodeError):
         write_run_files(tmp_path, "run-x", contents, now=NOW)
     for name in listing(tmp_path):
-        assert not name.startswith(".") and not name.endswith(".tmp"), f"temp file left: {name}"
+        assert not name.startswith("."), f"temp file left: {name}"
+        assert not name.endswith(".tmp"), f"temp file left: {name}"
         text = (tmp_path / name).read_text(encoding="utf-8")
         assert text in contents.values(), f"{name} holds {text!r}: a partial or empty report"
 
