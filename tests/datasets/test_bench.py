@@ -41,7 +41,7 @@ def test_bench_rows_cover_each_mode_and_level(tmp_path: Path, longmemeval_file: 
         BenchTarget("small lme", "longmemeval-s", longmemeval_file),
         BenchTarget("small locomo", "locomo", locomo_file),
     ]
-    embedder = lambda: Embedder("bag-of-words", cache_dir=tmp_path, loader=lambda _n: BagOfWordsEncoder())  # noqa: E731
+    embedder = functools.partial(Embedder, "bag-of-words", cache_dir=tmp_path, loader=lambda _n: BagOfWordsEncoder())
     rows = run_bench(
         targets, {"embedded": EmbeddedBackend}, [Mode.BM25, Mode.HYBRID], [Granularity.TURN], embedder, isolate=False
     )

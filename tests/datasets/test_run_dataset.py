@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Sequence
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -196,7 +197,7 @@ def test_bad_arguments_are_user_errors(
 
 
 def test_vector_modes_without_cached_vectors_or_model_are_a_clear_error(tmp_path: Path, longmemeval_file: Path) -> None:
-    offline = lambda: Embedder("bag-of-words", cache_dir=tmp_path / "empty", compute=False)  # noqa: E731
+    offline = partial(Embedder, "bag-of-words", cache_dir=tmp_path / "empty", compute=False)
     with pytest.raises(
         HarnessError, match=r"texts have no cached embedding for model bag-of-words: run `harness embed`"
     ):

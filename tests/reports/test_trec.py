@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Mapping, Sequence
+from functools import partial
 from pathlib import Path
 
 import ir_measures
@@ -121,8 +122,8 @@ def test_dataset_run_files_give_the_reported_numbers(tmp_path: Path, mode: str) 
 
     data = tmp_path / "locomo_small.json"
     data.write_text(json.dumps([locomo_conversation()]), encoding="utf-8")
-    factory: Callable[[], Embedder] = lambda: Embedder(  # noqa: E731
-        "bag-of-words", cache_dir=tmp_path / "embeddings", loader=lambda _name: BagOfWordsEncoder()
+    factory: Callable[[], Embedder] = partial(
+        Embedder, "bag-of-words", cache_dir=tmp_path / "embeddings", loader=lambda _name: BagOfWordsEncoder()
     )
     out = tmp_path / "reports"
     code = run_dataset(
