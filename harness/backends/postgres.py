@@ -28,6 +28,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from harness.backends.base import (
+    BM25_B,
+    BM25_K1,
     Absent,
     AnyOf,
     AttributeType,
@@ -48,10 +50,8 @@ from harness.messages import one_line
 if TYPE_CHECKING:
     from psycopg import Connection
 
-K1 = 1.2
-B = 0.75
 LEXICAL_SCORER = (
-    f"sql bm25 per field, k1={K1} b={B}, idf=ln(1+(N-n+0.5)/(n+0.5)), "
+    f"sql bm25 per field, k1={BM25_K1} b={BM25_B}, idf=ln(1+(N-n+0.5)/(n+0.5)), "
     "score = weight * idf * tf*(k1+1) / (tf + k1*(1-b+b*len/avglen))"
 )
 HNSW_M = 16
@@ -242,7 +242,7 @@ class PostgresIndex:
         if not terms or limit <= 0:
             return []
         s, (where, params) = self._s, _where(filters, self._spec)
-        k1, b, half = f"{K1!r}::float8", f"{B!r}::float8", "0.5::float8"
+        k1, b, half = f"{BM25_K1!r}::float8", f"{BM25_B!r}::float8", "0.5::float8"
         rows = self._conn.execute(
             f"""
             WITH clauses AS (

@@ -45,6 +45,8 @@ from typing import TYPE_CHECKING, Any, cast
 import numpy as np
 
 from harness.backends.base import (
+    BM25_B,
+    BM25_K1,
     Absent,
     AnyOf,
     AttributeType,
@@ -67,8 +69,6 @@ if TYPE_CHECKING:
     from redis.client import Pipeline
     from redis.typing import EncodableT, FieldT
 
-K1 = 1.2
-B = 0.75
 LEXICAL_SCORER = (
     "per-field BM25 in sorted sets (Lucene statistics), k1=1.2 b=0.75, idf=ln(1+(N-n+0.5)/(n+0.5)), tf*(k1+1) form"
 )
@@ -401,7 +401,7 @@ class RedisCoreIndex:
     def _rescore(self, client: Redis | Pipeline) -> None:
         fields = list(self._spec.fields)
         keys = [k for f in fields for k in (self._keys.terms(f), self._keys.lengths(f))]
-        self._reweigh(keys=keys, args=[self._keys.prefix, K1, B, *fields], client=client)
+        self._reweigh(keys=keys, args=[self._keys.prefix, BM25_K1, BM25_B, *fields], client=client)
 
     def wait_ready(self, expected: int, timeout: float) -> None:  # noqa: ARG002 - the Backend protocol's signature; writes are synchronous, nothing to wait for
         """Writes are synchronous (EXEC returned), so a count that differs is an error, not lag."""
