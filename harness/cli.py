@@ -173,7 +173,7 @@ def run(
         float | None, typer.Option(min=0.0, max=1.0, help="Exit 1 if a mode's case pass rate is below this.")
     ] = None,
     fields: Annotated[str, typer.Option(help="Retrieval surface: surface (name+aliases) or content.")] = "surface",
-    model: Annotated[str, typer.Option(help="Embedding model for vector and hybrid modes.")] = "all-MiniLM-L6-v2",
+    model: Annotated[str, typer.Option(help="Embedding model for vector and hybrid modes.")] = DEFAULT_MODEL,
     url: Annotated[
         str | None, typer.Option(help="Use this running server (e.g. from `harness up`) instead of a new container.")
     ] = None,
@@ -642,7 +642,7 @@ def bench(
     if not datasets:
         from harness.bench import bench_builtin
 
-        bench_builtin(check_backend(backend), repeat, suite_embedder("all-MiniLM-L6-v2"), out_console)
+        bench_builtin(check_backend(backend), repeat, suite_embedder(DEFAULT_MODEL), out_console)
         return 0
     import functools
 
@@ -710,7 +710,7 @@ def up(
         engine = connect(backend, server_url)
         suite = load_suite(BUILTIN)
         try:
-            embedder = suite_embedder("all-MiniLM-L6-v2") if engine.info().vector_engine else None
+            embedder = suite_embedder(DEFAULT_MODEL) if engine.info().vector_engine else None
             pipeline = MemoryPipeline.open(engine, "builtin", PipelineSettings(), embedder)
             pipeline.load(suite.corpus.memories)
             info = engine.info()

@@ -33,10 +33,6 @@ class BackendUnavailable(HarnessError):
     exit_code = 3
 
 
-class BackendLost(BackendUnavailable):
-    """The backend went away mid-run (connection closed or refused): the rest of the run cannot run."""
-
-
 class ModelUnavailable(HarnessError):
     """A well-formed embedding model name whose model cannot be loaded here (not cached offline, no extra)."""
 

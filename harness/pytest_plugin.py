@@ -9,21 +9,26 @@ record. Workers isolate their data by namespace (schema, key prefix, collection)
 collide. The controller process owns the containers (they carry its pid) and removes them when
 the run ends; a crashed run's containers are removed by the next start. Without a Docker engine
 the server items skip with the reason, unless HARNESS_REQUIRE_DOCKER=1 makes that a failure.
+
+The controller hands its run id, pid and records folder to the workers through xdist's
+`workerinput`, never through the environment. The records (server URLs, passwords included) live
+in a 0700 folder under the controller's basetemp, one 0600 file per backend.
 """
 
 from __future__ import annotations
 
 import json
 import os
-import tempfile
 import uuid
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from harness.backends import registry
 from harness.backends.base import Backend
+from harness.embeddings.model import DEFAULT_MODEL
 from harness.errors import BackendUnavailable
 from harness.evaluation.execute import runnable_modes, suite_embedder
 from harness.evaluation.runner import SuiteRunner
@@ -31,8 +36,8 @@ from harness.models import SessionCase, StaticCase, Suite
 from harness.pipeline import Mode
 from harness.suites import BUILTIN, load_suite
 
-DEFAULT_MODEL = "all-MiniLM-L6-v2"
-RUN_ENV, OWNER_ENV = "HARNESS_PYTEST_RUN", "HARNESS_PYTEST_OWNER"
+RUN_INPUT = "harness_run"
+"""The `workerinput` key under which the controller hands its `_Run` to each xdist worker."""
 REQUIRE_DOCKER_ENV = "HARNESS_REQUIRE_DOCKER"
 
 
@@ -66,24 +71,45 @@ def _is_worker(config: pytest.Config) -> bool:
     return hasattr(config, "workerinput")
 
 
+@dataclass(frozen=True)
+class _Run:
+    """What every process of one pytest run shares: the run id, the owning pid, the records folder."""
+
+    run_id: str
+    owner: int
+    records: Path
+
+
+@pytest.hookimpl(trylast=True)  # after the tmpdir plugin has set up the basetemp
 def pytest_configure(config: pytest.Config) -> None:
     for name in registry.names():
         config.addinivalue_line("markers", f"{name}: runs on the {name} backend")
-    if not _is_worker(config):  # xdist workers inherit these from the controller's environment
-        os.environ[RUN_ENV] = f"pytest-{uuid.uuid4().hex[:12]}"
-        os.environ[OWNER_ENV] = str(os.getpid())
-    config.stash[_STATE] = _State(_selected_backends(config))
+    if _is_worker(config):
+        given = config.workerinput[RUN_INPUT]  # type: ignore[attr-defined]  # set by xdist on workers
+        run = _Run(given["run_id"], given["owner"], Path(given["records"]))
+    else:
+        # the controller's basetemp: xdist gives each worker a folder below it, so all processes see it
+        basetemp = config._tmp_path_factory.getbasetemp()  # type: ignore[attr-defined]
+        run = _Run(f"pytest-{uuid.uuid4().hex[:12]}", os.getpid(), basetemp / "harness-servers")
+    config.stash[_STATE] = _State(_selected_backends(config), SharedServers(run))
+
+
+@pytest.hookimpl(optionalhook=True)  # an xdist hook, called in the controller for each worker
+def pytest_configure_node(node: Any) -> None:  # xdist's WorkerController: xdist is an optional dependency
+    run = node.config.stash[_STATE].servers.run
+    node.workerinput[RUN_INPUT] = {"run_id": run.run_id, "owner": run.owner, "records": str(run.records)}
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
     state = config.stash.get(_STATE, None)
-    if state is not None:
-        state.close()
-    if not _is_worker(config) and state is not None and state.servers.records():
+    if state is None:
+        return
+    state.close()
+    if not _is_worker(config) and state.servers.records():
         from harness.containers import ContainerError, remove_run
 
         try:
-            remove_run(os.environ[RUN_ENV])
+            remove_run(state.servers.run.run_id)
         except ContainerError:
             pass  # the engine went away; the next start removes what is left
         state.servers.forget()
@@ -123,30 +149,30 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
 
 
 class SharedServers:
-    """Server URLs for this run: started once across workers, recorded in a shared folder."""
+    """Server URLs for this run: started once across workers, recorded in a shared folder.
 
-    def __init__(self) -> None:
-        self.run_id = os.environ[RUN_ENV]
-        self.owner = int(os.environ[OWNER_ENV])
-        self.folder = Path(tempfile.gettempdir()) / "harness-pytest"
+    The records hold passwords: the folder is 0700 and each file 0600, whatever the umask."""
+
+    def __init__(self, run: _Run) -> None:
+        self.run = run
 
     def _record(self, backend: str) -> Path:
-        return self.folder / f"{self.run_id}-{backend}.json"
+        return self.run.records / f"{backend}.json"
 
     def url(self, backend: str) -> str:
         from filelock import FileLock
 
         from harness.backends.provision import start_server
 
-        self.folder.mkdir(exist_ok=True)
+        self.run.records.mkdir(mode=0o700, exist_ok=True)
         record = self._record(backend)
-        with FileLock(f"{record}.lock"):
+        with FileLock(f"{record}.lock", mode=0o600):
             if not record.exists():
                 try:
-                    url, _ = start_server(backend, self.run_id, owner_pid=self.owner)
-                    record.write_text(json.dumps({"url": url}))
+                    url, _ = start_server(backend, self.run.run_id, owner_pid=self.run.owner)
+                    _write_private(record, {"url": url})
                 except BackendUnavailable as exc:
-                    record.write_text(json.dumps({"error": str(exc)}))
+                    _write_private(record, {"error": str(exc)})
             data = json.loads(record.read_text())
         if "error" in data:
             raise BackendUnavailable(data["error"])
@@ -154,19 +180,25 @@ class SharedServers:
 
     def records(self) -> list[Path]:
         """What any process of this run started (or tried to), as recorded in the shared folder."""
-        return sorted(self.folder.glob(f"{self.run_id}-*.json"))
+        return sorted(self.run.records.glob("*.json"))
 
     def forget(self) -> None:
-        for path in self.folder.glob(f"{self.run_id}-*"):
+        for path in self.run.records.glob("*"):
             path.unlink(missing_ok=True)
+
+
+def _write_private(path: Path, data: dict[str, str]) -> None:
+    """Write `data` as JSON readable by this user alone (0600 from creation, never widened)."""
+    with os.fdopen(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600), "w", encoding="utf-8") as out:
+        json.dump(data, out)
 
 
 class _State:
     """Per process: connected backends and one runner per (backend, suite spec)."""
 
-    def __init__(self, selected: list[str]) -> None:
+    def __init__(self, selected: list[str], servers: SharedServers) -> None:
         self.selected = selected
-        self.servers = SharedServers()
+        self.servers = servers
         self._backends: dict[str, Backend] = {}
         self._suites: dict[str, Suite] = {}
         self._runners: dict[tuple[str, str], SuiteRunner] = {}

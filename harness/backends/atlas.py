@@ -39,6 +39,7 @@ from harness.backends.atlas_queries import (
 from harness.backends.base import BackendInfo, Filters, Hit, IndexDoc, IndexSpec, ranked
 from harness.backends.descriptor import BackendDescriptor, ConnectOptions, ContractNotes, UrlScheme, server_url
 from harness.errors import BackendUnavailable
+from harness.messages import redacted
 
 if TYPE_CHECKING:
     from pymongo import MongoClient
@@ -205,7 +206,7 @@ class AtlasBackend:
             client.admin.command("ping")
         except PyMongoError as exc:
             client.close()
-            raise BackendUnavailable(f"atlas: cannot reach {_redacted(url)}: {_first_reason(exc)}") from None
+            raise BackendUnavailable(f"atlas: cannot reach {redacted(url)}: {_first_reason(exc)}") from None
         return cls(client, timeout)
 
     def info(self) -> BackendInfo:
@@ -232,11 +233,6 @@ class AtlasBackend:
 
     def close(self) -> None:
         self._client.close()
-
-
-def _redacted(url: str) -> str:
-    """Connection strings carry passwords; error messages must not."""
-    return re.sub(r"//[^@/]*@", "//***@", url)
 
 
 def _first_reason(exc: Exception) -> str:

@@ -23,10 +23,22 @@ from typing import Any
 
 import numpy as np
 
-from harness.backends.base import Absent, AnyOf, AttributeType, Clause, Filters, Hit, IndexDoc, IndexSpec, Present, unit
+from harness.backends.base import (
+    BM25_K1,
+    Absent,
+    AnyOf,
+    AttributeType,
+    Clause,
+    Filters,
+    Hit,
+    IndexDoc,
+    IndexSpec,
+    Present,
+    unit,
+)
 from harness.errors import BackendUnavailable
 
-K1_PLUS_1 = 2.2
+K1_PLUS_1 = BM25_K1 + 1
 """The classic BM25 factor Lucene dropped; restored so Atlas scores equal the other engines'."""
 LEXICAL_SCORER = (
     "lucene BM25Similarity per field, k1=1.2 b=0.75, idf=ln(1+(N-n+0.5)/(n+0.5)), "

@@ -45,6 +45,10 @@ class AttributeType(StrEnum):
 Value = str | frozenset[str] | bool
 """An attribute's value: one keyword, a set of keywords, or a bool."""
 
+BM25_K1 = 1.2
+BM25_B = 0.75
+"""The contract's BM25 parameters (k1, b), the same on every engine."""
+
 _ATTRIBUTE_NAME = re.compile(r"^[A-Za-z][A-Za-z0-9_]*$")
 
 

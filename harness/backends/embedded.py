@@ -27,6 +27,8 @@ from collections.abc import Sequence
 import numpy as np
 
 from harness.backends.base import (
+    BM25_B,
+    BM25_K1,
     Absent,
     AnyOf,
     AttributeType,
@@ -43,10 +45,8 @@ from harness.backends.base import (
 from harness.backends.descriptor import BackendDescriptor, ConnectOptions, ContractNotes
 from harness.errors import BackendUnavailable
 
-K1 = 1.2
-B = 0.75
 LEXICAL_SCORER = (
-    f"bm25 per field over fts5 postings, k1={K1} b={B}, idf=ln(1+(N-n+0.5)/(n+0.5)), "
+    f"bm25 per field over fts5 postings, k1={BM25_K1} b={BM25_B}, idf=ln(1+(N-n+0.5)/(n+0.5)), "
     "score = weight * idf * tf*(k1+1) / (tf + k1*(1-b+b*len/avglen))"
 )
 _NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
@@ -166,7 +166,7 @@ class EmbeddedIndex:
             self._vectors = grown
         self._vectors[row] = unit(doc.vector)
 
-    def wait_ready(self, expected: int, timeout: float) -> None:
+    def wait_ready(self, expected: int, timeout: float) -> None:  # noqa: ARG002 - the Backend protocol's signature; writes are synchronous, nothing to wait for
         (count,) = self._db.execute(f"SELECT count(*) FROM {self._ns}_docs").fetchone()
         if count != expected:
             raise BackendUnavailable(f"embedded index {self._ns}: {count} documents, expected {expected}")
@@ -213,8 +213,8 @@ class EmbeddedIndex:
             field_stats = stats[field]
             n = field_stats.df[term]
             idf = math.log(1 + (len(field_stats.lengths) - n + 0.5) / (n + 0.5))
-            norm = tf + K1 * (1 - B + B * field_stats.lengths[row] / field_stats.avglen)
-            clauses[doc_id].append(Clause(names[field], term, weights[field] * idf * tf * (K1 + 1) / norm))
+            norm = tf + BM25_K1 * (1 - BM25_B + BM25_B * field_stats.lengths[row] / field_stats.avglen)
+            clauses[doc_id].append(Clause(names[field], term, weights[field] * idf * tf * (BM25_K1 + 1) / norm))
         hits = [Hit(doc_id, sum(c.score for c in found), tuple(found)) for doc_id, found in clauses.items()]
         return ranked(hits, limit)
 

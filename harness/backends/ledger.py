@@ -27,6 +27,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 from harness.backends import registry
 from harness.errors import HarnessError
+from harness.messages import redacted
 from harness.processes import process_alive
 
 STATE_DIR_ENV = "HARNESS_STATE_DIR"
@@ -57,16 +58,6 @@ def server_identity(url: str) -> str:
     netloc = f"[{host}]" if ":" in host else host
     path = parts.path.rstrip("/") or scheme.path
     return urlunsplit((scheme.canonical, f"{netloc}:{port}" if port else netloc, path, "", ""))
-
-
-def redacted(url: str) -> str:
-    """`url` with its password masked, for messages."""
-    parts = urlsplit(url)
-    if parts.password is None:
-        return url
-    user = parts.username or ""
-    host = parts.netloc.rsplit("@", 1)[1]
-    return urlunsplit((parts.scheme, f"{user}:***@{host}", parts.path, parts.query, parts.fragment))
 
 
 @dataclass(frozen=True)

@@ -28,6 +28,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from harness.backends.base import (
+    BM25_B,
+    BM25_K1,
     Absent,
     AnyOf,
     AttributeType,
@@ -43,14 +45,13 @@ from harness.backends.base import (
 )
 from harness.backends.descriptor import BackendDescriptor, ConnectOptions, ExtensionPolicy, UrlScheme, server_url
 from harness.errors import BackendUnavailable
+from harness.messages import one_line
 
 if TYPE_CHECKING:
     from psycopg import Connection
 
-K1 = 1.2
-B = 0.75
 LEXICAL_SCORER = (
-    f"sql bm25 per field, k1={K1} b={B}, idf=ln(1+(N-n+0.5)/(n+0.5)), "
+    f"sql bm25 per field, k1={BM25_K1} b={BM25_B}, idf=ln(1+(N-n+0.5)/(n+0.5)), "
     "score = weight * idf * tf*(k1+1) / (tf + k1*(1-b+b*len/avglen))"
 )
 HNSW_M = 16
@@ -112,10 +113,6 @@ def _ensure_vector(conn: Connection[Any], *, create: bool, on_create: Callable[[
                 on_create(int(row[0]))
     except (psycopg.errors.UniqueViolation, psycopg.errors.DuplicateObject):
         pass  # another session created it at the same moment: not ours to drop
-
-
-def _one_line(exc: Exception) -> str:
-    return (str(exc).strip().splitlines() or [type(exc).__name__])[0]
 
 
 class PostgresIndex:
@@ -231,7 +228,7 @@ class PostgresIndex:
             raise ValueError(f"document {doc.id!r} has no vector but the index has {self._spec.dimensions} dimensions")
         return (*row, unit(doc.vector))
 
-    def wait_ready(self, expected: int, timeout: float) -> None:
+    def wait_ready(self, expected: int, timeout: float) -> None:  # noqa: ARG002 - the Backend protocol's signature; writes are synchronous, nothing to wait for
         """Writes commit synchronously (CREATE INDEX included), so a count check is enough."""
         (count,) = self._conn.execute(f"SELECT count(*) FROM {self._s}.docs").fetchone() or (0,)
         if count != expected:
@@ -245,7 +242,7 @@ class PostgresIndex:
         if not terms or limit <= 0:
             return []
         s, (where, params) = self._s, _where(filters, self._spec)
-        k1, b, half = f"{K1!r}::float8", f"{B!r}::float8", "0.5::float8"
+        k1, b, half = f"{BM25_K1!r}::float8", f"{BM25_B!r}::float8", "0.5::float8"
         rows = self._conn.execute(
             f"""
             WITH clauses AS (
@@ -335,7 +332,7 @@ class PostgresBackend:
         try:
             conn = psycopg.connect(url, autocommit=True, connect_timeout=10)
         except psycopg.Error as exc:
-            raise BackendUnavailable(f"cannot connect to postgres: {_one_line(exc)}") from exc
+            raise BackendUnavailable(f"cannot connect to postgres: {one_line(exc)}") from exc
         try:
             if extension != "skip":
                 _ensure_vector(conn, create=extension == "create", on_create=on_create)
@@ -345,7 +342,7 @@ class PostgresBackend:
             conn.execute("SET plan_cache_mode = force_custom_plan")
         except psycopg.Error as exc:
             conn.close()
-            raise BackendUnavailable(f"postgres session setup failed: {_one_line(exc)}") from exc
+            raise BackendUnavailable(f"postgres session setup failed: {one_line(exc)}") from exc
         except BaseException:
             conn.close()
             raise

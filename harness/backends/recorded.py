@@ -13,8 +13,9 @@ from typing import Protocol
 import numpy as np
 
 from harness.backends.base import Backend, BackendInfo, Filters, Hit, Index, IndexDoc, IndexSpec
-from harness.backends.ledger import EXTENSION, NAMESPACE, Entry, Ledger, redacted
+from harness.backends.ledger import EXTENSION, NAMESPACE, Entry, Ledger
 from harness.backends.registry import connect
+from harness.messages import one_line, redacted
 
 
 class _Cleanable(Backend, Protocol):
@@ -151,7 +152,7 @@ def remove_leftovers(url: str) -> Removal:
                     result.kept.append((entry, f"not dropped, entry removed: {exc}"))
                     continue
                 except Exception as exc:  # noqa: BLE001 - say which entry failed; the rest still go
-                    result.failed.append((entry, (str(exc).strip().splitlines() or [type(exc).__name__])[0]))
+                    result.failed.append((entry, one_line(exc)))
                     continue
                 if dropped:
                     entry.path.unlink(missing_ok=True)

@@ -41,11 +41,12 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, cast
-from urllib.parse import urlsplit, urlunsplit
 
 import numpy as np
 
 from harness.backends.base import (
+    BM25_B,
+    BM25_K1,
     Absent,
     AnyOf,
     AttributeType,
@@ -61,14 +62,13 @@ from harness.backends.base import (
 )
 from harness.backends.descriptor import BackendDescriptor, ConnectOptions, UrlScheme, server_url
 from harness.errors import BackendUnavailable
+from harness.messages import one_line, redacted
 
 if TYPE_CHECKING:
     from redis import Redis
     from redis.client import Pipeline
     from redis.typing import EncodableT, FieldT
 
-K1 = 1.2
-B = 0.75
 LEXICAL_SCORER = (
     "per-field BM25 in sorted sets (Lucene statistics), k1=1.2 b=0.75, idf=ln(1+(N-n+0.5)/(n+0.5)), tf*(k1+1) form"
 )
@@ -173,18 +173,6 @@ return {top, weights, parts}
 """
 
 
-def _one_line(exc: BaseException) -> str:
-    text = str(exc).strip().splitlines()
-    return text[0] if text else type(exc).__name__
-
-
-def _redacted(url: str) -> str:
-    parts = urlsplit(url)
-    host = parts.hostname or ""
-    netloc = f"{host}:{parts.port}" if parts.port else host
-    return urlunsplit((parts.scheme, netloc, parts.path, "", ""))
-
-
 def open_client(url: str, name: str, *, protocol: int) -> Redis:
     """A connected redis-py client, or a one-line `BackendUnavailable` (no client, no server)."""
     try:
@@ -198,7 +186,7 @@ def open_client(url: str, name: str, *, protocol: int) -> Redis:
         client.ping()
     except redis.RedisError as exc:
         client.close()
-        raise BackendUnavailable(f"{name} at {_redacted(url)} is unreachable: {_one_line(exc)}") from exc
+        raise BackendUnavailable(f"{name} at {redacted(url)} is unreachable: {one_line(exc)}") from exc
     return client
 
 
@@ -413,9 +401,9 @@ class RedisCoreIndex:
     def _rescore(self, client: Redis | Pipeline) -> None:
         fields = list(self._spec.fields)
         keys = [k for f in fields for k in (self._keys.terms(f), self._keys.lengths(f))]
-        self._reweigh(keys=keys, args=[self._keys.prefix, K1, B, *fields], client=client)
+        self._reweigh(keys=keys, args=[self._keys.prefix, BM25_K1, BM25_B, *fields], client=client)
 
-    def wait_ready(self, expected: int, timeout: float) -> None:
+    def wait_ready(self, expected: int, timeout: float) -> None:  # noqa: ARG002 - the Backend protocol's signature; writes are synchronous, nothing to wait for
         """Writes are synchronous (EXEC returned), so a count that differs is an error, not lag."""
         count = self._client.scard(self._keys.docs)
         vectors = self._client.execute_command("VCARD", self._keys.vectors) if self._stores_vectors else count

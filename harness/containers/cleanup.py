@@ -31,7 +31,7 @@ def remove_leftovers() -> list[str]:
 
 def remove_all() -> list[str]:
     """Remove every harness container, running or not."""
-    return _remove_where(lambda labels: True)
+    return _remove_where(lambda _labels: True)
 
 
 def _remove_where(selected: Callable[[Mapping[str, str]], bool]) -> list[str]:

@@ -11,7 +11,9 @@ import docker
 from docker.errors import DockerException
 from testcontainers.core.docker_client import get_docker_host
 
-from .errors import DockerUnavailable, one_line
+from harness.messages import one_line
+
+from .errors import DockerUnavailable
 
 DEFAULT_SOCKET = "unix:///var/run/docker.sock"
 

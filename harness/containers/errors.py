@@ -7,9 +7,3 @@ class ContainerError(RuntimeError):
 
 class DockerUnavailable(ContainerError):
     """No Docker engine answers, so nothing container-backed can run."""
-
-
-def one_line(exc: BaseException) -> str:
-    """First line of an exception's message, for one-line errors."""
-    text = str(exc).strip()
-    return text.splitlines()[0] if text else type(exc).__name__

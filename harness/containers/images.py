@@ -16,8 +16,10 @@ from pathlib import Path
 import docker
 from docker.errors import DockerException, ImageNotFound
 
+from harness.messages import one_line
+
 from .engine import docker_client
-from .errors import ContainerError, one_line
+from .errors import ContainerError
 from .spec import ContainerSpec, load_spec
 
 DOCKER_DIR = "docker"

@@ -15,8 +15,10 @@ import uuid
 import docker
 from docker.errors import APIError, DockerException, NotFound
 
+from harness.messages import one_line
+
 from .engine import docker_client
-from .errors import ContainerError, one_line
+from .errors import ContainerError
 from .labels import RUN
 
 NETWORK = "harness.network"

@@ -20,8 +20,10 @@ from docker.models.containers import Container
 from testcontainers.core.config import testcontainers_config
 from testcontainers.core.container import DockerContainer
 
+from harness.messages import one_line
+
 from .engine import docker_client
-from .errors import ContainerError, one_line
+from .errors import ContainerError
 from .images import choose_image
 from .labels import labels_for
 from .network import remove_unused_network, run_network
@@ -52,9 +54,6 @@ class RunningContainer:
     @property
     def name(self) -> str:
         return str(self._container.get_wrapped_container().name)
-
-    def logs_tail(self, n: int = LOG_TAIL_LINES) -> str:
-        return _logs_tail(self._container, n)
 
     def stop(self) -> None:
         """Remove the container (and its anonymous volumes), then its network unless another

@@ -3,15 +3,12 @@
 from __future__ import annotations
 
 import json
-import os
-import platform
-import sys
 from dataclasses import dataclass
 from datetime import UTC, datetime
-from importlib import metadata
 from pathlib import Path
 from typing import Any
 
+from harness import __version__
 from harness.backends.base import BackendInfo
 from harness.datasets.evaluate import Evaluation, QuestionResult
 from harness.datasets.published import published_for
@@ -19,6 +16,7 @@ from harness.datasets.retrieval import CONTEXT_WEIGHT, DEPTH, NEIGHBOUR_SHARE
 from harness.datasets.scoring import HEADLINE, definition_of, definitions
 from harness.datasets.summary import ModeSummary, defect_counts, skipped_counts, summarize
 from harness.pipeline.fusion import RRF_K
+from harness.reports.metadata import machine as host_machine
 from harness.reports.writer import write_or_rescue
 from harness.shards import METHOD as SHARD_METHOD
 from harness.shards import Shard
@@ -56,24 +54,8 @@ class RunContext:
 
 
 def machine() -> dict[str, Any]:
-    """Where the numbers were measured: timings mean little without it."""
-    try:
-        memory_gb = round(os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2**30, 1)
-    except (ValueError, OSError, AttributeError):
-        memory_gb = None
-    try:
-        harness_version = metadata.version("memory-retrieval-harness")
-    except metadata.PackageNotFoundError:
-        harness_version = "not installed"
-    return {
-        "platform": platform.platform(),
-        "machine": platform.machine(),
-        "processor": platform.processor() or None,
-        "cpus": os.cpu_count(),
-        "memory_gb": memory_gb,
-        "python": sys.version.split()[0],
-        "harness": harness_version,
-    }
+    """Where the numbers were measured, and by which harness."""
+    return {**host_machine(), "harness": __version__}
 
 
 def mode_json(summary: ModeSummary) -> dict[str, Any]:

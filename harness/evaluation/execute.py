@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 
 from harness.backends.base import Backend, BackendInfo
 from harness.evaluation.model_check import load_model
@@ -20,7 +20,7 @@ from harness.suites.texts import suite_texts
 class Plan:
     suites: Sequence[Suite]
     modes: Sequence[Mode]
-    settings: PipelineSettings = PipelineSettings()
+    settings: PipelineSettings = field(default_factory=PipelineSettings)
     limit: int | None = None
 
     def limited(self) -> list[Suite]:

@@ -102,7 +102,7 @@ class SuiteRunner:
             for earlier in self.suite.session_cases[:position]:
                 for turn in earlier.turns:
                     self._mutate(pipeline, turn)
-        except Exception as exc:  # noqa: BLE001
+        except Exception as exc:  # noqa: BLE001 - recorded as every turn's error, run continues
             return [self._session_error(case, turn, mode, exc) for turn in case.turns for mode in modes]
         after = self.rules.mutations is MutationTiming.AFTER_CHECKS
         for turn in case.turns:
@@ -115,7 +115,7 @@ class SuiteRunner:
                 try:
                     context = self._retrieve_and_judge(pipeline, result, turn.expect, mode, CaseKind.SESSION)
                     result.drift = self._drift(pipeline, turn, context)
-                except Exception as exc:  # noqa: BLE001
+                except Exception as exc:  # noqa: BLE001 - recorded as the turn's error, run continues
                     result.fail_with(exc)
                 turn_results.append(result)
             if after and (error := self._try_mutate(pipeline, turn)):
@@ -127,7 +127,7 @@ class SuiteRunner:
         """Applies the turn's create/update; the error, if any, is the turn's (the run goes on)."""
         try:
             self._mutate(pipeline, turn)
-        except Exception as exc:  # noqa: BLE001
+        except Exception as exc:  # noqa: BLE001 - returned as the turn's error, run continues
             return exc
         return None
 

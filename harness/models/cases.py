@@ -40,7 +40,8 @@ class PreludeExpect(Record):
 
 
 class NoiseExpect(Record):
-    """Session turns: memories from drifted topics that must not surface in any tier."""
+    """Session turns: memories from drifted topics that must not surface among the relevant memories
+    (relevant and pinned together under a ruleset that joins them); open questions are not checked."""
 
     must_not_surface: tuple[str, ...] = ()
 

@@ -29,7 +29,6 @@ class PipelineSettings:
     """Engine knobs, the same for every suite. `fields` is the retrieval surface: name + aliases by
     default, `CONTENT_FIELDS` to compare. The rules that differ per suite are in `Ruleset`."""
 
-    mode: Mode = Mode.BM25
     fields: Mapping[str, float] = field(default_factory=lambda: SURFACE_FIELDS)
     rrf_k: int = RRF_K
     relation_decay: float = 0.5

@@ -33,15 +33,28 @@ def file_digest(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 
 
+def machine() -> dict[str, Any]:
+    """Where the numbers were measured: timings mean little without it."""
+    try:
+        memory_gb = round(os.sysconf("SC_PAGE_SIZE") * os.sysconf("SC_PHYS_PAGES") / 2**30, 1)
+    except (ValueError, OSError, AttributeError):
+        memory_gb = None
+    return {
+        "python": sys.version.split()[0],
+        "platform": platform.platform(),
+        "machine": platform.machine(),
+        "processor": platform.processor() or None,
+        "cpus": os.cpu_count(),
+        "memory_gb": memory_gb,
+    }
+
+
 def run_metadata(backend: BackendInfo | None, **extra: Any) -> dict[str, Any]:
     return {
         "harness_version": __version__,
         "git_commit": _git_commit(checkout_root()),
         "created_at": datetime.now(UTC).isoformat(timespec="seconds"),
-        "python": sys.version.split()[0],
-        "platform": platform.platform(),
-        "machine": platform.machine(),
-        "cpus": os.cpu_count(),
+        **machine(),
         "backend": asdict(backend) if backend else None,
         **extra,
     }

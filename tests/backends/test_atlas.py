@@ -157,7 +157,8 @@ def test_lexical_hit_scores_the_sum_of_its_clauses() -> None:
     )
     float32_score = float(np.float32(tree["value"]))
     hit = q.lexical_hit({"_id": "a", "score": float32_score, "scoreDetails": tree}, contract.WEIGHTS)
-    assert hit.id == "a" and len(hit.clauses) == 2
+    assert hit.id == "a"
+    assert len(hit.clauses) == 2
     assert hit.score == math.fsum(c.score for c in hit.clauses)
     assert math.isclose(hit.score, 2.2 * float32_score, rel_tol=1e-6)
 
@@ -339,7 +340,8 @@ def test_visibility_pipelines_match_inside_the_indexes() -> None:
     revision = {"$search": {"index": "lexical_1", "equals": {"path": "revision", "value": "r1"}}}
     assert q.revision_pipeline("lexical_1", "r1")[0] == revision
     vector_revision = q.vector_revision_pipeline("vector_1", [0.0, 1.0], "r1")[0]["$vectorSearch"]
-    assert vector_revision["filter"] == {"revision": {"$eq": "r1"}} and vector_revision["exact"] is True
+    assert vector_revision["filter"] == {"revision": {"$eq": "r1"}}
+    assert vector_revision["exact"] is True
 
 
 def test_stored_document_keeps_analysed_text_filters_and_a_unit_vector() -> None:
@@ -410,8 +412,9 @@ def test_unreachable_server_is_one_line_without_the_password() -> None:
     with pytest.raises(BackendUnavailable) as raised:
         AtlasBackend.connect("mongodb://harness:secret@127.0.0.1:1/?directConnection=true", connect_timeout=0.2)
     message = str(raised.value)
-    assert message.startswith("atlas: cannot reach mongodb://***@127.0.0.1:1/")
-    assert "secret" not in message and "\n" not in message
+    assert message.startswith("atlas: cannot reach mongodb://harness:***@127.0.0.1:1/")
+    assert "secret" not in message
+    assert "\n" not in message
 
 
 def test_missing_pymongo_names_the_extra(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -434,7 +437,8 @@ def backend(server_url) -> Iterator[AtlasBackend]:
 def test_info_names_engine_and_version(backend: AtlasBackend) -> None:
     info = backend.info()
     assert info.engine == "atlas search (lucene bm25) + atlas vector search"
-    assert info.server_version.startswith("mongod ") and info.lexical_scorer == q.LEXICAL_SCORER
+    assert info.server_version.startswith("mongod ")
+    assert info.lexical_scorer == q.LEXICAL_SCORER
 
 
 def test_drop_removes_the_collection(backend: AtlasBackend) -> None:
@@ -456,7 +460,8 @@ def test_a_query_past_lucenes_clause_limit_is_split_and_summed_exactly() -> None
     words = [f"w{i}" for i in range(2000)] + ["w0"]
     batches = q.term_batches(words, len(contract.WEIGHTS))
     assert [w for batch in batches for w in batch] == list(dict.fromkeys(words))
-    assert len(batches) > 1 and all(len(b) * len(contract.WEIGHTS) <= q.MAX_CLAUSES for b in batches)
+    assert len(batches) > 1
+    assert all(len(b) * len(contract.WEIGHTS) <= q.MAX_CLAUSES for b in batches)
     pipeline = q.lexical_pipeline("lexical_1", batches[0], SPEC, Filters(), None)
     assert [next(iter(stage)) for stage in pipeline] == ["$search", "$project"]
     terms = ["postgres", "pg", "store", "kafka"]

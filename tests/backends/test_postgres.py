@@ -86,9 +86,12 @@ def test_drop_removes_the_schema(backend: PostgresBackend) -> None:
 
 def test_info_names_engine_versions_and_scorer(backend: PostgresBackend) -> None:
     info = backend.info()
-    assert info.backend == "postgres" and info.engine == "postgres sql-bm25 + pgvector hnsw"
-    assert info.server_version.startswith("PostgreSQL ") and ", pgvector " in info.server_version
-    assert "k1=1.2 b=0.75" in info.lexical_scorer and "ln(1+(N-n+0.5)/(n+0.5))" in info.lexical_scorer
+    assert info.backend == "postgres"
+    assert info.engine == "postgres sql-bm25 + pgvector hnsw"
+    assert info.server_version.startswith("PostgreSQL ")
+    assert ", pgvector " in info.server_version
+    assert "k1=1.2 b=0.75" in info.lexical_scorer
+    assert "ln(1+(N-n+0.5)/(n+0.5))" in info.lexical_scorer
 
 
 def test_builtin_suite_bm25_passes_like_embedded(backend: PostgresBackend) -> None:

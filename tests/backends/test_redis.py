@@ -101,7 +101,9 @@ def test_unreachable_server_is_one_line() -> None:
     with pytest.raises(BackendUnavailable) as raised:
         RedisCoreBackend.connect("redis://user:secret@127.0.0.1:1/0", "redis")
     message = str(raised.value)
-    assert "\n" not in message and "secret" not in message and message.startswith("redis at redis://127.0.0.1:1/0")
+    assert "\n" not in message
+    assert "secret" not in message
+    assert message.startswith("redis at redis://user:***@127.0.0.1:1/0")
 
 
 def test_vsim_filter_expression() -> None:
@@ -136,7 +138,8 @@ def _failures(results) -> list[str]:
 
 def test_builtin_suite_bm25(core: RedisCoreBackend) -> None:
     results = execute(Plan([load_suite(BUILTIN)], [Mode.BM25]), core, None)
-    assert results and _failures(results) == []
+    assert results
+    assert _failures(results) == []
 
 
 def test_builtin_suite_vector_and_hybrid_match_embedded(redis_backend: RedisCoreBackend) -> None:

@@ -21,7 +21,8 @@ ROOT = Path(__file__).resolve().parents[2]
 def test_names_are_unique_and_atlas_alone_needs_a_registry() -> None:
     assert len(set(registry.names())) == len(registry.DESCRIPTORS)
     assert {"embedded", "postgres", "redis", "valkey"} <= set(registry.default_run())
-    assert "atlas" in registry.servers() and "atlas" not in registry.default_run()
+    assert "atlas" in registry.servers()
+    assert "atlas" not in registry.default_run()
     assert "embedded" not in registry.servers()
 
 
@@ -35,9 +36,9 @@ def test_every_server_has_a_spec_and_the_default_run_builds_locally() -> None:
 def test_unknown_names_and_misplaced_urls_are_one_line_errors() -> None:
     with pytest.raises(HarnessError, match=r"^unknown backend 'nope' \(choose from: embedded, postgres, "):
         registry.check_backend("nope")
-    with pytest.raises(HarnessError, match="^backend 'embedded' is not a server: it takes no URL$"):
+    with pytest.raises(HarnessError, match=r"^backend 'embedded' is not a server: it takes no URL$"):
         registry.connect("embedded", "redis://127.0.0.1:1/0")
-    with pytest.raises(HarnessError, match="^backend 'valkey' is a server: give its URL$"):
+    with pytest.raises(HarnessError, match=r"^backend 'valkey' is a server: give its URL$"):
         registry.connect("valkey")
 
 

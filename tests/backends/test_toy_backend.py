@@ -39,7 +39,7 @@ class ToyIndex:
         self._spec.check_doc(doc)
         self._docs[doc.id] = doc
 
-    def wait_ready(self, expected: int, timeout: float) -> None:
+    def wait_ready(self, expected: int, timeout: float) -> None:  # noqa: ARG002 - the protocol's signature; a dict has nothing to wait for
         if len(self._docs) < expected:
             raise BackendUnavailable(f"toy: {len(self._docs)} of {expected} documents")
 
@@ -86,7 +86,7 @@ class ToyBackend:
     def info(self) -> BackendInfo:
         return BackendInfo("toy", "python dict scan", "toy 1", "bm25 per field in python", "python exact cosine")
 
-    def create_index(self, namespace: str, spec: IndexSpec) -> ToyIndex:
+    def create_index(self, namespace: str, spec: IndexSpec) -> ToyIndex:  # noqa: ARG002 - one process, one index: no namespace needed
         return ToyIndex(spec)
 
     def close(self) -> None:
@@ -126,8 +126,10 @@ class TestToyContract(BackendContract):
 
 
 def test_the_registry_derives_the_toy() -> None:
-    assert registry.names()[-1] == "toy" and registry.check_backend("toy") == "toy"
-    assert "toy" in registry.default_run() and "toy" not in registry.servers()
+    assert registry.names()[-1] == "toy"
+    assert registry.check_backend("toy") == "toy"
+    assert "toy" in registry.default_run()
+    assert "toy" not in registry.servers()
     with pytest.raises(HarnessError, match="'toy' runs in process: it has no container"):
         registry.container_spec("toy")
     with backend_session("toy") as session:
@@ -145,7 +147,8 @@ def run_cli(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str],
 
 def test_the_cli_lists_the_toy(monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
     code, out = run_cli(monkeypatch, capsys, "backends", "--json")
-    assert code == 0 and json.loads(out) == [*(d.name for d in registry.DESCRIPTORS)]
+    assert code == 0
+    assert json.loads(out) == [*(d.name for d in registry.DESCRIPTORS)]
     assert json.loads(out)[-1] == "toy"
 
 

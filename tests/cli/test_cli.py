@@ -126,9 +126,9 @@ def _bad_inputs() -> dict[str, Bad]:
         ),
         "unknown-backend": Bad(
             lambda t: ["run", "-b", "nosuchdb", "-m", "bm25", "--out", str(t / "out")],
-            lambda t: ["nosuchdb"],
+            lambda _: ["nosuchdb"],
         ),
-        "unknown-mode": Bad(lambda t: ["run", "-m", "bm42", "--out", str(t / "out")], lambda t: ["bm42"]),
+        "unknown-mode": Bad(lambda t: ["run", "-m", "bm42", "--out", str(t / "out")], lambda _: ["bm42"]),
         "empty-corpus": Bad(
             lambda t: [
                 "run",
@@ -155,13 +155,13 @@ def _bad_inputs() -> dict[str, Bad]:
         ),
         "unknown-option": Bad(
             lambda t: ["run", "--frobnicate", "--out", str(t / "out")],
-            lambda t: ["--frobnicate"],
+            lambda _: ["--frobnicate"],
         ),
         "limit-zero": Bad(
             lambda t: ["run", "-m", "bm25", "--limit", "0", "--out", str(t / "out")],
-            lambda t: ["--limit"],
+            lambda _: ["--limit"],
         ),
-        "compare-no-reports": Bad(lambda t: ["compare", "--out", str(t / "noreports")], lambda t: []),
+        "compare-no-reports": Bad(lambda t: ["compare", "--out", str(t / "noreports")], lambda _: []),
         "compare-non-report": Bad(
             lambda t: ["compare", str(t / "other.json"), "--out", str(t / "out")],
             lambda t: [str(t / "other.json")],
@@ -322,14 +322,16 @@ def test_bm25_run_exits_0_prints_scorecard_and_writes_reports(
     assert result.returncode == 0, result.stderr
     assert "Traceback" not in result.stderr
     # the scorecard: a row for embedded / bm25 under the documented columns
-    assert "embedded" in result.stdout and "bm25" in result.stdout
+    assert "embedded" in result.stdout
+    assert "bm25" in result.stdout
     for column in ("static", "session", "precision", "recall"):
         assert column in result.stdout
 
     out = run.cwd / "out"
     names = sorted(p.name for p in out.iterdir() if p.name.startswith("run-"))  # compare writes here too
     stamped = [n for n in names if re.fullmatch(rf"run-embedded-{STAMP}\.(json|md)", n)]
-    assert len(stamped) == 2 and {Path(n).suffix for n in stamped} == {".json", ".md"}
+    assert len(stamped) == 2
+    assert {Path(n).suffix for n in stamped} == {".json", ".md"}
     assert Path(stamped[0]).stem == Path(stamped[1]).stem  # one run, one name
     assert set(names) == {
         *stamped,
@@ -343,8 +345,10 @@ def test_bm25_run_exits_0_prints_scorecard_and_writes_reports(
 
     report = json.loads((out / "run-embedded-latest.json").read_text(encoding="utf-8"))
     (summary,) = report["summary"]
-    assert summary["backend"] == "embedded" and summary["mode"] == "bm25"
-    assert summary["static_total"] >= 60 and summary["static_passed"] == summary["static_total"]
+    assert summary["backend"] == "embedded"
+    assert summary["mode"] == "bm25"
+    assert summary["static_total"] >= 60
+    assert summary["static_passed"] == summary["static_total"]
     assert not (runs["cache"]).exists() or not any(runs["cache"].rglob("*.npz")), "bm25 needed no embeddings"
 
 
@@ -357,7 +361,8 @@ def test_compare_after_a_run_writes_a_compare_file(runs: dict[str, Any]) -> None
     written = [p for p in out.iterdir() if re.fullmatch(rf"compare-{STAMP}\.md", p.name)]
     assert len(written) == 1
     text = written[0].read_text(encoding="utf-8")
-    assert "bm25" in text and "embedded" in text
+    assert "bm25" in text
+    assert "embedded" in text
     assert (out / "compare-latest.md").read_text(encoding="utf-8") == text
     assert "run-embedded-latest.json" in text  # names the report it compared
 
@@ -375,7 +380,8 @@ def test_vector_baseline_fails_the_gate_with_committed_embeddings_only(
     assert "fail-under" in result.stderr
     report = json.loads((call.cwd / "out" / "run-embedded-latest.json").read_text(encoding="utf-8"))
     (summary,) = report["summary"]
-    assert summary["mode"] == "vector" and summary["errors"] == 0
+    assert summary["mode"] == "vector"
+    assert summary["errors"] == 0
     assert summary["static_passed"] < summary["static_total"]
     assert not any(runs["cache"].rglob("*.npz")) if runs["cache"].exists() else True
 
@@ -386,5 +392,6 @@ def test_cases_validate_builtin(runs: dict[str, Any]) -> None:
     assert result.returncode == 0, result.stderr
     assert result.stderr.strip() == ""
     match = re.search(r"(\d+) static cases", result.stdout)
-    assert match and int(match.group(1)) >= 60, result.stdout
+    assert match, result.stdout
+    assert int(match.group(1)) >= 60, result.stdout
     assert "builtin" in result.stdout

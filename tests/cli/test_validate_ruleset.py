@@ -30,14 +30,18 @@ def test_tenure_suite_prints_its_ruleset_and_dropped_fields(monkeypatch, capsys)
     assert "warning: beliefs.seed.json: drops `expertise_domain` (1 of 16 beliefs): " in (
         line[: line.index("beliefs): ") + 10] for line in lines
     )
-    assert all(line.startswith("warning: ") for line in lines) and len(lines) == len(set(lines))
+    assert all(line.startswith("warning: ") for line in lines)
+    assert len(lines) == len(set(lines))
 
 
 def test_version_named_in_the_spec_is_the_ruleset(monkeypatch, capsys) -> None:
     code, out, _ = _validate(f"tenure@head:{cases_dir() / 'tenure-format' / 'paper'}", monkeypatch, capsys)
-    assert code == 0 and out.rstrip().endswith("ruleset tenure@head")
+    assert code == 0
+    assert out.rstrip().endswith("ruleset tenure@head")
 
 
 def test_builtin_has_no_warnings(monkeypatch, capsys) -> None:
     code, out, err = _validate("builtin", monkeypatch, capsys)
-    assert code == 0 and out.rstrip().endswith("ruleset builtin") and err == ""
+    assert code == 0
+    assert out.rstrip().endswith("ruleset builtin")
+    assert err == ""

@@ -35,11 +35,11 @@ def local_images(tmp_path_factory: pytest.TempPathFactory) -> None:
     """Local images built once, whichever xdist worker gets here first."""
     require_docker_or_skip()
     with FileLock(tmp_path_factory.getbasetemp().parent / "harness-images.lock"):
-        build_images(ROOT, [registry.container_spec(b) for b in LOCAL_SERVERS], progress=lambda line: None)
+        build_images(ROOT, [registry.container_spec(b) for b in LOCAL_SERVERS], progress=lambda _line: None)
 
 
 @pytest.fixture
-def run_id(local_images: None) -> Iterator[str]:
+def run_id(local_images: None) -> Iterator[str]:  # noqa: ARG001 - a fixture can only depend on the images by naming them
     """A run id of this test alone; whatever it leaves behind is removed."""
     run = f"test-{uuid.uuid4().hex[:10]}"
     yield run

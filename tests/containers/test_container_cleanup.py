@@ -31,11 +31,13 @@ def test_leftovers_of_dead_owners_are_removed(root: Path, run_id: str) -> None:
         elsewhere = labelled(dead_pid(), "another-host")
 
         removed = remove_leftovers()
-        assert alive not in removed and elsewhere not in removed
+        assert alive not in removed
+        assert elsewhere not in removed
         # Any harness start removes leftovers, so a concurrent test may have removed `crashed` first:
         # what matters is that it is gone and the others are not.
         left = {c.name for c in client.containers.list(all=True, filters={"label": f"{RUN}={run_id}"})}
-        assert crashed not in left and left == {alive, elsewhere}
+        assert crashed not in left
+        assert left == {alive, elsewhere}
         assert sorted(remove_run(run_id)) == sorted([alive, elsewhere])
     finally:
         client.close()
@@ -55,7 +57,8 @@ def test_networks_of_dead_owners_are_removed(run_id: str) -> None:
         crashed, alive = network(dead_pid()), network(os.getpid())
         remove_leftovers()
         left = {n["Id"] for n in client.api.networks(filters={"label": f"{RUN}={run_id}"})}
-        assert crashed not in left and alive in left
+        assert crashed not in left
+        assert alive in left
         remove_run(run_id)
         assert client.api.networks(filters={"label": f"{RUN}={run_id}"}) == []
     finally:

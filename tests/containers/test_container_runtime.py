@@ -90,7 +90,8 @@ def test_never_ready_raises_with_log_tail_and_leaves_nothing(
     with pytest.raises(ContainerError) as info:
         start_container(spec, run_id)
     message = str(info.value)
-    assert message.startswith("redis (127.0.0.1:") and "not ready within 2s" in message
+    assert message.startswith("redis (127.0.0.1:")
+    assert "not ready within 2s" in message
     assert "Ready to accept connections" in message  # the server's own log line, from the tail
     assert run_containers(client, run_id) == []
 
@@ -102,8 +103,9 @@ def test_crashing_container_shows_its_output(root: Path, run_id: str, client: do
     assert run_containers(client, run_id) == []
 
 
+@pytest.mark.usefixtures("local_images")
 def test_image_override_that_cannot_be_had(
-    root: Path, local_images: None, client: docker.DockerClient, monkeypatch: pytest.MonkeyPatch
+    root: Path, client: docker.DockerClient, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     spec: ContainerSpec = load_spec("redis", root)
     monkeypatch.setenv(spec.image_override_var, spec.local_image or "")

@@ -66,7 +66,8 @@ def test_malformed_spec_names_file_and_field(tmp_path: Path, toml: str, field: s
     with pytest.raises(ContainerError) as info:
         load_spec("bad", tmp_path)
     message = str(info.value)
-    assert str(path) in message and field in message
+    assert str(path) in message
+    assert field in message
     assert "\n" not in message
 
 
@@ -101,9 +102,11 @@ def test_compose_services_run_what_the_specs_say(root: Path) -> None:
     services = yaml.safe_load(compose_yaml(shipped_specs(root)))["services"]
     assert list(services) == list(registry.servers())
     ports = [port for service in services.values() for port in service["ports"]]
-    assert all(p.startswith("127.0.0.1:") for p in ports) and len({p.split(":")[1] for p in ports}) == len(ports)
+    assert all(p.startswith("127.0.0.1:") for p in ports)
+    assert len({p.split(":")[1] for p in ports}) == len(ports)
     assert services["valkey"]["ports"] == ["127.0.0.1:6380:6379"]  # redis holds 6379
-    assert services["atlas"]["profiles"] == ["atlas"] and "build" not in services["atlas"]
+    assert services["atlas"]["profiles"] == ["atlas"]
+    assert "build" not in services["atlas"]
     for spec in shipped_specs(root):
         service = services[spec.name]
         assert service["environment"] == {k: v.replace("{password}", COMPOSE_PASSWORD) for k, v in spec.env.items()}

@@ -23,7 +23,7 @@ from tests.containers.conftest import ROOT, require_docker_or_skip
 
 
 def _nested_pytest(*args: str, env: dict[str, str] | None = None) -> subprocess.Popen[str]:
-    clean = {k: v for k, v in os.environ.items() if not k.startswith(("HARNESS_PYTEST_", "PYTEST_XDIST"))}
+    clean = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST_XDIST")}
     return subprocess.Popen(
         [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q", *args],
         cwd=ROOT,
@@ -34,13 +34,15 @@ def _nested_pytest(*args: str, env: dict[str, str] | None = None) -> subprocess.
     )
 
 
-def test_no_container_of_a_run_outlives_it(local_images: None) -> None:
+@pytest.mark.usefixtures("local_images")
+def test_no_container_of_a_run_outlives_it() -> None:
     run = _nested_pytest(
         "-n", "2", "tests/test_suite_cases.py", "--backend", "redis", "--backend", "valkey", "-k", "alias-short"
     )
     output, _ = run.communicate(timeout=300)
     assert run.returncode == 0, output
-    assert "passed" in output and "skipped" not in output, output
+    assert "passed" in output, output
+    assert "skipped" not in output, output
     client = docker.from_env()
     try:
         owned = client.containers.list(all=True, filters={"label": f"harness.pid={run.pid}"})
@@ -49,6 +51,56 @@ def test_no_container_of_a_run_outlives_it(local_images: None) -> None:
         assert networks == [], f"left behind: {[n.name for n in networks]}"
     finally:
         client.close()
+
+
+_SHARED_SERVER_PROBE = """
+import os
+import stat
+from pathlib import Path
+
+
+def _probe(server_url, tmp_path_factory, pytestconfig, name):
+    url = server_url("redis")
+    leaked = sorted(k for k in os.environ if k.startswith("HARNESS_PYTEST"))
+    assert leaked == [], f"the plugin changed the environment: {leaked}"
+    base = tmp_path_factory.getbasetemp()
+    worker = getattr(pytestconfig, "workerinput", {}).get("workerid", "main")
+    folder = (base.parent if worker != "main" else base) / "harness-servers"
+    assert stat.S_IMODE(folder.stat().st_mode) == 0o700
+    (record,) = folder.glob("*.json")
+    assert stat.S_IMODE(record.stat().st_mode) == 0o600
+    assert url in record.read_text()
+    Path(os.environ["PROBE_OUT"], f"{worker}-{name}").write_text(url)
+
+
+def test_one(server_url, tmp_path_factory, pytestconfig):
+    _probe(server_url, tmp_path_factory, pytestconfig, "one")
+
+
+def test_two(server_url, tmp_path_factory, pytestconfig):
+    _probe(server_url, tmp_path_factory, pytestconfig, "two")
+"""
+
+
+@pytest.mark.usefixtures("local_images")
+@pytest.mark.parametrize("xdist", [("-n", "2", "--dist", "each"), ("-p", "no:xdist")], ids=["xdist", "no-xdist"])
+def test_one_server_per_run_recorded_privately_under_basetemp(xdist: tuple[str, ...], tmp_path: Path) -> None:
+    """Every process of a run gets the same server from 0600 records under the controller's basetemp,
+    handed over through xdist's workerinput (the environment is left alone); the records go at the end."""
+    probe, out, basetemp = tmp_path / "test_probe.py", tmp_path / "out", tmp_path / "basetemp"
+    probe.write_text(_SHARED_SERVER_PROBE)
+    out.mkdir()
+    run = _nested_pytest(
+        *xdist, str(probe), "--backend", "redis", "--basetemp", str(basetemp), env={"PROBE_OUT": str(out)}
+    )
+    output, _ = run.communicate(timeout=300)
+    assert run.returncode == 0, output
+    urls = {path.name: path.read_text() for path in out.iterdir()}
+    processes = {name.rsplit("-", 1)[0] for name in urls}
+    assert processes == ({"gw0", "gw1"} if "-n" in xdist else {"main"}), urls
+    assert len(urls) == 2 * len(processes), urls
+    assert len(set(urls.values())) == 1, f"one server for the whole run: {urls}"
+    assert list((basetemp / "harness-servers").glob("*.json")) == [], "the records outlived the run"
 
 
 @pytest.mark.parametrize(("require", "expected"), [("0", "skipped"), ("1", "failed")])
@@ -68,7 +120,8 @@ def test_without_an_engine_server_items_skip_or_fail(require: str, expected: str
     assert run.returncode == (0 if expected == "skipped" else 1), output
 
 
-def test_a_server_killed_mid_run_fails_its_cases_and_the_run_finishes(local_images: None, tmp_path: Path) -> None:
+@pytest.mark.usefixtures("local_images")
+def test_a_server_killed_mid_run_fails_its_cases_and_the_run_finishes(tmp_path: Path) -> None:
     require_docker_or_skip()
     suite = load_suite(BUILTIN)
     url, container = start_server("redis", "test-killed-mid-run")

@@ -41,7 +41,9 @@ def test_bench_rows_cover_each_mode_and_level(tmp_path: Path, longmemeval_file: 
         BenchTarget("small lme", "longmemeval-s", longmemeval_file),
         BenchTarget("small locomo", "locomo", locomo_file),
     ]
-    embedder = lambda: Embedder("bag-of-words", cache_dir=tmp_path, loader=lambda _n, _d: BagOfWordsEncoder())  # noqa: E731
+    embedder = functools.partial(
+        Embedder, "bag-of-words", cache_dir=tmp_path, loader=lambda _n, _d: BagOfWordsEncoder()
+    )
     rows = run_bench(
         targets, {"embedded": EmbeddedBackend}, [Mode.BM25, Mode.HYBRID], [Granularity.TURN], embedder, isolate=False
     )
@@ -53,8 +55,11 @@ def test_bench_rows_cover_each_mode_and_level(tmp_path: Path, longmemeval_file: 
         for level in ("turn", "session")
     ]
     first = rows[0]
-    assert first.questions == 2 and first.haystacks == 2 and first.turns == 8
-    assert first.peak_rss_mb > 0 and first.p95_ms >= first.p50_ms > 0
+    assert first.questions == 2
+    assert first.haystacks == 2
+    assert first.turns == 8
+    assert first.peak_rss_mb > 0
+    assert first.p95_ms >= first.p50_ms > 0
     assert set(first.metrics) >= {"recall_any@1", "recall_all@10", "ndcg@10", "mrr"}
 
 
@@ -84,4 +89,5 @@ def test_bench_command_runs_cells_in_fresh_processes_and_writes_reports(tmp_path
 def test_the_synthetic_file_from_the_shared_sample(tmp_path: Path) -> None:
     path = build_synthetic_longmemeval(shared_file("longmemeval_s.sample5.json"), tmp_path / "s.json", haystacks=12)
     refs = LongMemEvalFile(path).scan()
-    assert len(refs) == 12 and refs[11].id == "syn11_118b2229"
+    assert len(refs) == 12
+    assert refs[11].id == "syn11_118b2229"

@@ -39,7 +39,15 @@ def _dataset(path: Path) -> int:
 
 
 def _command(file: Path) -> list[str]:
-    return [sys.executable, "-m", "harness", "embed", "--dataset", "longmemeval-s", "--file", str(file)] + [
+    return [
+        sys.executable,
+        "-m",
+        "harness",
+        "embed",
+        "--dataset",
+        "longmemeval-s",
+        "--file",
+        str(file),
         "--model",
         DEFAULT_MODEL,
         "--device",
@@ -70,9 +78,11 @@ def test_sigint_keeps_finished_shards_and_the_rerun_computes_only_the_rest(tmp_p
     _, stderr = process.communicate(timeout=120)
 
     assert process.returncode == 130
-    assert f"kept in {folder}" in " ".join(stderr.split()) and "interrupted" in stderr
+    assert f"kept in {folder}" in " ".join(stderr.split())
+    assert "interrupted" in stderr
     kept = _cached_keys(folder)
-    assert 0 < len(kept) < texts and len(kept) % 512 == 0  # whole shards only, nothing half-written
+    assert 0 < len(kept) < texts
+    assert len(kept) % 512 == 0
     assert not list(folder.glob(".*.tmp"))
 
     done = subprocess.run(_command(tmp_path / "data.json"), env=env, capture_output=True, text=True, timeout=600)

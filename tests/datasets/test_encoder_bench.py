@@ -35,7 +35,7 @@ class HalfWrong(BagOfWordsEncoder):
         return matrix
 
 
-def test_speed_rows_start_with_float_and_compare_vectors_to_it(tmp_path: Path) -> None:
+def test_speed_rows_start_with_float_and_compare_vectors_to_it() -> None:
     encoders = {DEFAULT_MODEL: BagOfWordsEncoder(), "same": BagOfWordsEncoder(), "half": HalfWrong()}
 
     def factory(model: str, **kwargs: Any) -> Embedder:
@@ -46,7 +46,10 @@ def test_speed_rows_start_with_float_and_compare_vectors_to_it(tmp_path: Path) -
 
     assert [s.model for s in speeds] == [DEFAULT_MODEL, "same", "half"]
     assert all(s.texts == 40 and s.texts_per_s > 0 and s.device == "cpu" for s in speeds)
-    assert abs(speeds[1].cosine_mean - 1) < 1e-6 and abs(speeds[1].cosine_min - 1) < 1e-6
+    assert abs(speeds[1].cosine_mean - 1) < 1e-6
+    assert abs(speeds[1].cosine_min - 1) < 1e-6
     assert speeds[2].cosine_mean < 0.99
     lines = speed_lines(speeds)
-    assert len(lines) == 2 + 3 and lines[2].startswith(f"| {DEFAULT_MODEL} | cpu |") and "| 1.00 |" in lines[2]
+    assert len(lines) == 2 + 3
+    assert lines[2].startswith(f"| {DEFAULT_MODEL} | cpu |")
+    assert "| 1.00 |" in lines[2]

@@ -51,7 +51,8 @@ def test_evidence_defects_are_repaired_or_dropped_and_recorded(locomo_file: Path
 
 def test_space_joined_evidence_is_split() -> None:
     gold, defects = parse_evidence(["D9:1 D4:4  D4:6"], {"D9:1", "D4:4", "D4:6"})
-    assert gold == {"D9:1", "D4:4", "D4:6"} and len(defects) == 1
+    assert gold == {"D9:1", "D4:4", "D4:6"}
+    assert len(defects) == 1
 
 
 def test_selected_positions_keep_only_those_questions(locomo_file: Path) -> None:
@@ -66,7 +67,8 @@ def test_the_shared_locomo_file_and_its_known_defects() -> None:
     haystacks = list(reader.read())
     questions = [q for h in haystacks for q in h.questions]
 
-    assert len(haystacks) == 10 and len(refs) == len(questions) == 1986
+    assert len(haystacks) == 10
+    assert len(refs) == len(questions) == 1986
     assert sum(len(h.documents) for h in haystacks) == 5882
     assert sum(len(h.sessions()) for h in haystacks) == 272
     assert Counter(q.category for q in questions) == {

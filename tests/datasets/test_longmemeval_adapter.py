@@ -22,14 +22,17 @@ def test_each_question_is_its_own_haystack_with_gold_at_both_levels(longmemeval_
     assert question.gold_sessions == {"answer_1"}
     assert question.gold_turns == {"answer_1:1"}
     assert [d.id for d in first.documents[:3]] == ["filler_1:1", "filler_1:2", "answer_1:1"]
-    assert first.documents[2].speaker == "user" and first.documents[2].date == "2023/05/21 (Sat) 10:00"
-    assert question.date == "2023/05/30 (Tue) 23:40" and not question.abstention
+    assert first.documents[2].speaker == "user"
+    assert first.documents[2].date == "2023/05/21 (Sat) 10:00"
+    assert question.date == "2023/05/30 (Tue) 23:40"
+    assert not question.abstention
 
 
 def test_abstention_questions_are_flagged_and_have_no_gold(longmemeval_file: Path) -> None:
     (question,) = list(LongMemEvalFile(longmemeval_file).read())[1].questions
     assert question.abstention
-    assert question.gold_sessions == frozenset() and question.gold_turns == frozenset()
+    assert question.gold_sessions == frozenset()
+    assert question.gold_turns == frozenset()
     assert question.category == "knowledge-update"
 
 

@@ -101,7 +101,9 @@ def test_drop_removes_the_namespaces() -> None:
     backend = EmbeddedBackend()
     index = HaystackIndex(backend, "gone", HAYSTACK, Granularity.TURN, [Mode.BM25], None)
     index.drop()
-    tables = {r[0] for r in backend._db.execute("SELECT name FROM sqlite_master")}  # noqa: SLF001 - checking clean-up
+    tables = {
+        r[0] for r in backend._db.execute("SELECT name FROM sqlite_master")
+    }  # a private handle: checking clean-up
     assert not any(name.startswith("gone") for name in tables)
 
 

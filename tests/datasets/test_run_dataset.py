@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Sequence
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -56,7 +57,8 @@ def test_longmemeval_run_reports_every_question_and_leaves_out_abstention(
     code, printed = _run(tmp_path, embedder_factory, file=longmemeval_file, modes=["bm25", "hybrid"])
     report = _report(tmp_path, "longmemeval-s", "session")
 
-    assert code == 0 and "report:" in printed
+    assert code == 0
+    assert "report:" in printed
     assert report["selection"] == {"limit": None, "sample": "head", "seed": 0, "selected": 3, "total": 3}
     assert report["skipped"] == {"abstention question: no evidence exists, left out of retrieval metrics": 1}
     bm25 = report["summary"]["bm25"]
@@ -68,15 +70,17 @@ def test_longmemeval_run_reports_every_question_and_leaves_out_abstention(
     first = next(q for q in asked if q["id"] == "q1")
     assert first["levels"]["session"]["gold"] == ["answer_1"]
     assert first["levels"]["session"]["retrieved"][0][0] == "answer_1"
-    assert first["latency_ms"] > 0 and first["type"] == "single-session-user" and first["error"] is None
+    assert first["latency_ms"] > 0
+    assert first["type"] == "single-session-user"
+    assert first["error"] is None
     assert {"recall_any@5", "recall_all@10", "ndcg@10", "mrr"} <= set(first["levels"]["session"]["metrics"])
     assert report["notes"] == ["q3: duplicate session filler_1 dropped"]
-    assert report["machine"]["cpus"] and report["definitions"]["recall_all@5"].startswith(
-        "1 if every gold item is in the top 5"
-    )
+    assert report["machine"]["cpus"]
+    assert report["definitions"]["recall_all@5"].startswith("1 if every gold item is in the top 5")
     assert any(row["metric"] == "recall_any@5" for row in report["published"])
     markdown = (tmp_path / "reports" / "dataset-longmemeval-s-session-latest.md").read_text()
-    assert "## Compared with published numbers" in markdown and "recall_any@5 (1 if any gold item" in markdown
+    assert "## Compared with published numbers" in markdown
+    assert "recall_any@5 (1 if any gold item" in markdown
 
 
 def test_turn_runs_score_turns_and_sessions(
@@ -125,7 +129,8 @@ def test_errors_are_recorded_per_question_and_judged_by_the_threshold(
     report = _report(tmp_path, "longmemeval-s", "session")
     failed = [q for q in report["questions"] if q["status"] == "error"]
     assert [(q["id"], q["error"]) for q in failed] == [("q3", "RuntimeError: engine fell over")]
-    assert report["summary"]["bm25"]["errors"] == 1 and report["error_fraction"] == 0.5
+    assert report["summary"]["bm25"]["errors"] == 1
+    assert report["error_fraction"] == 0.5
 
 
 def test_sampling_options_limit_the_questions(
@@ -140,7 +145,8 @@ def test_dry_run_reads_everything_and_writes_nothing(
 ) -> None:
     code, printed = _run(tmp_path, embedder_factory, dataset="locomo", file=locomo_file, modes=["hybrid"], dry_run=True)
     assert code == 0
-    assert "6 of 6" in printed and "not cached for bag-of-words" in printed
+    assert "6 of 6" in printed
+    assert "not cached for bag-of-words" in printed
     assert not (tmp_path / "reports").exists()
 
 
@@ -152,7 +158,9 @@ def test_a_missing_file_says_where_to_put_it(
     with pytest.raises(HarnessError) as raised:
         _run(tmp_path, embedder_factory, dataset="longmemeval-m")
     message = str(raised.value)
-    assert "longmemeval_m_cleaned.json" in message and "--file PATH" in message and "HARNESS_DATA_DIR" in message
+    assert "longmemeval_m_cleaned.json" in message
+    assert "--file PATH" in message
+    assert "HARNESS_DATA_DIR" in message
     assert "\n" not in message
     with pytest.raises(HarnessError, match="does not exist"):
         _run(tmp_path, embedder_factory, file=tmp_path / "absent.json")
@@ -189,7 +197,7 @@ def test_bad_arguments_are_user_errors(
 
 
 def test_vector_modes_without_cached_vectors_or_model_are_a_clear_error(tmp_path: Path, longmemeval_file: Path) -> None:
-    offline = lambda: Embedder("bag-of-words", cache_dir=tmp_path / "empty", compute=False)  # noqa: E731
+    offline = partial(Embedder, "bag-of-words", cache_dir=tmp_path / "empty", compute=False)
     with pytest.raises(
         HarnessError, match=r"texts have no cached embedding for model bag-of-words: run `harness embed`"
     ):
@@ -233,11 +241,13 @@ def test_embed_dataset_caches_what_a_vector_run_needs(tmp_path: Path, locomo_fil
     first = embed_dataset(
         dataset="locomo", file=locomo_file, embedder=embedder(True), batch=4, on_plan=lambda *p: plans.append(p)
     )
-    assert first == EmbedCount(texts=5 + 6, computed=5 + 6) and plans == [(11, 11)]
+    assert first == EmbedCount(texts=5 + 6, computed=5 + 6)
+    assert plans == [(11, 11)]
     again = embed_dataset(
         dataset="locomo", file=locomo_file, embedder=embedder(True), on_plan=lambda *p: plans.append(p)
     )
-    assert again == EmbedCount(texts=11, computed=0) and plans[-1] == (11, 0)
+    assert again == EmbedCount(texts=11, computed=0)
+    assert plans[-1] == (11, 0)
     code, _ = _run(
         tmp_path, lambda: embedder(False), dataset="locomo", file=locomo_file, modes=["hybrid"], granularity="turn"
     )

@@ -26,7 +26,8 @@ N = 4
 
 
 def test_parse_shard_accepts_i_of_n_and_rejects_the_rest() -> None:
-    assert parse_shard("2/4") == Shard(2, 4) and parse_shard(" 1 / 1 ") == Shard(1, 1)
+    assert parse_shard("2/4") == Shard(2, 4)
+    assert parse_shard(" 1 / 1 ") == Shard(1, 1)
     for bad in ("0/4", "5/4", "1/0", "2", "a/b", "-1/4", "1/4/2"):
         with pytest.raises(HarnessError, match="--shard"):
             parse_shard(bad)
@@ -97,10 +98,10 @@ def test_four_shards_merged_equal_the_unsharded_run(
     merged = merge_reports(list(reversed(paths)))
 
     sizes = [s["selection"]["selected"] for s in shards]
-    assert sum(sizes) == whole["selection"]["selected"] and max(sizes) < sum(
-        sizes
-    )  # a 5-question file may leave one empty
-    assert merged["shard"] is None and len(merged["merged_from"]) == N
+    assert sum(sizes) == whole["selection"]["selected"]
+    assert max(sizes) < sum(sizes)
+    assert merged["shard"] is None
+    assert len(merged["merged_from"]) == N
     assert _without_latency(merged) == _without_latency(whole)
     counts = {mode: s["latency_ms"]["count"] for mode, s in merged["summary"].items()}
     assert counts == {mode: s["latency_ms"]["count"] for mode, s in whole["summary"].items()}
@@ -158,7 +159,8 @@ def test_merge_command_writes_the_whole_report(tmp_path: Path, shard_reports: li
     )
     assert done.returncode == 0, done.stderr
     merged = json.loads((tmp_path / "merged" / "dataset-longmemeval-s-session-latest.json").read_text())
-    assert merged["selection"]["selected"] == 3 and merged["shard"] is None
+    assert merged["selection"]["selected"] == 3
+    assert merged["shard"] is None
 
 
 @pytest.mark.parametrize(

@@ -24,7 +24,7 @@ class CountingEncoder:
         self.seen: list[str] = []
         self._fail_after = fail_after
 
-    def encode(self, texts: Sequence[str], batch_size: int = 64) -> np.ndarray:
+    def encode(self, texts: Sequence[str], batch_size: int = 64) -> np.ndarray:  # noqa: ARG002 - the TextEncoder signature; a fake has no batches
         if self._fail_after is not None and len(self.seen) >= self._fail_after:
             raise KeyboardInterrupt
         self.seen.extend(texts)
@@ -41,7 +41,8 @@ def test_rows_are_unit_in_input_order_and_duplicates_computed_once(tmp_path: Pat
     encoder = CountingEncoder()
     matrix = _embedder(tmp_path, encoder).embed(["b", "a", "b", "c", "a"])
 
-    assert matrix.shape == (5, 8) and matrix.dtype == np.float32
+    assert matrix.shape == (5, 8)
+    assert matrix.dtype == np.float32
     np.testing.assert_allclose(np.linalg.norm(matrix, axis=1), 1, atol=1e-6)
     np.testing.assert_array_equal(matrix[0], matrix[2])
     assert sorted(encoder.seen) == ["a", "b", "c"]
@@ -111,5 +112,5 @@ def test_without_sentence_transformers_the_error_says_what_to_install(
     monkeypatch.setitem(sys.modules, "sentence_transformers", None)
     with pytest.raises(EmbedExtraMissing, match=r"install the embed extra \(pip install -e '\.\[embed\]'\)"):
         load_encoder()
-    with pytest.raises(HarnessError, match="^1 texts have no cached embedding for model all-MiniLM-L6-v2: run"):
+    with pytest.raises(HarnessError, match=r"^1 texts have no cached embedding for model all-MiniLM-L6-v2: run"):
         Embedder(cache_dir=tmp_path).embed(["never embedded"])

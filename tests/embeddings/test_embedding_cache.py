@@ -26,7 +26,8 @@ def test_round_trip_through_a_new_instance(tmp_path: Path) -> None:
     assert found[1] is None
     np.testing.assert_array_equal(np.stack([found[3], found[0], found[2]]), vectors)
     assert reread.dimensions == 4
-    assert (tmp_path / "org__model").is_dir() and model_folder("org/model") == "org__model"
+    assert (tmp_path / "org__model").is_dir()
+    assert model_folder("org/model") == "org__model"
 
 
 def test_each_add_writes_one_uniquely_named_shard_with_hex_keys(tmp_path: Path) -> None:
@@ -34,7 +35,9 @@ def test_each_add_writes_one_uniquely_named_shard_with_hex_keys(tmp_path: Path) 
     first = cache.add(["a"], _vectors(1))
     second = cache.add(["b"], _vectors(1, seed=1))
 
-    assert first is not None and second is not None and first != second
+    assert first is not None
+    assert second is not None
+    assert first != second
     assert sorted(p.name for p in (tmp_path / "m").iterdir()) == sorted([first.name, second.name])
     with np.load(first) as shard:
         assert shard["keys"].tolist() == [text_key("a")]
@@ -65,7 +68,8 @@ def test_compact_merges_shards_into_one(tmp_path: Path) -> None:
         cache.add([f"t{i}"], _vectors(1, seed=i))
     merged = cache.compact()
 
-    assert merged is not None and list((tmp_path / "m").iterdir()) == [merged]
+    assert merged is not None
+    assert list((tmp_path / "m").iterdir()) == [merged]
     reread = EmbeddingCache("m", write_dir=tmp_path).lookup(["t0", "t1", "t2"])
     np.testing.assert_array_equal(reread[2], _vectors(1, seed=2)[0])
 

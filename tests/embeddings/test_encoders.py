@@ -85,7 +85,7 @@ class RecordingEncoder:
     def __init__(self) -> None:
         self.batches: list[list[str]] = []
 
-    def encode(self, texts: Sequence[str], batch_size: int = 64) -> np.ndarray:
+    def encode(self, texts: Sequence[str], batch_size: int = 64) -> np.ndarray:  # noqa: ARG002 - TextEncoder signature
         self.batches.append(list(texts))
         return np.array([[len(t), 1, 0, 0] for t in texts], dtype=np.float32)
 
@@ -116,7 +116,8 @@ def test_int8_is_exported_once_close_to_float_and_cached_apart(tmp_path: Path, m
     float_vectors = load_encoder(DEFAULT_MODEL, Device.CPU).encode(MEANING)
     int8_vectors = int8.encode(MEANING, batch_size=2)
 
-    assert exported == ["model_int8.onnx", "tokenizer.json"] and int8.dimensions == 384
+    assert exported == ["model_int8.onnx", "tokenizer.json"]
+    assert int8.dimensions == 384
     np.testing.assert_allclose(np.linalg.norm(int8_vectors, axis=1), 1, atol=1e-5)
     assert (float_vectors * int8_vectors).sum(axis=1).min() > 0.97  # per-channel int8 keeps the direction
     query, related, unrelated = int8_vectors
@@ -147,7 +148,7 @@ def test_static_model_is_built_once_and_encodes_unit_rows(tmp_path: Path, monkey
     source = Path(model_source(DEFAULT_MODEL))
     builds: list[Path] = []
 
-    def fake_distill(_source: Path, folder: Path, device: Device) -> None:
+    def fake_distill(_source: Path, folder: Path, _device: Device) -> None:
         builds.append(folder)
         tokenizer = Tokenizer.from_file(str(source / "tokenizer.json"))
         vectors = np.random.default_rng(0).standard_normal((tokenizer.get_vocab_size(), 16)).astype(np.float32)
@@ -158,7 +159,9 @@ def test_static_model_is_built_once_and_encodes_unit_rows(tmp_path: Path, monkey
     second = static.load_static(STATIC_MODEL, source, tmp_path, Device.CPU)
     vectors = second.encode(MEANING)
 
-    assert len(builds) == 1 and (tmp_path / STATIC_MODEL / static.CONFIG_FILE).is_file()
-    assert first.dimensions == 16 and vectors.shape == (3, 16)
+    assert len(builds) == 1
+    assert (tmp_path / STATIC_MODEL / static.CONFIG_FILE).is_file()
+    assert first.dimensions == 16
+    assert vectors.shape == (3, 16)
     np.testing.assert_allclose(np.linalg.norm(vectors, axis=1), 1, atol=1e-5)
     assert [p.name for p in tmp_path.iterdir()] == [STATIC_MODEL]  # no scratch folder left behind

@@ -26,7 +26,8 @@ def test_packaged_minilm_embeds_meaning(tmp_path: Path, monkeypatch: pytest.Monk
         ["How do I deploy to kubernetes?", "k8s deployment steps", "banana bread recipe"]
     )
 
-    assert embedder.dimensions == 384 and query.shape == (384,)
+    assert embedder.dimensions == 384
+    assert query.shape == (384,)
     np.testing.assert_allclose([np.linalg.norm(v) for v in (query, related, unrelated)], 1, atol=1e-5)
     assert float(query @ related) > float(query @ unrelated)
 
@@ -34,5 +35,5 @@ def test_packaged_minilm_embeds_meaning(tmp_path: Path, monkeypatch: pytest.Monk
 @needs_model
 def test_a_model_that_cannot_be_loaded_is_named(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
-    with pytest.raises(HarnessError, match="cannot load embedding model '.*no-such-model'"):
+    with pytest.raises(HarnessError, match=r"cannot load embedding model '.*no-such-model'"):
         load_encoder(str(tmp_path / "no-such-model"))

@@ -31,10 +31,11 @@ from tests.faults.helpers import HARNESS, env, one_line, write_suite
     ],
 )
 def test_an_option_that_does_not_apply_is_an_error(cli, tmp_path: Path, args: list[str], named: str) -> None:
-    code, out, err = cli("run", "-m", "bm25", "--out", str(tmp_path / "out"), *args)
+    code, _, err = cli("run", "-m", "bm25", "--out", str(tmp_path / "out"), *args)
     line = one_line(err)
     assert code == 2, err
-    assert named in line and "does not apply" in line, line
+    assert named in line, line
+    assert "does not apply" in line, line
     assert not (tmp_path / "out").exists() or not list((tmp_path / "out").iterdir()), "nothing may run"
 
 
@@ -67,7 +68,7 @@ def _file(tmp: Path) -> Path:
     [
         (lambda t: _file(t), "not a folder"),
         (lambda t: _file(t) / "reports", "is a file"),
-        (lambda t: Path("/proc/harness-no-such/reports"), "cannot write"),
+        (lambda _: Path("/proc/harness-no-such/reports"), "cannot write"),
     ],
     ids=["a-file", "under-a-file", "not-creatable"],
 )
@@ -77,7 +78,8 @@ def test_out_is_checked_before_the_run(cli, tmp_path: Path, make_out, named: str
     code, stdout, err = cli("run", "-m", "bm25", "-s", str(suite), "--out", str(out))
     line = one_line(err)
     assert code == 2, err
-    assert str(out) in line and named in line, line
+    assert str(out) in line, line
+    assert named in line, line
     assert "static" not in stdout, "the run must not start: " + stdout
 
 
@@ -140,7 +142,8 @@ def test_a_suite_file_that_is_not_plain_bounded_utf8_json(tmp_path: Path, comman
     static = _bad_static(suite, kind)
     args = ["cases", "validate", str(suite)] if command == "validate" else ["run", "-m", "bm25", "-s", str(suite)]
     line = _bad_input_line(tmp_path, *args, *(["--out", str(tmp_path / "out")] if command == "run" else []))
-    assert str(static) in line and named in line, line
+    assert str(static) in line, line
+    assert named in line, line
 
 
 @pytest.mark.parametrize(
@@ -158,7 +161,8 @@ def test_a_dataset_file_that_cannot_be_streamed(tmp_path: Path, kind: str, named
     line = _bad_input_line(
         tmp_path, "run", "--dataset", "locomo", "--file", str(data), "-m", "bm25", "--out", str(tmp_path / "o")
     )
-    assert str(data.name) in line and named in line, line
+    assert str(data.name) in line, line
+    assert named in line, line
 
 
 def test_a_report_folder_lost_during_the_run_never_loses_the_results(
@@ -180,11 +184,12 @@ def test_a_report_folder_lost_during_the_run_never_loses_the_results(
         return lexical(self, terms, filters, limit)
 
     monkeypatch.setattr(EmbeddedIndex, "lexical", replace_out_by_a_file)
-    code, stdout, err = cli("run", "-m", "bm25", "-s", str(suite), "--out", str(out))
+    code, _, err = cli("run", "-m", "bm25", "-s", str(suite), "--out", str(out))
     assert "Traceback" not in err
     (line,) = [line for line in err.splitlines() if line.startswith("harness:")]  # besides the progress bar
     assert code == 2, err
-    assert str(out) in line and "written instead" in line, line
+    assert str(out) in line, line
+    assert "written instead" in line, line
     written = [Path(p) for p in line.split("written instead: ")[1].split(", ")]
     request.addfinalizer(lambda: shutil.rmtree(written[0].parent, ignore_errors=True))
     assert [p.suffix for p in written] == [".json", ".md"]

@@ -77,7 +77,8 @@ def short_words(count: int) -> list[str]:
 
 def test_values_at_every_limit_run(backend: Backend, tmp_path: Path) -> None:
     """The longest id, user and scope, the longest word and the longest name, in 4-byte characters."""
-    long_id, user, scope = WIDE * MAX_ID_CHARS, "𝔲" * MAX_ID_CHARS, "domain:" + WIDE * (MAX_ID_CHARS - 7)
+    user = "𝔲" * MAX_ID_CHARS  # noqa: RUF001 - a 4-byte letter on purpose
+    long_id, scope = WIDE * MAX_ID_CHARS, "domain:" + WIDE * (MAX_ID_CHARS - 7)
     word = WIDE * MAX_WORD_CHARS
     filler = " ".join(short_words(MAX_TEXT_CHARS // 5))
     name = (word + " " + filler)[:MAX_TEXT_CHARS]
@@ -108,7 +109,8 @@ def test_relevant_tier_is_not_capped_without_a_budget(backend: Backend, tmp_path
     assert_passed(results)
     unbounded, budgeted = results
     assert len(unbounded.retrieved["relevant"]) == 150
-    assert len(budgeted.retrieved["relevant"]) == 120 and len(budgeted.retrieved["evicted"]) == 30
+    assert len(budgeted.retrieved["relevant"]) == 120
+    assert len(budgeted.retrieved["evicted"]) == 30
 
 
 def test_accented_words_rank_alike_under_a_budget(backend: Backend, tmp_path: Path) -> None:
@@ -194,5 +196,6 @@ def test_refused_at_load_in_one_line(situation: str, tmp_path: Path) -> None:
         load_suite(str(folder))
     message = str(caught.value)
     assert "\n" not in message, message
-    assert caught.value.path.name == file and field in (caught.value.field or ""), message
+    assert caught.value.path.name == file, message
+    assert field in (caught.value.field or ""), message
     assert limit in message, message

@@ -78,9 +78,8 @@ def faulty_lexical(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 @pytest.mark.parametrize(("threshold", "code"), [(None, 1), ("0.3", 1), ("0.5", 0)])
-def test_errored_cases_are_counted_and_fail_the_run(
-    cli, faulty_lexical: None, tmp_path: Path, threshold: str | None, code: int
-) -> None:
+@pytest.mark.usefixtures("faulty_lexical")
+def test_errored_cases_are_counted_and_fail_the_run(cli, tmp_path: Path, threshold: str | None, code: int) -> None:
     suite = write_suite(tmp_path / "suite", 5, memories=3)  # s-0..s-4 name items 0, 1, 2, 0, 1
     out = tmp_path / "out"
     args = ["run", "-m", "bm25", "-s", str(suite), "--out", str(out)]
@@ -105,16 +104,16 @@ def _kill_mid_run(run: Watched, label: str, at_least: int) -> None:
     container.kill()
 
 
-def test_a_backend_killed_mid_suite_run_exits_3(
-    server: str, local_images: None, big_suite: Path, tmp_path: Path
-) -> None:
+@pytest.mark.usefixtures("local_images")
+def test_a_backend_killed_mid_suite_run_exits_3(server: str, big_suite: Path, tmp_path: Path) -> None:
     out = tmp_path / "out"
     with Watched("run", "-b", server, "-m", "bm25", "-s", str(big_suite), "--out", str(out), cwd=tmp_path) as run:
         _kill_mid_run(run, "cases", 50)
         assert run.finish(timeout=600) == 3, run.stderr[-3000:]
     (line,) = run.harness_lines()
     match = re.fullmatch(rf"harness: {server}: (\d+) of {CASES} results errored \(\d+ distinct\); first: (.+)", line)
-    assert match and match[2].endswith("; the backend was lost mid-run"), line
+    assert match, line
+    assert match[2].endswith("; the backend was lost mid-run"), line
     assert "error ignored terminating" not in run.stderr
     (json_path,) = reports(out, f"run-{server}-2*.json")
     report = json.loads(json_path.read_text())
@@ -126,9 +125,8 @@ def test_a_backend_killed_mid_suite_run_exits_3(
     assert f"ERRORS: {match[1]} of {CASES} results errored" in re.sub(r"\s+", " ", run.stdout)
 
 
-def test_a_backend_killed_mid_dataset_run_exits_3(
-    server: str, local_images: None, locomo: Path, tmp_path: Path
-) -> None:
+@pytest.mark.usefixtures("local_images")
+def test_a_backend_killed_mid_dataset_run_exits_3(server: str, locomo: Path, tmp_path: Path) -> None:
     out = tmp_path / "out"
     with Watched(
         "run", "--dataset", "locomo", "--file", str(locomo), "-b", server, "-m", "bm25", "--granularity", "turn",
@@ -141,7 +139,8 @@ def test_a_backend_killed_mid_dataset_run_exits_3(
     assert "error ignored terminating" not in run.stderr
     (json_path,) = reports(out, "dataset-locomo-turn-2*.json")
     report = json.loads(json_path.read_text())
-    assert report["errors"]["count"] > 0 and report["errors"]["backend_lost"] is True
+    assert report["errors"]["count"] > 0
+    assert report["errors"]["backend_lost"] is True
 
 
 def test_psycopg_log_noise_never_reaches_the_user(tmp_path: Path) -> None:

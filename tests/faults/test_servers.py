@@ -93,7 +93,8 @@ def test_other_containers_cannot_reach_the_server(
         # ... where one on the run's own network does, so the probe itself can succeed.
         assert tcp_probe(client, run_id, address, spec.port, network=network_name) == 0
         network = client.networks.get(network_name)
-        assert network.attrs["Labels"][RUN] == run_id and NETWORK in network.attrs["Labels"]
+        assert network.attrs["Labels"][RUN] == run_id
+        assert NETWORK in network.attrs["Labels"]
     finally:
         running.stop()
     assert client.api.networks(filters={"label": f"{RUN}={run_id}"}) == [], "the run's network must go with it"
@@ -107,7 +108,9 @@ def test_a_client_without_the_password_is_refused(backend: str, root: Path, run_
         error = refuses_without_password(backend, first.url)
         assert "password" in error if backend == "postgres" else "authenticated" in error, error
         passwords = {urlsplit(r.url).password for r in (first, second)}
-        assert len(passwords) == 2 and None not in passwords and "harness" not in passwords
+        assert len(passwords) == 2
+        assert None not in passwords
+        assert "harness" not in passwords
     finally:
         first.stop()
         second.stop()
@@ -266,7 +269,8 @@ def test_a_killed_url_run_leaves_a_ledger_that_down_url_clears(backend: str, run
             harness("run", "-b", backend, "--url", url, "-m", "bm25", "--limit", "1", *extra, state=state, out=out)
         )
         notes = [line for line in stderr.splitlines() if "left on" in line]
-        assert len(notes) == 1 and "harness down --url" in notes[0], stderr
+        assert len(notes) == 1, stderr
+        assert "harness down --url" in notes[0], stderr
         assert urlsplit(url).password not in notes[0], "the note must not print the password"
 
         rc, stdout, stderr = finished(harness("down", "--url", url, state=state, out=None))
@@ -293,7 +297,9 @@ def test_postgres_url_creates_the_extension_only_when_allowed_and_drops_it(run_i
         )
         assert rc == 3, stdout + stderr
         errors = [line for line in stderr.splitlines() if line.strip()]
-        assert len(errors) == 1 and "'vector' extension" in errors[0] and "--allow-extension" in errors[0], stderr
+        assert len(errors) == 1, stderr
+        assert "'vector' extension" in errors[0], stderr
+        assert "--allow-extension" in errors[0], stderr
         assert server.snapshot() == before
 
         allowed = ("run", "-b", "postgres", "--url", url, "-m", "bm25", "--limit", "2", "--allow-extension")
@@ -347,11 +353,13 @@ def test_down_url_leaves_what_live_runs_use(tmp_path: Path, monkeypatch: pytest.
     Ledger(url).record("redis", NAMESPACE, "hlive")  # this process: alive
     assert Ledger(url).leftovers() == []
     result = remove_leftovers(url)
-    assert result.removed == [] and [(e.name, e.pid) for e, _ in result.kept] == [("hlive", os.getpid())]
+    assert result.removed == []
+    assert [(e.name, e.pid) for e, _ in result.kept] == [("hlive", os.getpid())]
     assert [e.name for e in Ledger(url).entries()] == ["hlive"]
 
 
-def test_harness_up_prints_the_url_with_its_password(local_images: None, tmp_path: Path) -> None:
+@pytest.mark.usefixtures("local_images")
+def test_harness_up_prints_the_url_with_its_password(tmp_path: Path) -> None:
     import redis
 
     up = harness("up", "valkey", state=tmp_path, out=None)
@@ -394,5 +402,6 @@ def test_a_name_a_live_run_reuses_is_not_dropped(tmp_path: Path, monkeypatch: py
     Ledger(url).record("redis", NAMESPACE, "dataset_0_turns")
     assert len(Ledger(url).entries()) == 2
     result = remove_leftovers(url)
-    assert result.removed == [] and [e.pid for e, _ in result.kept] == [os.getpid()]
+    assert result.removed == []
+    assert [e.pid for e, _ in result.kept] == [os.getpid()]
     assert [e.pid for e in Ledger(url).entries()] == [os.getpid()]

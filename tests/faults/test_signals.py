@@ -48,9 +48,8 @@ def test_a_signal_writes_the_finished_cases_as_an_incomplete_report(
     _check_incomplete_suite_report(out, "embedded", sig.name, line)
 
 
-def test_sigterm_removes_the_server_runs_container(
-    server: str, local_images: None, big_suite: Path, tmp_path: Path
-) -> None:
+@pytest.mark.usefixtures("local_images")
+def test_sigterm_removes_the_server_runs_container(server: str, big_suite: Path, tmp_path: Path) -> None:
     out = tmp_path / "out"
     with Watched("run", "-b", server, "-m", "bm25", "-s", str(big_suite), "--out", str(out), cwd=tmp_path) as run:
         run.wait_progress("cases", 50)
@@ -87,7 +86,8 @@ def test_sigterm_during_a_dataset_run_keeps_the_finished_questions(locomo: Path,
     assert not reports(out, "*latest*")
     (json_path,) = reports(out, "dataset-locomo-turn-incomplete-*.json")
     report = json.loads(json_path.read_text())
-    assert report["incomplete"] is True and "SIGTERM" in report["incomplete_reason"]
+    assert report["incomplete"] is True
+    assert "SIGTERM" in report["incomplete_reason"]
     asked = {q["id"] for q in report["questions"]}
     assert 0 < len(asked) < report["selection"]["total"]
     assert str(json_path) in line

@@ -20,8 +20,11 @@ def test_records_parse_their_names() -> None:
         "R@5 any",
         "Success@5",
     )
-    assert "success.5" in success.definition and "top 5" in success.definition
-    assert measure("mrr") is MRR and MRR.cutoff is None and MRR.label == "MRR"
+    assert "success.5" in success.definition
+    assert "top 5" in success.definition
+    assert measure("mrr") is MRR
+    assert MRR.cutoff is None
+    assert MRR.label == "MRR"
     assert [m.label for m in measures(["recall_all@10", "recall@1", "ndcg@10", "precision@3"])] == [
         "R@10 all",
         "recall@1",
@@ -41,9 +44,12 @@ def test_evaluate_hand_computed() -> None:
     run = {"q": {"x": 3.0, "a": 2.0, "b": 1.0}}  # ranked x, a, b
     names = ["precision@1", "precision@2", "recall@2", "recall_all@2", "recall_any@1", "recall_any@2", "ndcg@2"]
     scores = evaluate(qrels, run, measures([*names, "mrr"]))["q"]
-    assert scores["precision@1"] == 0.0 and scores["precision@2"] == 0.5  # [x] 0/1; [x, a] 1/2
+    assert scores["precision@1"] == 0.0
+    assert scores["precision@2"] == 0.5
     assert scores["recall@2"] == pytest.approx(1 / 3)  # a of {a, b, c}
-    assert scores["recall_all@2"] == 0.0 and scores["recall_any@1"] == 0.0 and scores["recall_any@2"] == 1.0
+    assert scores["recall_all@2"] == 0.0
+    assert scores["recall_any@1"] == 0.0
+    assert scores["recall_any@2"] == 1.0
     # @2: DCG = 0 + 2/log2(3); IDCG = 2 + 1/log2(3)
     assert scores["ndcg@2"] == pytest.approx((2 / LOG2_3) / (2 + 1 / LOG2_3))
     assert scores["mrr"] == 0.5  # a at rank 2

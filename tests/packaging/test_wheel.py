@@ -64,13 +64,16 @@ def test_the_installed_wheel_runs_without_the_checkout(tmp_path: Path) -> None:
 def _carries_the_data_folders(bin_dir: Path, work: Path) -> None:
     code = "import harness.resources as r; print(r.data_root()); print(r.checkout_root())"
     data_root, checkout = _run([bin_dir / "python", "-c", code], work).stdout.split()
-    assert Path(data_root).is_relative_to(bin_dir.parent) and checkout == "None"
+    assert Path(data_root).is_relative_to(bin_dir.parent)
+    assert checkout == "None"
     assert all((Path(data_root) / name).is_dir() for name in DATA_FOLDERS)
     # every container spec's Dockerfile is where `harness images build` looks for it
     specs = list((Path(data_root) / "containers").glob("*.toml"))
     dockerfiles = [tomllib.loads(p.read_text(encoding="utf-8")).get("dockerfile") for p in specs]
-    assert specs and all((Path(data_root) / "docker" / d).is_file() for d in dockerfiles if d)
-    assert any(dockerfiles) and (Path(data_root) / "docker" / "make-base-image.sh").is_file()
+    assert specs
+    assert all((Path(data_root) / "docker" / d).is_file() for d in dockerfiles if d)
+    assert any(dockerfiles)
+    assert (Path(data_root) / "docker" / "make-base-image.sh").is_file()
 
 
 def _validates_and_runs_the_builtin_suite(bin_dir: Path, work: Path) -> None:

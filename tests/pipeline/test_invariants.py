@@ -142,8 +142,8 @@ def test_invariants_hold_in_every_mode(memories: list[Memory], request: Request)
 
 
 @settings(max_examples=60, deadline=None)
-@given(corpora(), requests, phrase)
-def test_a_created_memory_is_visible_to_the_next_query(memories: list[Memory], request: Request, alias: str) -> None:
+@given(corpora(), phrase)
+def test_a_created_memory_is_visible_to_the_next_query(memories: list[Memory], alias: str) -> None:
     pipeline = _pipeline(memories)
     created = Memory(
         id="new", user="u1", type=MemoryType.ENTITY, name="brand_new", aliases=(alias,), scopes=("domain:code",)

@@ -114,22 +114,29 @@ def case(report: dict[str, Any], case_id: str) -> dict[str, Any]:
 def test_passing_case_is_fully_explained(report: dict[str, Any]) -> None:
     row = case(report, "c-ok")
     assert row["query"] == "postgres is slow"
-    assert row["backend"] == "embedded" and row["mode"] == "bm25" and row["kind"] == "static"
-    assert row["scopes"] == ["domain:code"] and row["user"] == "u-ana"
+    assert row["backend"] == "embedded"
+    assert row["mode"] == "bm25"
+    assert row["kind"] == "static"
+    assert row["scopes"] == ["domain:code"]
+    assert row["user"] == "u-ana"
     assert row["expected"] == {"relevant": {"should_only_include": ["m-pg"]}}
     retrieved = row["retrieved"]
     assert retrieved["pinned"] == ["m-ts"]
     assert [r["id"] for r in retrieved["relevant"]] == ["m-pg"]
     assert retrieved["open_questions"] == ["m-oq"]
-    assert row["precision"] == 1.0 and row["recall"] == 1.0
-    assert row["passed"] is True and row["reasons"] == []
+    assert row["precision"] == 1.0
+    assert row["recall"] == 1.0
+    assert row["passed"] is True
+    assert row["reasons"] == []
     assert row["pass_type"] == "active"
-    assert isinstance(row["latency_ms"], float) and row["latency_ms"] > 0
+    assert isinstance(row["latency_ms"], float)
+    assert row["latency_ms"] > 0
 
 
 def test_clause_attribution_names_field_term_and_score(report: dict[str, Any]) -> None:
     (hit,) = case(report, "c-ok")["retrieved"]["relevant"]
-    assert hit["rank"] == 1 and hit["score"] > 0
+    assert hit["rank"] == 1
+    assert hit["score"] > 0
     clauses = hit["clauses"]
     assert clauses, "a relevant memory must say which clauses scored it"
     assert {c["field"] for c in clauses} <= {"name", "aliases"}
@@ -143,35 +150,44 @@ def test_clause_attribution_names_field_term_and_score(report: dict[str, Any]) -
 def test_failing_case_has_metrics_and_reasons(report: dict[str, Any]) -> None:
     row = case(report, "c-mixed")
     assert sorted(r["id"] for r in row["retrieved"]["relevant"]) == ["m-pg", "m-redis"]
-    assert row["precision"] == pytest.approx(0.5) and row["recall"] == 1.0
+    assert row["precision"] == pytest.approx(0.5)
+    assert row["recall"] == 1.0
     assert row["passed"] is False
-    assert row["reasons"] and any("m-redis" in reason for reason in row["reasons"])
+    assert row["reasons"]
+    assert any("m-redis" in reason for reason in row["reasons"])
     assert row["pass_type"] is None
 
 
 def test_summary_counts(report: dict[str, Any]) -> None:
     (summary,) = report["json"]["summary"]
-    assert summary["backend"] == "embedded" and summary["mode"] == "bm25"
-    assert summary["static_passed"] == 1 and summary["static_total"] == 2
+    assert summary["backend"] == "embedded"
+    assert summary["mode"] == "bm25"
+    assert summary["static_passed"] == 1
+    assert summary["static_total"] == 2
     assert summary["pass_rate"] == pytest.approx(0.5)
-    assert summary["mean_precision"] == pytest.approx(0.75) and summary["mean_recall"] == pytest.approx(1.0)
+    assert summary["mean_precision"] == pytest.approx(0.75)
+    assert summary["mean_recall"] == pytest.approx(1.0)
 
 
 def test_metadata_names_machine_versions_and_backend(report: dict[str, Any]) -> None:
     meta = report["json"]["meta"]
     assert meta["harness_version"] == harness.__version__
     assert meta["python"] == platform.python_version()
-    assert meta["machine"] == platform.machine() and meta["platform"]
-    assert isinstance(meta["cpus"], int) and meta["cpus"] >= 1
+    assert meta["machine"] == platform.machine()
+    assert meta["platform"]
+    assert isinstance(meta["cpus"], int)
+    assert meta["cpus"] >= 1
     assert datetime.fromisoformat(meta["created_at"]).tzinfo is not None
     assert "git_commit" in meta
-    assert meta["backend"]["backend"] == "embedded" and meta["backend"]["server_version"]
+    assert meta["backend"]["backend"] == "embedded"
+    assert meta["backend"]["server_version"]
     assert meta["modes"] == ["bm25"]
 
 
 def test_markdown_lists_failures_with_reasons(report: dict[str, Any]) -> None:
     md = report["md"]
-    assert "c-mixed" in md and "m-redis" in md
+    assert "c-mixed" in md
+    assert "m-redis" in md
     assert "Failures (1)" in md
 
 
@@ -195,7 +211,8 @@ def test_compare_refuses_a_non_report_with_one_harness_error(tmp_path: Path, con
     path.write_text(content, encoding="utf-8")
     with pytest.raises(HarnessError) as info:
         compare.load_summaries([path])
-    assert str(path) in str(info.value) and "\n" not in str(info.value)
+    assert str(path) in str(info.value)
+    assert "\n" not in str(info.value)
 
 
 @pytest.mark.parametrize("kind", ["folder", "latin-1"])

@@ -18,7 +18,8 @@ def _markdown(suites: list[dict]) -> str:
 def test_tenure_suite_records_its_ruleset_and_the_model_note() -> None:
     record = suite_record(load_suite(PAPER), "all-MiniLM-L6-v2")
     assert record["ruleset"] == "tenure@paper"
-    assert record["rules"]["default_max_beliefs"] == 20 and record["rules"]["pinned_user_edited_any_scope"] is True
+    assert record["rules"]["default_max_beliefs"] == 20
+    assert record["rules"]["pinned_user_edited_any_scope"] is True
     assert record["rules"]["mutations"] == "after retrieval and checks"
     assert record["note"] == (
         "vector and hybrid modes embed with all-MiniLM-L6-v2, not the authors' nomic-embed-text: "
@@ -32,5 +33,6 @@ def test_tenure_suite_records_its_ruleset_and_the_model_note() -> None:
 def test_no_note_without_vector_modes_or_for_builtin() -> None:
     assert "note" not in suite_record(load_suite(PAPER), None)
     builtin = suite_record(load_suite("builtin"), "all-MiniLM-L6-v2")
-    assert builtin["ruleset"] == "builtin" and "note" not in builtin
+    assert builtin["ruleset"] == "builtin"
+    assert "note" not in builtin
     assert "Suites: builtin (ruleset builtin)." in _markdown([builtin])

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Mapping, Sequence
+from functools import partial
 from pathlib import Path
 
 import ir_measures
@@ -74,7 +75,8 @@ def test_ties_keep_our_order_in_the_file(tmp_path: Path) -> None:
     run = {"q": {"b": 1.0, "a": 1.0 + 1e-12, "c": 2.0, "d": 0.5}}
     qrels = {"q": {"a": 1, "d": 1}}
     ours = evaluate(qrels, run, CHECKED)
-    assert ours["q"]["mrr"] == 0.5 and ours["q"]["precision@3"] == pytest.approx(1 / 3)
+    assert ours["q"]["mrr"] == 0.5
+    assert ours["q"]["precision@3"] == pytest.approx(1 / 3)
     assert _tools_agree(*_written(tmp_path, run, qrels), ours) == 1
     lines = (tmp_path / "run.trec").read_text().splitlines()
     assert [line.split()[2] for line in lines] == ["c", "a", "b", "d"]
@@ -120,8 +122,8 @@ def test_dataset_run_files_give_the_reported_numbers(tmp_path: Path, mode: str) 
 
     data = tmp_path / "locomo_small.json"
     data.write_text(json.dumps([locomo_conversation()]), encoding="utf-8")
-    factory: Callable[[], Embedder] = lambda: Embedder(  # noqa: E731
-        "bag-of-words", cache_dir=tmp_path / "embeddings", loader=lambda _name, _device: BagOfWordsEncoder()
+    factory: Callable[[], Embedder] = partial(
+        Embedder, "bag-of-words", cache_dir=tmp_path / "embeddings", loader=lambda _name, _device: BagOfWordsEncoder()
     )
     out = tmp_path / "reports"
     code = run_dataset(

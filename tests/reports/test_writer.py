@@ -36,7 +36,8 @@ def test_one_write_gives_stamped_files_and_latest_copies(tmp_path: Path) -> None
         "run-embedded-latest.json",
         "run-embedded-latest.md",
     }
-    assert paths[0].read_text(encoding="utf-8") == "{}\n" and paths[1].read_text(encoding="utf-8") == "# run\n"
+    assert paths[0].read_text(encoding="utf-8") == "{}\n"
+    assert paths[1].read_text(encoding="utf-8") == "# run\n"
     assert (out / "run-embedded-latest.json").read_text(encoding="utf-8") == "{}\n"
     assert (out / "run-embedded-latest.md").read_text(encoding="utf-8") == "# run\n"
 
@@ -88,7 +89,7 @@ def test_concurrent_writers_never_share_a_name(tmp_path: Path) -> None:
         try:
             for i in range(5):
                 write_run_files(tmp_path, "run-x", {"json": f"{n}-{i}", "md": f"{n}-{i}"}, now=NOW)
-        except BaseException as exc:  # noqa: BLE001
+        except BaseException as exc:  # noqa: BLE001 - whatever a thread raises is collected and asserted on
             errors.append(exc)
 
     threads = [threading.Thread(target=worker, args=(n,)) for n in range(4)]
@@ -115,11 +116,11 @@ def test_no_temp_files_are_left(tmp_path: Path) -> None:
 
 
 def test_failed_rename_leaves_no_file_behind(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    def broken_replace(src, dst) -> None:
+    def broken_replace(_src: str, _dst: str) -> None:
         raise OSError(28, "No space left on device")
 
     monkeypatch.setattr(writer.os, "replace", broken_replace)
-    with pytest.raises(OSError):
+    with pytest.raises(OSError, match="No space left on device"):
         write_run_files(tmp_path, "run-x", {"json": "{}"}, now=NOW)
     # neither the temp file nor an empty placeholder under the report's name
     assert listing(tmp_path) == set()
@@ -131,7 +132,8 @@ def test_failed_content_write_leaves_no_partial_file(tmp_path: Path) -> None:
     with pytest.raises(UnicodeError):
         write_run_files(tmp_path, "run-x", contents, now=NOW)
     for name in listing(tmp_path):
-        assert not name.startswith(".") and not name.endswith(".tmp"), f"temp file left: {name}"
+        assert not name.startswith("."), f"temp file left: {name}"
+        assert not name.endswith(".tmp"), f"temp file left: {name}"
         text = (tmp_path / name).read_text(encoding="utf-8")
         assert text in contents.values(), f"{name} holds {text!r}: a partial or empty report"
 

@@ -26,23 +26,34 @@ def test_valid_suite_loads_every_record(tmp_path: Path, suite_data: dict[str, An
     assert suite.corpus.default_user == "u-ana"
     assert [m.id for m in suite.corpus.memories] == ["m-pg", "m-ts", "m-oq"]
     pg, ts, oq = suite.corpus.memories
-    assert pg.name == "postgres_database" and pg.aliases == ("postgres",) and pg.scopes == ("domain:code",)
-    assert pg.status is Status.ACTIVE and pg.pinned is False and pg.injectable
-    assert ts.type is MemoryType.PREFERENCE and ts.pinned is True and ts.scopes == ("user:universal",)
+    assert pg.name == "postgres_database"
+    assert pg.aliases == ("postgres",)
+    assert pg.scopes == ("domain:code",)
+    assert pg.status is Status.ACTIVE
+    assert pg.pinned is False
+    assert pg.injectable
+    assert ts.type is MemoryType.PREFERENCE
+    assert ts.pinned is True
+    assert ts.scopes == ("user:universal",)
     assert oq.type is MemoryType.OPEN_QUESTION
 
     assert [c.id for c in suite.static_cases] == ["s-alias", "s-empty"]
     alias, empty = suite.static_cases
-    assert alias.user is None and alias.scopes == ("domain:code",) and alias.query == "postgres is slow"
+    assert alias.user is None
+    assert alias.scopes == ("domain:code",)
+    assert alias.query == "postgres is slow"
     assert alias.expect.relevant.should_only_include == ("m-pg",)
     assert alias.expect.pinned.must_include == ("m-ts",)
-    assert alias.expect.open_questions is None and alias.budget is None
+    assert alias.expect.open_questions is None
+    assert alias.budget is None
     assert empty.category == "design_boundary"
     assert empty.expect.relevant.should_only_include == ()  # empty list: nothing may surface, not "unasserted"
 
     assert [c.id for c in suite.session_cases] == ["sess-create", "sess-later"]
     created = suite.session_cases[0].turns[0].create
-    assert created is not None and created.id == "m-redis" and created.aliases == ("redis",)
+    assert created is not None
+    assert created.id == "m-redis"
+    assert created.aliases == ("redis",)
     later = suite.session_cases[1].turns[0]
     assert later.update == AliasUpdate(memory_id="m-redis", add_aliases=("cache layer",))
     assert later.expect.noise.must_not_surface == ("m-pg",)

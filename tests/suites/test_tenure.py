@@ -55,36 +55,53 @@ def test_belief_fields_map_onto_memories(suite: Suite) -> None:
     memories = {m.id: m for m in suite.corpus.memories}
 
     pg = memories["b-postgres"]
-    assert pg.user == "u-maya" and pg.type is MemoryType.ENTITY
-    assert pg.name == "postgres_database" and pg.aliases == ("postgres", "pg cluster")
-    assert pg.content == "Payload of b-postgres." and pg.scopes == ("domain:code",)
-    assert pg.status is Status.ACTIVE and pg.pinned is False and pg.confidence == 0.9
+    assert pg.user == "u-maya"
+    assert pg.type is MemoryType.ENTITY
+    assert pg.name == "postgres_database"
+    assert pg.aliases == ("postgres", "pg cluster")
+    assert pg.content == "Payload of b-postgres."
+    assert pg.scopes == ("domain:code",)
+    assert pg.status is Status.ACTIVE
+    assert pg.pinned is False
+    assert pg.confidence == 0.9
     assert pg.reinforcement_count == 1
     assert pg.created_at == datetime(2024, 2, 1, 9, 0, tzinfo=UTC)
     assert pg.injectable
 
     ts = memories["b-strict-ts"]
-    assert ts.type is MemoryType.PREFERENCE and ts.pinned and ts.confidence == 0.95 and ts.reinforcement_count == 3
+    assert ts.type is MemoryType.PREFERENCE
+    assert ts.pinned
+    assert ts.confidence == 0.95
+    assert ts.reinforcement_count == 3
 
     mysql = memories["b-mysql-old"]
     assert mysql.type is MemoryType.DECISION
-    assert mysql.status is Status.SUPERSEDED and mysql.superseded_by == "b-postgres" and not mysql.injectable
+    assert mysql.status is Status.SUPERSEDED
+    assert mysql.superseded_by == "b-postgres"
+    assert not mysql.injectable
 
     orm = memories["b-oq-orm"]
-    assert orm.type is MemoryType.OPEN_QUESTION and orm.aliases == ("which orm",)
-    assert orm.resolved_at == datetime(2024, 3, 1, tzinfo=UTC) and not orm.injectable
-    assert memories["b-oq-hosting"].resolved_at is None and memories["b-oq-hosting"].injectable
+    assert orm.type is MemoryType.OPEN_QUESTION
+    assert orm.aliases == ("which orm",)
+    assert orm.resolved_at == datetime(2024, 3, 1, tzinfo=UTC)
+    assert not orm.injectable
+    assert memories["b-oq-hosting"].resolved_at is None
+    assert memories["b-oq-hosting"].injectable
 
     rel = memories["b-rel-billing-db"]
-    assert rel.type is MemoryType.RELATION and rel.relation_type == "depends_on"
+    assert rel.type is MemoryType.RELATION
+    assert rel.relation_type == "depends_on"
     assert rel.participants == ("b-api", "b-postgres")
 
     concise = memories["b-pref-concise"]
-    assert concise.scopes == ("user:universal",) and concise.pinned and concise.confidence == 0.99
+    assert concise.scopes == ("user:universal",)
+    assert concise.pinned
+    assert concise.confidence == 0.99
 
     assert memories["b-pref-oxford"].scopes == ("domain:writing",)
     theo = memories["b-theo-postgres"]
-    assert theo.user == "u-theo" and theo.name == "postgres_database"
+    assert theo.user == "u-theo"
+    assert theo.name == "postgres_database"
 
 
 def test_static_cases_map_field_by_field(suite: Suite) -> None:
@@ -92,16 +109,21 @@ def test_static_cases_map_field_by_field(suite: Suite) -> None:
     assert list(cases) == [c["caseId"] for c in static_cases()]
 
     alias = cases["alias-postgres"]
-    assert alias.category == "Alias resolution" and alias.description == "A plain alias resolves to its entity."
-    assert alias.user is None and alias.scopes == ("domain:code",)
+    assert alias.category == "Alias resolution"
+    assert alias.description == "A plain alias resolves to its entity."
+    assert alias.user is None
+    assert alias.scopes == ("domain:code",)
     assert alias.query == "Why is postgres slow on the orders table?"
     assert alias.budget is None
     assert alias.expect.relevant.should_only_include == ("b-postgres",)
-    assert alias.expect.relevant.must_include == () and alias.expect.relevant.must_exclude == ()
+    assert alias.expect.relevant.must_include == ()
+    assert alias.expect.relevant.must_exclude == ()
     assert alias.expect.pinned.must_include == ("b-strict-ts",)
     assert alias.expect.pinned.must_exclude == ("b-pref-concise",)
     assert alias.expect.pinned.should_only_include is None
-    assert alias.expect.open_questions is None and alias.expect.prelude is None and alias.expect.noise is None
+    assert alias.expect.open_questions is None
+    assert alias.expect.prelude is None
+    assert alias.expect.noise is None
 
     # paper tag style: no category; the `_note` annotation is dropped, the assertion kept
     mysql = cases["supersession-mysql"]
@@ -115,7 +137,8 @@ def test_static_cases_map_field_by_field(suite: Suite) -> None:
     assert theo.expect.prelude.is_null is True
 
     budget = cases["budget-one"]
-    assert budget.budget is not None and budget.budget.max_beliefs == 1
+    assert budget.budget is not None
+    assert budget.budget.max_beliefs == 1
     assert budget.expect.relevant.should_only_include == ()  # empty list kept: nothing may surface
 
     prelude = cases["prelude-writing"].expect.prelude
@@ -124,10 +147,12 @@ def test_static_cases_map_field_by_field(suite: Suite) -> None:
     assert prelude.contains == (
         "oxford comma",
         "SHORT",
-    ) and prelude.must_not_contain == ("strict mode",)
+    )
+    assert prelude.must_not_contain == ("strict mode",)
 
     questions = cases["questions-resolved"].expect.open_questions
-    assert questions.must_include == ("b-oq-hosting",) and questions.must_exclude == ("b-oq-orm",)
+    assert questions.must_include == ("b-oq-hosting",)
+    assert questions.must_exclude == ("b-oq-orm",)
 
 
 def test_session_cases_map_turns_mutations_and_hoisted_pinned(suite: Suite) -> None:
@@ -142,13 +167,18 @@ def test_session_cases_map_turns_mutations_and_hoisted_pinned(suite: Suite) -> N
         TurnLabel.RE_ENTRY,
     ]
     t0, t1, t2, t3 = a.turns
-    assert t0.scopes == ("domain:code",) and t0.message == "The postgres pool is exhausted again"
+    assert t0.scopes == ("domain:code",)
+    assert t0.message == "The postgres pool is exhausted again"
     assert t0.topics == ("database",)
     assert t0.expect.open_questions.must_include == ("b-oq-hosting",)
 
     created = t1.create
-    assert created is not None and created.id == "b-redis" and created.user == "u-maya"
-    assert created.name == "redis_cache" and created.aliases == ("redis",) and created.scopes == ("domain:code",)
+    assert created is not None
+    assert created.id == "b-redis"
+    assert created.user == "u-maya"
+    assert created.name == "redis_cache"
+    assert created.aliases == ("redis",)
+    assert created.scopes == ("domain:code",)
     assert t1.expect.noise.must_not_surface == ("b-postgres",)
     assert t1.update is None
 
@@ -158,21 +188,25 @@ def test_session_cases_map_turns_mutations_and_hoisted_pinned(suite: Suite) -> N
 
     # the documented misnesting: relevantBeliefs.pinnedFacts is the turn's pinned tier
     assert t3.expect.relevant.should_only_include == ("b-postgres", "b-api")
-    assert t3.expect.pinned is not None and t3.expect.pinned.must_include == ("b-strict-ts",)
+    assert t3.expect.pinned is not None
+    assert t3.expect.pinned.must_include == ("b-strict-ts",)
 
-    assert len(b.turns) == 1 and b.turns[0].expect.relevant.should_only_include == ("b-redis",)
+    assert len(b.turns) == 1
+    assert b.turns[0].expect.relevant.should_only_include == ("b-redis",)
 
 
 def test_fixtures_one_folder_below_the_given_dir(tmp_path: Path) -> None:
     write_tenure(tmp_path / "checkout" / "fixtures")
     (tmp_path / "checkout" / "README.md").write_text("a checkout\n")
     suite = load_suite(f"tenure:{tmp_path / 'checkout'}")
-    assert len(suite.static_cases) == 7 and len(suite.session_cases) == 2
+    assert len(suite.static_cases) == 7
+    assert len(suite.session_cases) == 2
 
 
 def test_session_file_is_optional(tmp_path: Path) -> None:
     suite = load_tenure(write_tenure(tmp_path / "t", sessions=False))
-    assert suite.session_cases == () and len(suite.static_cases) == 7
+    assert suite.session_cases == ()
+    assert len(suite.static_cases) == 7
 
 
 # -- discovery errors -------------------------------------------------------------------------------
@@ -463,10 +497,13 @@ def test_new_belief_fields_are_kept(tmp_path: Path) -> None:
     ]
     memories = {m.id: m for m in load_tenure(write_tenure(tmp_path / "t", seed=seed)).corpus.memories}
     expert = memories["b-expert"]
-    assert expert.subtype == "expertise" and expert.user_edited is True
+    assert expert.subtype == "expertise"
+    assert expert.user_edited is True
     assert expert.last_reinforced_at == datetime(2024, 6, 2, 8, 30, tzinfo=UTC)
-    assert memories["b-strict-ts"].subtype == "style" and memories["b-pref-concise"].user_edited is True
-    assert memories["b-postgres"].subtype is None and memories["b-postgres"].user_edited is False
+    assert memories["b-strict-ts"].subtype == "style"
+    assert memories["b-pref-concise"].user_edited is True
+    assert memories["b-postgres"].subtype is None
+    assert memories["b-postgres"].user_edited is False
 
 
 def test_dropped_fields_are_warned_with_their_counts(tmp_path: Path) -> None:

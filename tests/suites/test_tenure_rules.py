@@ -214,7 +214,8 @@ def test_pinned_tiers_per_version(own_rules) -> None:
     assert tiers(head["edited-pin-crosses-scope"])[1] == []
     # the universal belief is relevant when named and in scope, never pinned
     relevant, pinned, _ = tiers(head["universal-scope-named"])
-    assert relevant == ["b-plain-english"] and "b-plain-english" not in pinned
+    assert relevant == ["b-plain-english"]
+    assert "b-plain-english" not in pinned
     assert paper["pinned-order-under-budget"].retrieved["evicted"] == ["b-ci-matrix", "b-lint-rules", "b-monorepo"]
 
 
