@@ -19,10 +19,10 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from harness.backends.base import Backend, Hit
 from harness.backends.failures import connection_lost
-from harness.datasets.base import DatasetReader, Granularity, Haystack, Question
 from harness.datasets.retrieval import HaystackIndex, embedding_texts, query_terms
 from harness.datasets.scoring import score
 from harness.embeddings import Embedder
+from harness.models.haystack import DatasetReader, Granularity, Haystack, Question
 from harness.pipeline.settings import Mode
 
 REPORTED_HITS = 10

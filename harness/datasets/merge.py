@@ -15,11 +15,11 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from harness.datasets.base import Granularity
 from harness.datasets.evaluate import Evaluation, LevelResult, QuestionResult, Status
 from harness.datasets.report import comparison, mode_json, question_json
 from harness.datasets.summary import defect_counts, skipped_counts, summarize
 from harness.errors import HarnessError
+from harness.models.haystack import Granularity
 from harness.pipeline.settings import Mode
 
 SAME_SETTINGS = ("dataset", "backend", "embedding_model", "granularity", "modes", "method", "definitions")

@@ -6,10 +6,10 @@ from collections import Counter, defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from harness.datasets.base import Granularity
 from harness.datasets.evaluate import Evaluation, QuestionResult, Status
 from harness.datasets.scoring import metric_names
 from harness.metrics import LatencySummary, latency_summary, mean_defined
+from harness.models.haystack import Granularity
 from harness.pipeline.settings import Mode
 
 
