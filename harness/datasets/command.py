@@ -19,7 +19,6 @@ from rich.table import Table
 
 from harness.backends.base import Backend
 from harness.datasets.evaluate import Evaluation, evaluate, skip_reason
-from harness.datasets.report import RunContext, build_report, write_report
 from harness.datasets.retrieval import embedding_texts
 from harness.datasets.sampling import SampleMethod, select
 from harness.datasets.scoring import HEADLINE, label
@@ -28,6 +27,7 @@ from harness.embeddings import Embedder, text_key
 from harness.errors import HarnessError, Interrupted
 from harness.models.haystack import DatasetReader, Granularity
 from harness.pipeline.settings import Mode
+from harness.reports.dataset_report import RunContext, build_report, write_report
 from harness.resources import shared_datasets_dir
 from harness.shards import Shard
 from harness.suites.locomo import LoCoMoFile

@@ -16,11 +16,11 @@ from pathlib import Path
 from typing import Any
 
 from harness.datasets.evaluate import Evaluation, LevelResult, QuestionResult, Status
-from harness.datasets.report import comparison, mode_json, question_json
 from harness.datasets.summary import defect_counts, skipped_counts, summarize
 from harness.errors import HarnessError
 from harness.models.haystack import Granularity
 from harness.pipeline.settings import Mode
+from harness.reports.dataset_report import comparison, mode_json, question_json
 
 SAME_SETTINGS = ("dataset", "backend", "embedding_model", "granularity", "modes", "method", "definitions")
 """Report fields every shard must share (plus the file name, the selection and the shard count)."""
