@@ -469,8 +469,8 @@ def merge(
 ) -> int:
     """Combine `run --dataset ... --shard I/N` reports into the report of the whole run."""
     from harness.datasets.merge import merge_reports
-    from harness.datasets.report import write_report
     from harness.datasets.scoring import HEADLINE, label
+    from harness.reports.dataset_report import write_report
 
     merged = merge_reports(reports)
     table = Table(title=f"{merged['dataset']}, {merged['granularity']} granularity, {len(reports)} shards merged")

@@ -24,15 +24,15 @@ from rich.console import Console
 from rich.table import Table
 
 from harness.backends.base import Backend
-from harness.datasets.base import Granularity
 from harness.datasets.command import SPECS, find_file
 from harness.datasets.evaluate import evaluate
-from harness.datasets.report import machine
 from harness.datasets.scoring import HEADLINE, definition_of, label
 from harness.datasets.summary import summarize
 from harness.embeddings import Embedder
 from harness.errors import HarnessError
+from harness.models.haystack import Granularity
 from harness.pipeline.settings import Mode
+from harness.reports.dataset_report import machine
 from harness.reports.writer import write_run_files
 
 SAMPLE_FILE = "longmemeval_s.sample5.json"

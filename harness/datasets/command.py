@@ -18,20 +18,20 @@ from rich.console import Console
 from rich.table import Table
 
 from harness.backends.base import Backend
-from harness.datasets.base import DatasetReader, Granularity
 from harness.datasets.evaluate import Evaluation, evaluate, skip_reason
-from harness.datasets.locomo import LoCoMoFile
-from harness.datasets.longmemeval import LongMemEvalFile
-from harness.datasets.report import RunContext, build_report, write_report
 from harness.datasets.retrieval import embedding_texts
 from harness.datasets.sampling import SampleMethod, select
 from harness.datasets.scoring import HEADLINE, label
 from harness.datasets.summary import summarize
 from harness.embeddings import Embedder, text_key
 from harness.errors import HarnessError, Interrupted
+from harness.models.haystack import DatasetReader, Granularity
 from harness.pipeline.settings import Mode
+from harness.reports.dataset_report import RunContext, build_report, write_report
 from harness.resources import shared_datasets_dir
 from harness.shards import Shard
+from harness.suites.locomo import LoCoMoFile
+from harness.suites.longmemeval import LongMemEvalFile
 
 _Choice = TypeVar("_Choice", bound=StrEnum)
 

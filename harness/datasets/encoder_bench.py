@@ -26,14 +26,14 @@ import ijson
 import numpy as np
 
 from harness.backends.base import Backend
-from harness.datasets.base import Document, Granularity
 from harness.datasets.bench import SAMPLE_FILE, BenchRow, BenchTarget, run_bench
 from harness.datasets.command import SPECS, find_file
-from harness.datasets.report import machine
 from harness.datasets.retrieval import turn_text
 from harness.embeddings import DEFAULT_MODEL, ENCODERS, Embedder, machine_threads
 from harness.errors import HarnessError
+from harness.models.haystack import Document, Granularity
 from harness.pipeline.settings import Mode
+from harness.reports.dataset_report import machine
 from harness.reports.writer import write_run_files
 
 QUALITY = ("recall_any@5", "recall_any@10", "mrr")

@@ -19,17 +19,17 @@ from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, T
 
 from harness.backends.base import Backend, Hit
 from harness.backends.failures import connection_lost
-from harness.datasets.base import DatasetReader, Granularity, Haystack, Question
 from harness.datasets.retrieval import HaystackIndex, embedding_texts, query_terms
 from harness.datasets.scoring import score
 from harness.embeddings import Embedder
+from harness.models.haystack import DatasetReader, Granularity, Haystack, Question
 from harness.pipeline.settings import Mode
 
 REPORTED_HITS = 10
 """Retrieved ids kept per question and level in the report (metrics use the full ranking)."""
 
 
-class Status(StrEnum):
+class QuestionStatus(StrEnum):
     OK = "ok"
     ERROR = "error"
     SKIPPED = "skipped"
@@ -56,7 +56,7 @@ class QuestionResult:
     category: str
     text: str
     mode: Mode | None
-    status: Status
+    status: QuestionStatus
     reason: str | None = None
     latency_s: float | None = None
     levels: tuple[LevelResult, ...] = ()
@@ -88,15 +88,15 @@ class Evaluation:
 
     @property
     def asked(self) -> list[QuestionResult]:
-        return [r for r in self.results if r.status is not Status.SKIPPED]
+        return [r for r in self.results if r.status is not QuestionStatus.SKIPPED]
 
     def error_fraction(self) -> float:
         asked = self.asked
-        return sum(r.status is Status.ERROR for r in asked) / len(asked) if asked else 0.0
+        return sum(r.status is QuestionStatus.ERROR for r in asked) / len(asked) if asked else 0.0
 
     @property
     def errors(self) -> list[QuestionResult]:
-        return [r for r in self.results if r.status is Status.ERROR]
+        return [r for r in self.results if r.status is QuestionStatus.ERROR]
 
 
 def skip_reason(question: Question, granularity: Granularity) -> str | None:
@@ -211,7 +211,7 @@ def _ask(
         question.category,
         question.text,
         mode,
-        Status.OK,
+        QuestionStatus.OK,
         latency_s=latency,
         levels=levels,
         defects=question.defects,
@@ -236,7 +236,7 @@ def _skipped(haystack: str, question: Question, reason: str) -> QuestionResult:
         question.category,
         question.text,
         None,
-        Status.SKIPPED,
+        QuestionStatus.SKIPPED,
         reason=reason,
         defects=question.defects,
         abstention=question.abstention,
@@ -250,7 +250,7 @@ def _failed(haystack: str, question: Question, mode: Mode, exc: Exception) -> Qu
         question.category,
         question.text,
         mode,
-        Status.ERROR,
+        QuestionStatus.ERROR,
         _describe(exc),
         defects=question.defects,
         backend_lost=connection_lost(exc),

@@ -15,12 +15,12 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from harness.datasets.base import Granularity
-from harness.datasets.evaluate import Evaluation, LevelResult, QuestionResult, Status
-from harness.datasets.report import comparison, mode_json, question_json
+from harness.datasets.evaluate import Evaluation, LevelResult, QuestionResult, QuestionStatus
 from harness.datasets.summary import defect_counts, skipped_counts, summarize
 from harness.errors import HarnessError
+from harness.models.haystack import Granularity
 from harness.pipeline.settings import Mode
+from harness.reports.dataset_report import comparison, mode_json, question_json
 
 SAME_SETTINGS = ("dataset", "backend", "embedding_model", "granularity", "modes", "method", "definitions")
 """Report fields every shard must share (plus the file name, the selection and the shard count)."""
@@ -76,7 +76,7 @@ def question_result(data: dict[str, Any]) -> QuestionResult:
         category=data["type"],
         text=data["question"],
         mode=Mode(data["mode"]) if data["mode"] else None,
-        status=Status(data["status"]),
+        status=QuestionStatus(data["status"]),
         reason=data["error"],
         latency_s=None if data["latency_ms"] is None else data["latency_ms"] / 1000,
         levels=tuple(

@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from harness.datasets.base import Granularity
 from harness.datasets.scoring import metric_names
+from harness.models.haystack import Granularity
 
 
 @dataclass(frozen=True, slots=True)

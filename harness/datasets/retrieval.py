@@ -22,7 +22,7 @@ from collections.abc import Iterable, Mapping, Sequence
 import numpy as np
 
 from harness.backends.base import Backend, Filters, Hit, Index, IndexDoc, IndexSpec, ranked
-from harness.datasets.base import Document, Granularity, Haystack
+from harness.models.haystack import Document, Granularity, Haystack
 from harness.pipeline.fusion import ranks, rrf
 from harness.pipeline.settings import Mode
 from harness.text import content_terms

@@ -11,7 +11,7 @@ from collections import defaultdict
 from collections.abc import Sequence
 from enum import StrEnum
 
-from harness.datasets.base import QuestionRef
+from harness.models.haystack import QuestionRef
 
 
 class SampleMethod(StrEnum):

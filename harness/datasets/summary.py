@@ -6,10 +6,10 @@ from collections import Counter, defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from harness.datasets.base import Granularity
-from harness.datasets.evaluate import Evaluation, QuestionResult, Status
+from harness.datasets.evaluate import Evaluation, QuestionResult, QuestionStatus
 from harness.datasets.scoring import metric_names
 from harness.metrics import LatencySummary, latency_summary, mean_defined
+from harness.models.haystack import Granularity
 from harness.pipeline.settings import Mode
 
 
@@ -26,7 +26,7 @@ class LevelSummary:
 
 
 @dataclass(frozen=True, slots=True)
-class ModeSummary:
+class DatasetSummary:
     """A mode's numbers: errors count as asked but unscored (they lower no mean; see error counts)."""
 
     mode: Mode
@@ -46,11 +46,11 @@ def levels_of(granularity: Granularity) -> tuple[Granularity, ...]:
     return (Granularity.TURN, Granularity.SESSION) if granularity is Granularity.TURN else (Granularity.SESSION,)
 
 
-def summarize(run: Evaluation) -> list[ModeSummary]:
+def summarize(run: Evaluation) -> list[DatasetSummary]:
     summaries = []
     for mode in run.modes:
         results = [r for r in run.results if r.mode is mode]
-        ok = [r for r in results if r.status is Status.OK]
+        ok = [r for r in results if r.status is QuestionStatus.OK]
         levels = {}
         for level in levels_of(run.granularity):
             by_category: dict[str, list[QuestionResult]] = defaultdict(list)
@@ -60,10 +60,10 @@ def summarize(run: Evaluation) -> list[ModeSummary]:
                 _aggregate(ok, level), {c: _aggregate(rs, level) for c, rs in sorted(by_category.items())}
             )
         summaries.append(
-            ModeSummary(
+            DatasetSummary(
                 mode,
                 asked=len(results),
-                errors=sum(r.status is Status.ERROR for r in results),
+                errors=sum(r.status is QuestionStatus.ERROR for r in results),
                 levels=levels,
                 latency=latency_summary([r.latency_s for r in ok if r.latency_s is not None]),
             )
@@ -73,7 +73,7 @@ def summarize(run: Evaluation) -> list[ModeSummary]:
 
 def skipped_counts(run: Evaluation) -> Counter[str]:
     """Skipped questions by reason (abstention, no usable gold)."""
-    return Counter(r.reason or "" for r in run.results if r.status is Status.SKIPPED)
+    return Counter(r.reason or "" for r in run.results if r.status is QuestionStatus.SKIPPED)
 
 
 def defect_counts(run: Evaluation) -> Counter[str]:

@@ -1,4 +1,4 @@
-"""Validated models at the edges: memories, cases, suites."""
+"""Validated models at the edges: memories, cases, suites, haystack questions (`haystack`)."""
 
 from harness.models.cases import (
     AliasUpdate,

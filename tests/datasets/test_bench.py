@@ -9,11 +9,11 @@ from pathlib import Path
 from rich.console import Console
 
 from harness.backends.embedded import EmbeddedBackend
-from harness.datasets.base import Granularity
 from harness.datasets.bench import BenchTarget, bench_datasets, build_synthetic_longmemeval, run_bench
-from harness.datasets.longmemeval import LongMemEvalFile
 from harness.embeddings import Embedder
+from harness.models.haystack import Granularity
 from harness.pipeline.settings import Mode
+from harness.suites.longmemeval import LongMemEvalFile
 
 from .builders import BagOfWordsEncoder, shared_file
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections import Counter
 from pathlib import Path
 
-from harness.datasets.locomo import LoCoMoFile, parse_evidence
+from harness.suites.locomo import LoCoMoFile, parse_evidence
 
 from .builders import shared_file
 

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from harness.datasets.longmemeval import LongMemEvalFile
 from harness.errors import CaseFileError
+from harness.suites.longmemeval import LongMemEvalFile
 
 from .builders import longmemeval_record, shared_file
 

@@ -7,7 +7,6 @@ import pytest
 
 from harness.backends.base import Hit
 from harness.backends.embedded import EmbeddedBackend
-from harness.datasets.base import Document, Granularity, Haystack
 from harness.datasets.retrieval import (
     HaystackIndex,
     by_session,
@@ -16,6 +15,7 @@ from harness.datasets.retrieval import (
     layers,
     query_terms,
 )
+from harness.models.haystack import Document, Granularity, Haystack
 from harness.pipeline.fusion import RRF_K, rrf
 from harness.pipeline.settings import Mode
 

@@ -8,8 +8,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from harness.datasets.base import QuestionRef
 from harness.datasets.sampling import SampleMethod, select
+from harness.models.haystack import QuestionRef
 
 
 def _refs(categories: list[str]) -> list[QuestionRef]:

@@ -14,9 +14,9 @@ from pathlib import Path
 import ijson
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from harness.datasets import jsonstream
-from harness.datasets.base import Document, Haystack, Question, QuestionRef
 from harness.errors import CaseFileError
+from harness.models.haystack import Document, Haystack, Question, QuestionRef
+from harness.suites import jsonstream
 
 ABSTENTION_SUFFIX = "_abs"
 

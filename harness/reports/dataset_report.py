@@ -14,7 +14,7 @@ from harness.datasets.evaluate import Evaluation, QuestionResult
 from harness.datasets.published import published_for
 from harness.datasets.retrieval import CONTEXT_WEIGHT, DEPTH, NEIGHBOUR_SHARE
 from harness.datasets.scoring import HEADLINE, definition_of, definitions
-from harness.datasets.summary import ModeSummary, defect_counts, skipped_counts, summarize
+from harness.datasets.summary import DatasetSummary, defect_counts, skipped_counts, summarize
 from harness.pipeline.fusion import RRF_K
 from harness.reports.metadata import machine as host_machine
 from harness.reports.writer import write_or_rescue
@@ -58,7 +58,7 @@ def machine() -> dict[str, Any]:
     return {**host_machine(), "harness": __version__}
 
 
-def mode_json(summary: ModeSummary) -> dict[str, Any]:
+def mode_json(summary: DatasetSummary) -> dict[str, Any]:
     return {
         "asked": summary.asked,
         "errors": summary.errors,
@@ -104,7 +104,7 @@ def question_json(result: QuestionResult) -> dict[str, Any]:
     }
 
 
-def comparison(dataset: str, summaries: list[ModeSummary]) -> list[dict[str, Any]]:
+def comparison(dataset: str, summaries: list[DatasetSummary]) -> list[dict[str, Any]]:
     """Published numbers next to ours for the same level and metric definition, for each mode run."""
     rows = []
     for published in published_for(dataset):

@@ -1,4 +1,5 @@
-"""The neutral shape every dataset adapter yields, so retrieval and scoring never see a file format.
+"""The haystack-question case kind every public-dataset format yields (so retrieval and scoring
+never see a file format).
 
 A haystack is what one index holds at a time: LongMemEval gives one per question, LoCoMo one per
 conversation shared by its questions. Documents are turns; sessions are groups of turns.

@@ -15,9 +15,9 @@ from pathlib import Path
 import ijson
 from pydantic import BaseModel, ConfigDict, ValidationError
 
-from harness.datasets import jsonstream
-from harness.datasets.base import Document, Haystack, Question, QuestionRef
 from harness.errors import CaseFileError
+from harness.models.haystack import Document, Haystack, Question, QuestionRef
+from harness.suites import jsonstream
 
 CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop", 5: "adversarial"}
 """LoCoMo's category numbers by their names (the numbering is not the paper's order of mention)."""
