@@ -189,10 +189,8 @@ def search_filters(filters: Filters, spec: IndexSpec) -> list[dict[str, Any]]:
         if isinstance(condition, Present | Absent):
             path, token = _presence(condition)
             clauses.append({"in": {"path": path, "value": [token]}})
-        elif isinstance(condition, AnyOf):
-            clauses.append({"in": {"path": condition.attribute, "value": sorted(condition.values)}})
-        elif spec.attributes[condition.attribute] is AttributeType.KEYWORDS:
-            clauses.append({"in": {"path": condition.attribute, "value": [condition.value]}})
+        elif isinstance(condition, AnyOf) or spec.attributes[condition.attribute] is AttributeType.KEYWORDS:
+            clauses.append({"in": {"path": condition.attribute, "value": condition.accepted}})
         else:
             clauses.append({"equals": {"path": condition.attribute, "value": condition.value}})
     return clauses
@@ -205,10 +203,8 @@ def vector_filter(filters: Filters, spec: IndexSpec) -> dict[str, Any] | None:
         if isinstance(condition, Present | Absent):
             path, token = _presence(condition)
             conditions.append({path: {"$in": [token]}})
-        elif isinstance(condition, AnyOf):
-            conditions.append({condition.attribute: {"$in": sorted(condition.values)}})
-        elif spec.attributes[condition.attribute] is AttributeType.KEYWORDS:
-            conditions.append({condition.attribute: {"$in": [condition.value]}})
+        elif isinstance(condition, AnyOf) or spec.attributes[condition.attribute] is AttributeType.KEYWORDS:
+            conditions.append({condition.attribute: {"$in": condition.accepted}})
         else:
             conditions.append({condition.attribute: {"$eq": condition.value}})
     return {"$and": conditions} if conditions else None

@@ -84,6 +84,11 @@ class Eq:
     attribute: str
     value: str | bool
 
+    @property
+    def accepted(self) -> list[str | bool]:
+        """The values it accepts, as `AnyOf.accepted` gives them (engines translate both alike)."""
+        return [self.value]
+
     def admits(self, doc: IndexDoc) -> bool:
         return self.value in doc.values(self.attribute)
 
@@ -97,6 +102,11 @@ class AnyOf:
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "values", frozenset(self.values))
+
+    @property
+    def accepted(self) -> list[str]:
+        """The values, sorted: a query built from them is the same text for the same filter."""
+        return sorted(self.values)
 
     def admits(self, doc: IndexDoc) -> bool:
         return not self.values.isdisjoint(doc.values(self.attribute))

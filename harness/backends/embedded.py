@@ -30,7 +30,6 @@ from harness.backends.base import (
     BM25_B,
     BM25_K1,
     Absent,
-    AnyOf,
     AttributeType,
     BackendInfo,
     Clause,
@@ -180,7 +179,7 @@ class EmbeddedIndex:
                 test = f"EXISTS (SELECT 1 FROM {table} s WHERE s.row = d.row)" if table else f"d.a_{name} IS NOT NULL"
                 clauses.append(test if isinstance(condition, Present) else f"NOT {test}")
                 continue
-            values = sorted(condition.values) if isinstance(condition, AnyOf) else [condition.value]
+            values = condition.accepted
             marks = ",".join("?" * len(values))
             if table:
                 clauses.append(f"EXISTS (SELECT 1 FROM {table} s WHERE s.row = d.row AND s.value IN ({marks}))")

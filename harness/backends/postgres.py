@@ -31,7 +31,6 @@ from harness.backends.base import (
     BM25_B,
     BM25_K1,
     Absent,
-    AnyOf,
     AttributeType,
     BackendInfo,
     Clause,
@@ -85,7 +84,7 @@ def _where(filters: Filters, spec: IndexSpec) -> tuple[str, dict[str, Any]]:
         elif kind is AttributeType.BOOLEAN:
             conditions.append(column if condition.value else f"NOT {column}")
         else:
-            values = sorted(condition.values) if isinstance(condition, AnyOf) else [condition.value]
+            values = condition.accepted
             test = "{} && %(p{})s::text[]" if kind is AttributeType.KEYWORDS else "{} = ANY(%(p{})s::text[])"
             conditions.append(test.format(column, i))
             params[f"p{i}"] = values

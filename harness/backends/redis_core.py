@@ -232,7 +232,7 @@ def vsim_filter(filters: Filters, spec: IndexSpec) -> str | None:
         elif kind is AttributeType.BOOLEAN:
             parts.append(f".{name} == {int(condition.value)}")
         else:
-            values = sorted(condition.values) if isinstance(condition, AnyOf) else [str(condition.value)]
+            values = [str(v) for v in condition.accepted]
             if kind is AttributeType.KEYWORDS:
                 parts.append("(" + " or ".join(f"{_literal(v)} in .{name}" for v in values) + ")")
             elif isinstance(condition, AnyOf):
@@ -425,10 +425,8 @@ class RedisCoreIndex:
                 groups.append([keys.present(name)])
             elif isinstance(condition, Absent):
                 groups.append([keys.absent(name)])
-            elif isinstance(condition, AnyOf):
-                groups.append([keys.value(name, v) for v in sorted(condition.values)])
             else:
-                groups.append([keys.value(name, condition.value)])
+                groups.append([keys.value(name, v) for v in condition.accepted])
         return None if any(not g for g in groups) else groups
 
     def lexical(self, terms: Sequence[str], filters: Filters, limit: int) -> list[Hit]:

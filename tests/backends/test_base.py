@@ -76,3 +76,8 @@ def test_attribute_names_must_be_plain() -> None:
         IndexSpec({"body": 1.0}, attributes={"_hidden": AttributeType.KEYWORD})
     with pytest.raises(ValueError, match="attribute name"):
         IndexSpec({"body": 1.0}, attributes={"a:b": AttributeType.KEYWORD})
+
+
+def test_engines_get_the_accepted_values_in_one_order() -> None:
+    assert Eq("live", False).accepted == [False]
+    assert AnyOf("tags", frozenset({"red", "blue", "green"})).accepted == ["blue", "green", "red"]
