@@ -10,7 +10,7 @@ Prefixes alone never match (`type` is not `typescript`).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Sequence, Set
 from dataclasses import dataclass
 
 
@@ -57,15 +57,15 @@ class WordMatcher:
     def matches(self, query_word: str, word: str) -> bool:
         return query_word == word or self.fuzzy(query_word, word)
 
-    def expand(self, query_words: Iterable[str], vocabulary: Iterable[str]) -> list[str]:
-        """Engine terms for a query: each word in the vocabulary, plus its fuzzy neighbours."""
-        vocab = set(vocabulary)
+    def expand(self, query_words: Iterable[str], vocabulary: Set[str]) -> list[str]:
+        """Engine terms for a query: each word in the vocabulary, plus its fuzzy neighbours.
+        The vocabulary is the caller's own set, used as it is (no per-query copy)."""
         terms: dict[str, None] = {}
         for word in query_words:
-            if word in vocab:
+            if word in vocabulary:
                 terms[word] = None
             if self.may_be_fuzzy(word):
-                for candidate in vocab:
+                for candidate in vocabulary:
                     if self.fuzzy(word, candidate):
                         terms[candidate] = None
         return list(terms)

@@ -125,7 +125,8 @@ class MemoryPipeline:
         rules = self._rules
         own = [m for m in self._store.values() if m.user == request.user and rules.live(m)]
         session = frozenset(request.scopes)
-        scopes = session | {UNIVERSAL_SCOPE} if rules.universal_in_every_scope else session
+        with_universal = session | {UNIVERSAL_SCOPE}
+        scopes = with_universal if rules.universal_in_every_scope else session
         visible = {m.id: m for m in own if not scopes.isdisjoint(m.scopes)}
         pinned = self._pinned(own, visible)
         pinned_ids = {m.id for m in pinned}
@@ -153,7 +154,7 @@ class MemoryPipeline:
             Retrieved(r.id, rank, r.score, r.clauses, r.matched, r.via) for rank, r in enumerate(kept_relevant, 1)
         )
         # the prelude is the harness's own construction: universal preferences are in it under every ruleset
-        prelude = persona_prelude(m for m in own if not (session | {UNIVERSAL_SCOPE}).isdisjoint(m.scopes))
+        prelude = persona_prelude(m for m in own if not with_universal.isdisjoint(m.scopes))
         tier_ids = [*kept_pinned, *(r.id for r in ranked_relevant), *(m.id for m in questions)]
         rendered = " ".join(
             [prelude or "", *(self._store[i].content or field_text(self._store[i], "name") for i in tier_ids)]
@@ -253,8 +254,7 @@ class MemoryPipeline:
                             participant, 0, score, (Clause("relation", hit.id, score),), None, f"relation:{hit.id}"
                         )
                     )
-        ranked = sorted(expanded, key=lambda r: rank_key(r.score, r.id))
-        return ranked, questions
+        return sorted(expanded, key=lambda r: rank_key(r.score, r.id)), questions
 
     def _vector(self, query: str, filters: Filters, visible: dict[str, Memory], pinned_ids: set[str]) -> list[Hit]:
         """Cosine top-k, no score floor; pinned memories and excluded subtypes make room for others."""

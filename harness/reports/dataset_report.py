@@ -16,6 +16,7 @@ from harness.datasets.retrieval import CONTEXT_WEIGHT, DEPTH, NEIGHBOUR_SHARE
 from harness.datasets.scoring import HEADLINE, definition_of, definitions
 from harness.datasets.summary import DatasetSummary, defect_counts, skipped_counts, summarize
 from harness.pipeline.fusion import RRF_K
+from harness.reports.banners import incomplete_banner
 from harness.reports.metadata import machine as host_machine
 from harness.reports.writer import write_or_rescue
 from harness.shards import METHOD as SHARD_METHOD
@@ -198,11 +199,7 @@ def render_markdown(report: dict[str, Any]) -> str:
     lines = [
         f"# {report['dataset']} retrieval, {report['granularity']} granularity",
         "",
-        *(
-            [f"> **INCOMPLETE RUN**: {report['incomplete_reason']}. Only the questions that finished are below.", ""]
-            if report.get("incomplete")
-            else []
-        ),
+        *incomplete_banner(report, "questions"),
         f"- file: `{report['file']}`; questions: {sel['selected']} of {sel['total']}"
         + (f" (limit {sel['limit']}, sample {sel['sample']}, seed {sel['seed']})" if sel["limit"] else "")
         + (f"; shard {report['shard']['index']} of {report['shard']['count']}" if report.get("shard") else "")

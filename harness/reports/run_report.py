@@ -8,6 +8,7 @@ from typing import Any
 
 from harness.evaluation.results import CaseResult
 from harness.metrics.measures import NDCG, SET_PRECISION, SET_RECALL, SUITE_MEASURES
+from harness.reports.banners import incomplete_banner
 from harness.reports.summary import ModeSummary
 
 
@@ -111,11 +112,7 @@ def to_markdown(report: dict[str, Any]) -> str:
     out = [
         f"# Retrieval run {meta['created_at']}",
         "",
-        *(
-            [f"> **INCOMPLETE RUN**: {report['incomplete_reason']}. Only the cases that finished are below.", ""]
-            if report.get("incomplete")
-            else []
-        ),
+        *incomplete_banner(report, "cases"),
         *([f"> **ERRORS**: {line}.", ""] if (line := error_line(report)) else []),
         f"Suites: {', '.join(_suite_label(s) for s in meta.get('suites', []))}. "
         f"Backend: {backend.get('backend')} ({backend.get('engine')}; {backend.get('server_version')}). "

@@ -9,6 +9,7 @@ import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
+from typing import Any
 
 HARNESS = Path(sys.executable).with_name("harness")
 ROOT = Path(__file__).resolve().parents[2]
@@ -20,10 +21,24 @@ def env(**extra: str) -> dict[str, str]:
     return {**os.environ, "PYTHONPATH": path, "HF_HUB_OFFLINE": "1", **extra}
 
 
-def harness(*args: str, cwd: Path, timeout: float = 300, **extra: str) -> subprocess.CompletedProcess[str]:
+def run(
+    command: list[str], cwd: Path, timeout: float, environment: dict[str, str] | None = None, **popen: Any
+) -> subprocess.CompletedProcess[str]:
+    """Run `command` against this checkout, capturing its text output; the caller checks the exit code."""
     return subprocess.run(
-        [str(HARNESS), *args], cwd=cwd, env=env(**extra), capture_output=True, text=True, timeout=timeout, check=False
+        command,
+        cwd=cwd,
+        env=environment or env(),
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        check=False,
+        **popen,
     )
+
+
+def harness(*args: str, cwd: Path, timeout: float = 300, **extra: str) -> subprocess.CompletedProcess[str]:
+    return run([str(HARNESS), *args], cwd, timeout, env(**extra))
 
 
 def start(*args: str, cwd: Path, **extra: str) -> subprocess.Popen[str]:

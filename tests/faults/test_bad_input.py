@@ -8,13 +8,12 @@ import json
 import os
 import resource
 import shutil
-import subprocess
 from pathlib import Path
 
 import pytest
 
 from harness.suites.jsonfile import MAX_FILE_BYTES
-from tests.faults.helpers import HARNESS, env, one_line, write_suite
+from tests.faults.helpers import HARNESS, one_line, run, write_suite
 
 
 @pytest.mark.parametrize(
@@ -94,16 +93,7 @@ def _limit_memory() -> None:
 def _bad_input_line(cwd: Path, *args: str) -> str:
     """Run the harness with a memory limit and a timeout (the old readers blocked or read forever);
     it must exit 2 with one line, which is returned."""
-    result = subprocess.run(
-        [str(HARNESS), *args],
-        cwd=cwd,
-        env=env(),
-        capture_output=True,
-        text=True,
-        timeout=120,
-        preexec_fn=_limit_memory,
-        check=False,
-    )
+    result = run([str(HARNESS), *args], cwd, 120, preexec_fn=_limit_memory)
     line = one_line(result.stderr)
     assert result.returncode == 2, result.stderr
     return line

@@ -3,13 +3,12 @@ carries the spec it was given (an absolute folder, `tenure:/abs/dir`), not the s
 
 from __future__ import annotations
 
-import subprocess
 import sys
 from pathlib import Path
 
 import pytest
 
-from tests.faults.helpers import env, write_suite
+from tests.faults.helpers import run, write_suite
 from tests.suites.tenure_fixture import belief, write_tenure
 
 ITEMS = """
@@ -40,15 +39,8 @@ def test_an_absolute_suite_spec_runs_from_another_directory(tmp_path: Path, kind
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
     (elsewhere / "test_items.py").write_text(ITEMS, encoding="utf-8")
-    result = subprocess.run(
-        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q", "--backend", "embedded", "--suite", spec],
-        cwd=elsewhere,
-        env=env(),
-        capture_output=True,
-        text=True,
-        timeout=300,
-        check=False,
-    )
+    in_pytest = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q", "--backend", "embedded"]
+    result = run([*in_pytest, "--suite", spec], elsewhere, 300)
     expected = 2 if kind == "folder" else 1
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-2000:]
     assert f"{expected} passed" in result.stdout, result.stdout[-3000:]

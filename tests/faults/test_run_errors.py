@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import re
-import subprocess
 import sys
 from pathlib import Path
 
@@ -16,10 +15,10 @@ from harness.backends.embedded import EmbeddedIndex
 from tests.faults.helpers import (
     Watched,
     containers_of,
-    env,
     harness,
     one_line,
     reports,
+    run,
     write_suite,
 )
 
@@ -154,15 +153,7 @@ def test_psycopg_log_noise_never_reaches_the_user(tmp_path: Path) -> None:
         "logging.getLogger('psycopg').warning('error ignored terminating %s', '<psycopg.Pipeline [BAD]>')\n"
         "logging.getLogger('some.other.library').warning('other libraries still warn')\n"
     )
-    result = subprocess.run(
-        [sys.executable, "-c", script],
-        cwd=tmp_path,
-        env=env(),
-        capture_output=True,
-        text=True,
-        timeout=120,
-        check=False,
-    )
+    result = run([sys.executable, "-c", script], tmp_path, 120)
     assert result.returncode == 0, result.stderr
     assert "error ignored terminating" not in result.stderr
     assert "other libraries still warn" in result.stderr, "only psycopg's noise is silenced"
