@@ -87,7 +87,7 @@ def measure_speed(
             seconds = time.perf_counter() - started
         if reference is None:
             reference = vectors
-        cosines = (reference * vectors).sum(axis=1) if vectors.shape == reference.shape else np.full(len(texts), np.nan)
+        cosines = (reference * vectors).sum(axis=1) if vectors.shape == reference.shape else None
         speeds.append(
             Speed(
                 model=model,

@@ -120,23 +120,6 @@ class EmbeddingCache:
             Path(tmp).unlink(missing_ok=True)
             raise
 
-    def compact(self) -> Path | None:
-        """Merge the write folder's shards into one (later shards win) and delete the ones merged."""
-        if self._write_dir is None or not self._write_dir.is_dir():
-            return None
-        shards = sorted(self._write_dir.glob(f"*{SHARD_SUFFIX}"))
-        if len(shards) < 2:
-            return None
-        merged: dict[str, np.ndarray] = {}
-        for shard in shards:
-            keys, vectors = _read_shard(shard)
-            merged.update(zip(keys, vectors, strict=True))
-        keys = np.array(list(merged), dtype="<U64")
-        path = self._write_shard(self._write_dir, keys, np.stack(list(merged.values())))
-        for shard in shards:
-            shard.unlink(missing_ok=True)
-        return path
-
 
 def _read_shard(path: Path) -> tuple[list[str], np.ndarray]:
     try:

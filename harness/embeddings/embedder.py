@@ -22,6 +22,7 @@ from harness.embeddings.model import (
     EmbedExtraMissing,
     TextEncoder,
     load_encoder,
+    unit_rows,
 )
 from harness.errors import HarnessError
 
@@ -107,9 +108,7 @@ class Embedder:
             found.update(zip(missing, self._compute(missing), strict=True))
         if not texts:
             return np.zeros((0, self.dimensions), dtype=np.float32)
-        matrix = np.stack([found[t] for t in texts]).astype(np.float32, copy=False)
-        norms = np.linalg.norm(matrix, axis=1, keepdims=True)
-        return matrix / np.where(norms == 0, 1, norms)
+        return unit_rows(np.stack([found[t] for t in texts]).astype(np.float32, copy=False))
 
     def _compute(self, texts: list[str]) -> list[np.ndarray]:
         """Vectors of `texts` in their order, computed longest first in shards of SHARD_TEXTS."""

@@ -47,6 +47,12 @@ class TextEncoder(Protocol):
     def encode(self, texts: Sequence[str], batch_size: int = 64) -> np.ndarray: ...
 
 
+def unit_rows(vectors: np.ndarray) -> np.ndarray:
+    """Each row scaled to length 1 (a zero row stays zero): cosine similarity becomes a dot product."""
+    norms = np.linalg.norm(vectors, axis=1, keepdims=True)
+    return vectors / np.where(norms == 0, 1, norms)
+
+
 def model_source(name: str) -> str:
     """Where to load `name` from: the packaged offline copy for the default model, else `name` itself."""
     if name in _DEFAULT_ALIASES:

@@ -27,7 +27,7 @@ import numpy as np
 
 from harness.embeddings.build import build_once
 from harness.embeddings.device import Device, machine_threads
-from harness.embeddings.model import EmbedExtraMissing
+from harness.embeddings.model import EmbedExtraMissing, unit_rows
 from harness.errors import HarnessError
 
 MODEL_FILE = "model_int8.onnx"
@@ -67,9 +67,7 @@ class OnnxInt8Encoder:
             feed = {"input_ids": ids, "attention_mask": mask, "token_type_ids": np.zeros_like(ids)}
             (hidden,) = self._session.run(None, feed)
             pooled = (hidden * mask[..., None]).sum(axis=1) / np.maximum(mask.sum(axis=1, keepdims=True), 1)
-            rows[start : start + len(encoded)] = pooled / np.maximum(
-                np.linalg.norm(pooled, axis=1, keepdims=True), 1e-12
-            )
+            rows[start : start + len(encoded)] = unit_rows(pooled)
         return rows
 
 

@@ -15,7 +15,7 @@ import numpy as np
 
 from harness.embeddings.build import build_once
 from harness.embeddings.device import Device
-from harness.embeddings.model import STATIC_DIMENSIONS, EmbedExtraMissing
+from harness.embeddings.model import STATIC_DIMENSIONS, EmbedExtraMissing, unit_rows
 
 if TYPE_CHECKING:
     from model2vec import StaticModel
@@ -37,11 +37,8 @@ class StaticEncoder:
     def encode(self, texts: Sequence[str], batch_size: int = 64) -> np.ndarray:
         if not texts:
             return np.zeros((0, self.dimensions), dtype=np.float32)
-        vectors = np.asarray(
-            self._model.encode(list(texts), batch_size=max(batch_size, 1024), show_progress_bar=False),
-            dtype=np.float32,
-        )
-        return vectors / np.maximum(np.linalg.norm(vectors, axis=1, keepdims=True), 1e-12)
+        vectors = self._model.encode(list(texts), batch_size=max(batch_size, 1024), show_progress_bar=False)
+        return unit_rows(np.asarray(vectors, dtype=np.float32))
 
 
 def load_static(name: str, source: Path, models_dir: Path, device: Device) -> StaticEncoder:

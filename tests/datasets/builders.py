@@ -3,13 +3,19 @@
 from __future__ import annotations
 
 import hashlib
+import json
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import pytest
+
+from harness.backends.embedded import EmbeddedBackend
+from harness.datasets.command import run_dataset
+from harness.embeddings import Embedder
+from harness.shards import Shard
 
 SHARED = Path(__file__).resolve().parents[3] / "shared" / "datasets"
 
@@ -20,6 +26,29 @@ def shared_file(name: str) -> Path:
     if not path.is_file():
         pytest.skip(f"{path} is absent: the public datasets live only beside the development checkout")
     return path
+
+
+def run_dataset_report(
+    out: Path, factory: Callable[[], Embedder], shard: Shard | None = None, **settings: Any
+) -> dict[str, Any]:
+    """Run every question of `settings['file']` on the embedded backend into `out`; the latest JSON report."""
+    code = run_dataset(
+        backend=EmbeddedBackend(),
+        limit=None,
+        sample="head",
+        seed=0,
+        error_threshold=0.0,
+        dry_run=False,
+        out_dir=out,
+        embedder_factory=factory,
+        shard=shard,
+        **settings,
+    )
+    assert code == 0
+    stem = f"dataset-{settings['dataset']}-{settings['granularity']}"
+    if shard is not None:
+        stem += f"-shard{shard.index}of{shard.count}"
+    return json.loads((out / f"{stem}-latest.json").read_text())
 
 
 class BagOfWordsEncoder:

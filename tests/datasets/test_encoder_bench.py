@@ -53,3 +53,22 @@ def test_speed_rows_start_with_float_and_compare_vectors_to_it() -> None:
     assert len(lines) == 2 + 3
     assert lines[2].startswith(f"| {DEFAULT_MODEL} | cpu |")
     assert "| 1.00 |" in lines[2]
+
+
+class Smaller(BagOfWordsEncoder):
+    """A model of another vector size: its vectors cannot be compared with the float model's."""
+
+    dimensions = 32
+
+
+def test_an_encoder_of_another_size_has_no_cosine_and_says_so() -> None:
+    encoders = {DEFAULT_MODEL: BagOfWordsEncoder(), "small": Smaller()}
+
+    def factory(model: str, **kwargs: Any) -> Embedder:
+        return Embedder(model, loader=lambda name, _device: encoders[name], device="cpu", **kwargs)
+
+    speeds = measure_speed([DEFAULT_MODEL, "small"], ["a turn", "another turn"], factory)
+
+    assert speeds[1].cosine_mean is None
+    assert speeds[1].cosine_min is None
+    assert speed_lines(speeds)[3].endswith("| — (other size) |")

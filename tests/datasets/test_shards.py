@@ -13,14 +13,12 @@ from typing import Any
 import pytest
 from rich.console import Console
 
-from harness.backends.embedded import EmbeddedBackend
-from harness.datasets.command import run_dataset
 from harness.datasets.merge import merge_reports
 from harness.embeddings import Embedder
 from harness.errors import HarnessError
 from harness.shards import Shard, parse_shard, shard_of
 
-from .builders import shared_file
+from .builders import run_dataset_report, shared_file
 
 N = 4
 
@@ -44,24 +42,7 @@ def test_every_id_is_in_exactly_one_shard_given_by_its_sha256() -> None:
 
 
 def _run(out: Path, factory: Callable[[], Embedder], shard: Shard | None, **settings: Any) -> dict[str, Any]:
-    code = run_dataset(
-        backend=EmbeddedBackend(),
-        limit=None,
-        sample="head",
-        seed=0,
-        error_threshold=0.0,
-        dry_run=False,
-        out_dir=out,
-        embedder_factory=factory,
-        console=Console(record=True, width=200),
-        shard=shard,
-        **settings,
-    )
-    assert code == 0
-    stem = f"dataset-{settings['dataset']}-{settings['granularity']}"
-    if shard is not None:
-        stem += f"-shard{shard.index}of{shard.count}"
-    return json.loads((out / f"{stem}-latest.json").read_text())
+    return run_dataset_report(out, factory, shard, console=Console(record=True, width=200), **settings)
 
 
 def _without_latency(report: dict[str, Any]) -> dict[str, Any]:

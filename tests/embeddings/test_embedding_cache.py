@@ -1,4 +1,4 @@
-"""The text-hash shard cache: round trip, one shard per batch, several folders, compaction."""
+"""The text-hash shard cache: round trip, one shard per batch, several folders."""
 
 from __future__ import annotations
 
@@ -60,18 +60,6 @@ def test_without_a_write_folder_vectors_live_in_memory_only(tmp_path: Path) -> N
     assert cache.add(["x"], _vectors(1)) is None
     assert cache.lookup(["x"])[0] is not None
     assert not (tmp_path / "m").exists()
-
-
-def test_compact_merges_shards_into_one(tmp_path: Path) -> None:
-    cache = EmbeddingCache("m", write_dir=tmp_path)
-    for i in range(3):
-        cache.add([f"t{i}"], _vectors(1, seed=i))
-    merged = cache.compact()
-
-    assert merged is not None
-    assert list((tmp_path / "m").iterdir()) == [merged]
-    reread = EmbeddingCache("m", write_dir=tmp_path).lookup(["t0", "t1", "t2"])
-    np.testing.assert_array_equal(reread[2], _vectors(1, seed=2)[0])
 
 
 def test_shards_of_different_sizes_are_a_clear_error(tmp_path: Path) -> None:

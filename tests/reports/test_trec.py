@@ -14,13 +14,12 @@ import ranx
 from typer.testing import CliRunner
 
 from harness.cli import app
-from harness.datasets.command import run_dataset
 from harness.evaluation.results import CaseResult
 from harness.metrics import Measure, evaluate, measures
 from harness.metrics.evaluate import QrelsByQuery, RunByQuery
 from harness.metrics.measures import SUITE_MEASURES
 from harness.reports.trec import suite_trec, trec_qrels, trec_run
-from tests.datasets.builders import BagOfWordsEncoder, locomo_conversation
+from tests.datasets.builders import BagOfWordsEncoder, locomo_conversation, run_dataset_report
 
 CHECKED = measures(
     [*(f"{family}@{k}" for family in ("precision", "recall", "recall_any", "ndcg") for k in (1, 3, 5, 10)), "mrr"]
@@ -117,7 +116,6 @@ def test_suite_run_files_give_our_numbers(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("mode", ["bm25", "hybrid"])
 def test_dataset_run_files_give_the_reported_numbers(tmp_path: Path, mode: str) -> None:
-    from harness.backends.embedded import EmbeddedBackend
     from harness.embeddings import Embedder
 
     data = tmp_path / "locomo_small.json"
@@ -126,23 +124,7 @@ def test_dataset_run_files_give_the_reported_numbers(tmp_path: Path, mode: str) 
         Embedder, "bag-of-words", cache_dir=tmp_path / "embeddings", loader=lambda _name, _device: BagOfWordsEncoder()
     )
     out = tmp_path / "reports"
-    code = run_dataset(
-        dataset="locomo",
-        file=data,
-        backend=EmbeddedBackend(),
-        modes=[mode],
-        granularity="turn",
-        limit=None,
-        sample="head",
-        seed=0,
-        error_threshold=0.0,
-        dry_run=False,
-        out_dir=out,
-        embedder_factory=factory,
-        trec=True,
-    )
-    assert code == 0
-    report = json.loads((out / "dataset-locomo-turn-latest.json").read_text())
+    report = run_dataset_report(out, factory, dataset="locomo", file=data, modes=[mode], granularity="turn", trec=True)
     reported = measures(["recall_any@1", "recall_any@5", "recall_any@10", "recall@5", "recall@10", "ndcg@10", "mrr"])
     for level in ("turn", "session"):
         ours = {q["id"]: q["levels"][level]["metrics"] for q in report["questions"] if q["status"] == "ok"}
