@@ -97,6 +97,10 @@ def _notice(line: str) -> None:
     err_console.print(line, highlight=False, markup=False, soft_wrap=True)
 
 
+def _error(message: str) -> None:
+    err_console.print(f"harness: {message}", highlight=False, markup=False, soft_wrap=True)
+
+
 def print_scorecard(report: dict, title: str) -> None:
     """The scorecard; its caption says when the run is incomplete or has errors (never a clean-looking table)."""
     notes = [f"INCOMPLETE: {report['incomplete_reason']}"] if report.get("incomplete") else []
@@ -428,21 +432,13 @@ def _suite_exit_code(
     """3 if the backend was lost mid-run; else 1 over --error-threshold or under --fail-under; else 0."""
     if line := run_report.error_line(report):
         lost = any(r.backend_lost for r in results)
-        err_console.print(
-            f"harness: {name}: {line}" + ("; the backend was lost mid-run" if lost else ""),
-            highlight=False,
-            markup=False,
-            soft_wrap=True,
-        )
+        _error(f"{name}: {line}" + ("; the backend was lost mid-run" if lost else ""))
         if lost:
             return 3
     errored = sum(r.error is not None for r in results)
     over = bool(results) and errored / len(results) > error_threshold
     if over:
-        err_console.print(
-            f"harness: {name}: {errored / len(results):.1%} of results errored, over --error-threshold {error_threshold}",
-            highlight=False,
-        )
+        _error(f"{name}: {errored / len(results):.1%} of results errored, over --error-threshold {error_threshold}")
     failing = [s for s in summaries if fail_under is not None and not s.unsupported and s.pass_rate < fail_under]
     for s in failing:
         err_console.print(f"{s.backend}/{s.mode}: pass rate {s.pass_rate:.3f} is under --fail-under {fail_under}")
@@ -774,7 +770,7 @@ def _down_url(url: str) -> int:
     for entry, reason in result.kept:
         out_console.print(f"{result.server}: kept {entry.kind} {entry.name}: {reason}")
     for entry, reason in result.failed:
-        err_console.print(f"harness: error: {result.server}: could not drop {entry.kind} {entry.name}: {reason}")
+        _error(f"error: {result.server}: could not drop {entry.kind} {entry.name}: {reason}")
     return 3 if result.failed else 0
 
 
@@ -851,10 +847,6 @@ def _signals_interrupt() -> Iterator[None]:
     finally:
         for handled, handler in previous.items():
             signal.signal(handled, handler)
-
-
-def _error(message: str) -> None:
-    err_console.print(f"harness: {message}", highlight=False, markup=False, soft_wrap=True)
 
 
 def main() -> None:
