@@ -16,7 +16,7 @@ import os
 import signal
 import sys
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
@@ -58,6 +58,7 @@ from harness.suites import BUILTIN, load_suite
 from harness.suites.resolve import cases_dir
 
 if TYPE_CHECKING:
+    from harness.backends.base import Backend, BackendInfo
     from harness.embeddings.embedder import Embedder
 
 app = typer.Typer(no_args_is_help=True, add_completion=False, pretty_exceptions_enable=False, rich_markup_mode=None)
@@ -94,6 +95,10 @@ def _progress() -> Progress:
 
 def _notice(line: str) -> None:
     err_console.print(line, highlight=False, markup=False, soft_wrap=True)
+
+
+def _error(message: str) -> None:
+    err_console.print(f"harness: {message}", highlight=False, markup=False, soft_wrap=True)
 
 
 def print_scorecard(report: dict, title: str) -> None:
@@ -266,6 +271,23 @@ def run(
     return exit_code
 
 
+@contextmanager
+def _session(name: str, url: str | None, allow_extension: bool) -> Iterator[Backend]:
+    """The backend session of a suite or dataset run, saying first when a container has to start."""
+    if name in registry.servers() and url is None:
+        err_console.print(f"starting the {name} container…", highlight=False)
+    with backend_session(name, url, allow_extension=allow_extension, notice=_notice) as engine:
+        yield engine
+
+
+def _runnable(name: str, modes: Sequence[Mode], info: BackendInfo) -> tuple[list[Mode], dict[Mode, str]]:
+    """`runnable_modes`, with one stderr line per mode the backend cannot run."""
+    runnable, unsupported = runnable_modes(modes, info)
+    for mode, reason in unsupported.items():
+        err_console.print(f"{name}: {mode.value} mode not run: {reason}", highlight=False)
+    return runnable, unsupported
+
+
 def _dataset_embedder(model: str, device: str, preload: bool) -> Embedder:
     """An embedder whose model, when no vector of it is cached at all, is loaded now: a bad one fails before the run."""
     from harness.embeddings.embedder import Embedder
@@ -309,12 +331,8 @@ def _run_dataset(
     }
     settings(**common, modes=[m.value for m in modes])  # a bad file or value fails before a container starts
     embedder = _dataset_embedder(model, device, preload=not dry_run) if any(m.needs_vectors for m in modes) else None
-    if name in registry.servers() and url is None:
-        err_console.print(f"starting the {name} container…", highlight=False)
-    with backend_session(name, url, allow_extension=allow_extension, notice=_notice) as engine:
-        runnable, unsupported = runnable_modes(modes, engine.info())
-        for mode, reason in unsupported.items():
-            err_console.print(f"{name}: {mode.value} mode not run: {reason}", highlight=False)
+    with _session(name, url, allow_extension) as engine:
+        runnable, _ = _runnable(name, modes, engine.info())
         return run_dataset(
             **common,
             backend=engine,
@@ -353,25 +371,18 @@ def _run_backend(
     error_threshold: float,
     url: str | None,
     allow_extension: bool,
-    trec: bool = False,
-    part: Shard | None = None,
+    trec: bool,
+    part: Shard | None,
 ) -> int:
-    if name in registry.servers() and url is None:
-        err_console.print(f"starting the {name} container…", highlight=False)
     results: list[CaseResult] = []
     info = None
     unsupported: dict[Mode, str] = {}
     done = 0
     stopped: Interrupted | None = None
     try:
-        with (
-            backend_session(name, url, allow_extension=allow_extension, notice=_notice) as engine,
-            _progress() as progress,
-        ):
+        with _session(name, url, allow_extension) as engine, _progress() as progress:
             info = engine.info()
-            modes, unsupported = runnable_modes(plan.modes, info)
-            for mode, reason in unsupported.items():
-                err_console.print(f"{name}: {mode.value} mode not run: {reason}", highlight=False)
+            modes, unsupported = _runnable(name, plan.modes, info)
             plan = replace(plan, modes=modes)
             task = progress.add_task(f"{name}: cases", total=plan.steps())
             for _, step in steps(plan, engine, embedder if plan.needs_vectors else None):
@@ -421,21 +432,13 @@ def _suite_exit_code(
     """3 if the backend was lost mid-run; else 1 over --error-threshold or under --fail-under; else 0."""
     if line := run_report.error_line(report):
         lost = any(r.backend_lost for r in results)
-        err_console.print(
-            f"harness: {name}: {line}" + ("; the backend was lost mid-run" if lost else ""),
-            highlight=False,
-            markup=False,
-            soft_wrap=True,
-        )
+        _error(f"{name}: {line}" + ("; the backend was lost mid-run" if lost else ""))
         if lost:
             return 3
     errored = sum(r.error is not None for r in results)
     over = bool(results) and errored / len(results) > error_threshold
     if over:
-        err_console.print(
-            f"harness: {name}: {errored / len(results):.1%} of results errored, over --error-threshold {error_threshold}",
-            highlight=False,
-        )
+        _error(f"{name}: {errored / len(results):.1%} of results errored, over --error-threshold {error_threshold}")
     failing = [s for s in summaries if fail_under is not None and not s.unsupported and s.pass_rate < fail_under]
     for s in failing:
         err_console.print(f"{s.backend}/{s.mode}: pass rate {s.pass_rate:.3f} is under --fail-under {fail_under}")
@@ -767,7 +770,7 @@ def _down_url(url: str) -> int:
     for entry, reason in result.kept:
         out_console.print(f"{result.server}: kept {entry.kind} {entry.name}: {reason}")
     for entry, reason in result.failed:
-        err_console.print(f"harness: error: {result.server}: could not drop {entry.kind} {entry.name}: {reason}")
+        _error(f"error: {result.server}: could not drop {entry.kind} {entry.name}: {reason}")
     return 3 if result.failed else 0
 
 
@@ -844,10 +847,6 @@ def _signals_interrupt() -> Iterator[None]:
     finally:
         for handled, handler in previous.items():
             signal.signal(handled, handler)
-
-
-def _error(message: str) -> None:
-    err_console.print(f"harness: {message}", highlight=False, markup=False, soft_wrap=True)
 
 
 def main() -> None:

@@ -11,7 +11,7 @@ import hashlib
 import re
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import TypeVar
+from typing import Protocol, TypeVar
 
 from harness.errors import HarnessError
 
@@ -19,7 +19,13 @@ METHOD = "shard = 1 + (first 8 bytes of sha256(utf-8 id), big-endian) mod N"
 
 _SPEC = re.compile(r"^\s*(\d+)\s*/\s*(\d+)\s*$")
 
-_Item = TypeVar("_Item")
+
+class _HasId(Protocol):
+    @property
+    def id(self) -> str: ...
+
+
+_Item = TypeVar("_Item", bound=_HasId)
 
 
 @dataclass(frozen=True, slots=True)
@@ -35,9 +41,9 @@ class Shard:
     def owns(self, item_id: str) -> bool:
         return shard_of(item_id, self.count) == self.index
 
-    def keep(self, items: Iterable[_Item], item_id: str = "id") -> tuple[_Item, ...]:
-        """The items (objects with an `item_id` attribute) this shard owns, in their order."""
-        return tuple(item for item in items if self.owns(getattr(item, item_id)))
+    def keep(self, items: Iterable[_Item]) -> tuple[_Item, ...]:
+        """The items this shard owns (by their `id`), in their order."""
+        return tuple(item for item in items if self.owns(item.id))
 
 
 def shard_of(item_id: str, count: int) -> int:
