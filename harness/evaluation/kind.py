@@ -1,0 +1,117 @@
+"""What a kind of case is to the one runner: how its items execute on an engine, and how they are judged.
+
+A case kind (belief snapshots and sessions, questions over a haystack, lifecycle scenarios,
+conversation turns, code tasks) is one module in `harness/evaluation/kinds/`. It is built from a
+loaded suite and the run's settings; the runner asks it for its progress total and the texts its
+vector modes embed, then iterates `execute`, which yields each finished item with its judged
+results, so an interrupted run keeps (and reports) what finished. `report` turns the results into
+the files `reports/` writes, the scorecard the CLI draws, the score sheets baselines compare and
+the quality gates that fail the run. Nothing here draws or prints.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Protocol
+
+from harness.backends.base import Backend, BackendInfo
+from harness.models.scoresheet import ScoreSheet
+from harness.pipeline.memory_layer import TextEmbedder
+from harness.pipeline.settings import Mode
+
+
+class Result(Protocol):
+    """One judged row: a case, question, scenario or turn, in one mode."""
+
+    @property
+    def item_id(self) -> str: ...
+
+    mode: str | None
+    error: str | None
+    backend_lost: bool
+
+    def to_json(self) -> dict[str, Any]: ...
+
+
+@dataclass(frozen=True, slots=True)
+class Engine:
+    """What a kind runs on: one backend, the embedder (None when no mode needs vectors) and the
+    modes this backend can run."""
+
+    backend: Backend
+    embedder: TextEmbedder | None
+    modes: tuple[Mode, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Step:
+    """One finished progress unit: the item it was and its results (one per mode, or per turn)."""
+
+    item_id: str
+    results: Sequence[Result]
+
+
+@dataclass(frozen=True, slots=True)
+class RunInfo:
+    """What a report says about the run besides its results."""
+
+    backend: BackendInfo
+    modes: tuple[Mode, ...]
+    unsupported: Mapping[Mode, str]
+    """Modes asked for that this backend cannot run, with the reason (reported, never faked)."""
+    settings: Mapping[str, Any]
+    """The settings that produced the numbers, as the report records them."""
+    started_at: str
+    wall_s: float
+    incomplete: str | None = None
+    """Why the run stopped before its last item (its results are what finished)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Scorecard:
+    """A table for the terminal, in plain strings: the CLI draws it and adds nothing."""
+
+    title: str
+    columns: tuple[str, ...]
+    rows: Sequence[Sequence[str]]
+    caption: Sequence[str] = ()
+
+
+@dataclass(frozen=True, slots=True)
+class Report:
+    """What one run of one kind on one backend leaves behind."""
+
+    stem: str
+    """File name stem (`run-embedded`, `run-dataset-locomo-turn`, ...); the writer adds the time."""
+    data: Mapping[str, Any]
+    markdown: str
+    scorecard: Scorecard
+    scores: Mapping[str, ScoreSheet] = field(default_factory=dict)
+    """Per mode, what a baseline freezes and a regression check compares."""
+    gates: Sequence[str] = ()
+    """One line per quality gate the run failed (`--fail-under`, a FAIL grade): exit 1."""
+
+
+class CaseKind(Protocol):
+    """One kind of case, loaded and configured for a run."""
+
+    name: str
+    """The kind's name in reports and baselines (`beliefs`, `haystack`, `lifecycle`, ...)."""
+
+    def total(self, modes: Sequence[Mode]) -> int | None:
+        """Progress units `execute` will yield in these modes; None when unknown before streaming."""
+        ...
+
+    def texts(self) -> Iterable[str]:
+        """Every text vector modes embed (embedded ahead, so a model that cannot load fails first)."""
+        ...
+
+    def execute(self, engine: Engine) -> Iterator[Step]:
+        """Run and judge every item on the engine, yielding each as it finishes; an item's error
+        is its results' error, and the run goes on. Creates only namespaces it drops again."""
+        ...
+
+    def report(self, results: Sequence[Result], run: RunInfo) -> Report:
+        """The run's report from its results (those of an interrupted run too)."""
+        ...

@@ -1,0 +1,54 @@
+"""A project (code base, prose work, folder of documents) as memory records: what ingestion produces.
+
+Records form a tree by `parent` (folder > file > section or symbol) and a graph by `calls` (symbol
+to symbol, from the parsers), so conversation turns can pick a small context and code tasks can
+follow callers and callees. Ingestion is deterministic: the same folder gives the same records.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from enum import StrEnum
+from pathlib import Path
+
+
+class RecordKind(StrEnum):
+    OVERVIEW = "overview"
+    FOLDER = "folder"
+    FILE = "file"
+    SECTION = "section"
+    SYMBOL = "symbol"
+    FACT = "fact"
+    """Something the user stated in a conversation, stored so a later turn can recall it."""
+
+
+@dataclass(frozen=True, slots=True)
+class ProjectRecord:
+    id: str
+    """Stable: the path, plus `#` and the heading path or qualified symbol name below file level."""
+    kind: RecordKind
+    path: str
+    """POSIX path relative to the project root (empty for the overview)."""
+    title: str
+    """Heading text, qualified symbol name, or file/folder name."""
+    text: str
+    parent: str | None = None
+    language: str | None = None
+    calls: tuple[str, ...] = ()
+    """Ids of the symbol records this symbol calls (resolved by name within the project)."""
+    line: int | None = None
+    """First line of a section or symbol in its file (1-based)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Skipped:
+    path: str
+    reason: str
+
+
+@dataclass(frozen=True, slots=True)
+class Project:
+    name: str
+    root: Path
+    records: tuple[ProjectRecord, ...]
+    skipped: tuple[Skipped, ...] = field(default=())
