@@ -114,12 +114,86 @@ def _ensure_vector(conn: Connection[Any], *, create: bool, on_create: Callable[[
         pass  # another session created it at the same moment: not ours to drop
 
 
+def _open(url: str, extension: ExtensionPolicy, on_create: Callable[[int], None] | None) -> Connection[Any]:
+    """An autocommit connection, pgvector's types registered unless `extension` is "skip"."""
+    try:
+        import psycopg
+        from pgvector.psycopg import register_vector
+    except ImportError as exc:
+        raise BackendUnavailable(
+            f"the postgres backend needs the 'postgres' extra ({exc.name} is missing): "
+            "pip install 'memory-retrieval-harness[postgres]'"
+        ) from exc
+    try:
+        conn = psycopg.connect(url, autocommit=True, connect_timeout=10)
+    except psycopg.Error as exc:
+        raise BackendUnavailable(f"cannot connect to postgres: {one_line(exc)}") from exc
+    try:
+        if extension != "skip":
+            _ensure_vector(conn, create=extension == "create", on_create=on_create)
+            register_vector(conn)
+        # Parse once, plan per call: generic plans guess how many rows a term or a filter
+        # selects, and picked plans 10x slower than the custom ones on common terms.
+        conn.execute("SET plan_cache_mode = force_custom_plan")
+    except psycopg.Error as exc:
+        conn.close()
+        raise BackendUnavailable(f"postgres session setup failed: {one_line(exc)}") from exc
+    except BaseException:
+        conn.close()
+        raise
+    return conn
+
+
+class _Session:
+    """The backend's one connection, shared with its indexes.
+
+    The CLI's SIGINT and SIGTERM raise from a signal handler, often while psycopg waits for a
+    reply. psycopg cancels the query only on KeyboardInterrupt: after any other exception the
+    connection stays busy and every later command on it fails, so a run's clean-up could not drop
+    what it created on a user's server. `for_cleanup` cancels such an abandoned query and
+    reconnects; `close` cancels it too, so it does not go on running on the server.
+    """
+
+    def __init__(self, conn: Connection[Any], url: str):
+        self.conn = conn
+        self._url = url
+
+    def _abandoned(self) -> bool:
+        from psycopg.pq import TransactionStatus
+
+        return self.conn.pgconn.transaction_status == TransactionStatus.ACTIVE
+
+    def for_cleanup(self) -> Connection[Any]:
+        if self._abandoned():
+            self.close()
+            self.conn = _open(self._url, "skip", None)
+            if self.conn.execute("SELECT 1 FROM pg_extension WHERE extname = 'vector'").fetchone():
+                from pgvector.psycopg import register_vector
+
+                register_vector(self.conn)
+        return self.conn
+
+    def close(self) -> None:
+        import psycopg
+
+        if not self.conn.closed and self._abandoned():
+            try:
+                self.conn.cancel()
+            except psycopg.Error:
+                pass  # the server is gone: nothing runs there any more
+        self.conn.close()
+
+
 class PostgresIndex:
-    def __init__(self, conn: Connection[Any], namespace: str, spec: IndexSpec):
-        self._conn = conn
+    def __init__(self, session: _Session, namespace: str, spec: IndexSpec):
+        self._session = session
         self._s = _schema(namespace)
         self._spec = spec
         self._create()
+
+    @property
+    def _conn(self) -> Connection[Any]:
+        return self._session.conn
 
     def _create(self) -> None:
         s, dims = self._s, self._spec.dimensions
@@ -294,7 +368,7 @@ class PostgresIndex:
         return ranked(hits, limit)
 
     def drop(self) -> None:
-        self._conn.execute(f"DROP SCHEMA IF EXISTS {self._s} CASCADE")
+        self._session.for_cleanup().execute(f"DROP SCHEMA IF EXISTS {self._s} CASCADE")
 
 
 class PostgresBackend:
@@ -302,8 +376,12 @@ class PostgresBackend:
 
     name = "postgres"
 
-    def __init__(self, conn: Connection[Any]):
-        self._conn = conn
+    def __init__(self, session: _Session):
+        self._session = session
+
+    @property
+    def _conn(self) -> Connection[Any]:
+        return self._session.conn
 
     @classmethod
     def connect(
@@ -320,47 +398,23 @@ class PostgresBackend:
         creating transaction, so a record of it commits or rolls back with it), "require" it
         (a user's server), or "skip" it (clean-up, which needs no vectors).
         """
-        try:
-            import psycopg
-            from pgvector.psycopg import register_vector
-        except ImportError as exc:
-            raise BackendUnavailable(
-                f"the postgres backend needs the 'postgres' extra ({exc.name} is missing): "
-                "pip install 'memory-retrieval-harness[postgres]'"
-            ) from exc
-        try:
-            conn = psycopg.connect(url, autocommit=True, connect_timeout=10)
-        except psycopg.Error as exc:
-            raise BackendUnavailable(f"cannot connect to postgres: {one_line(exc)}") from exc
-        try:
-            if extension != "skip":
-                _ensure_vector(conn, create=extension == "create", on_create=on_create)
-                register_vector(conn)
-            # Parse once, plan per call: generic plans guess how many rows a term or a filter
-            # selects, and picked plans 10x slower than the custom ones on common terms.
-            conn.execute("SET plan_cache_mode = force_custom_plan")
-        except psycopg.Error as exc:
-            conn.close()
-            raise BackendUnavailable(f"postgres session setup failed: {one_line(exc)}") from exc
-        except BaseException:
-            conn.close()
-            raise
-        return cls(conn)
+        return cls(_Session(_open(url, extension, on_create), url))
 
     def drop_namespace(self, namespace: str) -> None:
         """Remove a namespace by name, e.g. one a killed run left behind."""
-        self._conn.execute(f"DROP SCHEMA IF EXISTS {_schema(namespace)} CASCADE")
+        self._session.for_cleanup().execute(f"DROP SCHEMA IF EXISTS {_schema(namespace)} CASCADE")
 
     def drop_extension(self, oid: int) -> bool:
         """Drop the `vector` extension if it is still the one created with `oid` and nothing
         uses it any more (RESTRICT); False when something still does."""
         import psycopg
 
-        row = self._conn.execute("SELECT oid FROM pg_extension WHERE extname = 'vector'").fetchone()
+        conn = self._session.for_cleanup()
+        row = conn.execute("SELECT oid FROM pg_extension WHERE extname = 'vector'").fetchone()
         if row is None or int(row[0]) != oid:
             return True  # gone already, or replaced by one the harness did not create
         try:
-            self._conn.execute("DROP EXTENSION vector RESTRICT")
+            conn.execute("DROP EXTENSION vector RESTRICT")
         except psycopg.errors.DependentObjectsStillExist:
             return False
         return True
@@ -382,10 +436,10 @@ class PostgresBackend:
         )
 
     def create_index(self, namespace: str, spec: IndexSpec) -> PostgresIndex:
-        return PostgresIndex(self._conn, namespace, spec)
+        return PostgresIndex(self._session, namespace, spec)
 
     def close(self) -> None:
-        self._conn.close()
+        self._session.close()
 
 
 def _connect(url: str | None, options: ConnectOptions) -> PostgresBackend:

@@ -83,12 +83,23 @@ class RecordedBackend:
             self._backend.close()
 
     def _release_extension(self, oid: int) -> None:
+        """Drop it, or say why not: a failure here (a lost server) must not replace the run's own
+        outcome, an interruption included, and the ledger entry stays for `harness down --url`."""
         cleanable: _Cleanable = self._backend  # type: ignore[assignment]
-        if cleanable.drop_extension(oid):
+        server = self._ledger.server
+        try:
+            dropped = cleanable.drop_extension(oid)
+        except Exception as exc:  # noqa: BLE001 - reported in one line; the entry stays
+            self._notice(
+                f"harness: note: could not drop the 'vector' extension this run created on {server}: "
+                f"{one_line(exc)}; `harness down --url` drops it"
+            )
+            return
+        if dropped:
             self._ledger.forget(EXTENSION, "vector")
         else:
             self._notice(
-                f"harness: note: kept the 'vector' extension this run created on {self._ledger.server}: "
+                f"harness: note: kept the 'vector' extension this run created on {server}: "
                 "something else uses it now; `harness down --url` drops it once unused"
             )
 

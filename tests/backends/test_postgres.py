@@ -5,6 +5,7 @@ pipeline agreeing with the embedded reference on the built-in suite."""
 from __future__ import annotations
 
 import math
+import signal
 from collections.abc import Iterator
 
 import numpy as np
@@ -82,6 +83,47 @@ def test_drop_removes_the_schema(backend: PostgresBackend) -> None:
     index.load(contract.CORPUS)
     index.drop()
     assert backend._conn.execute("SELECT count(*) FROM pg_namespace WHERE nspname = 'ns_t'").fetchone() == (0,)
+
+
+class Abandoned(BaseException):
+    """What the CLI's SIGINT/SIGTERM handler raises (`harness.errors.Interrupted`): not a KeyboardInterrupt."""
+
+
+def _abandon_a_query(backend: PostgresBackend) -> None:
+    """A query left mid-way by a signal handler's exception, as Ctrl-C leaves one in a run."""
+
+    def interrupt(_signum: int, _frame: object) -> None:
+        raise Abandoned
+
+    previous = signal.signal(signal.SIGALRM, interrupt)
+    try:
+        signal.setitimer(signal.ITIMER_REAL, 0.3)
+        with pytest.raises(Abandoned):
+            backend._conn.execute("SELECT pg_sleep(30)")
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
+def test_clean_up_works_after_a_signal_abandoned_a_query(server_url) -> None:
+    """psycopg cancels a query only on KeyboardInterrupt: on the CLI's own exception the connection
+    stays busy, and dropping the run's namespaces on it failed, leaving them on the user's server."""
+    url = server_url("postgres")
+    backend = PostgresBackend.connect(url)
+    watcher = PostgresBackend.connect(url)
+    try:
+        index = backend.create_index("abandoned", contract.spec(3))
+        index.load(contract.CORPUS)
+        _abandon_a_query(backend)
+        index.drop()
+        gone = "SELECT count(*) FROM pg_namespace WHERE nspname = 'ns_abandoned'"
+        assert watcher._conn.execute(gone).fetchone() == (0,)
+        sleeping = "SELECT count(*) FROM pg_stat_activity WHERE query = 'SELECT pg_sleep(30)' AND state = 'active'"
+        assert watcher._conn.execute(sleeping).fetchone() == (0,), "the abandoned query must be cancelled"
+        backend.drop_namespace("abandoned")  # and the backend goes on serving clean-up
+    finally:
+        backend.close()
+        watcher.close()
 
 
 def test_info_names_engine_versions_and_scorer(backend: PostgresBackend) -> None:

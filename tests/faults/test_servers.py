@@ -20,10 +20,11 @@ import pytest
 
 from harness.backends.ledger import EXTENSION, NAMESPACE, STATE_DIR_ENV, Ledger
 from harness.backends.provision import start_server
-from harness.backends.recorded import remove_leftovers
+from harness.backends.recorded import RecordedBackend, remove_leftovers
 from harness.containers import ContainerError, docker_client, load_spec, remove_run, start_container
 from harness.containers.labels import RUN
 from harness.containers.network import NETWORK
+from harness.errors import Interrupted
 from tests.containers import conftest as containers
 from tests.containers.conftest import LOCAL_SERVERS, ROOT
 
@@ -405,3 +406,40 @@ def test_a_name_a_live_run_reuses_is_not_dropped(tmp_path: Path, monkeypatch: py
     assert result.removed == []
     assert [e.pid for e, _ in result.kept] == [os.getpid()]
     assert [e.pid for e in Ledger(url).entries()] == [os.getpid()]
+
+
+class _LostServer:
+    """A backend whose server went away: dropping anything fails."""
+
+    name = "postgres"
+    closed = False
+
+    def drop_extension(self, oid: int) -> bool:
+        raise OSError(f"server closed the connection unexpectedly (dropping extension {oid})")
+
+    def close(self) -> None:
+        self.closed = True
+
+
+def test_a_failed_extension_drop_at_the_end_is_a_notice_not_the_runs_outcome(tmp_path: Path) -> None:
+    """An interrupted run whose clean-up fails still ends as interrupted (not with a traceback),
+    says what it left, and keeps the ledger entry that `harness down --url` needs."""
+    ledger = Ledger("postgresql://127.0.0.1:1/db", tmp_path)
+    ledger.record("postgres", EXTENSION, "vector", oid=7)
+    lost, notices = _LostServer(), []
+    backend = RecordedBackend(lost, ledger, notices.append, extension_oid=7)  # type: ignore[arg-type]
+
+    def interrupted_run() -> None:
+        try:
+            raise Interrupted("SIGINT", 130)
+        finally:
+            backend.close()
+
+    with pytest.raises(Interrupted):
+        interrupted_run()
+    assert lost.closed
+    (notice,) = notices
+    assert "could not drop the 'vector' extension" in notice, notice
+    assert "server closed the connection" in notice, notice
+    assert "harness down --url" in notice, notice
+    assert [(e.kind, e.name) for e in ledger.entries()] == [(EXTENSION, "vector")]

@@ -1,0 +1,369 @@
+"""A run with `--url` leaves a server it did not start exactly as it found it (issue 9, section 3).
+
+A container of the test's own stands in for the user's server. It gets foreign data of every kind
+the backend holds, including names that only look like the harness's, and a dump of everything
+on it. Then, through the real CLI in subprocesses: every suite of SUITES in every mode, a run
+interrupted mid-way by SIGINT (it must clean up after itself, or leave only what the ledger names),
+a run killed by SIGKILL (it cannot clean up: the ledger names what it left), and `harness down
+--url`. After each step the dump must be the same, byte for byte, and nothing of the harness's
+may be left once `down --url` ran. One test per server backend named with `--backend` (by
+default the local ones; `--backend atlas` in the Atlas leg of CI).
+"""
+
+from __future__ import annotations
+
+import signal
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any, Protocol
+from urllib.parse import urlsplit
+
+import pytest
+
+from harness.backends.ledger import EXTENSION, NAMESPACE, STATE_DIR_ENV, Ledger
+from harness.backends.provision import start_server
+from harness.containers.runtime import RunningContainer
+from tests.containers import conftest as containers
+from tests.faults.helpers import Watched, harness, start, write_suite
+
+run_id = containers.run_id  # a run id of this test alone; its containers are removed whatever happens
+
+SUITES: tuple[str, ...] = ("builtin",)
+"""The `--suite` specs run on the server, each in every mode; a lifecycle scenario set is one more entry."""
+MODES = ("bm25", "vector", "hybrid")
+"""Every mode: a backend without a vector engine (valkey) reports the others as not run."""
+INTERRUPTED_CASES = 30_000
+"""Enough that no run finishes before the signal (it is sent after 20 cases)."""
+
+Found = set[tuple[str, str]]
+"""(ledger kind, name): what the harness's naming finds on a server, comparable with the ledger."""
+
+
+class Foreign(Protocol):
+    """A user's server: data of its own, a dump of everything, and what follows the harness's naming."""
+
+    def seed(self) -> None: ...
+
+    def dump(self) -> object:
+        """Everything on the server a run could touch, byte for byte where the server allows it."""
+
+    def harness_objects(self) -> Found:
+        """Namespaces (and the postgres extension) as the harness names them, wherever they came from."""
+
+    def close(self) -> None: ...
+
+
+class ForeignPostgres:
+    """Tables with rows, an index, a sequence, views, a function, in `public` and in schemas of the
+    user's own (one named like the harness's, `ns_...`); dumped with the server's own pg_dump."""
+
+    def __init__(self, container: RunningContainer):
+        import psycopg
+
+        self.container = container
+        self.conn = psycopg.connect(container.url, autocommit=True)
+
+    def seed(self) -> None:
+        self.conn.execute(
+            r"""
+            CREATE TABLE public.notes (id int PRIMARY KEY, body text NOT NULL, data bytea,
+                                       at timestamptz DEFAULT '2026-01-01 00:00+00');
+            INSERT INTO public.notes (id, body, data) VALUES (1, 'first', '\x00ff'), (2, 'Zweite Notiz', NULL);
+            CREATE INDEX notes_lower_body ON public.notes (lower(body));
+            CREATE TABLE public.docs (id text PRIMARY KEY, a_user text);
+            INSERT INTO public.docs VALUES ('m-1', 'u-ana');
+            CREATE SEQUENCE public.tickets START 40 INCREMENT 3;
+            SELECT nextval('public.tickets'), nextval('public.tickets');
+            CREATE VIEW public.note_bodies AS SELECT id, upper(body) AS body FROM public.notes;
+            COMMENT ON TABLE public.notes IS 'the user''s own';
+            CREATE SCHEMA app;
+            CREATE TABLE app.events (id bigserial PRIMARY KEY, kind text, payload jsonb, tags text[]);
+            INSERT INTO app.events (kind, payload, tags)
+                VALUES ('start', '{"a": [1, 2.5, null]}', '{x,y}'), ('stop', NULL, '{}');
+            CREATE MATERIALIZED VIEW app.kinds AS SELECT kind, count(*) AS n FROM app.events GROUP BY kind;
+            CREATE FUNCTION app.twice(x int) RETURNS int LANGUAGE sql IMMUTABLE AS 'SELECT x * 2';
+            CREATE SCHEMA ns_not_the_harness;
+            CREATE TABLE ns_not_the_harness.docs (id text PRIMARY KEY, embedding real[]);
+            INSERT INTO ns_not_the_harness.docs VALUES ('looks like the harness''s', '{0.5,-1}');
+            """
+        )
+
+    def dump(self) -> str:
+        """The whole database, schema and data, in pg_dump's stable order (the `\\restrict` key
+        pg_dump draws at random per dump is left out)."""
+        from harness.containers import docker_client
+
+        password = urlsplit(self.container.url).password or ""
+        client = docker_client()
+        try:
+            code, (out, err) = client.containers.get(self.container.name).exec_run(
+                ["pg_dump", "-h", "127.0.0.1", "-U", "harness", "-d", "harness"],
+                environment={"PGPASSWORD": password},
+                demux=True,
+            )
+        finally:
+            client.close()
+        assert code == 0, (err or b"").decode()
+        lines = out.decode().splitlines()
+        return "\n".join(line for line in lines if not line.startswith(("\\restrict", "\\unrestrict")))
+
+    def harness_objects(self) -> Found:
+        rows = self.conn.execute(
+            r"""
+            SELECT 'namespace', substr(nspname, 4) FROM pg_namespace WHERE nspname LIKE 'ns\_%'
+            UNION ALL SELECT 'extension', extname FROM pg_extension WHERE extname = 'vector'
+            """
+        ).fetchall()
+        return {(kind, name) for kind, name in rows}
+
+    def close(self) -> None:
+        self.conn.close()
+
+
+class ForeignRedis:
+    """Keys of every core type (and JSON where the module is there) in two databases, with TTLs,
+    some named like the harness's (`h:{...}:`); a search index of the user's own where the server
+    has the Query Engine. Dumped as every key's DUMP and absolute expiry, and each foreign index's
+    definition and document count."""
+
+    def __init__(self, container: RunningContainer):
+        import redis
+
+        self.url = container.url
+        self.client = redis.Redis.from_url(self.url)
+        self.databases = int(self.client.config_get("databases")["databases"])
+        self.search = bool(self.client.command_list(pattern="ft.create"))
+        self.json = bool(self.client.command_list(pattern="json.set"))
+
+    def _db(self, number: int) -> Any:
+        """A client of database `number` (the URL's path names the database, whatever `db=` says)."""
+        import redis
+
+        return redis.Redis.from_url(urlsplit(self.url)._replace(path=f"/{number}").geturl())
+
+    def seed(self) -> None:
+        for number in (0, 1):
+            c = self._db(number)
+            c.set("app:greeting", b"hello \x00 world \xff")
+            c.set("app:counter", 41)
+            c.incr("app:counter")
+            c.set("app:expiring", "v", ex=86_400)
+            c.hset("app:user:1", mapping={"name": "Ada Lovelace", "role": "admin", "h:{x}:field": "1"})
+            c.hset("app:user:2", mapping={"name": "Grace Hopper", "role": "user"})
+            c.rpush("app:queue", "a", "b", "c")
+            c.sadd("app:tags", "x", "y", *range(200))  # an intset and then a hashtable
+            c.zadd("app:scores", {"ada": 1.5, "bob": 2})
+            c.xadd("app:stream", {"event": "start"}, id="1-1")
+            c.xadd("app:stream", {"event": "stop"}, id="2-1")
+            c.xgroup_create("app:stream", "workers", id="0")
+            c.pfadd("app:visitors", "a", "b")
+            c.setbit("app:bits", 77, 1)
+            c.set("h:{not-the-harness}:doc:1", "a key that only looks like the harness's", px=90_000_000)
+            c.hset("h:{builtin}:docs", "m-1", "looks like a `harness up` namespace")
+            if self.json:
+                c.execute_command("JSON.SET", "app:doc", "$", '{"a": [1, 2.5, {"b": null}], "c": "d"}')
+            c.close()
+        if self.search:
+            self.client.execute_command(
+                "FT.CREATE", "app_users", "ON", "HASH", "PREFIX", 1, "app:user:",
+                "SCHEMA", "name", "TEXT", "role", "TAG",
+            )  # fmt: skip
+            self._wait_indexed("app_users")
+
+    def _wait_indexed(self, index: str) -> None:
+        deadline = time.monotonic() + 30
+        while self._info(index)[b"indexing"] not in (0, b"0") and time.monotonic() < deadline:
+            time.sleep(0.05)
+
+    def _info(self, index: str) -> dict[bytes, Any]:
+        reply = self.client.execute_command("FT.INFO", index)
+        return dict(zip(reply[::2], reply[1::2], strict=True))
+
+    def dump(self) -> dict[str, object]:
+        keys = {}
+        for number in range(self.databases):
+            c = self._db(number)
+            keys[number] = {k: (c.dump(k), c.pexpiretime(k)) for k in c.scan_iter(count=1000)}
+            c.close()
+        found: dict[str, object] = {"keys": keys}
+        if self.search:
+            indexes = sorted(self.client.execute_command("FT._LIST"))
+            wanted = (b"index_definition", b"attributes", b"index_options", b"num_docs")
+            found["indexes"] = {i: {k: v for k, v in self._info(i).items() if k in wanted} for i in indexes}
+        return found
+
+    def harness_objects(self) -> Found:
+        found = set()
+        for key in self.client.scan_iter(match="h:{*}:*", count=1000):
+            found.add((NAMESPACE, key.decode().split("}", 1)[0].removeprefix("h:{")))
+        if self.search:
+            for index in self.client.execute_command("FT._LIST"):
+                if index.startswith(b"h_"):
+                    found.add((NAMESPACE, index.decode().removeprefix("h_")))
+        return found
+
+    def close(self) -> None:
+        self.client.close()
+
+
+class ForeignAtlas:
+    """Another database, and collections of the user's own in the harness's database `harness`,
+    with documents of many BSON types, an index and a search index of their own. Dumped as every
+    collection's raw BSON documents, options (with the collection's UUID), indexes and search
+    index definitions."""
+
+    SYSTEM = ("admin", "config", "local")
+
+    def __init__(self, container: RunningContainer):
+        from pymongo import MongoClient
+
+        self.client: Any = MongoClient(container.url)
+
+    def seed(self) -> None:
+        import datetime
+
+        from bson import Binary, Decimal128, Int64, ObjectId
+
+        events = self.client["app_data"]["events"]
+        events.insert_many(
+            [
+                {"_id": ObjectId("65f000000000000000000001"), "kind": "start", "at": datetime.datetime(2026, 1, 1)},
+                {"_id": ObjectId("65f000000000000000000002"), "blob": Binary(b"\x00\xff"), "n": Int64(7)},
+                {"_id": ObjectId("65f000000000000000000003"), "price": Decimal128("1.10"), "tags": ["x", {"y": None}]},
+            ]
+        )
+        events.create_index([("kind", 1), ("at", -1)], name="kind_at")
+        notes = self.client["harness"]["user_notes"]
+        notes.insert_many([{"_id": "n1", "body": "the user's own note"}, {"_id": "n2", "body": "another one"}])
+        notes.create_index("body", name="body_1")
+        notes.create_search_index(
+            {
+                "name": "notes_search",
+                "definition": {"mappings": {"dynamic": False, "fields": {"body": {"type": "string"}}}},
+            }
+        )
+        self.client["harness"]["dataset_0_turns"].insert_one({"_id": "looks like the harness's"})
+        deadline = time.monotonic() + 180
+        while not all(i.get("queryable") for i in notes.list_search_indexes()):
+            assert time.monotonic() < deadline, "the foreign search index never became queryable"
+            time.sleep(0.5)
+
+    def dump(self) -> dict[str, object]:
+        from bson.codec_options import CodecOptions
+        from bson.raw_bson import RawBSONDocument
+
+        raw: CodecOptions[RawBSONDocument] = CodecOptions(document_class=RawBSONDocument)
+        found: dict[str, object] = {}
+        for database in sorted(set(self.client.list_database_names()) - set(self.SYSTEM)):
+            db = self.client[database]
+            for listed in sorted(db.list_collections(), key=lambda c: c["name"]):
+                name = listed["name"]
+                collection = db.get_collection(name, codec_options=raw)
+                found[f"{database}.{name}"] = {
+                    "listed": dict(listed),
+                    "documents": [d.raw for d in collection.find({}, sort=[("_id", 1)])],
+                    "indexes": sorted((dict(i) for i in db[name].list_indexes()), key=lambda i: i["name"]),
+                    "search": sorted(
+                        ((i["name"], i.get("type"), i.get("latestDefinition")) for i in db[name].list_search_indexes()),
+                        key=str,
+                    ),
+                }
+        return found
+
+    def harness_objects(self) -> Found:
+        return {(NAMESPACE, name) for name in self.client["harness"].list_collection_names()}
+
+    def close(self) -> None:
+        self.client.close()
+
+
+def foreign(backend: str, container: RunningContainer) -> Foreign:
+    if backend == "postgres":
+        return ForeignPostgres(container)
+    if backend == "atlas":
+        return ForeignAtlas(container)
+    return ForeignRedis(container)
+
+
+@pytest.fixture
+def user_server(any_server: str, run_id: str) -> Iterator[tuple[RunningContainer, Foreign]]:
+    """The user's server: a container of this test's own with foreign data seeded."""
+    _, container = start_server(any_server, run_id)
+    server = foreign(any_server, container)
+    try:
+        server.seed()
+        yield container, server
+    finally:
+        server.close()
+        container.stop()
+
+
+def wait_until_written(run: Any, ledger: Ledger, server: Foreign, decoys: Found) -> Found:
+    """Once a namespace the run recorded exists on the server: what of the harness's is there."""
+    deadline = time.monotonic() + 180
+    while time.monotonic() < deadline:
+        assert run.poll() is None, f"the run ended (rc {run.returncode}) before it could be stopped"
+        recorded = {(e.kind, e.name) for e in ledger.entries()}
+        there = server.harness_objects() - decoys
+        if {n for n in there if n[0] == NAMESPACE} & recorded:
+            return there
+        time.sleep(0.02)
+    raise AssertionError("no namespace of the run appeared on the server within 180 s")
+
+
+def test_a_url_run_leaves_the_servers_own_data_as_it_found_it(
+    any_server: str, user_server: tuple[RunningContainer, Foreign], tmp_path: Path
+) -> None:
+    container, server = user_server
+    url, backend = container.url, any_server
+    state, out = tmp_path / "state", tmp_path / "reports"
+    ledger = Ledger(url, state)
+    extension = ["--allow-extension"] if backend == "postgres" else []
+    ledgered = {STATE_DIR_ENV: str(state)}
+    before, decoys = server.dump(), server.harness_objects()
+    assert decoys, "the seed names some of its own data like the harness's"
+    assert (EXTENSION, "vector") not in decoys, "the extension must be the run's to create"
+
+    def unchanged(after: str) -> None:
+        assert server.harness_objects() - decoys == set(), f"the harness left things {after}"
+        assert ledger.entries() == [], f"ledger entries remain {after}"
+        assert server.dump() == before, f"the server's own data changed {after}"
+
+    # (a) every suite in every mode, through the CLI
+    modes = [arg for m in MODES for arg in ("-m", m)]
+    for spec in SUITES:
+        args = ("run", "-b", backend, "--url", url, "-s", spec, *modes, *extension, "--out", str(out))
+        done = harness(*args, cwd=tmp_path, timeout=900, **ledgered)
+        assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+        unchanged(f"after `run -s {spec}`")
+
+    # (b) SIGINT mid-way: the run drops what it created; what it could not is in the ledger
+    big = write_suite(tmp_path / "big", INTERRUPTED_CASES, memories=200)
+    args = ("run", "-b", backend, "--url", url, "-s", str(big), "-m", "bm25", *extension, "--out", str(out))
+    with Watched(*args, cwd=tmp_path, **ledgered) as run:
+        run.wait_progress("cases", 20)
+        assert wait_until_written(run.process, ledger, server, decoys), "the run must have created something"
+        run.process.send_signal(signal.SIGINT)
+        assert run.finish() == 130, run.stderr[-3000:]
+    left = server.harness_objects() - decoys
+    recorded = {(e.kind, e.name) for e in ledger.leftovers()}
+    assert left <= recorded, f"after SIGINT, {sorted(left - recorded)} is on the server and not in the ledger"
+
+    # (c) SIGKILL: nothing can be cleaned up, the ledger names it all
+    killed = start(*args, cwd=tmp_path, **ledgered)
+    try:
+        wait_until_written(killed, ledger, server, decoys)
+    finally:
+        killed.kill()
+        killed.communicate(timeout=60)
+    left, entries = server.harness_objects() - decoys, ledger.leftovers()
+    recorded = {(e.kind, e.name) for e in entries}
+    assert left, "the killed run must have left something on the server (else this proves nothing)"
+    assert left <= recorded, f"after SIGKILL, {sorted(left - recorded)} is on the server and not in the ledger"
+
+    # (d) `harness down --url` removes exactly what the ledger names
+    down = harness("down", "--url", url, cwd=tmp_path, **ledgered)
+    assert down.returncode == 0, down.stdout + down.stderr
+    assert f"removed {len(entries)} leftover(s)" in down.stdout, down.stdout
+    unchanged("after SIGINT, SIGKILL and `down --url`")
