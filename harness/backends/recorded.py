@@ -72,8 +72,23 @@ class RecordedBackend:
         return self._backend.info()
 
     def create_index(self, namespace: str, spec: IndexSpec) -> RecordedIndex:
+        """A creation that fails or is interrupted half-way (a signal mid-DDL, Atlas without
+        mongot) is undone here: nobody else holds the namespace to drop it."""
         self._ledger.record(self.name, NAMESPACE, namespace)
-        return RecordedIndex(self._backend.create_index(namespace, spec), self._ledger, namespace)
+        try:
+            index = self._backend.create_index(namespace, spec)
+        except BaseException:
+            self._undo(namespace)
+            raise
+        return RecordedIndex(index, self._ledger, namespace)
+
+    def _undo(self, namespace: str) -> None:
+        cleanable: _Cleanable = self._backend  # type: ignore[assignment]
+        try:
+            cleanable.drop_namespace(namespace)
+        except Exception:  # noqa: BLE001 - the creation's own error is the one to report; the entry stays
+            return
+        self._ledger.forget(NAMESPACE, namespace)
 
     def close(self) -> None:
         try:

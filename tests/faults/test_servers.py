@@ -18,6 +18,7 @@ from urllib.parse import urlsplit
 import docker
 import pytest
 
+from harness.backends.base import IndexSpec
 from harness.backends.ledger import EXTENSION, NAMESPACE, STATE_DIR_ENV, Ledger
 from harness.backends.provision import start_server
 from harness.backends.recorded import RecordedBackend, remove_leftovers
@@ -443,3 +444,29 @@ def test_a_failed_extension_drop_at_the_end_is_a_notice_not_the_runs_outcome(tmp
     assert "server closed the connection" in notice, notice
     assert "harness down --url" in notice, notice
     assert [(e.kind, e.name) for e in ledger.entries()] == [(EXTENSION, "vector")]
+
+
+class _HalfCreating:
+    """A backend whose index creation fails half-way (Atlas without mongot; a signal mid-DDL)."""
+
+    name = "atlas"
+
+    def __init__(self) -> None:
+        self.on_server: set[str] = set()
+
+    def create_index(self, namespace: str, spec: object) -> None:  # noqa: ARG002 - the protocol's signature
+        self.on_server.add(namespace)
+        raise Interrupted("SIGTERM", 143)
+
+    def drop_namespace(self, namespace: str) -> None:
+        self.on_server.discard(namespace)
+
+
+def test_a_namespace_whose_creation_failed_half_way_is_dropped_and_forgotten(tmp_path: Path) -> None:
+    ledger = Ledger("mongodb://127.0.0.1:1", tmp_path)
+    engine = _HalfCreating()
+    backend = RecordedBackend(engine, ledger, print)  # type: ignore[arg-type]
+    with pytest.raises(Interrupted):
+        backend.create_index("h0123456789ab", IndexSpec({"name": 1.0}))
+    assert engine.on_server == set()
+    assert ledger.entries() == []
