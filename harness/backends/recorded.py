@@ -1,11 +1,15 @@
 """Runs on a server the harness did not start (`--url`): every namespace recorded in the ledger.
 
 The recording wraps the backend, so suite runs and dataset runs (anything that goes through
-`create_index` and `drop`) are covered without knowing about it.
+`create_index` and `drop`) are covered without knowing about it. It also gives every namespace
+this run's own suffix: callers may ask for fixed names (`dataset_0_turns`), and creating a
+namespace replaces one of that name, which on a shared server may be another run's, or the
+user's own data under a name that happens to match.
 """
 
 from __future__ import annotations
 
+import uuid
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
@@ -53,7 +57,8 @@ class RecordedIndex:
 
 
 class RecordedBackend:
-    """A backend whose namespaces are in the ledger from before they exist until they are dropped.
+    """A backend whose namespaces are in the ledger from before they exist until they are dropped,
+    each named as asked plus this run's suffix (`_` and 8 hex digits).
 
     `extension_oid`: the postgres `vector` extension this run created (recorded too); `close`
     drops it unless something still uses it, which `notice` then reports.
@@ -66,6 +71,7 @@ class RecordedBackend:
         self._ledger = ledger
         self._notice = notice
         self._extension_oid = extension_oid
+        self._suffix = f"_{uuid.uuid4().hex[:8]}"
         self.name = backend.name
 
     def info(self) -> BackendInfo:
@@ -74,6 +80,7 @@ class RecordedBackend:
     def create_index(self, namespace: str, spec: IndexSpec) -> RecordedIndex:
         """A creation that fails or is interrupted half-way (a signal mid-DDL, Atlas without
         mongot) is undone here: nobody else holds the namespace to drop it."""
+        namespace += self._suffix
         self._ledger.record(self.name, NAMESPACE, namespace)
         try:
             index = self._backend.create_index(namespace, spec)

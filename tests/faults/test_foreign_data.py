@@ -13,6 +13,7 @@ default the local ones; `--backend atlas` in the Atlas leg of CI).
 from __future__ import annotations
 
 import difflib
+import json
 import signal
 import time
 from collections.abc import Iterator
@@ -26,12 +27,17 @@ from harness.backends.ledger import EXTENSION, NAMESPACE, STATE_DIR_ENV, Ledger
 from harness.backends.provision import start_server
 from harness.containers.runtime import RunningContainer
 from tests.containers import conftest as containers
+from tests.datasets.builders import longmemeval_records
 from tests.faults.helpers import Watched, harness, start, write_suite
 
 run_id = containers.run_id  # a run id of this test alone; its containers are removed whatever happens
 
 SUITES: tuple[str, ...] = ("builtin",)
 """The `--suite` specs run on the server, each in every mode; a lifecycle scenario set is one more entry."""
+DATASETS: tuple[tuple[str, ...], ...] = (("--dataset", "longmemeval-s", "-m", "bm25", "--granularity", "session"),)
+"""Dataset runs (on a small file written here); bm25 alone, since the other modes need a model."""
+TAKEN = "dataset_0_sessions"
+"""A name of the user's own that the first haystack of a session-level dataset run is also named."""
 MODES = ("bm25", "vector", "hybrid")
 """Every mode: a backend without a vector engine (valkey) reports the others as not run."""
 INTERRUPTED_CASES = 30_000
@@ -89,6 +95,7 @@ class ForeignPostgres:
             INSERT INTO ns_not_the_harness.docs VALUES ('looks like the harness''s', '{0.5,-1}');
             """
         )
+        self.conn.execute(f"CREATE SCHEMA ns_{TAKEN}; CREATE TABLE ns_{TAKEN}.docs AS SELECT 'the user''s' AS id")
 
     def dump(self) -> str:
         """The whole database, schema and data, in pg_dump's stable order (the `\\restrict` key
@@ -162,6 +169,8 @@ class ForeignRedis:
             c.setbit("app:bits", 77, 1)
             c.set("h:{not-the-harness}:doc:1", "a key that only looks like the harness's", px=90_000_000)
             c.hset("h:{builtin}:docs", "m-1", "looks like a `harness up` namespace")
+            c.sadd(f"h:{{{TAKEN}}}:docs", "the user's")
+            c.hset(f"h:{{{TAKEN}}}:doc:m-1", "f:name", "the user's")
             if self.json:
                 c.execute_command("JSON.SET", "app:doc", "$", '{"a": [1, 2.5, {"b": null}], "c": "d"}')
             c.close()
@@ -244,7 +253,7 @@ class ForeignAtlas:
                 "definition": {"mappings": {"dynamic": False, "fields": {"body": {"type": "string"}}}},
             }
         )
-        self.client["harness"]["dataset_0_turns"].insert_one({"_id": "looks like the harness's"})
+        self.client["harness"][TAKEN].insert_one({"_id": "looks like the harness's"})
         deadline = time.monotonic() + 180
         while not all(i.get("queryable") for i in notes.list_search_indexes()):
             assert time.monotonic() < deadline, "the foreign search index never became queryable"
@@ -355,6 +364,14 @@ def test_a_url_run_leaves_the_servers_own_data_as_it_found_it(
         done = harness(*args, cwd=tmp_path, timeout=900, **ledgered)
         assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
         unchanged(f"after `run -s {spec}`")
+
+    data = tmp_path / "longmemeval.json"
+    data.write_text(json.dumps(longmemeval_records()), encoding="utf-8")
+    for dataset in DATASETS:
+        done = harness("run", "-b", backend, "--url", url, *dataset, "--file", str(data), *extension, "--out", str(out),
+                       cwd=tmp_path, **ledgered)  # fmt: skip
+        assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+        unchanged(f"after `run {' '.join(dataset)}`")
 
     # (b) SIGINT mid-way: the run drops everything it created before it exits
     big = write_suite(tmp_path / "big", INTERRUPTED_CASES, memories=200)

@@ -470,3 +470,28 @@ def test_a_namespace_whose_creation_failed_half_way_is_dropped_and_forgotten(tmp
         backend.create_index("h0123456789ab", IndexSpec({"name": 1.0}))
     assert engine.on_server == set()
     assert ledger.entries() == []
+
+
+class _Naming:
+    """A backend that only notes the names it is asked to create."""
+
+    name = "redis"
+
+    def __init__(self) -> None:
+        self.created: list[str] = []
+
+    def create_index(self, namespace: str, spec: object) -> object:  # noqa: ARG002 - the protocol's signature
+        self.created.append(namespace)
+        return object()
+
+
+def test_two_url_runs_asking_for_one_name_get_namespaces_of_their_own(tmp_path: Path) -> None:
+    """A dataset run asks for fixed names (`dataset_0_turns`): two runs on one server, or a user's
+    own data of that name, must never be replaced by another run's namespace."""
+    ledger, engine = Ledger("redis://127.0.0.1:1/0", tmp_path), _Naming()
+    for _ in range(2):
+        RecordedBackend(engine, ledger, print).create_index("dataset_0_turns", IndexSpec({"name": 1.0}))  # type: ignore[arg-type]
+    first, second = engine.created
+    assert first != second
+    assert all(name.startswith("dataset_0_turns_") for name in engine.created)
+    assert sorted(e.name for e in ledger.entries()) == sorted(engine.created)
