@@ -69,6 +69,17 @@ def _schema(namespace: str) -> str:
     return f'"ns_{namespace}"'
 
 
+_TABLES = ("docs", "terms", "vocab", "stats")
+
+
+def _drop(schema: str) -> str:
+    """The namespace's own tables (their indexes go with them), then the schema, never CASCADE:
+    an object of someone else's that depends on them (a view over `docs`) or sits in the schema
+    makes the drop fail rather than disappear with it."""
+    tables = ", ".join(f"{schema}.{table}" for table in _TABLES)
+    return f"DROP TABLE IF EXISTS {tables} RESTRICT; DROP SCHEMA IF EXISTS {schema} RESTRICT"
+
+
 _COLUMN_TYPES = {AttributeType.KEYWORD: "text", AttributeType.KEYWORDS: "text[]", AttributeType.BOOLEAN: "boolean"}
 
 
@@ -212,7 +223,7 @@ class PostgresIndex:
         )
         self._conn.execute(
             f"""
-            DROP SCHEMA IF EXISTS {s} CASCADE;
+            {_drop(s)};
             CREATE SCHEMA {s};
             CREATE TABLE {s}.docs (id text PRIMARY KEY{attributes}{embedding});
             {gin}
@@ -368,7 +379,7 @@ class PostgresIndex:
         return ranked(hits, limit)
 
     def drop(self) -> None:
-        self._session.for_cleanup().execute(f"DROP SCHEMA IF EXISTS {self._s} CASCADE")
+        self._session.for_cleanup().execute(_drop(self._s))
 
 
 class PostgresBackend:
@@ -402,7 +413,7 @@ class PostgresBackend:
 
     def drop_namespace(self, namespace: str) -> None:
         """Remove a namespace by name, e.g. one a killed run left behind."""
-        self._session.for_cleanup().execute(f"DROP SCHEMA IF EXISTS {_schema(namespace)} CASCADE")
+        self._session.for_cleanup().execute(_drop(_schema(namespace)))
 
     def drop_extension(self, oid: int) -> bool:
         """Drop the `vector` extension if it is still the one created with `oid` and nothing

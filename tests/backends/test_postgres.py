@@ -126,6 +126,26 @@ def test_clean_up_works_after_a_signal_abandoned_a_query(server_url) -> None:
         watcher.close()
 
 
+def test_drop_never_takes_someone_elses_objects_with_it(backend: PostgresBackend) -> None:
+    """CASCADE would drop a view of the user's over the namespace's tables too; the drop must
+    fail instead (the namespace stays in the `--url` ledger), and succeed once the view is gone."""
+    import psycopg
+
+    index = backend.create_index("watched", contract.spec())
+    index.load(contract.CORPUS)
+    backend._conn.execute('CREATE VIEW public.watching AS SELECT id FROM "ns_watched".docs')
+    try:
+        with pytest.raises(psycopg.errors.DependentObjectsStillExist):
+            index.drop()
+        with pytest.raises(psycopg.errors.DependentObjectsStillExist):
+            backend.drop_namespace("watched")
+        assert backend._conn.execute("SELECT count(*) FROM public.watching").fetchone() == (len(contract.CORPUS),)
+    finally:
+        backend._conn.execute("DROP VIEW public.watching")
+    index.drop()
+    assert backend._conn.execute("SELECT count(*) FROM pg_namespace WHERE nspname = 'ns_watched'").fetchone() == (0,)
+
+
 def test_info_names_engine_versions_and_scorer(backend: PostgresBackend) -> None:
     info = backend.info()
     assert info.backend == "postgres"
