@@ -16,6 +16,7 @@ import difflib
 import json
 import signal
 import time
+import uuid
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, Protocol
@@ -26,11 +27,9 @@ import pytest
 from harness.backends.ledger import EXTENSION, NAMESPACE, STATE_DIR_ENV, Ledger
 from harness.backends.provision import start_server
 from harness.containers.runtime import RunningContainer
-from tests.containers import conftest as containers
+from tests.containers.conftest import require_docker_or_skip
 from tests.datasets.builders import longmemeval_records
 from tests.faults.helpers import Watched, harness, start, write_suite
-
-run_id = containers.run_id  # a run id of this test alone; its containers are removed whatever happens
 
 SUITES: tuple[str, ...] = ("builtin",)
 """The `--suite` specs run on the server, each in every mode; a lifecycle scenario set is one more entry."""
@@ -224,6 +223,7 @@ class ForeignAtlas:
     index definitions."""
 
     SYSTEM = ("admin", "config", "local")
+    """The server's own databases, and (by prefix `__`) mongot's catalog, which search indexes change."""
 
     def __init__(self, container: RunningContainer):
         from pymongo import MongoClient
@@ -265,7 +265,8 @@ class ForeignAtlas:
 
         raw: CodecOptions[RawBSONDocument] = CodecOptions(document_class=RawBSONDocument)
         found: dict[str, object] = {}
-        for database in sorted(set(self.client.list_database_names()) - set(self.SYSTEM)):
+        databases = [d for d in self.client.list_database_names() if d not in self.SYSTEM and not d.startswith("__")]
+        for database in sorted(databases):
             db = self.client[database]
             for listed in sorted(db.list_collections(), key=lambda c: c["name"]):
                 name = listed["name"]
@@ -297,16 +298,24 @@ def foreign(backend: str, container: RunningContainer) -> Foreign:
 
 
 @pytest.fixture
-def user_server(any_server: str, run_id: str) -> Iterator[tuple[RunningContainer, Foreign]]:
-    """The user's server: a container of this test's own with foreign data seeded."""
-    _, container = start_server(any_server, run_id)
-    server = foreign(any_server, container)
+def user_server(any_server: str) -> Iterator[tuple[RunningContainer, Foreign]]:
+    """The user's server: a container of this test's own with foreign data seeded. Whichever image
+    the harness would run (a local build, else the registry's: CI's legs run the official images,
+    so redis there has the Query Engine and JSON); building local images here would change that."""
+    from harness.containers import remove_run
+
+    require_docker_or_skip()
+    run = f"test-{uuid.uuid4().hex[:10]}"
     try:
-        server.seed()
-        yield container, server
+        _, container = start_server(any_server, run)
+        server = foreign(any_server, container)
+        try:
+            server.seed()
+            yield container, server
+        finally:
+            server.close()
     finally:
-        server.close()
-        container.stop()
+        remove_run(run)
 
 
 def changes(before: object, after: object, path: str = "") -> list[str]:
