@@ -18,7 +18,6 @@ import sys
 import threading
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 from urllib.parse import urlsplit
@@ -44,7 +43,7 @@ from harness.errors import BackendUnavailable, HarnessError, Interrupted
 from harness.evaluation import runner
 from harness.evaluation.embedders import dataset_embedder, embed_ahead, suite_embedder
 from harness.evaluation.kind import CaseKind, Scorecard
-from harness.evaluation.kinds.beliefs import BeliefKind, Plan
+from harness.evaluation.kinds import KindOptions, kinds_for
 from harness.evaluation.model_check import load_model
 from harness.models.haystack import Granularity
 from harness.pipeline import Mode, PipelineSettings
@@ -238,17 +237,17 @@ def run(
 
         selection = open_selection(dataset, file, limit=limit, sample=sample, seed=seed, shard=part)
         return _run_dataset(request, where, backends, selection, granularity, model, device, dry_run)
-    suites = [load_suite(s) for s in suite]
-    if part is not None:
-        suites = [
-            replace(s, static_cases=part.keep(s.static_cases), session_cases=part.keep(s.session_cases)) for s in suites
-        ]
-    plan = Plan(suites, modes, _settings(fields), limit)
-    embedder = suite_embedder(model, device) if plan.needs_vectors else None
-    kind = BeliefKind(plan, fail_under, model, part)
+    options = KindOptions(modes, _settings(fields), limit, fail_under, model, part)
+    kinds = kinds_for(suite, options)
+    needs_vectors = any(m.needs_vectors for m in modes)
+    embedder = suite_embedder(model, device) if needs_vectors else None
     if embedder is not None:
-        embed_ahead(kind, embedder)
-    return max(_run_kind(name, kind, embedder, request, *where) for name in backends)
+        for kind in kinds:
+            embed_ahead(kind, embedder)
+    codes = [_run_kind(backends[0], kind, embedder, request, *where) for kind in kinds]
+    for name in backends[1:]:  # a kind may keep state for its report: a fresh one per backend
+        codes += [_run_kind(name, kind, embedder, request, *where) for kind in kinds_for(suite, options)]
+    return max(codes)
 
 
 def _run_dataset(
