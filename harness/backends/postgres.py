@@ -48,6 +48,7 @@ from harness.messages import one_line
 
 if TYPE_CHECKING:
     from psycopg import Connection
+    from psycopg.pq import TransactionStatus
 
 LEXICAL_SCORER = (
     f"sql bm25 per field, k1={BM25_K1} b={BM25_B}, idf=ln(1+(N-n+0.5)/(n+0.5)), "
@@ -169,13 +170,17 @@ class _Session:
         self.conn = conn
         self._url = url
 
-    def _abandoned(self) -> bool:
+    def _status(self) -> TransactionStatus:
         from psycopg.pq import TransactionStatus
 
-        return self.conn.pgconn.transaction_status == TransactionStatus.ACTIVE
+        return TransactionStatus.UNKNOWN if self.conn.closed else self.conn.pgconn.transaction_status
 
     def for_cleanup(self) -> Connection[Any]:
-        if self._abandoned():
+        """The connection if it is idle (clean-up never runs inside a transaction), else a new one:
+        after an abandoned query (ACTIVE) or a broken connection (UNKNOWN)."""
+        from psycopg.pq import TransactionStatus
+
+        if self._status() != TransactionStatus.IDLE:
             self.close()
             self.conn = _open(self._url, "skip", None)
             if self.conn.execute("SELECT 1 FROM pg_extension WHERE extname = 'vector'").fetchone():
@@ -186,8 +191,9 @@ class _Session:
 
     def close(self) -> None:
         import psycopg
+        from psycopg.pq import TransactionStatus
 
-        if not self.conn.closed and self._abandoned():
+        if self._status() == TransactionStatus.ACTIVE:
             try:
                 self.conn.cancel()
             except psycopg.Error:
