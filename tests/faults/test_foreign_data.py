@@ -2,12 +2,12 @@
 
 A container of the test's own stands in for the user's server. It gets foreign data of every kind
 the backend holds, including names that only look like the harness's, and a dump of everything
-on it. Then, through the real CLI in subprocesses: every suite of SUITES in every mode, a run
-interrupted mid-way by SIGINT (it must drop what it created before it exits), a run killed by
-SIGKILL (it cannot: the ledger must name all it left), and `harness down --url`. After each run
-but the killed one, and after `down --url`, the dump must be the same byte for byte and nothing
-of the harness's may be on the server or in the ledger. One test per server backend named with `--backend` (by
-default the local ones; `--backend atlas` in the Atlas leg of CI).
+on it. Then, through the real CLI in subprocesses: every suite of SUITES in every mode, a dataset
+run, runs interrupted mid-way by SIGINT and SIGTERM (each must drop what it created before it
+exits), a run killed by SIGKILL (it cannot: the ledger must name all it left), and `harness down
+--url`. After each run but the killed one, and after `down --url`, the dump must be the same byte
+for byte and nothing of the harness's may be on the server or in the ledger. One test per server
+backend named with `--backend` (by default the local ones; `--backend atlas` in CI's Atlas leg).
 """
 
 from __future__ import annotations
@@ -382,15 +382,16 @@ def test_a_url_run_leaves_the_servers_own_data_as_it_found_it(
         assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
         unchanged(f"after `run {' '.join(dataset)}`")
 
-    # (b) SIGINT mid-way: the run drops everything it created before it exits
+    # (b) SIGINT or SIGTERM mid-way: the run drops everything it created before it exits
     big = write_suite(tmp_path / "big", INTERRUPTED_CASES, memories=200)
     args = ("run", "-b", backend, "--url", url, "-s", str(big), "-m", "bm25", *extension, "--out", str(out))
-    with Watched(*args, cwd=tmp_path, **ledgered) as run:
-        run.wait_progress("cases", 20)
-        assert wait_until_written(run.process, ledger, server, decoys), "the run must have created something"
-        run.process.send_signal(signal.SIGINT)
-        assert run.finish() == 130, run.stderr[-3000:]
-    unchanged("after a run interrupted by SIGINT")
+    for sig in (signal.SIGINT, signal.SIGTERM):
+        with Watched(*args, cwd=tmp_path, **ledgered) as run:
+            run.wait_progress("cases", 20)
+            assert wait_until_written(run.process, ledger, server, decoys), "the run must have created something"
+            run.process.send_signal(sig)
+            assert run.finish() == 128 + sig, run.stderr[-3000:]
+        unchanged(f"after a run interrupted by {sig.name}")
 
     # (c) SIGKILL: nothing can be cleaned up, the ledger names it all
     killed = start(*args, cwd=tmp_path, **ledgered)
