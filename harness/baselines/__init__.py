@@ -5,7 +5,7 @@ Generic over every kind of case through `ScoreSheet`: `store` keeps the committe
 """
 
 from harness.baselines.compare import DEFAULT_TOLERANCE, Change, Comparison, Scope, Verdict, compare
-from harness.baselines.gate import Checked, FreezeResult, check, freeze
+from harness.baselines.gate import Checked, FreezeResult, GateResult, check, freeze, run_gate
 from harness.baselines.key import BaselineKey, slug
 from harness.baselines.store import BadBaseline, Baseline, BaselineStore, MissingBaseline, default_root
 
@@ -19,6 +19,7 @@ __all__ = [
     "Checked",
     "Comparison",
     "FreezeResult",
+    "GateResult",
     "MissingBaseline",
     "Scope",
     "Verdict",
@@ -26,5 +27,6 @@ __all__ = [
     "compare",
     "default_root",
     "freeze",
+    "run_gate",
     "slug",
 ]

@@ -134,3 +134,31 @@ def _entry(event: str, key: BaselineKey, scores: ScoreSheet, settings: Mapping[s
 def _changed(comparison: Comparison) -> dict[str, list[str]]:
     """The items of each verdict, by label: the history keeps what moved, not every case."""
     return {verdict.value: [c.label() for c in comparison.having(verdict)] for verdict in Verdict}
+
+
+@dataclass(frozen=True, slots=True)
+class GateResult:
+    """What freezing or checking a whole run did: the lines to print, and the keys whose check failed."""
+
+    lines: list[str]
+    failed: list[BaselineKey]
+
+
+def run_gate(
+    store: BaselineStore,
+    sheets: Mapping[BaselineKey, ScoreSheet],
+    settings: Mapping[str, Any],
+    *,
+    freeze_run: bool,
+    tolerance: float = DEFAULT_TOLERANCE,
+) -> GateResult:
+    """Freeze every sheet of a run, or check each against its baseline. A check reads every
+    baseline first, so one that is missing or bad is an error before any history is written."""
+    if freeze_run:
+        return GateResult(
+            [line for key, sheet in sheets.items() for line in freeze(store, key, sheet, settings).lines()], []
+        )
+    for key in sheets:
+        store.load(key)
+    checks = [check(store, key, sheet, settings, tolerance) for key, sheet in sheets.items()]
+    return GateResult([line for c in checks for line in c.lines()], [c.key for c in checks if not c.passed])

@@ -8,7 +8,17 @@ from pathlib import Path
 import pytest
 
 from harness import __version__
-from harness.baselines import BadBaseline, BaselineKey, BaselineStore, MissingBaseline, check, freeze, history, slug
+from harness.baselines import (
+    BadBaseline,
+    BaselineKey,
+    BaselineStore,
+    MissingBaseline,
+    check,
+    freeze,
+    history,
+    run_gate,
+    slug,
+)
 from harness.models.scoresheet import CaseScore, ScoreSheet
 
 KEY = BaselineKey("builtin", "embedded", "bm25")
@@ -147,3 +157,30 @@ def test_a_baseline_in_another_keys_file_is_refused(tmp_path: Path) -> None:
     store.path(other).write_bytes(store.path(KEY).read_bytes())
     with pytest.raises(BadBaseline, match="holds builtin / embedded / bm25"):
         store.load(other)
+
+
+def test_a_run_gate_checks_every_sheet_and_lists_the_failed_keys(tmp_path: Path) -> None:
+    store = BaselineStore(tmp_path)
+    vector = BaselineKey("builtin", "embedded", "vector")
+    frozen = run_gate(store, {KEY: SHEET, vector: SHEET}, SETTINGS, freeze_run=True)
+    assert frozen.failed == []
+    assert [line.split(":")[0] for line in frozen.lines] == [f"baseline {KEY}", f"baseline {vector}"]
+    worse = ScoreSheet({"pass_rate": 0.9, "recall": 0.75}, SHEET.categories, SHEET.cases)
+    checked = run_gate(store, {KEY: SHEET, vector: worse}, SETTINGS, freeze_run=False)
+    assert checked.failed == [vector]
+    assert checked.lines == [
+        checked.lines[0],
+        checked.lines[1],
+        "  regressed  overall pass_rate: 1.0000 -> 0.9000",
+    ]
+    assert checked.lines[0].startswith(f"baseline {KEY}: passed")
+    assert checked.lines[1].startswith(f"baseline {vector}: FAILED")
+
+
+def test_a_run_gate_with_one_missing_baseline_checks_nothing(tmp_path: Path) -> None:
+    store = BaselineStore(tmp_path)
+    freeze(store, KEY, SHEET, SETTINGS)
+    hybrid = BaselineKey("builtin", "embedded", "hybrid")
+    with pytest.raises(MissingBaseline, match="builtin / embedded / hybrid"):
+        run_gate(store, {KEY: SHEET, hybrid: SHEET}, SETTINGS, freeze_run=False)
+    assert [e["event"] for e in history.read(store.history_path(KEY))] == ["freeze"]
