@@ -5,7 +5,7 @@ Generic over every kind of case through `ScoreSheet`: `store` keeps the committe
 """
 
 from harness.baselines.compare import DEFAULT_TOLERANCE, Change, Comparison, Scope, Verdict, compare
-from harness.baselines.gate import Checked, FreezeResult, GateResult, check, freeze, run_gate
+from harness.baselines.gate import Checked, FreezeResult, GateResult, check, freeze, require, run_gate, stored_lines
 from harness.baselines.key import BaselineKey, slug
 from harness.baselines.store import BadBaseline, Baseline, BaselineStore, MissingBaseline, default_root
 
@@ -27,6 +27,8 @@ __all__ = [
     "compare",
     "default_root",
     "freeze",
+    "require",
     "run_gate",
     "slug",
+    "stored_lines",
 ]

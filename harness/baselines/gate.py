@@ -7,7 +7,7 @@ A check never writes a baseline; it appends the run to the history. A freeze wri
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
@@ -162,3 +162,22 @@ def run_gate(
         store.load(key)
     checks = [check(store, key, sheet, settings, tolerance) for key, sheet in sheets.items()]
     return GateResult([line for c in checks for line in c.lines()], [c.key for c in checks if not c.passed])
+
+
+def require(store: BaselineStore, keys: Iterable[BaselineKey]) -> None:
+    """Read the baseline of every key a run will check, before it runs: a missing or bad one is
+    bad input (exit 2) then, not after minutes of work."""
+    for key in keys:
+        store.load(key)
+
+
+def stored_lines(store: BaselineStore) -> list[str]:
+    """One line per stored baseline: what it is of, when and by which version it was frozen, its overall scores."""
+    lines = []
+    for path, baseline in store.all():
+        overall = " ".join(f"{name}={value:.4f}" for name, value in sorted(baseline.scores.overall.items()))
+        lines.append(
+            f"{baseline.key}: frozen {baseline.frozen_at}, harness {baseline.harness_version}, "
+            f"{len(baseline.scores.cases)} cases; {overall} ({path})"
+        )
+    return lines or [f"no baselines in {store.root}"]

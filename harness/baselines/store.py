@@ -41,11 +41,9 @@ class BadBaseline(HarnessError):
 
 
 def plain(settings: Mapping[str, Any]) -> dict[str, Any]:
-    """Settings as JSON holds them (tuples as lists, mappings as dicts), so stored and live ones compare equal."""
-    try:
-        return json.loads(json.dumps(dict(settings), default=_jsonable, allow_nan=False))
-    except ValueError as exc:
-        raise ValueError(f"settings are not JSON-serializable: {exc}") from None
+    """Settings as JSON holds them (tuples as lists, mappings as dicts, paths as text), so stored
+    and live ones compare equal."""
+    return json.loads(json.dumps(dict(settings), default=_jsonable))
 
 
 def _jsonable(value: Any) -> Any:
@@ -53,7 +51,7 @@ def _jsonable(value: Any) -> Any:
         return dict(value)
     if isinstance(value, set | frozenset):
         return sorted(value)
-    raise TypeError(f"{type(value).__name__} is not JSON-serializable")
+    return str(value)
 
 
 @dataclass(frozen=True, slots=True)

@@ -18,6 +18,7 @@ from harness.baselines import (
     history,
     run_gate,
     slug,
+    stored_lines,
 )
 from harness.models.scoresheet import CaseScore, ScoreSheet
 
@@ -184,3 +185,26 @@ def test_a_run_gate_with_one_missing_baseline_checks_nothing(tmp_path: Path) -> 
     with pytest.raises(MissingBaseline, match="builtin / embedded / hybrid"):
         run_gate(store, {KEY: SHEET, hybrid: SHEET}, SETTINGS, freeze_run=False)
     assert [e["event"] for e in history.read(store.history_path(KEY))] == ["freeze"]
+
+
+def test_stored_lines_list_every_baseline_with_its_overall_scores(tmp_path: Path) -> None:
+    store = BaselineStore(tmp_path)
+    assert stored_lines(store) == [f"no baselines in {tmp_path}"]
+    freeze(store, KEY, SHEET, SETTINGS)
+    freeze(store, BaselineKey("tenure:/x/y", "redis", "bm25"), ScoreSheet({"pass_rate": 0.25}), SETTINGS)
+    lines = stored_lines(store)
+    assert len(lines) == 2
+    assert lines[0].startswith(f"{KEY}: frozen ")
+    assert "2 cases; pass_rate=1.0000 recall=0.7500" in lines[0]
+    assert lines[1].startswith("tenure:/x/y / redis / bm25: frozen ")
+    assert "0 cases; pass_rate=0.2500" in lines[1]
+
+
+def test_settings_are_stored_as_json_holds_them(tmp_path: Path) -> None:
+    from types import MappingProxyType
+
+    store = BaselineStore(tmp_path)
+    live = {"fields": MappingProxyType({"name": 1.0}), "file": tmp_path / "x.json", "modes": ("bm25",)}
+    freeze(store, KEY, SHEET, live)
+    assert store.load(KEY).settings == {"fields": {"name": 1.0}, "file": str(tmp_path / "x.json"), "modes": ["bm25"]}
+    assert check(store, KEY, SHEET, live).settings == ()  # the live form and the stored form are the same settings
