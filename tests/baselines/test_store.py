@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from types import MappingProxyType
 
 import pytest
 
@@ -201,8 +202,6 @@ def test_stored_lines_list_every_baseline_with_its_overall_scores(tmp_path: Path
 
 
 def test_settings_are_stored_as_json_holds_them(tmp_path: Path) -> None:
-    from types import MappingProxyType
-
     store = BaselineStore(tmp_path)
     live = {"fields": MappingProxyType({"name": 1.0}), "file": tmp_path / "x.json", "modes": ("bm25",)}
     freeze(store, KEY, SHEET, live)
