@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from harness.baselines import Change, Scope, Verdict, compare
 from harness.models.scoresheet import CaseScore, ScoreSheet
@@ -125,3 +127,33 @@ def test_counts_and_lines_name_each_item() -> None:
         "regressed  overall recall: 0.7500 -> 0.5000",
         "regressed  case alias-03 passed: passed -> failed",
     ]
+
+
+_scores = st.floats(min_value=0.0, max_value=1.0, allow_nan=False)
+_names = st.sampled_from(["a", "b", "c", "d"])
+_sheets = st.builds(
+    ScoreSheet,
+    st.dictionaries(_names, _scores, max_size=3),
+    st.dictionaries(_names, st.dictionaries(_names, _scores, max_size=3), max_size=3),
+    st.dictionaries(_names, st.builds(CaseScore, st.none() | st.booleans(), st.none() | _scores), max_size=4),
+)
+_OPPOSITE = {
+    Verdict.REGRESSED: Verdict.IMPROVED,
+    Verdict.IMPROVED: Verdict.REGRESSED,
+    Verdict.NEW: Verdict.MISSING,
+    Verdict.MISSING: Verdict.NEW,
+}
+
+
+@given(_sheets)
+def test_a_sheet_meets_its_own_baseline(sheet: ScoreSheet) -> None:
+    comparison = compare(sheet, sheet)
+    assert comparison.changes == ()
+    assert comparison.passed
+
+
+@given(_sheets, _sheets)
+def test_swapping_baseline_and_run_swaps_every_verdict(first: ScoreSheet, second: ScoreSheet) -> None:
+    forward = {(c.label(), c.verdict) for c in compare(first, second).changes}
+    backward = {(c.label(), _OPPOSITE[c.verdict]) for c in compare(second, first).changes}
+    assert forward == backward
