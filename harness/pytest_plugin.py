@@ -35,9 +35,10 @@ from harness.backends.base import Backend
 from harness.baselines import DEFAULT_TOLERANCE, BaselineKey, BaselineStore, run_gate
 from harness.embeddings.model import DEFAULT_MODEL
 from harness.errors import BackendUnavailable, HarnessError
-from harness.evaluation.execute import runnable_modes, suite_embedder
+from harness.evaluation.embedders import suite_embedder
+from harness.evaluation.kinds.beliefs import SuiteRunner
 from harness.evaluation.results import CaseResult
-from harness.evaluation.runner import SuiteRunner
+from harness.evaluation.runner import runnable_modes
 from harness.models import SessionCase, StaticCase, Suite
 from harness.models.scoresheet import ScoreSheet
 from harness.pipeline import Mode, PipelineSettings
