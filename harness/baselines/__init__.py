@@ -5,7 +5,17 @@ Generic over every kind of case through `ScoreSheet`: `store` keeps the committe
 """
 
 from harness.baselines.compare import DEFAULT_TOLERANCE, Change, Comparison, Scope, Verdict, compare
-from harness.baselines.gate import Checked, FreezeResult, GateResult, check, freeze, require, run_gate, stored_lines
+from harness.baselines.gate import (
+    Checked,
+    FreezeResult,
+    GateResult,
+    check,
+    freeze,
+    report_sheets,
+    require,
+    run_gate,
+    stored_lines,
+)
 from harness.baselines.key import BaselineKey, slug
 from harness.baselines.store import BadBaseline, Baseline, BaselineStore, MissingBaseline, default_root
 
@@ -27,6 +37,7 @@ __all__ = [
     "compare",
     "default_root",
     "freeze",
+    "report_sheets",
     "require",
     "run_gate",
     "slug",

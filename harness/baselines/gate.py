@@ -24,6 +24,8 @@ from harness.baselines.compare import (
 )
 from harness.baselines.key import BaselineKey
 from harness.baselines.store import Baseline, BaselineStore, Frozen, plain, sheet_json
+from harness.errors import HarnessError
+from harness.evaluation.kind import Report
 from harness.models.scoresheet import ScoreSheet
 
 
@@ -162,6 +164,13 @@ def run_gate(
         store.load(key)
     checks = [check(store, key, sheet, settings, tolerance) for key, sheet in sheets.items()]
     return GateResult([line for c in checks for line in c.lines()], [c.key for c in checks if not c.passed])
+
+
+def report_sheets(report: Report, suite: str | None, backend: str) -> dict[BaselineKey, ScoreSheet]:
+    """The score sheets of one backend's report, by the baseline each is frozen as or checked against."""
+    if suite is None or not report.scores:
+        raise HarnessError(f"{report.stem}: this run reports no scores a baseline can hold")
+    return {BaselineKey(suite, backend, mode): sheet for mode, sheet in report.scores.items()}
 
 
 def require(store: BaselineStore, keys: Iterable[BaselineKey]) -> None:

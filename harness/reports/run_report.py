@@ -10,6 +10,7 @@ from harness.evaluation.results import CaseResult
 from harness.metrics.measures import NDCG, SET_PRECISION, SET_RECALL, SUITE_MEASURES
 from harness.reports.banners import incomplete_banner
 from harness.reports.metadata import run_metadata, suite_record
+from harness.reports.scores import suite_scores
 from harness.reports.summary import ModeSummary, summarize
 from harness.reports.trec import suite_trec
 from harness.shards import METHOD as SHARD_METHOD
@@ -55,8 +56,22 @@ def report(
         markdown=to_markdown(data),
         scorecard=scorecard(data, f"{backend}: {', '.join(s.name for s in plan.suites)}"),
         trec=suite_trec(results) if run.incomplete is None else {},
+        scores=suite_scores(results),
+        settings=baseline_settings(plan, embedding_model),
         gates=gates,
     )
+
+
+def baseline_settings(plan: Plan, embedding_model: str | None) -> dict[str, Any]:
+    """The settings a belief run's scores depend on, as its baselines record them."""
+    settings = plan.settings
+    return {
+        "fields": dict(settings.fields),
+        "rrf_k": settings.rrf_k,
+        "relation_decay": settings.relation_decay,
+        "limit": plan.limit,
+        "embedding_model": embedding_model,
+    }
 
 
 def scorecard(report: dict[str, Any], title: str) -> Scorecard:

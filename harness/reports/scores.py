@@ -11,9 +11,9 @@ from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Protocol
 
-from harness.datasets.scoring import HEADLINE
 from harness.evaluation.results import CaseResult
 from harness.metrics import mean_defined
+from harness.metrics.dataset_measures import HEADLINE
 from harness.models.scoresheet import CaseScore, ScoreSheet
 from harness.reports.summary import summarize
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 from harness.backends.embedded import EmbeddedBackend
 from harness.baselines import BaselineKey, BaselineStore, Verdict, check, freeze, history
-from harness.evaluation.execute import Plan, execute
+from harness.evaluation.kinds.beliefs import Plan, execute
 from harness.evaluation.results import CaseResult
 from harness.pipeline import Mode, PipelineSettings
 from harness.pipeline.settings import CONTENT_FIELDS
