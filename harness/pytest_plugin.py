@@ -42,6 +42,7 @@ from harness.evaluation.runner import runnable_modes
 from harness.models import SessionCase, StaticCase, Suite
 from harness.models.scoresheet import ScoreSheet
 from harness.pipeline import Mode, PipelineSettings
+from harness.reports.run_report import baseline_settings
 from harness.reports.scores import suite_scores
 from harness.suites import BUILTIN, load_suite
 
@@ -119,7 +120,8 @@ def pytest_configure(config: pytest.Config) -> None:
     action = _baseline_action(config)
     if action is not None and not _is_worker(config):
         store = BaselineStore(config.getoption("--baseline-dir"))
-        config.pluginmanager.register(BaselineGate(store, action, config.getoption("--baseline-tolerance")))
+        model = DEFAULT_MODEL if any(m.needs_vectors for m in _selected_modes(config)) else None
+        config.pluginmanager.register(BaselineGate(store, action, config.getoption("--baseline-tolerance"), model))
 
 
 def _baseline_action(config: pytest.Config) -> str | None:
@@ -321,10 +323,11 @@ class BaselineGate:
     of the suite to have run in that backend and mode (a -k, -x or skip would freeze or check a
     part as if it were the whole)."""
 
-    def __init__(self, store: BaselineStore, action: str, tolerance: float) -> None:
+    def __init__(self, store: BaselineStore, action: str, tolerance: float, embedding_model: str | None) -> None:
         self.store = store
         self.action = action
         self.tolerance = tolerance
+        self.embedding_model = embedding_model
         self.results: dict[str, list[CaseResult]] = {}
         self.lines: list[str] = []
 
@@ -343,7 +346,7 @@ class BaselineGate:
             gate = run_gate(
                 self.store,
                 self._sheets(),
-                _settings_record(PipelineSettings()),
+                baseline_settings(PipelineSettings(), None, self.embedding_model),
                 freeze_run=self.action == "freeze",
                 tolerance=self.tolerance,
             )
@@ -381,10 +384,6 @@ class BaselineGate:
             terminalreporter.write_sep("=", f"baselines ({self.action})")
             for line in self.lines:
                 terminalreporter.write_line(line)
-
-
-def _settings_record(settings: PipelineSettings) -> dict[str, Any]:
-    return {"fields": dict(settings.fields), "rrf_k": settings.rrf_k}
 
 
 @pytest.fixture(scope="session")
