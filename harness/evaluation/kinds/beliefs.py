@@ -214,12 +214,17 @@ class SuiteRunner:
 
 @dataclass(frozen=True)
 class Plan:
-    """Suites in modes: `limit` keeps the first N cases of each kind of each suite."""
+    """Suites in modes: `limit` keeps the first N cases of each kind of each suite, `shard` the
+    cases whose id hashes to it (a session case still replays every earlier session, owned or not)."""
 
     suites: Sequence[Suite]
     modes: Sequence[Mode]
     settings: PipelineSettings = field(default_factory=PipelineSettings)
     limit: int | None = None
+    shard: Shard | None = None
+
+    def runs(self, case_id: str) -> bool:
+        return self.shard is None or self.shard.owns(case_id)
 
     def limited(self) -> list[Suite]:
         if self.limit is None:
@@ -235,7 +240,11 @@ class Plan:
 
     def steps(self) -> int:
         """Progress units: one per static case and mode, one per session case (all its modes)."""
-        return sum(len(s.static_cases) * len(self.modes) + len(s.session_cases) for s in self.limited())
+        return sum(
+            sum(map(self.runs, (c.id for c in s.static_cases))) * len(self.modes)
+            + sum(map(self.runs, (c.id for c in s.session_cases)))
+            for s in self.limited()
+        )
 
 
 def steps(plan: Plan, backend: Backend, embedder: TextEmbedder | None) -> Iterator[tuple[str, list[CaseResult]]]:
@@ -244,10 +253,11 @@ def steps(plan: Plan, backend: Backend, embedder: TextEmbedder | None) -> Iterat
         runner = SuiteRunner(backend, suite, settings=plan.settings, embedder=embedder)
         try:
             for mode in plan.modes:
-                for case in suite.static_cases:
+                for case in filter(lambda c: plan.runs(c.id), suite.static_cases):
                     yield case.id, [runner.run_static(case, mode)]
             for position, case in enumerate(suite.session_cases):
-                yield case.id, runner.run_session(position, plan.modes)
+                if plan.runs(case.id):
+                    yield case.id, runner.run_session(position, plan.modes)
         finally:
             runner.close()
 
@@ -261,14 +271,13 @@ def execute(plan: Plan, backend: Backend, embedder: TextEmbedder | None) -> list
 class BeliefKind:
     """Belief suites as a case kind: the plan's suites, judged by their rulesets.
 
-    `fail_under`: the pass rate under which a mode fails the run's gate. `embedding_model` and
-    `shard` (the suites are already cut to it) are what the report records.
+    `fail_under`: the pass rate under which a mode fails the run's gate; the report records
+    `embedding_model`.
     """
 
     plan: Plan
     fail_under: float | None = None
     embedding_model: str | None = None
-    shard: Shard | None = None
     name: str = "beliefs"
     unit: str = "cases"
 
@@ -289,4 +298,4 @@ class BeliefKind:
     def report(self, results: Sequence[Result], run: RunInfo) -> Report:
         cases = [r for r in results if isinstance(r, CaseResult)]
         model = self.embedding_model if self.plan.needs_vectors else None
-        return run_report.report(self.plan, cases, run, model, self.fail_under, self.shard)
+        return run_report.report(self.plan, cases, run, model, self.fail_under)
