@@ -12,6 +12,7 @@ import time
 import uuid
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
+from typing import Any
 
 from harness.backends.base import Backend
 from harness.evaluation.judge import judge
@@ -26,10 +27,6 @@ from harness.pipeline.ruleset import CaseKind, MutationTiming, Ruleset, ruleset
 from harness.reports import run_report
 from harness.shards import Shard
 from harness.suites.texts import suite_texts
-
-
-def _max_beliefs(budget: Budget | None) -> int | None:
-    return budget.max_beliefs if budget else None
 
 
 class SuiteRunner:
@@ -76,18 +73,16 @@ class SuiteRunner:
     # -- static ---------------------------------------------------------------------------------
 
     def run_static(self, case: StaticCase, mode: Mode) -> CaseResult:
-        result = CaseResult(
-            suite=self.suite.name,
-            kind="static",
-            case_id=case.id,
-            backend=self.backend.name,
-            mode=mode.value,
-            query=case.query,
-            scopes=list(case.scopes),
-            user=case.user or self.suite.corpus.default_user,
+        result = self._result(
+            "static",
+            case.id,
+            case.user,
+            mode,
+            case.query,
+            case.scopes,
+            case.budget,
+            case.expect,
             category=case.category,
-            max_beliefs=_max_beliefs(case.budget),
-            expected=case.expect.model_dump(exclude_none=True, exclude_defaults=True),
         )
         try:
             pipeline = self.static_pipeline()
@@ -144,19 +139,44 @@ class SuiteRunner:
             pipeline.add_aliases(turn.update.memory_id, turn.update.add_aliases)
 
     def _turn_result(self, case: SessionCase, turn: Turn, mode: Mode) -> CaseResult:
-        return CaseResult(
-            suite=self.suite.name,
-            kind="session",
-            case_id=case.id,
-            backend=self.backend.name,
-            mode=mode.value,
-            query=turn.message,
-            scopes=list(turn.scopes),
-            user=case.user or self.suite.corpus.default_user,
+        return self._result(
+            "session",
+            case.id,
+            case.user,
+            mode,
+            turn.message,
+            turn.scopes,
+            turn.budget,
+            turn.expect,
             turn=turn.index,
             turn_label=turn.label.value,
-            max_beliefs=_max_beliefs(turn.budget),
-            expected=turn.expect.model_dump(exclude_none=True, exclude_defaults=True),
+        )
+
+    def _result(
+        self,
+        kind: str,
+        case_id: str,
+        user: str | None,
+        mode: Mode,
+        query: str,
+        scopes: Sequence[str],
+        budget: Budget | None,
+        expect: Expect,
+        **where: Any,
+    ) -> CaseResult:
+        """A result row before retrieval: what was asked, and what the case expects."""
+        return CaseResult(
+            suite=self.suite.name,
+            kind=kind,
+            case_id=case_id,
+            backend=self.backend.name,
+            mode=mode.value,
+            query=query,
+            scopes=list(scopes),
+            user=user or self.suite.corpus.default_user,
+            max_beliefs=budget.max_beliefs if budget else None,
+            expected=expect.model_dump(exclude_none=True, exclude_defaults=True),
+            **where,
         )
 
     def _session_error(self, case: SessionCase, turn: Turn, mode: Mode, exc: Exception) -> CaseResult:
