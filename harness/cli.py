@@ -61,7 +61,7 @@ from harness.pipeline import Mode, PipelineSettings
 from harness.pipeline.settings import CONTENT_FIELDS, SURFACE_FIELDS
 from harness.reports import compare as compare_reports
 from harness.reports import run_report
-from harness.reports.writer import check_out_dir, write_run_files
+from harness.reports.writer import check_out_dir, report_json, write_or_rescue, write_run_files
 from harness.resources import data_root
 from harness.shards import parse_shard
 from harness.suites import BUILTIN, load_suite
@@ -485,16 +485,16 @@ def compare(
 
 @app.command()
 def merge(
-    reports: Annotated[list[Path], typer.Argument(help="The JSON reports of every shard of one dataset run.")],
+    reports: Annotated[list[Path], typer.Argument(help="The JSON reports of every shard of one run.")],
     out: Annotated[Path, typer.Option(help="Report folder.")] = Path("reports"),
 ) -> int:
-    """Combine `run --dataset ... --shard I/N` reports into the report of the whole run."""
-    from harness.reports.dataset_report import scorecard, write_report
+    """Combine `run ... --shard I/N` reports (of suites, or of a dataset) into the report of the whole run."""
     from harness.reports.merge import merge_reports
 
     merged = merge_reports(reports)
-    print_scorecard(scorecard(merged))
-    for path in write_report(merged, out):
+    check_out_dir(out)
+    print_scorecard(merged.scorecard)
+    for path in write_or_rescue(out, merged.stem, {"json": report_json(merged.data), "md": merged.markdown}):
         out_console.print(f"report: {path}")
     return 0
 
