@@ -182,7 +182,7 @@ class ForeignRedis:
 
     def _wait_indexed(self, index: str) -> None:
         deadline = time.monotonic() + 30
-        while self._info(index)[b"indexing"] not in (0, b"0") and time.monotonic() < deadline:
+        while float(self._info(index)[b"indexing"]) and time.monotonic() < deadline:  # 0, b"0" or b"0.0"
             time.sleep(0.05)
 
     def _info(self, index: str) -> dict[bytes, Any]:
