@@ -366,7 +366,7 @@ def test_a_url_run_leaves_the_servers_own_data_as_it_found_it(
         now = server.dump()
         assert now == before, f"the server's own data changed {after}:\n" + "\n".join(changes(before, now))
 
-    # (a) every suite in every mode, through the CLI
+    # (a) every suite in every mode, and dataset runs, through the CLI
     modes = [arg for m in MODES for arg in ("-m", m)]
     for spec in SUITES:
         args = ("run", "-b", backend, "--url", url, "-s", spec, *modes, *extension, "--out", str(out))
@@ -377,8 +377,8 @@ def test_a_url_run_leaves_the_servers_own_data_as_it_found_it(
     data = tmp_path / "longmemeval.json"
     data.write_text(json.dumps(longmemeval_records()), encoding="utf-8")
     for dataset in DATASETS:
-        done = harness("run", "-b", backend, "--url", url, *dataset, "--file", str(data), *extension, "--out", str(out),
-                       cwd=tmp_path, **ledgered)  # fmt: skip
+        args = ("run", "-b", backend, "--url", url, *dataset, "--file", str(data), *extension, "--out", str(out))
+        done = harness(*args, cwd=tmp_path, **ledgered)
         assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
         unchanged(f"after `run {' '.join(dataset)}`")
 
@@ -409,4 +409,4 @@ def test_a_url_run_leaves_the_servers_own_data_as_it_found_it(
     down = harness("down", "--url", url, cwd=tmp_path, **ledgered)
     assert down.returncode == 0, down.stdout + down.stderr
     assert f"removed {len(entries)} leftover(s)" in down.stdout, down.stdout
-    unchanged("after SIGINT, SIGKILL and `down --url`")
+    unchanged("after SIGKILL and `down --url`")
