@@ -87,7 +87,7 @@ class Ledger:
         self.folder = (root or state_dir()) / "url-ledger" / digest
 
     def _file(self, kind: str, name: str) -> Path:
-        # The pid too: two runs may use one name (a fixed dataset namespace) and each its own entry.
+        # The pid too: two runs' entries never share a file, whatever the names they record.
         return self.folder / f"{kind}-{name}.{os.getpid()}.json"
 
     def record(self, backend: str, kind: Literal["namespace", "extension"], name: str, **details: Any) -> None:
