@@ -37,17 +37,18 @@ class Graph:
 def consolidate_graph(
     graph: Graph, records: Mapping[str, MemoryRecord], now: float, settings: LifecycleSettings
 ) -> Graph:
-    """Decay strengths by the elapsed time, move edges of merged memories to the kept one, and
-    prune self-loops, weak edges and edges touching archived memories; repeated edges keep the
-    strongest."""
+    """Move edges of merged memories to the kept one, weaken those touching a fading memory by
+    the elapsed time, and prune self-loops, weak edges and edges touching archived memories;
+    repeated edges keep the strongest."""
     elapsed = max(0.0, now - graph.consolidated_at) / settings.cycle_minutes
     factor = settings.association_decay**elapsed
     kept: dict[tuple[str, str, str], Edge] = {}
     for edge in graph.edges:
         source = _kept(edge.source, records)
         target = _kept(edge.target, records)
-        moved = replace(edge, source=source, target=target, strength=edge.strength * factor)
         states = {records[source].state, records[target].state}
+        strength = edge.strength * factor if MemoryState.FADING in states else edge.strength
+        moved = replace(edge, source=source, target=target, strength=strength)
         if source == target or MemoryState.ARCHIVED in states or moved.strength < settings.prune_below:
             continue
         key = (source, target, edge.relation)

@@ -30,7 +30,8 @@ def entry_scores(
     store: LifecycleStore, query: str, query_vector: np.ndarray | None, mode: Mode, settings: LifecycleSettings
 ) -> dict[str, float]:
     """Per memory: BM25 over the best BM25 (bm25), the cosine above the floor (vector), or their
-    weighted sum (hybrid); rounded, so engines that differ in float noise agree."""
+    weighted sum (hybrid), rounded so engines that differ in float noise agree; only entries
+    within `relative_floor` of the best one enter."""
     digits = settings.score_decimals
     lexical: dict[str, float] = {}
     vector: dict[str, float] = {}
@@ -44,13 +45,18 @@ def entry_scores(
         hits = store.vector(query_vector, settings.entry_limit)
         vector = {h.id: c for h in hits if (c := round(h.score, digits)) >= settings.vector_floor}
     if mode is Mode.BM25:
-        return lexical
-    if mode is Mode.VECTOR:
-        return vector
-    return {
-        i: round(settings.lexical_weight * lexical.get(i, 0.0) + settings.vector_weight * vector.get(i, 0.0), digits)
-        for i in lexical.keys() | vector.keys()
-    }
+        scores = lexical
+    elif mode is Mode.VECTOR:
+        scores = vector
+    else:
+        scores = {
+            i: round(
+                settings.lexical_weight * lexical.get(i, 0.0) + settings.vector_weight * vector.get(i, 0.0), digits
+            )
+            for i in lexical.keys() | vector.keys()
+        }
+    best = max(scores.values(), default=0.0)
+    return {i: score for i, score in scores.items() if score >= settings.relative_floor * best}
 
 
 def spread(
@@ -83,8 +89,7 @@ def rank(
     limit: int,
     settings: LifecycleSettings,
 ) -> list[Ranked]:
-    """Activation weighted by salience and by how recently the memory was used; top `limit` of
-    those within `relative_floor` of the best."""
+    """Activation weighted by salience and by how recently the memory was used; top `limit`."""
     ranked = []
     for memory_id, (value, via) in activation.items():
         record = records[memory_id]
@@ -93,9 +98,7 @@ def rank(
             1 - settings.recency_weight + settings.recency_weight * recency
         )
         ranked.append(Ranked(memory_id, value * weight, value, via))
-    best = max((r.score for r in ranked), default=0.0)
-    kept = [r for r in ranked if r.score >= settings.relative_floor * best]
-    return sorted(kept, key=lambda r: rank_key(r.score, r.id))[:limit]
+    return sorted(ranked, key=lambda r: rank_key(r.score, r.id))[:limit]
 
 
 def retrieve(

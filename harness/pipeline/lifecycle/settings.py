@@ -42,7 +42,9 @@ class LifecycleSettings:
     archive_below: float = _setting(0.15, "salience under which a memory becomes archived (terminal)")
 
     # -- associations --
-    association_decay: float = _setting(0.95, "strength factor per cycle length elapsed, for every association")
+    association_decay: float = _setting(
+        0.95, "strength factor per cycle length elapsed, for associations touching a fading memory"
+    )
     prune_below: float = _setting(
         0.1, "associations weaker than this are pruned, as are those touching archived memories"
     )
@@ -58,13 +60,13 @@ class LifecycleSettings:
     vector_floor: float = _setting(0.2, "cosines below this do not make a vector entry point")
     max_hops: int = _setting(3, "spread activation hops over associations (0: no spreading)")
     hop_decay: float = _setting(0.7, "activation factor per hop, times the association's strength")
-    min_activation: float = _setting(0.05, "spread activation below this is dropped")
+    min_activation: float = _setting(0.3, "spread activation below this is dropped")
     salience_weight: float = _setting(0.5, "final score = activation x (1 - this + this x salience) x recency term")
     recency_weight: float = _setting(0.2, "recency term = 1 - this + this x 0.5^(minutes since last use / half-life)")
     recency_half_life_minutes: float = _setting(240.0, "half-life of the recency term")
     relative_floor: float = _setting(
         0.5,
-        "results scoring under this share of the best result's score are not returned (precision over filling slots)",
+        "entry points scoring under this share of the best entry's score do not enter (precision over filling slots)",
     )
     score_decimals: int = _setting(
         6, "entry scores are rounded to this many decimals, so float32 engines rank as float64 ones"
