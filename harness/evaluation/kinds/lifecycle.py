@@ -13,7 +13,7 @@ from harness.evaluation.lifecycle_summary import ModeSummary, summarise
 from harness.metrics.grades import THRESHOLDS
 from harness.models.scenario import LifecycleSuite
 from harness.models.scoresheet import CaseScore, ScoreSheet
-from harness.pipeline.lifecycle.phases import run_scenario
+from harness.pipeline.lifecycle.phases import run_scenario, seed
 from harness.pipeline.lifecycle.settings import LifecycleSettings
 from harness.pipeline.memory_layer import TextEmbedder
 from harness.pipeline.settings import Mode
@@ -42,10 +42,9 @@ class LifecycleKind:
         return len(self.suite.scenarios)
 
     def texts(self) -> Iterable[str]:
-        """Memory texts (summary and content) and queries; raw events as the encoder stores them."""
+        """What the pipeline embeds: each seeded memory's text (raw events as encoded) and each query."""
         for scenario in self.suite.scenarios:
-            yield from (m.text for m in scenario.memories)
-            yield from (e.content for e in scenario.raw_events)
+            yield from (t.text for t in seed(scenario, self.settings).texts)
             yield from (q.query for q in scenario.queries)
 
     def execute(self, engine: Engine) -> Iterator[Step]:

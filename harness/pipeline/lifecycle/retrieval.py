@@ -42,8 +42,8 @@ def entry_scores(
     if mode in (Mode.VECTOR, Mode.HYBRID):
         if query_vector is None:
             raise ValueError("vector and hybrid retrieval need the query's vector")
-        hits = store.vector(query_vector, settings.entry_limit)
-        vector = {h.id: c for h in hits if (c := round(h.score, digits)) >= settings.vector_floor}
+        cosines = store.vector(query_vector, settings.entry_limit)
+        vector = {i: c for i, cosine in cosines.items() if (c := round(cosine, digits)) >= settings.vector_floor}
     if mode is Mode.BM25:
         scores = lexical
     elif mode is Mode.VECTOR:

@@ -89,8 +89,18 @@ class LifecycleStore:
         terms = list(dict.fromkeys(content_terms(query)))
         return self._index.lexical(terms, RETRIEVABLE, limit) if terms else []
 
-    def vector(self, query: np.ndarray, limit: int) -> list[Hit]:
-        return self._index.vector(query, RETRIEVABLE, limit)
+    def vector(self, query: np.ndarray, limit: int) -> dict[str, float]:
+        """The engine's nearest retrievable memories, each scored by the float64 cosine of the
+        pipeline's own vectors: engines that compute in float32 find the same memories but
+        differ in the 7th digit, and a rounded score must not straddle a boundary on one."""
+        if self._vectors is None:
+            raise ValueError("this store was opened without vectors")
+        wanted = np.asarray(query, dtype=np.float64)
+        wanted = wanted / (np.linalg.norm(wanted) or 1.0)
+        return {
+            h.id: float(np.dot(np.asarray(self._vectors[h.id], dtype=np.float64), wanted))
+            for h in self._index.vector(query, RETRIEVABLE, limit)
+        }
 
     def drop(self) -> None:
         self._index.drop()
