@@ -74,8 +74,11 @@ def test_direct_scenarios_load_with_every_field(tmp_path: Path) -> None:
     (scenario,) = suite.scenarios
     assert (scenario.name, scenario.raw, suite.max_results) == ("gardening", False, 5)
     by_id = {m.id: m for m in scenario.memories}
-    assert by_id["g3"].label is Label.DUPLICATE and by_id["g3"].duplicate_of == "g1"
-    assert by_id["g1"].age_minutes == 600 and by_id["n1"].age_minutes == 400 and by_id["g1"].state is MemoryState.ACTIVE
+    assert by_id["g3"].label is Label.DUPLICATE
+    assert by_id["g3"].duplicate_of == "g1"
+    assert by_id["g1"].age_minutes == 600
+    assert by_id["n1"].age_minutes == 400
+    assert by_id["g1"].state is MemoryState.ACTIVE
     assert scenario.associations[0].activation_count == 2
     assert suite.warnings == ()
 
@@ -88,7 +91,8 @@ def test_raw_events_without_scores_get_the_generators(tmp_path: Path) -> None:
     assert (events["e2"].heuristic_score, events["e2"].initial_salience) == (0.85, 0.8)
     assert (events["e3"].heuristic_score, events["e3"].initial_salience) == (0.6, 0.3)
     assert generator_scores(5, Label.NOISE) == (0.05, 0.2)
-    assert len(suite.warnings) == 1 and "2 raw events" in suite.warnings[0]
+    assert len(suite.warnings) == 1
+    assert "2 raw events" in suite.warnings[0]
 
 
 def test_a_folder_is_every_json_file_in_it(tmp_path: Path) -> None:
@@ -123,7 +127,8 @@ def test_bad_scenarios_fail_in_one_line_naming_file_and_scenario(tmp_path: Path,
     path = _write(tmp_path / "bad.json", _broken(change))
     with pytest.raises(CaseFileError, match=message) as caught:
         load_mnemonic(path)
-    assert "bad.json" in str(caught.value) and "gardening" in str(caught.value)
+    assert "bad.json" in str(caught.value)
+    assert "gardening" in str(caught.value)
     assert "\n" not in str(caught.value)
 
 
@@ -148,10 +153,12 @@ def test_imported_scenarios_run_end_to_end(tmp_path: Path, embedded) -> None:
     direct = next(r for r in results if r.scenario == "gardening" and r.mode == "hybrid")
     # the duplicate restates the older g1 nearly word for word: merged into it; the distinct signal is not
     assert (direct.states["g3"], direct.merged_into["g3"]) == ("merged", "g1")
-    assert direct.states["g1"] in ("active", "fading") and direct.states["g2"] in ("active", "fading")
+    assert direct.states["g1"] in ("active", "fading")
+    assert direct.states["g2"] in ("active", "fading")
     assert direct.lifecycle["dedup"] == 1.0
     events = next(r for r in results if r.scenario == "baking-day" and r.mode == "bm25")
     # e1's generator score (0.08) is under the encoding gate; e3's (0.6) is not
     assert set(events.states) == {"e2", "e3"}
     assert events.lifecycle["encoded"] == 2.0
-    assert report.data["warnings"] and report.scorecard.rows
+    assert report.data["warnings"]
+    assert report.scorecard.rows

@@ -149,7 +149,8 @@ def test_a_near_duplicate_merges_into_the_older_memory_and_a_distinct_one_does_n
     pairs, _ = _pairs(texts)
     done = consolidate(records, Graph((), 0.0), pairs, SETTINGS.cycle_minutes, SETTINGS)
     assert done.report.merged == (("new", "old"),)
-    assert done.records["new"].merged_into == "old" and done.records["other"].state is MemoryState.ACTIVE
+    assert done.records["new"].merged_into == "old"
+    assert done.records["other"].state is MemoryState.ACTIVE
 
 
 @settings(max_examples=60, deadline=None)
