@@ -8,6 +8,7 @@ from statistics import fmean
 from typing import Any
 
 from harness.backends.failures import connection_lost
+from harness.messages import error_text
 from harness.metrics.grades import THRESHOLDS, overall
 from harness.metrics.lifecycle_ranking import RankingScores, concept_hits, id_hits, ranking_scores
 from harness.metrics.lifecycle_states import dedup_effectiveness, noise_suppression, signal_retention
@@ -45,7 +46,7 @@ class LifecycleResult:
         return self.scenario
 
     def fail_with(self, exc: Exception) -> LifecycleResult:
-        self.error = f"{type(exc).__name__}: {' '.join(str(exc).split())}"
+        self.error = error_text(exc)
         self.backend_lost = connection_lost(exc)
         return self
 

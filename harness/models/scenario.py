@@ -92,6 +92,11 @@ class Scenario(Record):
     counts: dict[str, int] | None = None
 
     @property
+    def id(self) -> str:
+        """The scenario's name: what shards and reports key it by."""
+        return self.name
+
+    @property
     def raw(self) -> bool:
         """A raw-event scenario (the pipeline encodes its memories) rather than a direct one."""
         return bool(self.raw_events)

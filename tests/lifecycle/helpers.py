@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from datetime import UTC, datetime
 
 from harness.backends.base import Backend
-from harness.evaluation.execute import runnable_modes
 from harness.evaluation.kind import Engine, Report, RunInfo
 from harness.evaluation.kinds.lifecycle import LifecycleKind
 from harness.evaluation.lifecycle_results import LifecycleResult
+from harness.evaluation.runner import runnable_modes
 from harness.pipeline.settings import Mode
 
 ALL_MODES = (Mode.BM25, Mode.VECTOR, Mode.HYBRID)
@@ -20,7 +21,7 @@ def run_kind(
     runnable, unsupported = runnable_modes(modes, backend.info())
     engine = Engine(backend, None, tuple(runnable))
     results = [r for step in kind.execute(engine) for r in step.results]
-    info = RunInfo(backend.info(), tuple(runnable), unsupported, {}, "2026-01-01T00:00:00Z", 0.0)
+    info = RunInfo(backend.info(), tuple(runnable), unsupported, {}, datetime(2026, 1, 1, tzinfo=UTC), 0.0)
     return results, kind.report(results, info)
 
 

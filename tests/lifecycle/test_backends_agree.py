@@ -6,8 +6,8 @@ from __future__ import annotations
 import pytest
 
 from harness.backends import registry
-from harness.evaluation.execute import runnable_modes
 from harness.evaluation.kinds.lifecycle import LifecycleKind
+from harness.evaluation.runner import runnable_modes
 from tests.lifecycle.helpers import ALL_MODES, comparable, run_kind
 
 

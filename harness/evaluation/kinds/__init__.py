@@ -15,6 +15,7 @@ from typing import Any
 
 from harness.evaluation.kind import CaseKind
 from harness.evaluation.kinds.beliefs import BeliefKind, Plan
+from harness.evaluation.kinds.lifecycle import lifecycle_format, mnemonic_format
 from harness.pipeline.settings import Mode, PipelineSettings
 from harness.shards import Shard
 from harness.suites import load_suite
@@ -33,7 +34,10 @@ class KindOptions:
     extra: Mapping[str, Any] = field(default_factory=dict)
 
 
-FORMATS: Mapping[str, Callable[[str, KindOptions], CaseKind]] = {}
+FORMATS: Mapping[str, Callable[[str, KindOptions], CaseKind]] = {
+    "lifecycle": lifecycle_format,
+    "mnemonic": mnemonic_format,
+}
 """`--suite PREFIX:REST` formats of kinds other than belief suites: prefix -> builder(REST, options)."""
 
 
