@@ -49,3 +49,21 @@ def test_bad_lifecycle_input_is_one_line_and_exit_2(monkeypatch, tmp_path, capsy
     err = capsys.readouterr().err
     assert message in err
     assert err.count("\n") == 1
+
+
+def test_kind_options_set_cycles_verbose_limit_and_shard() -> None:
+    from harness.errors import HarnessError
+    from harness.evaluation.kinds import KindOptions, kinds_for
+    from harness.pipeline.settings import Mode
+    from harness.shards import Shard
+
+    options = KindOptions([Mode.BM25], limit=2, extra={"cycles": 2, "verbose": True})
+    (kind,) = kinds_for(["lifecycle:builtin"], options)
+    assert (kind.settings.cycles, kind.verbose, len(kind.suite.scenarios)) == (2, True, 2)
+    halves = [kinds_for(["lifecycle:builtin"], KindOptions([Mode.BM25], shard=Shard(i, 2)))[0] for i in (1, 2)]
+    names = [s.name for k in halves for s in k.suite.scenarios]
+    assert sorted(names) == sorted(
+        s.name for s in kinds_for(["lifecycle:builtin"], KindOptions([Mode.BM25]))[0].suite.scenarios
+    )
+    with pytest.raises(HarnessError, match="--cycles"):
+        kinds_for(["lifecycle:builtin"], KindOptions([Mode.BM25], extra={"cycles": -1}))

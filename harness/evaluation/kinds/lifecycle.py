@@ -153,7 +153,10 @@ def build(options: KindOptions, suite: LifecycleSuite) -> LifecycleKind:
     scenarios = suite.scenarios[: options.limit] if options.limit is not None else suite.scenarios
     if options.shard is not None:
         scenarios = options.shard.keep(scenarios)
-    settings = LifecycleSettings(cycles=int(options.extra.get("cycles", LifecycleSettings().cycles)))
+    try:
+        settings = LifecycleSettings(cycles=int(options.extra.get("cycles", LifecycleSettings().cycles)))
+    except ValueError as exc:
+        raise HarnessError(f"--cycles: {exc}") from None
     kind = LifecycleKind(
         replace(suite, scenarios=tuple(scenarios)),
         suite_embedder(options.embedding_model or DEFAULT_MODEL),
