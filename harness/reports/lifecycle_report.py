@@ -54,14 +54,21 @@ def _rows_of(summary: Mapping[str, Any]) -> list[list[str]]:
     return rows
 
 
+COUNTS = frozenset({"encoded", "episodes"})
+"""Lifecycle values that are counts, not shares."""
+
+
+def _lifecycle(values: Mapping[str, float | None]) -> str:
+    return ", ".join(f"{k} {v:g}" if k in COUNTS else f"{k} {v:.2f}" for k, v in values.items() if v is not None)
+
+
 def _scenario_line(result: Mapping[str, Any]) -> str:
     head = f"{result['mode']} {result['scenario']}"
     if result["error"]:
         return f"{head}: error: {result['error']}"
     before, after, life = result["before"], result["after"], result["lifecycle"]
-    parts = [f"P@5 {before['precision']:.2f}->{after['precision']:.2f}", f"MRR {after['mrr']:.2f}"]
-    parts += [f"{name} {value:.2f}" for name, value in life.items() if value is not None]
-    return f"{head}: {result['grade']}  " + ", ".join(parts)
+    ranking = f"P@5 {before['precision']:.2f}->{after['precision']:.2f}, MRR {after['mrr']:.2f}"
+    return f"{head}: {result['grade']}  {ranking}, {_lifecycle(life)}"
 
 
 def scorecard_rows(data: Mapping[str, Any], verbose: bool) -> tuple[tuple[str, ...], list[list[str]], list[str]]:
@@ -114,7 +121,7 @@ def render_markdown(data: Mapping[str, Any]) -> str:
             "raw events" if r["raw"] else "direct",
             r["error"] or r["grade"],
             *(f"{r['after'].get(n, 0):.3f}" if not r["error"] else "" for n in ("precision", "mrr", "ndcg")),
-            ", ".join(f"{k} {v:.2f}" for k, v in r["lifecycle"].items() if v is not None),
+            _lifecycle(r["lifecycle"]),
         ]
         for r in data["results"]
     ]

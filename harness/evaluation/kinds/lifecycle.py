@@ -32,8 +32,9 @@ if TYPE_CHECKING:
 
 
 class LifecycleKind:
-    """`embedder` gives the vectors duplicate detection compares, in every mode (the engine's
-    embedder, when it has one, is used instead); `verbose` adds per-cycle and per-query lines."""
+    """`embedder` gives every vector of the run: duplicate detection compares them in every mode
+    (bm25 too), so the kind uses its own rather than the engine's, which only vector modes get;
+    `verbose` adds per-cycle and per-query lines under the scorecard."""
 
     name = "lifecycle"
     unit = "scenarios"
@@ -60,7 +61,6 @@ class LifecycleKind:
             yield from (q.query for q in scenario.queries)
 
     def execute(self, engine: Engine) -> Iterator[Step]:
-        embedder = engine.embedder or self.embedder
         backend = engine.backend.name
         for scenario in self.suite.scenarios:
             results = []
@@ -69,7 +69,7 @@ class LifecycleKind:
                 try:
                     namespace = f"lc{uuid.uuid4().hex[:12]}"
                     run = run_scenario(
-                        scenario, engine.backend, namespace, embedder, mode, self.suite.max_results, self.settings
+                        scenario, engine.backend, namespace, self.embedder, mode, self.suite.max_results, self.settings
                     )
                     results.append(judge(scenario, run, result, self.suite.max_results))
                 except Exception as exc:  # noqa: BLE001 - a scenario's error is its result; the run goes on
