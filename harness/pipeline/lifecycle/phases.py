@@ -3,6 +3,7 @@ ingest -> baseline queries -> access simulation -> N consolidation cycles -> pos
 
 from __future__ import annotations
 
+from contextlib import suppress
 from dataclasses import dataclass
 
 import numpy as np
@@ -100,9 +101,9 @@ def run_scenario(
             ]
 
         baseline = ask(limit)
-        for run in ask(settings.access_top_k):
+        for asked in ask(settings.access_top_k):
             records = store.records()
-            store.write(records[r.id].accessed(now) for r in run.returned)
+            store.write(records[r.id].accessed(now) for r in asked.returned)
         cycles = []
         for _ in range(settings.cycles):
             now += settings.cycle_minutes
@@ -112,7 +113,7 @@ def run_scenario(
             graph = done.graph
             cycles.append(done.report)
         post = ask(limit)
-        return ScenarioRun(
+        outcome = ScenarioRun(
             baseline=tuple(baseline),
             post=tuple(post),
             final=store.records(),
@@ -121,5 +122,9 @@ def run_scenario(
             associations=graph.edges,
             episodes=seeded.episodes,
         )
-    finally:
-        store.drop()
+    except BaseException:
+        with suppress(Exception):  # the namespace may have gone with the server: the first error tells
+            store.drop()
+        raise
+    store.drop()
+    return outcome
