@@ -67,3 +67,13 @@ def test_kind_options_set_cycles_verbose_limit_and_shard() -> None:
     )
     with pytest.raises(HarnessError, match="--cycles"):
         kinds_for(["lifecycle:builtin"], KindOptions([Mode.BM25], extra={"cycles": -1}))
+
+
+def test_freeze_then_check_a_lifecycle_baseline(monkeypatch, tmp_path, capsys) -> None:
+    base = ["--suite", "lifecycle:builtin", "-m", "hybrid", "--baseline-dir", str(tmp_path / "baselines")]
+    frozen = _main(monkeypatch, tmp_path, *base, "--freeze-baseline")
+    assert frozen in (0, 1)  # the run's own grade; the freeze happens either way
+    assert "lifecycle:builtin / embedded / hybrid: frozen" in capsys.readouterr().out
+    checked = _main(monkeypatch, tmp_path, *base, "--check-baseline")
+    assert checked == frozen
+    assert "lifecycle:builtin / embedded / hybrid: passed" in capsys.readouterr().out

@@ -45,11 +45,17 @@ class LifecycleKind:
         embedder: TextEmbedder,
         settings: LifecycleSettings | None = None,
         verbose: bool = False,
+        embedding_model: str | None = None,
     ):
         self.suite = suite
         self.settings = settings or LifecycleSettings()
         self.verbose = verbose
         self.embedder = embedder
+        self.embedding_model = embedding_model
+
+    @property
+    def baseline_suite(self) -> str:
+        return self.suite.name
 
     def total(self, modes: Sequence[Mode]) -> int | None:  # noqa: ARG002 - one step per scenario, all its modes
         return len(self.suite.scenarios)
@@ -102,8 +108,14 @@ class LifecycleKind:
                 f"lifecycle scenarios: {self.suite.name} on {run.backend.backend}", *scorecard_rows(data, self.verbose)
             ),
             scores={m: _sheet(s, [r for r in results if r.mode == m]) for m, s in summaries.items()},
+            settings={
+                **self.settings.as_dict(),
+                "max_results": self.suite.max_results,
+                "scenarios": [sc.name for sc in self.suite.scenarios],
+                "embedding_model": self.embedding_model,
+            },
             gates=_gates(summaries),
-            trec={m: _trec([r for r in results if r.mode == m]) for m in modes},
+            trec={m: _trec([r for r in results if r.mode == m]) for m in modes} if run.incomplete is None else {},
         )
 
 
@@ -157,11 +169,13 @@ def build(options: KindOptions, suite: LifecycleSuite) -> LifecycleKind:
         settings = LifecycleSettings(cycles=int(options.extra.get("cycles", LifecycleSettings().cycles)))
     except ValueError as exc:
         raise HarnessError(f"--cycles: {exc}") from None
+    model = options.embedding_model or DEFAULT_MODEL
     kind = LifecycleKind(
         replace(suite, scenarios=tuple(scenarios)),
-        suite_embedder(options.embedding_model or DEFAULT_MODEL),
+        suite_embedder(model),
         settings,
         verbose=bool(options.extra.get("verbose", False)),
+        embedding_model=model,
     )
     embed_ahead(kind, kind.embedder)
     return kind
