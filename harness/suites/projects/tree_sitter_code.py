@@ -5,7 +5,7 @@ routes they register (`app.get("/items", list)`, `mux.HandleFunc("GET /items", h
 from __future__ import annotations
 
 from collections.abc import Callable, Iterator
-from dataclasses import dataclass, replace
+from dataclasses import dataclass, field, replace
 from functools import cache
 
 import tree_sitter_go
@@ -87,6 +87,7 @@ def parse(source: str, language: str) -> ParsedFile:
     root = _parser(language).parse(data).root_node
     walker = _Walker(grammar, data)
     walker.visit(root, None)
+    walker.routes(root)  # routes registered outside any function
     # a Go method names its receiver type as parent; the type may live in another file of the package
     names = {piece.name for piece in walker.pieces}
     pieces = tuple(p if p.parent in names or p.parent is None else replace(p, parent=None) for p in walker.pieces)
@@ -111,8 +112,6 @@ class _Walker:
         for child in node.named_children:
             name = self._definition_name(child, parent)
             if name is None:
-                if child.type == "call_expression":  # a route registered outside any function
-                    self._route_piece(child, parent)
                 self.visit(child, parent)
                 continue
             if child.type in self.grammar.containers:
@@ -124,7 +123,7 @@ class _Walker:
                 body = child.child_by_field_name("body") or child
                 owner = self._receiver(child) if child.type == "method_declaration" else parent
                 self._add(child, name, owner, self.text(child), tuple(self._calls(body)))
-                self._routes(body, name)
+                self.routes(body, name)
 
     def _definition_name(self, node: Node, parent: str | None) -> str | None:
         """The qualified name `node` defines, or None when it defines no symbol."""
@@ -190,12 +189,20 @@ class _Walker:
                     seen.add(name)
                     yield name
 
+    def _defines(self, node: Node) -> bool:
+        """Whether `node` is a symbol of its own (a function held by a variable included)."""
+        return self._is_definition(node) or (
+            node.type == "variable_declarator" and self._definition_name(node, None) is not None
+        )
+
     def _is_definition(self, node: Node) -> bool:
         grammar = self.grammar
         return node.type in grammar.functions or node.type in grammar.containers or node.type in grammar.types
 
-    def _callee(self, node: Node) -> str | None:
+    def _callee(self, node: Node | None) -> str | None:
         """`a.b.c` for identifiers and member/selector chains; `.c` when the chain starts elsewhere."""
+        if node is None:
+            return None
         parts: list[str] = []
         while node.type in {"member_expression", "selector_expression"}:
             field = node.child_by_field_name("property") or node.child_by_field_name("field")
@@ -213,16 +220,57 @@ class _Walker:
             parts.append("")
         return ".".join(reversed(parts))
 
-    def _routes(self, body: Node, owner: str) -> None:
-        """Route registrations inside a function's body."""
-        for node in _descendants(body, stop=lambda n: n is not body and self._is_definition(n)):
+    def routes(self, body: Node, owner: str | None = None) -> None:
+        """Route registrations in `body` (a function's, or the file's outside any symbol)."""
+        scope = self._bindings(body)
+        for node in _descendants(body, stop=lambda n: n is not body and self._defines(n)):
             if node.type == "call_expression":
-                self._route_piece(node, owner)
+                self._route_piece(node, owner, scope)
 
-    def _route_piece(self, call: Node, owner: str | None) -> None:
+    def _bindings(self, body: Node) -> _Scope:
+        """What the names assigned in `body` stand for, in source order: a route group (`api :=
+        e.Group("/api", auth)`: its prefix and middleware, added to its parent group's) or the
+        function a call result came from (`mw := middleware.CSRF(addr)`: `middleware.CSRF`)."""
+        scope = _Scope()
+        for node in _descendants(body, stop=lambda n: n is not body and self._defines(n)):
+            for name, value in self._assignments(node):
+                callee = (
+                    self._callee(value.child_by_field_name("function")) if value.type == "call_expression" else None
+                )
+                if callee is None:
+                    continue
+                receiver, _, verb = callee.rpartition(".")
+                arguments = value.child_by_field_name("arguments")
+                args = arguments.named_children if arguments is not None else []
+                if verb.lower() == "group" and args and args[0].type in self.grammar.strings:
+                    prefix, middleware = scope.groups.get(receiver, ("", ()))
+                    names = [n for arg in args[1:] for n in self._handler_names(arg, scope)]
+                    scope.groups[name] = (prefix + _unquote(self.text(args[0])), (*middleware, *names))
+                else:
+                    scope.aliases[name] = callee
+        return scope
+
+    def _assignments(self, node: Node) -> Iterator[tuple[str, Node]]:
+        """(name, value) for each single-name assignment or declaration `node` makes."""
+        if node.type == "variable_declarator":
+            name, value = node.child_by_field_name("name"), node.child_by_field_name("value")
+            if name is not None and value is not None and name.type == "identifier":
+                yield self.text(name), value
+        elif node.type in {"short_var_declaration", "assignment_statement", "assignment_expression"}:
+            left, right = node.child_by_field_name("left"), node.child_by_field_name("right")
+            if left is None or right is None:
+                return
+            names = left.named_children if left.type == "expression_list" else [left]
+            values = right.named_children if right.type == "expression_list" else [right]
+            if len(names) == len(values):
+                for name, value in zip(names, values, strict=True):
+                    if name.type == "identifier":
+                        yield self.text(name), value
+
+    def _route_piece(self, call: Node, owner: str | None, scope: _Scope) -> None:
         """A route piece for `call` when it registers a route: a path string and a handler after
-        it (a name, or an inline function whose calls the route takes)."""
-        route = self._route(call)
+        it (a name, a call wrapping handlers, or an inline function whose calls the route takes)."""
+        route = self._route(call, scope)
         if route is None:
             return
         title, calls = route
@@ -244,7 +292,7 @@ class _Walker:
             )
         )
 
-    def _route(self, call: Node) -> tuple[str, tuple[str, ...]] | None:
+    def _route(self, call: Node, scope: _Scope) -> tuple[str, tuple[str, ...]] | None:
         function = call.child_by_field_name("function")
         arguments = call.child_by_field_name("arguments")
         if function is None or arguments is None:
@@ -252,22 +300,49 @@ class _Walker:
         registrar = self._callee(function)
         if registrar is None or not registers_routes(registrar):
             return None
+        prefix, middleware = scope.groups.get(registrar.rpartition(".")[0], ("", ()))
         args = arguments.named_children
         for index, argument in enumerate(args):
             if argument.type not in self.grammar.strings:
                 continue
-            title = route_title(registrar, _unquote(self.text(argument)))
+            title = route_title(registrar, _join(prefix, _unquote(self.text(argument))))
             handlers = args[index + 1 :]
             if title is None or not handlers:
                 return None
-            calls: list[str] = []
-            for handler in handlers:
-                if handler.type in {"arrow_function", "function_expression", "function", "func_literal"}:
-                    calls.extend(self._calls(handler))
-                elif (name := self._callee(handler)) is not None:
-                    calls.append(name)
+            calls = [*middleware, *(name for handler in handlers for name in self._handler_names(handler, scope))]
             return title, tuple(dict.fromkeys(calls))
         return None
+
+    def _handler_names(self, node: Node, scope: _Scope) -> list[str]:
+        """The functions a handler argument stands for: a name (or what a local name was
+        assigned from), a call and the handlers passed to it (middleware wrapping a handler,
+        a handler factory), or what an inline function calls."""
+        if node.type in {"arrow_function", "function_expression", "function", "func_literal"}:
+            return list(self._calls(node))
+        if node.type == "call_expression":
+            callee = self._callee(node.child_by_field_name("function"))
+            arguments = node.child_by_field_name("arguments")
+            inner = [
+                n for arg in (arguments.named_children if arguments else []) for n in self._handler_names(arg, scope)
+            ]
+            return ([scope.aliases.get(callee, callee)] if callee else []) + inner
+        name = self._callee(node)
+        return [scope.aliases.get(name, name)] if name else []
+
+
+@dataclass
+class _Scope:
+    groups: dict[str, tuple[str, tuple[str, ...]]] = field(default_factory=dict)
+    """Variable -> (path prefix, middleware names) of a route group."""
+    aliases: dict[str, str] = field(default_factory=dict)
+    """Variable -> the function whose call result it holds."""
+
+
+def _join(prefix: str, path: str) -> str:
+    """A group prefix and a route path as one path (`/api/v1` + `/write`; `` + `/x`; `/api` + ``)."""
+    if not prefix:
+        return path
+    return prefix.rstrip("/") + ("/" + path.lstrip("/") if path.strip("/") else "")
 
 
 _WRAPPERS = frozenset({"export_statement", "lexical_declaration", "variable_declaration", "type_declaration"})
