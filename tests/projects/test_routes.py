@@ -3,8 +3,9 @@ local names standing for what they were assigned from, and Python decorators."""
 
 from __future__ import annotations
 
+from harness.pipeline.code_answer import split_route
 from harness.suites.projects import python_code, tree_sitter_code
-from harness.suites.projects.routes import route_title, split_route
+from harness.suites.projects.routes import route_title
 
 GO_GROUPS = """package server
 

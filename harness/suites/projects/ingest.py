@@ -13,6 +13,7 @@ import stat
 from collections.abc import Iterator
 from pathlib import Path, PurePosixPath
 
+from harness.errors import HarnessError
 from harness.models.project import Project, ProjectRecord, RecordKind, Skipped
 from harness.suites.projects import epub, markdown, python_code, tree_sitter_code
 from harness.suites.projects.calls import CallResolver, Symbol
@@ -73,8 +74,8 @@ _PIECE_KINDS = {
 }
 
 
-class ProjectError(ValueError):
-    """The folder cannot be ingested at all (missing, not a folder)."""
+class ProjectError(HarnessError, ValueError):
+    """The folder cannot be ingested at all (missing, not a folder): bad input, exit 2."""
 
 
 def ingest(folder: Path, name: str | None = None) -> Project:

@@ -1,0 +1,1 @@
+"""The kinds of case the one runner drives, one module each (see harness/evaluation/kind.py)."""
