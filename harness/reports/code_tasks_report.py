@@ -43,6 +43,7 @@ def summarize(results: Sequence[CodeTaskResult], tasks: TaskSet) -> dict[str, di
             "layers": {layer: mean_recall([row.layers.get(layer, 0.0) for row in rows]) for layer in LAYERS},
             "by_category": by_category(categories),
         }
+        entry["bench_results"] = bench_results(rows, entry)
         if tasks.baseline is not None:
             base = tasks.baseline.overall
             entry["baseline"] = {
@@ -54,6 +55,26 @@ def summarize(results: Sequence[CodeTaskResult], tasks: TaskSet) -> dict[str, di
             }
         summary[mode] = entry
     return summary
+
+
+def bench_results(rows: Sequence[CodeTaskResult], entry: Mapping[str, Any]) -> dict[str, Any]:
+    """The mode's results in nano-brain's `results_current.json` shape (empty lists as null, as Go
+    writes them): saved as `baseline_v1.json` beside a task file, it is the baseline later runs check."""
+    return {
+        "version": "1",
+        "overall": entry["overall"],
+        "by_category": entry["by_category"],
+        "tasks": [
+            {
+                "id": row.task_id,
+                "category": row.category,
+                "recall": row.recall or 0.0,
+                "matched": row.matched or None,
+                "missed": row.missed or None,
+            }
+            for row in rows
+        ],
+    }
 
 
 def score_sheets(results: Sequence[CodeTaskResult], summary: Mapping[str, Mapping[str, Any]]) -> dict[str, ScoreSheet]:
