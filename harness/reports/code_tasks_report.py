@@ -151,13 +151,16 @@ def markdown(
     return "\n".join(lines)
 
 
-def build_report(tasks: TaskSet, project: Project, results: Sequence[CodeTaskResult], run: RunInfo) -> Report:
+def build_report(
+    tasks: TaskSet, project: Project, results: Sequence[CodeTaskResult], run: RunInfo, fail_under: float | None
+) -> Report:
     summary = summarize(results, tasks)
-    fail_under = run.settings.get("fail_under")
     data = {
         "kind": "code-tasks",
-        "metadata": run_metadata(run.backend, started_at=run.started_at, wall_s=run.wall_s),
-        "settings": dict(run.settings),
+        "metadata": run_metadata(
+            run.backend, started_at=run.started_at.isoformat(timespec="seconds"), wall_s=run.wall_s
+        ),
+        "settings": {**run.settings, "fail_under": fail_under, "agent": tasks.agent.model_dump()},
         "modes": [m.value for m in run.modes],
         "unsupported": {m.value: why for m, why in run.unsupported.items()},
         "incomplete": run.incomplete,
@@ -173,5 +176,5 @@ def build_report(tasks: TaskSet, project: Project, results: Sequence[CodeTaskRes
         markdown=markdown(tasks, project, results, summary),
         scorecard=scorecard(tasks, summary, run.backend.backend),
         scores=score_sheets(results, summary),
-        gates=gates(summary, fail_under if isinstance(fail_under, int | float) else None),
+        gates=gates(summary, fail_under),
     )

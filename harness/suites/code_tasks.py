@@ -20,22 +20,20 @@ from harness.models.code_task import AgentPass, Baseline, CodeTask, TaskSet
 from harness.suites.jsonfile import describe, read_json, validate, validate_records
 from harness.suites.resolve import cases_dir
 
-BUILTIN_SPEC = "code-tasks:builtin"
-NANO_BRAIN_PREFIX = "nano-brain:"
+BUILTIN = "builtin"
 BASELINE_FILE = "baseline_v1.json"
 
 
-def is_code_tasks(spec: str) -> bool:
-    return spec == BUILTIN_SPEC or spec.startswith(NANO_BRAIN_PREFIX)
+def load_builtin(name: str) -> TaskSet:
+    """`code-tasks:builtin`: the built-in tasks over this harness's own `harness/` package."""
+    if name != BUILTIN:
+        raise HarnessError(f"unknown code-task suite {name!r}: code-tasks:builtin, or nano-brain:TASKFILE[:CODEBASE]")
+    return load_task_file(cases_dir() / "code-tasks" / BUILTIN / "dataset.json", Path(harness.__file__).parent)
 
 
-def load_code_tasks(spec: str) -> TaskSet:
-    """The task set a `--suite` value names (`code-tasks:builtin` or `nano-brain:...`)."""
-    if spec == BUILTIN_SPEC:
-        return load_task_file(cases_dir() / "code-tasks" / "builtin" / "dataset.json", Path(harness.__file__).parent)
-    if not spec.startswith(NANO_BRAIN_PREFIX):
-        raise HarnessError(f"not a code-task suite: {spec!r} (code-tasks:builtin or nano-brain:TASKFILE[:CODEBASE])")
-    task_file, _, codebase = spec.removeprefix(NANO_BRAIN_PREFIX).partition(":")
+def load_nano_brain(spec: str) -> TaskSet:
+    """`nano-brain:TASKFILE[:CODEBASE]`, given without its prefix."""
+    task_file, _, codebase = spec.partition(":")
     if not task_file:
         raise HarnessError("nano-brain: give the task file: nano-brain:TASKFILE[:CODEBASE]")
     path = Path(task_file).expanduser()

@@ -4,6 +4,7 @@ recall never falling, the report's score sheets and nano-brain's regression rule
 from __future__ import annotations
 
 from collections.abc import Sequence
+from datetime import UTC, datetime
 
 import pytest
 
@@ -14,14 +15,14 @@ from harness.evaluation.kinds.code_tasks import CodeTaskResult, CodeTasksKind
 from harness.models.code_task import Baseline, TaskSet
 from harness.models.project import Project
 from harness.pipeline.settings import Mode
-from harness.suites.code_tasks import load_code_tasks
+from harness.suites.code_tasks import load_nano_brain
 from tests.code_tasks.conftest import TASK_FILE
 from tests.projects.embedder import SeededEmbedder
 
 
 @pytest.fixture(scope="module")
 def tasks() -> TaskSet:
-    return load_code_tasks(f"nano-brain:{TASK_FILE}")
+    return load_nano_brain(f"{TASK_FILE}")
 
 
 @pytest.fixture(scope="module")
@@ -39,8 +40,8 @@ def run(kind: CodeTasksKind, backend: Backend, modes: Sequence[Mode]) -> list[Co
     return [r for s in steps for r in s.results]
 
 
-def run_info(backend: Backend, modes: Sequence[Mode], **settings) -> RunInfo:
-    return RunInfo(backend.info(), tuple(modes), {}, settings, "2026-01-01T00:00:00+00:00", 1.0)
+def run_info(backend: Backend, modes: Sequence[Mode]) -> RunInfo:
+    return RunInfo(backend.info(), tuple(modes), {}, {}, datetime(2026, 1, 1, tzinfo=UTC), 1.0)
 
 
 @pytest.fixture(scope="module")
@@ -108,9 +109,12 @@ def test_fail_under_gate(kind: CodeTasksKind, reference) -> None:
     engine = registry.connect("embedded")
     bm25 = [r for r in reference.values() if r.mode == "bm25"]
     overall = round(sum(r.recall for r in bm25) / len(bm25), 3)
-    report = kind.report(bm25, run_info(engine, [Mode.BM25], fail_under=1.01))
-    assert report.gates == [f"bm25: overall recall {overall:.3f} under --fail-under 1.01"]
-    assert kind.report(bm25, run_info(engine, [Mode.BM25], fail_under=overall)).gates == []
+    failing = CodeTasksKind(kind.tasks, kind.project, fail_under=1.01)
+    assert failing.report(bm25, run_info(engine, [Mode.BM25])).gates == [
+        f"bm25: overall recall {overall:.3f} under --fail-under 1.01"
+    ]
+    passing = CodeTasksKind(kind.tasks, kind.project, fail_under=overall)
+    assert passing.report(bm25, run_info(engine, [Mode.BM25])).gates == []
     engine.close()
 
 

@@ -10,8 +10,9 @@ from pathlib import Path
 import pytest
 
 from harness.errors import CaseFileError, HarnessError
+from harness.evaluation.kinds import prefix_of
 from harness.models.code_task import TaskCategory, Tool
-from harness.suites.code_tasks import is_code_tasks, load_code_tasks
+from harness.suites.code_tasks import load_builtin, load_nano_brain
 from harness.suites.projects import ingest
 from tests.code_tasks.conftest import LEDGER, TASK_FILE
 
@@ -22,14 +23,19 @@ def write(path: Path, data: object) -> Path:
     return path
 
 
-def test_spec_names() -> None:
-    assert is_code_tasks("code-tasks:builtin")
-    assert is_code_tasks("nano-brain:x.json")
-    assert not is_code_tasks("builtin")
+def test_spec_prefixes() -> None:
+    assert prefix_of("code-tasks:builtin") == "code-tasks"
+    assert prefix_of("nano-brain:x.json:/src") == "nano-brain"
+    assert prefix_of("builtin") is None
+
+
+def test_unknown_builtin_name() -> None:
+    with pytest.raises(HarnessError, match="unknown code-task suite 'other'"):
+        load_builtin("other")
 
 
 def test_default_code_base_is_the_folder_named_as_the_workspace() -> None:
-    tasks = load_code_tasks(f"nano-brain:{TASK_FILE}")
+    tasks = load_nano_brain(f"{TASK_FILE}")
     assert tasks.codebase == LEDGER.resolve()
     assert tasks.name == "ledger"
     assert len(tasks.tasks) == 16
@@ -40,7 +46,7 @@ def test_default_code_base_is_the_folder_named_as_the_workspace() -> None:
 
 def test_explicit_code_base_and_no_baseline(tmp_path: Path) -> None:
     task_file = write(tmp_path / "tasks.json", {"workspace": "elsewhere", "tasks": []})
-    tasks = load_code_tasks(f"nano-brain:{task_file}:{LEDGER}")
+    tasks = load_nano_brain(f"{task_file}:{LEDGER}")
     assert tasks.codebase == LEDGER.resolve()
     assert tasks.baseline is None
 
@@ -48,9 +54,9 @@ def test_explicit_code_base_and_no_baseline(tmp_path: Path) -> None:
 def test_a_code_base_must_be_found(tmp_path: Path) -> None:
     task_file = write(tmp_path / "tasks.json", {"workspace": "nowhere", "tasks": []})
     with pytest.raises(HarnessError, match="no folder above it is named 'nowhere'"):
-        load_code_tasks(f"nano-brain:{task_file}")
+        load_nano_brain(f"{task_file}")
     with pytest.raises(HarnessError, match="is not a folder"):
-        load_code_tasks(f"nano-brain:{task_file}:{tmp_path / 'absent'}")
+        load_nano_brain(f"{task_file}:{tmp_path / 'absent'}")
 
 
 @pytest.mark.parametrize(
@@ -67,7 +73,7 @@ def test_a_code_base_must_be_found(tmp_path: Path) -> None:
 def test_invalid_tasks_are_one_line_errors(tmp_path: Path, task: dict, message: str) -> None:
     task_file = write(tmp_path / "tasks.json", {"workspace": "w", "tasks": [task]})
     with pytest.raises(CaseFileError, match=message) as caught:
-        load_code_tasks(f"nano-brain:{task_file}:{LEDGER}")
+        load_nano_brain(f"{task_file}:{LEDGER}")
     assert "\n" not in str(caught.value)
 
 
@@ -75,20 +81,20 @@ def test_repeated_task_ids(tmp_path: Path) -> None:
     task = {"id": "a", "category": "search-qa", "question": "q", "input": {"query": "x"}}
     task_file = write(tmp_path / "tasks.json", {"workspace": "w", "tasks": [task, task]})
     with pytest.raises(CaseFileError, match="task id 'a' appears twice"):
-        load_code_tasks(f"nano-brain:{task_file}:{LEDGER}")
+        load_nano_brain(f"{task_file}:{LEDGER}")
 
 
 def test_missing_file_and_bad_baseline(tmp_path: Path) -> None:
     with pytest.raises(CaseFileError, match="no such file"):
-        load_code_tasks(f"nano-brain:{tmp_path / 'none.json'}:{LEDGER}")
+        load_nano_brain(f"{tmp_path / 'none.json'}:{LEDGER}")
     task_file = write(tmp_path / "tasks.json", {"workspace": "w", "tasks": []})
     write(tmp_path / "baseline_v1.json", {"version": "1"})
     with pytest.raises(CaseFileError, match="overall"):
-        load_code_tasks(f"nano-brain:{task_file}:{LEDGER}")
+        load_nano_brain(f"{task_file}:{LEDGER}")
 
 
 def test_tools_default_to_the_category() -> None:
-    tasks = load_code_tasks("code-tasks:builtin")
+    tasks = load_builtin("builtin")
     search = next(t for t in tasks.tasks if t.category is TaskCategory.SEARCH_QA)
     assert search.fixed_tools == (Tool.QUERY,)
 
@@ -96,7 +102,7 @@ def test_tools_default_to_the_category() -> None:
 def test_builtin_set_covers_every_category_and_names_real_code() -> None:
     """At least 20 tasks, every category; every expected file exists in harness/ and every
     expected symbol is (part of) a symbol's name there, so a stale task fails here."""
-    tasks = load_code_tasks("code-tasks:builtin")
+    tasks = load_builtin("builtin")
     assert len(tasks.tasks) >= 20
     assert {t.category for t in tasks.tasks} == set(TaskCategory)
     project = ingest(tasks.codebase)
@@ -112,5 +118,5 @@ def test_ledger_copy_keeps_working(tmp_path: Path) -> None:
     """The default code base follows the task file: a copy of the checkout is its own code base."""
     copy = tmp_path / "ledger"
     shutil.copytree(LEDGER, copy)
-    tasks = load_code_tasks(f"nano-brain:{copy / 'benchmarks' / 'capability' / 'dataset.json'}")
+    tasks = load_nano_brain(f"{copy / 'benchmarks' / 'capability' / 'dataset.json'}")
     assert tasks.codebase == copy.resolve()

@@ -12,6 +12,7 @@ from typing import Any
 
 from harness.backends.failures import connection_lost
 from harness.evaluation.kind import Engine, Report, Result, RunInfo, Step
+from harness.messages import error_text
 from harness.metrics.surfaced import surfaced_recall
 from harness.models.code_task import CodeTask, TaskSet
 from harness.models.project import Project
@@ -19,6 +20,7 @@ from harness.pipeline.code_answer import LAYERS, CodeAnswerer
 from harness.pipeline.project_memory import ProjectMemory, embedding_text
 from harness.pipeline.settings import Mode
 from harness.reports.code_tasks_report import build_report
+from harness.shards import Shard
 from harness.suites.projects import ingest
 
 
@@ -51,7 +53,7 @@ class CodeTaskResult:
         return self.task_id
 
     def fail_with(self, exc: Exception) -> CodeTaskResult:
-        self.error = f"{type(exc).__name__}: {' '.join(str(exc).split())}"
+        self.error = error_text(exc)
         self.backend_lost = connection_lost(exc)
         return self
 
@@ -63,10 +65,18 @@ class CodeTasksKind:
     """A task set over its code base, ready to run on any engine."""
 
     name = "code-tasks"
+    unit = "tasks"
 
-    def __init__(self, tasks: TaskSet, project: Project | None = None):
+    def __init__(self, tasks: TaskSet, project: Project | None = None, fail_under: float | None = None):
         self.tasks = tasks
         self.project = project if project is not None else ingest(tasks.codebase, name=tasks.name)
+        self.fail_under = fail_under
+
+    @classmethod
+    def for_run(cls, tasks: TaskSet, limit: int | None, shard: Shard | None, fail_under: float | None) -> CodeTasksKind:
+        """The kind for `harness run`: the first `limit` tasks of the shard's share."""
+        kept = shard.keep(tasks.tasks) if shard is not None else tasks.tasks
+        return cls(tasks.model_copy(update={"tasks": kept[:limit]}), fail_under=fail_under)
 
     def total(self, modes: Sequence[Mode]) -> int | None:  # noqa: ARG002 - one step per task, all modes in it
         return len(self.tasks.tasks)
@@ -127,4 +137,5 @@ class CodeTasksKind:
         return result
 
     def report(self, results: Sequence[Result], run: RunInfo) -> Report:
-        return build_report(self.tasks, self.project, [r for r in results if isinstance(r, CodeTaskResult)], run)
+        rows = [r for r in results if isinstance(r, CodeTaskResult)]
+        return build_report(self.tasks, self.project, rows, run, self.fail_under)
