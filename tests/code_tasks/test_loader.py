@@ -12,6 +12,7 @@ import pytest
 from harness.errors import CaseFileError, HarnessError
 from harness.evaluation.kinds import prefix_of
 from harness.models.code_task import TaskCategory, Tool
+from harness.pipeline.code_answer import SymbolTable
 from harness.suites.code_tasks import load_builtin, load_nano_brain
 from harness.suites.projects import ingest
 from tests.code_tasks.conftest import LEDGER, TASK_FILE
@@ -100,14 +101,16 @@ def test_tools_default_to_the_category() -> None:
 
 
 def test_builtin_set_covers_every_category_and_names_real_code() -> None:
-    """At least 20 tasks, every category; every expected file exists in harness/ and every
-    expected symbol is (part of) a symbol's name there, so a stale task fails here."""
+    """At least 20 tasks, every category; every node names a symbol, every expected file exists
+    in harness/ and every expected symbol is (part of) a symbol's name there: a stale task fails here."""
     tasks = load_builtin("builtin")
     assert len(tasks.tasks) >= 20
     assert {t.category for t in tasks.tasks} == set(TaskCategory)
     project = ingest(tasks.codebase)
     names = [r.title.lower() for r in project.records if r.kind.value == "symbol"]
+    table = SymbolTable(project.records)
     for task in tasks.tasks:
+        assert task.input.node is None or table.lookup(task.input.node), (task.id, task.input.node)
         for file in task.expect_files:
             assert (tasks.codebase / file).exists(), (task.id, file)
         for symbol in task.expect_symbols:
