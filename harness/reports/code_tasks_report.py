@@ -4,6 +4,7 @@ comparison (a run regresses when its overall recall is under the baseline's by m
 
 from __future__ import annotations
 
+import re
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import asdict
@@ -171,7 +172,7 @@ def build_report(
         "backend": asdict(run.backend),
     }
     return Report(
-        stem=f"run-code-tasks-{run.backend.backend}",
+        stem=f"run-code-tasks-{re.sub(r'[^A-Za-z0-9._-]+', '-', tasks.name)}-{run.backend.backend}",
         data=data,
         markdown=markdown(tasks, project, results, summary),
         scorecard=scorecard(tasks, summary, run.backend.backend),

@@ -86,7 +86,7 @@ def test_report_scores_per_mode(kind: CodeTasksKind, reference) -> None:
         bench = report.data["summary"][mode]["bench_results"]
         assert [t["id"] for t in bench["tasks"]] == [t.id for t in kind.tasks.tasks]
     assert report.scorecard.columns[:7] == ("backend", "mode", "tasks", "errors", "search", "+identifiers", "+graph")
-    assert report.stem == "run-code-tasks-embedded"
+    assert report.stem == "run-code-tasks-ledger-embedded"
 
 
 def test_regression_against_the_baseline(kind: CodeTasksKind, reference) -> None:
