@@ -10,7 +10,7 @@ loader in `harness/suites/`, and one entry in `FORMATS`.
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field, replace
+from dataclasses import dataclass, field
 from typing import Any
 
 from harness.evaluation.kind import CaseKind
@@ -65,15 +65,8 @@ def kinds_for(specs: Sequence[str], options: KindOptions) -> list[CaseKind]:
     beliefs = [s for s in specs if prefix_of(s) is None]
     kinds: list[CaseKind] = []
     if beliefs:
-        suites = [load_suite(s) for s in beliefs]
-        if options.shard is not None:
-            part = options.shard
-            suites = [
-                replace(s, static_cases=part.keep(s.static_cases), session_cases=part.keep(s.session_cases))
-                for s in suites
-            ]
-        plan = Plan(suites, options.modes, options.settings, options.limit)
-        kinds.append(BeliefKind(plan, options.fail_under, options.embedding_model, options.shard))
+        plan = Plan([load_suite(s) for s in beliefs], options.modes, options.settings, options.limit, options.shard)
+        kinds.append(BeliefKind(plan, options.fail_under, options.embedding_model))
     for spec in specs:
         if (prefix := prefix_of(spec)) is not None:
             kinds.append(FORMATS[prefix](spec.partition(":")[2], options))
