@@ -2,16 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from harness.backends import registry
-from harness.backends.base import Backend
 from harness.models.project import Project
 from harness.resources import data_root
 from harness.suites.projects import ingest
+from tests.projects.conftest import backend  # noqa: F401 - the same backend fixture
 
 LEDGER = data_root() / "cases" / "code-tasks" / "nano-brain-format" / "ledger"
 TASK_FILE = LEDGER / "benchmarks" / "capability" / "dataset.json"
@@ -25,15 +23,3 @@ def ledger_root() -> Path:
 @pytest.fixture(scope="session")
 def ledger() -> Project:
     return ingest(LEDGER)
-
-
-@pytest.fixture(
-    scope="module",
-    params=[pytest.param(d.name, id=d.name, marks=getattr(pytest.mark, d.name)) for d in registry.DESCRIPTORS],
-)
-def backend(request: pytest.FixtureRequest, server_url) -> Iterator[Backend]:
-    """Each backend; a server backend runs only when selected (`--backend postgres`)."""
-    name = request.param
-    engine = registry.connect(name, server_url(name) if registry.descriptor(name).server else None)
-    yield engine
-    engine.close()

@@ -18,7 +18,7 @@ from harness.models.project import Project, ProjectRecord, RecordKind, Skipped
 from harness.suites.projects import epub, markdown, python_code, tree_sitter_code
 from harness.suites.projects.calls import CallResolver, Symbol
 from harness.suites.projects.overview import MANIFESTS, file_summary, overview
-from harness.suites.projects.parsed import ParsedFile, PieceKind
+from harness.suites.projects.parsed import ParsedFile
 
 MAX_FILE_BYTES = 1024 * 1024
 """Larger files are skipped: generated or data files, whose text would swamp every search."""
@@ -66,11 +66,6 @@ _TEXT_LANGUAGES = {
     ".toml": "toml",
     ".txt": "text",
     ".rst": "text",
-}
-_PIECE_KINDS = {
-    PieceKind.SECTION: RecordKind.SECTION,
-    PieceKind.SYMBOL: RecordKind.SYMBOL,
-    PieceKind.ROUTE: RecordKind.ROUTE,
 }
 
 
@@ -188,7 +183,7 @@ def _records(parsed: dict[str, ParsedFile], folders: set[str]) -> list[ProjectRe
         Symbol(piece_id, path, piece.name)
         for path, file in parsed.items()
         for piece, piece_id in zip(file.pieces, ids[path][0], strict=True)
-        if piece.kind is PieceKind.SYMBOL
+        if piece.kind is RecordKind.SYMBOL
     )
     for path, file in parsed.items():
         parent = str(PurePosixPath(path).parent)
@@ -208,7 +203,7 @@ def _records(parsed: dict[str, ParsedFile], folders: set[str]) -> list[ProjectRe
             records.append(
                 ProjectRecord(
                     piece_id,
-                    _PIECE_KINDS[piece.kind],
+                    piece.kind,
                     path,
                     piece.title,
                     piece.text,

@@ -13,7 +13,8 @@ import tree_sitter_javascript
 import tree_sitter_typescript
 from tree_sitter import Language, Node, Parser
 
-from harness.suites.projects.parsed import ParsedFile, Piece, PieceKind
+from harness.models.project import RecordKind
+from harness.suites.projects.parsed import ParsedFile, Piece
 from harness.suites.projects.routes import registers_routes, route_title
 
 
@@ -33,6 +34,21 @@ class _Grammar:
 
 _JS_FUNCTIONS = frozenset({"function_declaration", "generator_function_declaration", "method_definition"})
 _JS_CALLS = frozenset({"call_expression", "new_expression"})
+
+
+def _typescript(name: str, language: Callable[[], object]) -> _Grammar:
+    """TypeScript and TSX: one grammar family, two languages."""
+    return _Grammar(
+        name,
+        language,
+        _JS_FUNCTIONS,
+        frozenset({"class_declaration", "abstract_class_declaration"}),
+        frozenset({"interface_declaration", "type_alias_declaration", "enum_declaration"}),
+        _JS_CALLS,
+        frozenset({"string", "template_string"}),
+    )
+
+
 _GRAMMARS = {
     "go": _Grammar(
         "go",
@@ -43,24 +59,8 @@ _GRAMMARS = {
         frozenset({"call_expression"}),
         frozenset({"interpreted_string_literal", "raw_string_literal"}),
     ),
-    "typescript": _Grammar(
-        "typescript",
-        tree_sitter_typescript.language_typescript,
-        _JS_FUNCTIONS,
-        frozenset({"class_declaration", "abstract_class_declaration"}),
-        frozenset({"interface_declaration", "type_alias_declaration", "enum_declaration"}),
-        _JS_CALLS,
-        frozenset({"string", "template_string"}),
-    ),
-    "tsx": _Grammar(
-        "tsx",
-        tree_sitter_typescript.language_tsx,
-        _JS_FUNCTIONS,
-        frozenset({"class_declaration", "abstract_class_declaration"}),
-        frozenset({"interface_declaration", "type_alias_declaration", "enum_declaration"}),
-        _JS_CALLS,
-        frozenset({"string", "template_string"}),
-    ),
+    "typescript": _typescript("typescript", tree_sitter_typescript.language_typescript),
+    "tsx": _typescript("tsx", tree_sitter_typescript.language_tsx),
     "javascript": _Grammar(
         "javascript",
         tree_sitter_javascript.language,
@@ -158,7 +158,7 @@ class _Walker:
         self._names.add(unique)
         self.pieces.append(
             Piece(
-                kind=PieceKind.SYMBOL,
+                kind=RecordKind.SYMBOL,
                 name=unique,
                 title=unique,
                 text=text,
@@ -281,7 +281,7 @@ class _Walker:
         self._names.add(unique)
         self.pieces.append(
             Piece(
-                kind=PieceKind.ROUTE,
+                kind=RecordKind.ROUTE,
                 name=unique,
                 title=unique,
                 text=self.text(call),
