@@ -138,6 +138,8 @@ class TaskSet(BaseModel):
 
     name: str
     codebase: Path
+    exclude: tuple[str, ...] = ()
+    """Paths below the code base that are not its code (packaged data beside the package)."""
     tasks: tuple[CodeTask, ...]
     agent: AgentPass = AgentPass()
     baseline: Baseline | None = None

@@ -17,6 +17,7 @@ from pydantic import ValidationError
 import harness
 from harness.errors import CaseFileError, HarnessError
 from harness.models.code_task import AgentPass, Baseline, CodeTask, TaskSet
+from harness.resources import DATA_FOLDERS
 from harness.suites.jsonfile import describe, read_json, validate, validate_records
 from harness.suites.resolve import cases_dir
 
@@ -28,7 +29,10 @@ def load_builtin(name: str) -> TaskSet:
     """`code-tasks:builtin`: the built-in tasks over this harness's own `harness/` package."""
     if name != BUILTIN:
         raise HarnessError(f"unknown code-task suite {name!r}: code-tasks:builtin, or nano-brain:TASKFILE[:CODEBASE]")
-    return load_task_file(cases_dir() / "code-tasks" / BUILTIN / "dataset.json", Path(harness.__file__).parent)
+    # an installed wheel carries cases/, containers/ and docker/ inside the package: not its code
+    data = tuple(f"resources/{folder}" for folder in DATA_FOLDERS)
+    package = Path(harness.__file__).parent
+    return load_task_file(cases_dir() / "code-tasks" / BUILTIN / "dataset.json", package, exclude=data)
 
 
 def load_nano_brain(spec: str) -> TaskSet:
@@ -43,7 +47,9 @@ def load_nano_brain(spec: str) -> TaskSet:
     return load_task_file(path, root, baseline if baseline.is_file() else None, raw=raw)
 
 
-def load_task_file(path: Path, codebase: Path, baseline: Path | None = None, *, raw: Any = None) -> TaskSet:
+def load_task_file(
+    path: Path, codebase: Path, baseline: Path | None = None, *, raw: Any = None, exclude: tuple[str, ...] = ()
+) -> TaskSet:
     raw = read_json(path) if raw is None else raw
     if not isinstance(raw, dict):
         raise CaseFileError(path, f"expected a JSON object, got {type(raw).__name__}")
@@ -58,6 +64,7 @@ def load_task_file(path: Path, codebase: Path, baseline: Path | None = None, *, 
         return TaskSet(
             name=str(raw.get("workspace") or path.stem),
             codebase=codebase.resolve(),
+            exclude=exclude,
             tasks=tuple(tasks),
             agent=agent,
             baseline=frozen,

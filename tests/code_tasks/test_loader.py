@@ -106,7 +106,7 @@ def test_builtin_set_covers_every_category_and_names_real_code() -> None:
     tasks = load_builtin("builtin")
     assert len(tasks.tasks) >= 20
     assert {t.category for t in tasks.tasks} == set(TaskCategory)
-    project = ingest(tasks.codebase)
+    project = ingest(tasks.codebase, exclude=tasks.exclude)
     names = [r.title.lower() for r in project.records if r.kind.value == "symbol"]
     table = SymbolTable(project.records)
     for task in tasks.tasks:

@@ -183,3 +183,12 @@ def test_call_resolution_prefers_the_nearest_scope() -> None:
         "c/z.py#Job.run",
     )  # anywhere
     assert resolver.resolve("a/x.py", ["print", "len"]) == ()  # not the project's
+
+
+def test_excluded_paths_are_skipped(sample_root: Path) -> None:
+    project = ingest(sample_root, exclude=["web", "docs/notes.md"])
+    assert not any(r.path.startswith("web/") or r.path == "docs/notes.md" for r in project.records)
+    reasons = {s.path: s.reason for s in project.skipped}
+    assert reasons["web/"] == "excluded"
+    assert reasons["docs/notes.md"] == "excluded"
+    assert any(r.path == "server/main.go" for r in project.records)

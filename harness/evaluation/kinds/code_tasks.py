@@ -69,7 +69,9 @@ class CodeTasksKind:
 
     def __init__(self, tasks: TaskSet, project: Project | None = None, fail_under: float | None = None):
         self.tasks = tasks
-        self.project = project if project is not None else ingest(tasks.codebase, name=tasks.name)
+        self.project = (
+            project if project is not None else ingest(tasks.codebase, name=tasks.name, exclude=tasks.exclude)
+        )
         self.fail_under = fail_under
 
     @classmethod

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import os
 import stat
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path, PurePosixPath
 
 from harness.errors import HarnessError
@@ -73,8 +73,9 @@ class ProjectError(HarnessError, ValueError):
     """The folder cannot be ingested at all (missing, not a folder): bad input, exit 2."""
 
 
-def ingest(folder: Path, name: str | None = None) -> Project:
-    """The project in `folder`, named `name` (default: the folder's name)."""
+def ingest(folder: Path, name: str | None = None, exclude: Iterable[str] = ()) -> Project:
+    """The project in `folder`, named `name` (default: the folder's name), without the files and
+    folders `exclude` names (POSIX paths relative to `folder`; each is reported as skipped)."""
     root = folder.resolve()
     if not root.is_dir():
         raise ProjectError(
@@ -84,7 +85,7 @@ def ingest(folder: Path, name: str | None = None) -> Project:
     manifests: dict[str, str] = {}
     skipped: list[Skipped] = []
     folders: set[str] = set()
-    for path, relative in _walk(root, skipped):
+    for path, relative in _walk(root, skipped, frozenset(e.strip("/") for e in exclude)):
         folders.update(str(p) for p in PurePosixPath(relative).parents if str(p) != ".")
         result = _parse(path, relative)
         if isinstance(result, Skipped):
@@ -101,7 +102,7 @@ def ingest(folder: Path, name: str | None = None) -> Project:
     return Project(project_name, root, tuple(records), tuple(sorted(skipped, key=lambda s: s.path)))
 
 
-def _walk(root: Path, skipped: list[Skipped]) -> Iterator[tuple[Path, str]]:
+def _walk(root: Path, skipped: list[Skipped], excluded: frozenset[str]) -> Iterator[tuple[Path, str]]:
     """Regular files below `root` in path order, with their POSIX path relative to it."""
     for directory, subfolders, files in os.walk(root):
         base = Path(directory)
@@ -109,7 +110,9 @@ def _walk(root: Path, skipped: list[Skipped]) -> Iterator[tuple[Path, str]]:
         kept = []
         for sub in sorted(subfolders):
             relative = sub if relative_base == "." else f"{relative_base}/{sub}"
-            if sub in IGNORED_FOLDERS:
+            if relative in excluded:
+                skipped.append(Skipped(relative + "/", "excluded"))
+            elif sub in IGNORED_FOLDERS:
                 skipped.append(Skipped(relative + "/", "tool or dependency folder"))
             elif (base / sub).is_symlink():
                 skipped.append(Skipped(relative + "/", "symbolic link"))
@@ -120,7 +123,9 @@ def _walk(root: Path, skipped: list[Skipped]) -> Iterator[tuple[Path, str]]:
             path = base / file
             relative = file if relative_base == "." else f"{relative_base}/{file}"
             mode = path.lstat().st_mode
-            if file in IGNORED_FOLDERS:  # a worktree's `.git` is a file
+            if relative in excluded:
+                skipped.append(Skipped(relative, "excluded"))
+            elif file in IGNORED_FOLDERS:  # a worktree's `.git` is a file
                 skipped.append(Skipped(relative, "tool or dependency folder"))
             elif stat.S_ISLNK(mode):
                 skipped.append(Skipped(relative, "symbolic link"))
