@@ -134,8 +134,9 @@ class _Walker:
                 return None
             owner = self._receiver(node) if kind == "method_declaration" else parent
             return _qualify(owner, self.text(name_node))
-        if kind == "variable_declarator" and (value := node.child_by_field_name("value")) is not None:
-            name_node = node.child_by_field_name("name")
+        if kind in _HOLDERS and (value := node.child_by_field_name("value")) is not None:
+            # a function held by a variable or a class field: `const f = () => ...`, `handle = async () => ...`
+            name_node = node.child_by_field_name("name") or node.child_by_field_name("property")
             if value.type in {"arrow_function", "function_expression", "function"} and name_node is not None:
                 return _qualify(parent, self.text(name_node))
         return None
@@ -191,9 +192,7 @@ class _Walker:
 
     def _defines(self, node: Node) -> bool:
         """Whether `node` is a symbol of its own (a function held by a variable included)."""
-        return self._is_definition(node) or (
-            node.type == "variable_declarator" and self._definition_name(node, None) is not None
-        )
+        return self._is_definition(node) or (node.type in _HOLDERS and self._definition_name(node, None) is not None)
 
     def _is_definition(self, node: Node) -> bool:
         grammar = self.grammar
@@ -345,6 +344,8 @@ def _join(prefix: str, path: str) -> str:
     return prefix.rstrip("/") + ("/" + path.lstrip("/") if path.strip("/") else "")
 
 
+_HOLDERS = frozenset({"variable_declarator", "public_field_definition", "field_definition"})
+"""Nodes that define a symbol when their value is a function."""
 _WRAPPERS = frozenset({"export_statement", "lexical_declaration", "variable_declaration", "type_declaration"})
 """Nodes around a definition that its leading comment sits above."""
 
