@@ -143,11 +143,15 @@ def markdown(
             verdict = "REGRESSION" if baseline["regression"] else "no regression"
             lines += ["", f"Overall {entry['overall']:.3f} against the baseline's {baseline['overall']:.3f} "
                       f"(delta {baseline['delta']:+.3f}): {verdict}."]  # fmt: skip
-        lines += ["", "| task | category | search | +identifiers | +graph | missed |", "|---|---|---:|---:|---:|---|"]
+        lines += ["", "| task | category | search | +identifiers | +graph | baseline | missed |"]
+        lines.append("|---|---|---:|---:|---:|---:|---|")
         for row in (r for r in results if r.mode == mode):
             layers = " | ".join(f"{row.layers[layer]:.3f}" if layer in row.layers else "–" for layer in LAYERS)
+            base = baseline.get("tasks", {}).get(row.task_id)
             missed = row.error or ", ".join(row.missed) or ""
-            lines.append(f"| {row.task_id} | {row.category} | {layers} | {missed} |")
+            lines.append(
+                f"| {row.task_id} | {row.category} | {layers} | {'–' if base is None else f'{base:.3f}'} | {missed} |"
+            )
         lines.append("")
     return "\n".join(lines)
 

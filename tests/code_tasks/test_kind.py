@@ -85,6 +85,9 @@ def test_report_scores_per_mode(kind: CodeTasksKind, reference) -> None:
         assert set(sheet.categories) == {t.category.value for t in kind.tasks.tasks}
         bench = report.data["summary"][mode]["bench_results"]
         assert [t["id"] for t in bench["tasks"]] == [t.id for t in kind.tasks.tasks]
+        frozen = Baseline.model_validate(bench)  # what a freeze writes is what a check reads
+        assert frozen.overall == sheet.overall["recall"]
+        assert {t.id: t.recall for t in frozen.tasks} == {i: c.score for i, c in sheet.cases.items()}
     assert report.scorecard.columns[:7] == ("backend", "mode", "tasks", "errors", "search", "+identifiers", "+graph")
     assert report.stem == "run-code-tasks-ledger-embedded"
 

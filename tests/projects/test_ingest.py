@@ -11,6 +11,7 @@ from harness.models.project import Project, ProjectRecord, RecordKind
 from harness.suites.projects import ProjectError, ingest
 from harness.suites.projects.calls import CallResolver, Symbol
 from harness.suites.projects.ingest import OVERVIEW_ID
+from harness.suites.projects.overview import overview
 from harness.suites.projects.structure import structure
 from tests.projects.sample import BINARY, HUGE
 
@@ -192,3 +193,15 @@ def test_excluded_paths_are_skipped(sample_root: Path) -> None:
     assert reasons["web/"] == "excluded"
     assert reasons["docs/notes.md"] == "excluded"
     assert any(r.path == "server/main.go" for r in project.records)
+
+
+def test_manifest_dependencies_of_every_kind() -> None:
+    texts = {
+        "web/package.json": '{"dependencies": {"react": "^18"}, "devDependencies": {"vite": "5"}}',
+        "go.mod": "module example.com/x\n\nrequire (\n\tgithub.com/a/b v1.2.3\n)\nrequire golang.org/x/c v0.1.0\n",
+        "api/pyproject.toml": "[project\nbroken",
+    }
+    text = overview("x", {}, texts)
+    assert "web/package.json: react ^18, vite 5 [dev]" in text
+    assert "go.mod: module example.com/x, github.com/a/b v1.2.3, golang.org/x/c v0.1.0" in text
+    assert "api/pyproject.toml: (not parseable)" in text
