@@ -3,6 +3,7 @@ sample's text (tests/projects/sample.py), and what is skipped and why."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -205,3 +206,26 @@ def test_manifest_dependencies_of_every_kind() -> None:
     assert "web/package.json: react ^18, vite 5 [dev]" in text
     assert "go.mod: module example.com/x, github.com/a/b v1.2.3, golang.org/x/c v0.1.0" in text
     assert "api/pyproject.toml: (not parseable)" in text
+
+
+def test_unreadable_files_and_folders_are_skipped(sample_root: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """(Root reads everything whatever its mode: the failures are injected.)"""
+    real_read, real_scandir = Path.read_bytes, os.scandir
+
+    def read_bytes(self: Path) -> bytes:
+        if self.name == "store.go":
+            raise PermissionError(13, "Permission denied", str(self))
+        return real_read(self)
+
+    def scandir(path):
+        if Path(path).name == "docs":
+            raise PermissionError(13, "Permission denied", str(path))
+        return real_scandir(path)
+
+    monkeypatch.setattr(Path, "read_bytes", read_bytes)
+    monkeypatch.setattr(os, "scandir", scandir)
+    project = ingest(sample_root)
+    reasons = {s.path: s.reason for s in project.skipped}
+    assert reasons["server/store.go"] == "unreadable: Permission denied"
+    assert reasons["docs/"] == "unreadable: Permission denied"
+    assert not any(r.path.startswith("docs/") or r.path == "server/store.go" for r in project.records)

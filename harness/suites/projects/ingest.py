@@ -104,7 +104,12 @@ def ingest(folder: Path, name: str | None = None, exclude: Iterable[str] = ()) -
 
 def _walk(root: Path, skipped: list[Skipped], excluded: frozenset[str]) -> Iterator[tuple[Path, str]]:
     """Regular files below `root` in path order, with their POSIX path relative to it."""
-    for directory, subfolders, files in os.walk(root):
+
+    def unreadable(error: OSError) -> None:
+        folder = Path(error.filename or root).relative_to(root).as_posix()
+        skipped.append(Skipped(f"{folder}/", f"unreadable: {error.strerror}"))
+
+    for directory, subfolders, files in os.walk(root, onerror=unreadable):
         base = Path(directory)
         relative_base = base.relative_to(root).as_posix()
         kept = []
@@ -144,7 +149,10 @@ def _parse(path: Path, relative: str) -> ParsedFile | Skipped:
             return epub.parse(path)
         except Exception as exc:  # noqa: BLE001 - ebooklib raises anything on a broken zip or package
             return Skipped(relative, f"unreadable EPUB: {exc}")
-    data = path.read_bytes()
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        return Skipped(relative, f"unreadable: {exc.strerror}")
     if b"\0" in data[:8192]:
         return Skipped(relative, "binary")
     try:
@@ -158,6 +166,8 @@ def _parse(path: Path, relative: str) -> ParsedFile | Skipped:
             return python_code.parse(source)
         except SyntaxError as exc:
             return Skipped(relative, f"Python syntax error line {exc.lineno}: {exc.msg}")
+        except RecursionError:
+            return Skipped(relative, "Python nested too deeply to parse")
     if suffix in _CODE:
         return tree_sitter_code.parse(source, _CODE[suffix])
     return ParsedFile(language=_TEXT_LANGUAGES.get(suffix), text=source)
