@@ -15,6 +15,7 @@ from harness.evaluation.kinds.code_tasks import CodeTaskResult, CodeTasksKind
 from harness.models.code_task import Baseline, TaskSet
 from harness.models.project import Project
 from harness.pipeline.settings import Mode
+from harness.shards import parse_shard
 from harness.suites.code_tasks import load_nano_brain
 from tests.code_tasks.conftest import TASK_FILE
 from tests.projects.embedder import SeededEmbedder
@@ -141,3 +142,10 @@ def test_a_lost_backend_errors_every_task(kind: CodeTasksKind) -> None:
     results = [r for s in steps for r in s.results]
     assert len(results) == len(kind.tasks.tasks)
     assert all(r.backend_lost and r.error.startswith("ConnectionResetError") for r in results)
+
+
+def test_limit_and_shard_select_tasks(tasks: TaskSet) -> None:
+    assert [t.id for t in CodeTasksKind.for_run(tasks, 3, None, None).tasks.tasks] == [t.id for t in tasks.tasks[:3]]
+    halves = [CodeTasksKind.for_run(tasks, None, parse_shard(f"{i}/2"), None).tasks.tasks for i in (1, 2)]
+    assert sorted(t.id for half in halves for t in half) == sorted(t.id for t in tasks.tasks)
+    assert not {t.id for t in halves[0]} & {t.id for t in halves[1]}
