@@ -176,7 +176,8 @@ def build_report(
         "backend": asdict(run.backend),
     }
     return Report(
-        stem=f"run-code-tasks-{re.sub(r'[^A-Za-z0-9._-]+', '-', tasks.name)}-{run.backend.backend}",
+        # not `run-...`: `harness compare` reads every `run-*-latest.json` as a belief-suite run
+        stem=f"code-tasks-{re.sub(r'[^A-Za-z0-9._-]+', '-', tasks.name)}-{run.backend.backend}",
         data=data,
         markdown=markdown(tasks, project, results, summary),
         scorecard=scorecard(tasks, summary, run.backend.backend),

@@ -24,11 +24,15 @@ def test_nano_brain_run_writes_its_report(tmp_path: Path) -> None:
     )
     assert done.returncode == 0, done.stderr
     assert "code tasks: ledger (16 tasks)" in done.stdout
-    report = json.loads((tmp_path / "out" / "run-code-tasks-ledger-embedded-latest.json").read_text())
+    report = json.loads((tmp_path / "out" / "code-tasks-ledger-embedded-latest.json").read_text())
     summary = report["summary"]["bm25"]
     assert summary["tasks"] == 16
     assert summary["baseline"]["overall"] == json.loads((capability / "baseline_v1.json").read_text())["overall"]
     assert report["structure"]["routes"] == 4
+    # `harness compare` compares belief-suite runs: a code-task report is not one of them
+    compared = harness("compare", "--out", "out", cwd=tmp_path)
+    assert compared.returncode == 2
+    assert "no run reports to compare" in one_line(compared.stderr)
 
 
 def test_a_regression_exits_1(tmp_path: Path) -> None:

@@ -90,7 +90,7 @@ def test_report_scores_per_mode(kind: CodeTasksKind, reference) -> None:
         assert frozen.overall == sheet.overall["recall"]
         assert {t.id: t.recall for t in frozen.tasks} == {i: c.score for i, c in sheet.cases.items()}
     assert report.scorecard.columns[:7] == ("backend", "mode", "tasks", "errors", "search", "+identifiers", "+graph")
-    assert report.stem == "run-code-tasks-ledger-embedded"
+    assert report.stem == "code-tasks-ledger-embedded"
 
 
 def test_regression_against_the_baseline(kind: CodeTasksKind, reference) -> None:
