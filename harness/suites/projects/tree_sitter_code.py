@@ -71,7 +71,6 @@ _GRAMMARS = {
         frozenset({"string", "template_string"}),
     ),
 }
-LANGUAGES = frozenset(_GRAMMARS)
 
 
 @cache
@@ -80,7 +79,7 @@ def _parser(language: str) -> Parser:
 
 
 def parse(source: str, language: str) -> ParsedFile:
-    """Symbols, routes and the module comment of one file in `language` (a key of `LANGUAGES`).
+    """Symbols, routes and the module comment of one file in `language` (go, typescript, tsx, javascript).
     Tree-sitter recovers from syntax errors, so a broken file still gives what parses."""
     grammar = _GRAMMARS[language]
     data = source.encode("utf-8")
