@@ -44,6 +44,8 @@ class CodeTaskResult:
     identifiers: list[str] = field(default_factory=list)
     surfaced: dict[str, list[str]] = field(default_factory=dict)
     """Per layer, the ids of the records it added."""
+    externals: list[str] = field(default_factory=list)
+    """Names a flow passed through outside the project (graph layer)."""
     latency_ms: float | None = None
     error: str | None = None
     backend_lost: bool = False
@@ -136,6 +138,7 @@ class CodeTasksKind:
         result.matched, result.missed = list(scored.matched), list(scored.missed)
         result.identifiers = list(answer.identifiers)
         result.surfaced = {layer: [r.id for r in records] for layer, records in answer.layers.items()}
+        result.externals = list(answer.externals)
         return result
 
     def report(self, results: Sequence[Result], run: RunInfo) -> Report:
