@@ -149,3 +149,18 @@ def test_limit_and_shard_select_tasks(tasks: TaskSet) -> None:
     halves = [CodeTasksKind.for_run(tasks, None, parse_shard(f"{i}/2"), None).tasks.tasks for i in (1, 2)]
     assert sorted(t.id for half in halves for t in half) == sorted(t.id for t in tasks.tasks)
     assert not {t.id for t in halves[0]} & {t.id for t in halves[1]}
+
+
+class _Unreachable:
+    """A backend whose server is gone before the index can be made."""
+
+    name = "gone"
+
+    def create_index(self, namespace, spec):  # noqa: ARG002 - the protocol's signature
+        raise ConnectionRefusedError("connection refused")
+
+
+def test_an_unreachable_backend_errors_every_task(kind: CodeTasksKind) -> None:
+    results = [r for s in kind.execute(Engine(_Unreachable(), None, (Mode.BM25,))) for r in s.results]
+    assert len(results) == len(kind.tasks.tasks)
+    assert all(r.backend_lost for r in results)

@@ -94,9 +94,10 @@ class CodeTasksKind:
 
     def execute(self, engine: Engine) -> Iterator[Step]:
         embedder = engine.embedder if any(m.needs_vectors for m in engine.modes) else None
-        memory = ProjectMemory.open(engine.backend, f"c{uuid.uuid4().hex[:12]}", embedder)
+        memory: ProjectMemory | None = None
         try:
             try:
+                memory = ProjectMemory.open(engine.backend, f"c{uuid.uuid4().hex[:12]}", embedder)
                 memory.load(self.project)
             except Exception as exc:  # noqa: BLE001 - every task then carries the error, and the run goes on
                 for task in self.tasks.tasks:
@@ -106,10 +107,11 @@ class CodeTasksKind:
             for task in self.tasks.tasks:
                 yield Step(task.id, [self._run(answerer, task, engine, mode) for mode in engine.modes])
         finally:
-            try:
-                memory.index.drop()
-            except Exception:  # noqa: BLE001 - dropping on a lost server must not hide the run's own error
-                pass
+            if memory is not None:
+                try:
+                    memory.index.drop()
+                except Exception:  # noqa: BLE001 - dropping on a lost server must not hide the run's own error
+                    pass
 
     def _result(self, task: CodeTask, engine: Engine, mode: Mode) -> CodeTaskResult:
         return CodeTaskResult(
