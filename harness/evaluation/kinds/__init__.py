@@ -37,14 +37,14 @@ def _code_tasks(rest: str, options: KindOptions) -> CaseKind:
     from harness.evaluation.kinds.code_tasks import CodeTasksKind
     from harness.suites.code_tasks import load_builtin
 
-    return CodeTasksKind.for_run(load_builtin(rest), options.limit, options.shard, options.fail_under)
+    return CodeTasksKind.for_run(load_builtin(rest), options)
 
 
 def _nano_brain(rest: str, options: KindOptions) -> CaseKind:
     from harness.evaluation.kinds.code_tasks import CodeTasksKind
     from harness.suites.code_tasks import load_nano_brain
 
-    return CodeTasksKind.for_run(load_nano_brain(rest), options.limit, options.shard, options.fail_under)
+    return CodeTasksKind.for_run(load_nano_brain(rest), options)
 
 
 FORMATS: Mapping[str, Callable[[str, KindOptions], CaseKind]] = {

@@ -8,7 +8,8 @@ import time
 import uuid
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from pathlib import PurePath
+from typing import TYPE_CHECKING, Any
 
 from harness.backends.failures import connection_lost
 from harness.evaluation.kind import Engine, Report, Result, RunInfo, Step
@@ -16,12 +17,14 @@ from harness.messages import error_text
 from harness.metrics.surfaced import surfaced_recall
 from harness.models.code_task import CodeTask, TaskSet
 from harness.models.project import Project
-from harness.pipeline.code_answer import LAYERS, CodeAnswerer
+from harness.pipeline.code_answer import LAYERS, SEARCH_LIMIT, CodeAnswerer
 from harness.pipeline.project_memory import ProjectMemory, embedding_text
 from harness.pipeline.settings import Mode
 from harness.reports.code_tasks_report import build_report
-from harness.shards import Shard
 from harness.suites.projects import ingest
+
+if TYPE_CHECKING:
+    from harness.evaluation.kinds import KindOptions
 
 
 @dataclass
@@ -69,18 +72,37 @@ class CodeTasksKind:
     name = "code-tasks"
     unit = "tasks"
 
-    def __init__(self, tasks: TaskSet, project: Project | None = None, fail_under: float | None = None):
+    def __init__(
+        self,
+        tasks: TaskSet,
+        project: Project | None = None,
+        fail_under: float | None = None,
+        limit: int | None = None,
+        embedding_model: str | None = None,
+    ):
         self.tasks = tasks
         self.project = (
             project if project is not None else ingest(tasks.codebase, name=tasks.name, exclude=tasks.exclude)
         )
         self.fail_under = fail_under
+        self.limit = limit
+        self.embedding_model = embedding_model
 
     @classmethod
-    def for_run(cls, tasks: TaskSet, limit: int | None, shard: Shard | None, fail_under: float | None) -> CodeTasksKind:
-        """The kind for `harness run`: the first `limit` tasks of the shard's share."""
-        kept = shard.keep(tasks.tasks) if shard is not None else tasks.tasks
-        return cls(tasks.model_copy(update={"tasks": kept[:limit]}), fail_under=fail_under)
+    def for_run(cls, tasks: TaskSet, options: KindOptions) -> CodeTasksKind:
+        """The kind for `harness run`: the first `--limit` tasks of the `--shard`'s share."""
+        kept = options.shard.keep(tasks.tasks) if options.shard is not None else tasks.tasks
+        needs_vectors = any(m.needs_vectors for m in options.modes)
+        return cls(
+            tasks.model_copy(update={"tasks": kept[: options.limit]}),
+            fail_under=options.fail_under,
+            limit=options.limit,
+            embedding_model=options.embedding_model if needs_vectors else None,
+        )
+
+    @property
+    def baseline_suite(self) -> str:
+        return f"code-tasks-{self.tasks.name}"
 
     def total(self, modes: Sequence[Mode]) -> int | None:  # noqa: ARG002 - one step per task, all modes in it
         return len(self.tasks.tasks)
@@ -145,4 +167,11 @@ class CodeTasksKind:
 
     def report(self, results: Sequence[Result], run: RunInfo) -> Report:
         rows = [r for r in results if isinstance(r, CodeTaskResult)]
-        return build_report(self.tasks, self.project, rows, run, self.fail_under)
+        settings = {
+            "tasks": PurePath(self.tasks.source).name,
+            "limit": self.limit,
+            "agent": self.tasks.agent.model_dump(),
+            "search_limit": SEARCH_LIMIT,
+            "embedding_model": self.embedding_model,
+        }
+        return build_report(self.tasks, self.project, rows, run, self.fail_under, settings)
