@@ -1,5 +1,6 @@
 """Turn a `--suite` argument into a loaded suite: `builtin`, `tenure:DIR` (the version detected
-from the files), `tenure@paper:DIR` or `tenure@head:DIR` (named), or a suite folder."""
+from the files), `tenure@paper:DIR` or `tenure@head:DIR` (named), or a suite folder; and a
+built-in lifecycle set (`lifecycle:builtin`) into its scenarios."""
 
 from __future__ import annotations
 
@@ -7,8 +8,11 @@ import os
 import re
 from pathlib import Path
 
+from harness.errors import HarnessError
 from harness.models import Suite
+from harness.models.scenario import LifecycleSuite
 from harness.resources import data_root
+from harness.suites.mnemonic import load_mnemonic
 from harness.suites.native import load_native
 from harness.suites.tenure import load_tenure
 
@@ -28,3 +32,12 @@ def load_suite(spec: str) -> Suite:
     if tenure := _TENURE.fullmatch(spec):
         return load_tenure(Path(tenure["dir"]).expanduser(), tenure["version"])
     return load_native(Path(spec).expanduser())
+
+
+def load_lifecycle(name: str) -> LifecycleSuite:
+    """A built-in set of lifecycle scenarios (`cases/lifecycle/<name>/`); only `builtin` so far."""
+    if name != BUILTIN:
+        raise HarnessError(
+            f"lifecycle:{name}: no such built-in scenario set (lifecycle:builtin; mnemonic:PATH for yours)"
+        )
+    return load_mnemonic(cases_dir() / "lifecycle" / BUILTIN, name=f"lifecycle:{BUILTIN}")

@@ -33,7 +33,38 @@ class KindOptions:
     extra: Mapping[str, Any] = field(default_factory=dict)
 
 
-FORMATS: Mapping[str, Callable[[str, KindOptions], CaseKind]] = {}
+def _code_tasks(rest: str, options: KindOptions) -> CaseKind:
+    from harness.evaluation.kinds.code_tasks import CodeTasksKind
+    from harness.suites.code_tasks import load_builtin
+
+    return CodeTasksKind.for_run(load_builtin(rest), options)
+
+
+def _nano_brain(rest: str, options: KindOptions) -> CaseKind:
+    from harness.evaluation.kinds.code_tasks import CodeTasksKind
+    from harness.suites.code_tasks import load_nano_brain
+
+    return CodeTasksKind.for_run(load_nano_brain(rest), options)
+
+
+def _lifecycle(rest: str, options: KindOptions) -> CaseKind:
+    from harness.evaluation.kinds.lifecycle import lifecycle_format
+
+    return lifecycle_format(rest, options)
+
+
+def _mnemonic(rest: str, options: KindOptions) -> CaseKind:
+    from harness.evaluation.kinds.lifecycle import mnemonic_format
+
+    return mnemonic_format(rest, options)
+
+
+FORMATS: Mapping[str, Callable[[str, KindOptions], CaseKind]] = {
+    "code-tasks": _code_tasks,
+    "nano-brain": _nano_brain,
+    "lifecycle": _lifecycle,
+    "mnemonic": _mnemonic,
+}
 """`--suite PREFIX:REST` formats of kinds other than belief suites: prefix -> builder(REST, options)."""
 
 
