@@ -15,6 +15,7 @@ from __future__ import annotations
 import difflib
 import json
 import signal
+import subprocess
 import time
 import uuid
 from collections.abc import Iterator
@@ -31,8 +32,8 @@ from tests.containers.conftest import require_docker_or_skip
 from tests.datasets.builders import longmemeval_records
 from tests.faults.helpers import Watched, harness, start, write_suite
 
-SUITES: tuple[str, ...] = ("builtin",)
-"""The `--suite` specs run on the server, each in every mode; a lifecycle scenario set is one more entry."""
+SUITES: tuple[str, ...] = ("builtin", "lifecycle:builtin")
+"""The `--suite` specs run on the server, each in every mode: one line per suite (or kind of case)."""
 DATASETS: tuple[tuple[str, ...], ...] = (("--dataset", "longmemeval-s", "-m", "bm25", "--granularity", "session"),)
 """Dataset runs (on a small file written here); bm25 alone, since the other modes need a model."""
 TAKEN = "dataset_0_sessions"
@@ -366,20 +367,25 @@ def test_a_url_run_leaves_the_servers_own_data_as_it_found_it(
         now = server.dump()
         assert now == before, f"the server's own data changed {after}:\n" + "\n".join(changes(before, now))
 
+    def completed(done: subprocess.CompletedProcess[str]) -> None:
+        """Every result came back; a quality gate may fail (exit 1): scores are not this test's concern."""
+        output = done.stdout[-3000:] + done.stderr[-3000:]
+        assert done.returncode in (0, 1), output
+        assert "results errored" not in done.stderr, output
+        assert "Traceback" not in done.stderr, output
+
     # (a) every suite in every mode, and dataset runs, through the CLI
     modes = [arg for m in MODES for arg in ("-m", m)]
     for spec in SUITES:
         args = ("run", "-b", backend, "--url", url, "-s", spec, *modes, *extension, "--out", str(out))
-        done = harness(*args, cwd=tmp_path, timeout=900, **ledgered)
-        assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+        completed(harness(*args, cwd=tmp_path, timeout=900, **ledgered))
         unchanged(f"after `run -s {spec}`")
 
     data = tmp_path / "longmemeval.json"
     data.write_text(json.dumps(longmemeval_records()), encoding="utf-8")
     for dataset in DATASETS:
         args = ("run", "-b", backend, "--url", url, *dataset, "--file", str(data), *extension, "--out", str(out))
-        done = harness(*args, cwd=tmp_path, **ledgered)
-        assert done.returncode == 0, done.stdout[-3000:] + done.stderr[-3000:]
+        completed(harness(*args, cwd=tmp_path, **ledgered))
         unchanged(f"after `run {' '.join(dataset)}`")
 
     # (b) SIGINT or SIGTERM mid-way: the run drops everything it created before it exits
