@@ -1,0 +1,1 @@
+"""Case kinds the one runner drives (`harness.evaluation.kind.CaseKind`), one module each."""
