@@ -18,6 +18,8 @@ class RecordKind(StrEnum):
     FILE = "file"
     SECTION = "section"
     SYMBOL = "symbol"
+    ROUTE = "route"
+    """An HTTP route registration (`GET /items`); its calls lead to the handler."""
     FACT = "fact"
     """Something the user stated in a conversation, stored so a later turn can recall it."""
 

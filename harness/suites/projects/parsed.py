@@ -1,0 +1,47 @@
+"""What one parser makes of one file, before the project links it: pieces with raw call names.
+
+Parsers know one file; only the whole project can say which symbol a call name means, so a
+parser reports the names as written (`self.load`, `pkg.Run`, `handleQuery`) and
+`harness.suites.projects.calls` resolves them once every file is parsed.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import StrEnum
+
+
+class PieceKind(StrEnum):
+    SECTION = "section"
+    SYMBOL = "symbol"
+    ROUTE = "route"
+    """An HTTP route registration (`GET /api/items` -> its handler), so a flow can start at a route."""
+
+
+@dataclass(frozen=True, slots=True)
+class Piece:
+    kind: PieceKind
+    name: str
+    """Unique within the file: the heading path (`Intro/Setup`), qualified symbol name
+    (`Server.handle`) or route (`GET /items`)."""
+    title: str
+    text: str
+    line: int | None
+    parent: str | None = None
+    """The enclosing piece's `name`; None when the file itself is the parent."""
+    calls: tuple[str, ...] = ()
+    """Call names as written in the source (for a route: its handler, then what an inline handler calls)."""
+    doc: str = ""
+    """The symbol's docstring or leading comment, for the module summary."""
+    signature: str = ""
+    """The symbol's first line (`def load(self, docs)`, `func (s *Server) Run() error`)."""
+
+
+@dataclass(frozen=True, slots=True)
+class ParsedFile:
+    language: str | None
+    pieces: tuple[Piece, ...] = ()
+    doc: str = ""
+    """Module docstring or leading comment: the first line of the module summary."""
+    text: str = ""
+    """The file record's text when the file has no pieces (JSON, CSS, plain text)."""
