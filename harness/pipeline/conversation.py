@@ -7,8 +7,11 @@ what the user stated.
 - specific: matching facts, then the project records the search ranks best. A message that
   refers back ("it", "that function", `REFERRING`) is searched together with the previous
   request in the history, so the referent is found; any other message is searched alone, so the
-  context follows a change of topic. A record is left out when it scores below `floor` times the
-  best, or when its ancestor or descendant is already in (no text twice).
+  context follows a change of topic. Sections, symbols, routes, file summaries and the overview
+  are ranked; the best `keep` come in, and after them those scoring at least `floor` times the
+  best, up to `max_records`. Each brings what it stands for: a file its best two parts (its own
+  text is a summary of them), a heading with no text of its own the sections under it. Folders
+  come in only when the message names one while asking about a folder or directory.
 Records are rendered as `[kind] label` and their text, each cut to `record_tokens` and all of
 them to `budget` tokens of cl100k_base (`harness.tokens`); the count is of the rendered text.
 """
@@ -48,6 +51,15 @@ def search_text(message: str, history: Sequence[tuple[str, str]] = ()) -> str:
     return message
 
 
+PARTS = (RecordKind.SECTION, RecordKind.SYMBOL, RecordKind.ROUTE)
+"""Records that hold a piece of a file's own text."""
+RANKED = (*PARTS, RecordKind.FILE, RecordKind.OVERVIEW)
+"""What a specific message is searched in: text, not folder listings or facts (searched apart)."""
+BARE_TOKENS = 16
+"""A section with less text than this below its heading stands for the sections under it."""
+FOLDER_WORDS = frozenset({"folder", "folders", "directory", "directories", "dir"})
+
+
 @dataclass(frozen=True, slots=True)
 class ContextSettings:
     """How big a turn's context may grow."""
@@ -61,8 +73,11 @@ class ContextSettings:
     outline_tokens: int = 24
     """Most tokens of each top-level folder or file in an overview."""
     max_records: int = 6
+    """Most records the search ranks in (what they stand for comes with them)."""
+    keep: int = 3
+    """The best this many records come in whatever their score."""
     floor: float = 0.5
-    """Records scoring under this share of the best one stay out."""
+    """Beyond those, records scoring under this share of the best one stay out."""
     facts: int = 3
     search_limit: int = 30
 
@@ -148,34 +163,52 @@ class Conversation:
         return [Activated(r, None) for r in overview + top]
 
     def _search(self, query: str) -> list[Activated]:
-        kinds = [k for k in RecordKind if k is not RecordKind.FACT]
-        found = self.memory.search(query, self.mode, self.settings.search_limit, kinds=kinds)
+        """The best content records for the query, each with what it stands for: a file with its
+        best parts (its own text is a summary of them), a bare heading with the sections under it.
+        Folders come in only when named."""
+        found = self.memory.search(query, self.mode, self.settings.search_limit, kinds=RANKED)
+        chosen: dict[str, Activated] = {a.record.id: a for a in self._named_folders(query)}
         if not found:
-            return []
+            return list(chosen.values())
         best = found[0].score
-        chosen: list[Activated] = []
-        taken: set[str] = set()
+        ranked = 0
         for hit in found:
-            if hit.score < self.settings.floor * best or len(chosen) == self.settings.max_records:
+            if ranked >= self.settings.max_records:
                 break
-            lineage = self._lineage(hit.record)
-            if lineage & taken or any(hit.record.id in self._lineage(a.record) for a in chosen):
-                continue
-            chosen.append(Activated(hit.record, hit.score))
-            taken.add(hit.record.id)
-        return chosen
+            if ranked >= self.settings.keep and hit.score < self.settings.floor * best:
+                break
+            if hit.record.id in chosen:
+                continue  # already in as part of an earlier hit: takes no place of its own
+            ranked += 1
+            self._add(chosen, Activated(hit.record, hit.score), query)
+        return list(chosen.values())
 
-    def _lineage(self, record: ProjectRecord) -> set[str]:
-        """The record's id and every ancestor's."""
-        ids = {record.id}
-        parent = record.parent
-        while parent is not None and parent not in ids:
-            ids.add(parent)
-            try:
-                parent = self.memory.record(parent).parent
-            except KeyError:
-                break
-        return ids
+    def _add(self, chosen: dict[str, Activated], item: Activated, query: str) -> None:
+        """The record and, recursively, what it stands for."""
+        if item.record.id in chosen:
+            return
+        chosen[item.record.id] = item
+        for part in self._stands_for(query, item.record):
+            self._add(chosen, part, query)
+
+    def _stands_for(self, query: str, record: ProjectRecord) -> list[Activated]:
+        """A file's two best parts for the query; a heading with no text of its own, the sections
+        right under it in document order."""
+        if record.kind is RecordKind.FILE:
+            parts = self.memory.search(query, self.mode, 2, kinds=PARTS, path=record.path)
+            return [Activated(p.record, p.score) for p in parts]
+        if record.kind is RecordKind.SECTION and _bare(record):
+            under = self.memory.fetch(kinds=[RecordKind.SECTION], path=record.path)
+            return [Activated(r, None) for r in under if r.parent == record.id]
+        return []
+
+    def _named_folders(self, query: str) -> list[Activated]:
+        """Folders the message names while asking about a folder ("what is in the docs folder?")."""
+        words = set(code_terms(query))
+        if words.isdisjoint(FOLDER_WORDS):
+            return []
+        folders = self.memory.fetch(kinds=[RecordKind.FOLDER])
+        return [Activated(f, None) for f in folders if f.title.lower() in words]
 
     def _render(self, intent: Intent, query: str, chosen: list[Activated]) -> TurnContext:
         budget = self.settings.budget
@@ -184,9 +217,10 @@ class Conversation:
         for item in chosen:
             header = f"[{item.record.kind.value}] {item.label}"
             cap = self.settings.record_tokens
-            if item.score is None:
-                overview = item.record.kind is RecordKind.OVERVIEW
-                cap = self.settings.overview_tokens if overview else self.settings.outline_tokens
+            if item.record.kind is RecordKind.OVERVIEW:
+                cap = self.settings.overview_tokens
+            elif item.score is None and item.record.kind is not RecordKind.SECTION:
+                cap = self.settings.outline_tokens
             room = budget - tokens.count("\n\n".join([*blocks, header])) - 1
             body = tokens.truncate(item.record.text.strip(), min(cap, room))
             if room < 8 or not body:
@@ -199,3 +233,9 @@ class Conversation:
             kept.pop()
             text = "\n\n".join(blocks)
         return TurnContext(intent, query, tuple(kept), text, tokens.count(text), budget)
+
+
+def _bare(section: ProjectRecord) -> bool:
+    """A heading with (almost) no text of its own: under `BARE_TOKENS` tokens below its first line."""
+    body = section.text.strip().partition("\n")[2]
+    return tokens.count(body.strip()) < BARE_TOKENS
