@@ -32,7 +32,8 @@ def truncate(text: str, limit: int) -> str:
     tokens = encoding.encode_ordinary(text)
     if len(tokens) <= limit:
         return text
-    prefix = encoding.decode(tokens[: max(0, limit)])
-    while prefix and count(prefix) > limit:  # a cut inside a multi-byte character decodes to U+FFFD
+    # a cut inside a multi-byte character leaves incomplete bytes at the end: drop them
+    prefix = encoding.decode_bytes(tokens[: max(0, limit)]).decode("utf-8", errors="ignore")
+    while prefix and count(prefix) > limit:  # re-encoding a prefix can merge differently
         prefix = prefix[:-1]
     return prefix
