@@ -32,7 +32,7 @@ def test_every_turn_holds_its_checks(run) -> None:
     assert [(r.turn, r.passed, r.reasons) for r in results] == [(n, True, []) for n in range(1, 8)]
     by_turn = {r.turn: r for r in results}
     assert by_turn[1].intent == "overview"
-    assert by_turn[2].records and any("safety.go" in r["label"] for r in by_turn[2].records)
+    assert any("safety.go" in r["label"] for r in by_turn[2].records)
     assert by_turn[3].facts_stored == ["Our studio technician is Hamid Rostami and he fires the kiln on Thursdays"]
     assert by_turn[5].records[0]["kind"] == "fact"
     assert by_turn[6].tokens == 0
