@@ -20,7 +20,7 @@ from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated, Any
+from typing import TYPE_CHECKING, Annotated
 from urllib.parse import urlsplit
 
 import typer
@@ -41,25 +41,26 @@ from harness.backends.registry import check_backend, connect
 from harness.embeddings.device import parse_device
 from harness.embeddings.model import DEFAULT_MODEL, ENCODERS
 from harness.errors import BackendUnavailable, HarnessError, Interrupted
-from harness.evaluation.execute import Plan, embed_ahead, runnable_modes, steps, suite_embedder
+from harness.evaluation import runner
+from harness.evaluation.embedders import dataset_embedder, embed_ahead, suite_embedder
+from harness.evaluation.kind import CaseKind, Scorecard
+from harness.evaluation.kinds.beliefs import BeliefKind, Plan
 from harness.evaluation.model_check import load_model
-from harness.evaluation.results import CaseResult
+from harness.models.haystack import Granularity
 from harness.pipeline import Mode, PipelineSettings
 from harness.pipeline.settings import CONTENT_FIELDS, SURFACE_FIELDS
 from harness.reports import compare as compare_reports
 from harness.reports import run_report
-from harness.reports.metadata import run_metadata, suite_record
-from harness.reports.summary import ModeSummary, summarize
-from harness.reports.writer import check_out_dir, write_or_rescue, write_run_files
+from harness.reports.writer import check_out_dir, write_run_files
 from harness.resources import data_root
-from harness.shards import METHOD as SHARD_METHOD
-from harness.shards import Shard, parse_shard
+from harness.shards import parse_shard
 from harness.suites import BUILTIN, load_suite
 from harness.suites.resolve import cases_dir
 
 if TYPE_CHECKING:
-    from harness.backends.base import Backend, BackendInfo
+    from harness.backends.base import Backend
     from harness.embeddings.embedder import Embedder
+    from harness.suites.datasets import Selection
 
 app = typer.Typer(no_args_is_help=True, add_completion=False, pretty_exceptions_enable=False, rich_markup_mode=None)
 cases_app = typer.Typer(no_args_is_help=True, help="Inspect and validate case suites.")
@@ -93,6 +94,11 @@ def _progress() -> Progress:
     )
 
 
+def _say(line: str) -> None:
+    """One plain line of output, printed as it is (no markup, no highlighting, no wrapping)."""
+    out_console.print(line, highlight=False, markup=False, soft_wrap=True)
+
+
 def _notice(line: str) -> None:
     err_console.print(line, highlight=False, markup=False, soft_wrap=True)
 
@@ -101,15 +107,12 @@ def _error(message: str) -> None:
     err_console.print(f"harness: {message}", highlight=False, markup=False, soft_wrap=True)
 
 
-def print_scorecard(report: dict, title: str) -> None:
-    """The scorecard; its caption says when the run is incomplete or has errors (never a clean-looking table)."""
-    notes = [f"INCOMPLETE: {report['incomplete_reason']}"] if report.get("incomplete") else []
-    notes += [f"ERRORS: {line}"] if (line := run_report.error_line(report)) else []
-    notes.append("n: cases the precision, recall and nDCG means are taken over")
-    table = Table(title=title, caption="\n".join(notes))
-    for column in run_report.SCORECARD_COLUMNS:
-        table.add_column(column, justify="left" if column in ("backend", "mode") else "right")
-    for row in run_report.scorecard_rows(report["summary"]):
+def print_scorecard(card: Scorecard) -> None:
+    """Draw a kind's scorecard as it is: the report decides every cell and caption line."""
+    table = Table(title=card.title, caption="\n".join(card.caption))
+    for column in card.columns:
+        table.add_column(column, justify="left" if column in ("backend", "mode", "level") else "right")
+    for row in card.rows:
         table.add_row(*row)
     out_console.print(table)
 
@@ -228,29 +231,13 @@ def run(
         _check_url(backends[0], url)
     if not dry_run:
         check_out_dir(out)
+    request = runner.RunRequest(tuple(modes), out, error_threshold, trec)
+    where = (url, allow_extension)
     if dataset is not None:
-        return max(
-            _run_dataset(
-                name,
-                url,
-                dataset,
-                file,
-                modes,
-                granularity,
-                limit,
-                sample,
-                seed,
-                error_threshold,
-                dry_run,
-                out,
-                model,
-                allow_extension,
-                trec,
-                part,
-                device,
-            )
-            for name in backends
-        )
+        from harness.suites.datasets import open_selection
+
+        selection = open_selection(dataset, file, limit=limit, sample=sample, seed=seed, shard=part)
+        return _run_dataset(request, where, backends, selection, granularity, model, device, dry_run)
     suites = [load_suite(s) for s in suite]
     if part is not None:
         suites = [
@@ -258,17 +245,97 @@ def run(
         ]
     plan = Plan(suites, modes, _settings(fields), limit)
     embedder = suite_embedder(model, device) if plan.needs_vectors else None
+    kind = BeliefKind(plan, fail_under, model, part)
     if embedder is not None:
-        embed_ahead(plan, embedder)
-    exit_code = 0
-    for name in backends:
-        exit_code = max(
-            exit_code,
-            _run_backend(
-                name, plan, embedder, model, out, fail_under, error_threshold, url, allow_extension, trec, part
-            ),
+        embed_ahead(kind, embedder)
+    return max(_run_kind(name, kind, embedder, request, *where) for name in backends)
+
+
+def _run_dataset(
+    request: runner.RunRequest,
+    where: tuple[str | None, bool],
+    backends: list[str],
+    selection: Selection,
+    granularity: str,
+    model: str,
+    device: str,
+    dry_run: bool,
+) -> int:
+    """A public dataset as haystack questions; a bad file or value fails before a container starts."""
+    from harness.evaluation.kinds.haystack import HaystackKind
+    from harness.suites.datasets import choose
+
+    grain = choose(Granularity, granularity, "granularity")
+    needs_vectors = any(m.needs_vectors for m in request.modes)
+    embedder = dataset_embedder(model, device, preload=not dry_run) if needs_vectors else None
+    if dry_run:
+        _dry_run(selection, grain, request.modes, embedder)
+        return 0
+
+    def kind() -> HaystackKind:
+        """A fresh kind per backend: it keeps per-run state (skipped questions, timings)."""
+        return HaystackKind(
+            selection,
+            grain,
+            embedding_model=model if embedder else None,
+            embedding_device=str(embedder.device) if embedder else None,
+            error_threshold=request.error_threshold,
         )
-    return exit_code
+
+    return max(_run_kind(name, kind(), embedder, request, *where) for name in backends)
+
+
+def _dry_run(selection: Selection, grain: Granularity, modes: Sequence[Mode], embedder: Embedder | None) -> None:
+    """Read and check everything a run would use, index nothing, and say what the run would do."""
+    from harness.evaluation.kinds.haystack import describe
+
+    table = Table(title=f"dry run: {selection.dataset} ({selection.path})", show_header=False)
+    for label, value in describe(selection, grain, modes, embedder):
+        table.add_row(label, value)
+    out_console.print(table)
+
+
+def _run_kind(
+    name: str,
+    kind: CaseKind,
+    embedder: Embedder | None,
+    request: runner.RunRequest,
+    url: str | None,
+    allow_extension: bool,
+) -> int:
+    """Run one kind of case on one backend: progress, scorecard, reports, and the run's exit code.
+
+    An interrupted run, or one an error stopped, has written what finished as an incomplete
+    report and re-raises here, after the backend session removed its container.
+    """
+    finished: runner.Finished | None = None
+    late: Interrupted | None = None
+    try:
+        with _session(name, url, allow_extension) as backend, _progress() as progress:
+
+            def start(unit: str, total: int | None) -> Callable[[str], None]:
+                task = progress.add_task(f"{name}: {unit}", total=total)
+                return lambda _: progress.advance(task)
+
+            finished = runner.run_and_report(kind, backend, embedder, request, start, _notice)
+    except Interrupted as exc:
+        if finished is None:
+            exc.detail = exc.detail or f"while starting the {name} backend"
+            raise
+        late = exc  # during the session's clean-up: the report is written, the run counts as stopped
+    print_scorecard(finished.report.scorecard)
+    out_console.print(f"reports: {', '.join(str(p) for p in finished.paths)}", soft_wrap=True)
+    if (stopped := finished.outcome.stopped or late) is not None:
+        where = f"run on {name} after {finished.outcome.progress} {kind.unit}; finished part in {finished.paths[0]}"
+        if isinstance(stopped, Interrupted):
+            stopped.detail = where
+        else:
+            stopped.args = (f"{stopped} ({where})",)
+        raise stopped
+    verdict = finished.verdict(request.error_threshold)
+    for line in verdict.lines:
+        _error(f"{name}: {line}")
+    return verdict.exit_code
 
 
 @contextmanager
@@ -280,171 +347,6 @@ def _session(name: str, url: str | None, allow_extension: bool) -> Iterator[Back
         yield engine
 
 
-def _runnable(name: str, modes: Sequence[Mode], info: BackendInfo) -> tuple[list[Mode], dict[Mode, str]]:
-    """`runnable_modes`, with one stderr line per mode the backend cannot run."""
-    runnable, unsupported = runnable_modes(modes, info)
-    for mode, reason in unsupported.items():
-        err_console.print(f"{name}: {mode.value} mode not run: {reason}", highlight=False)
-    return runnable, unsupported
-
-
-def _dataset_embedder(model: str, device: str, preload: bool) -> Embedder:
-    """An embedder whose model, when no vector of it is cached at all, is loaded now: a bad one fails before the run."""
-    from harness.embeddings.embedder import Embedder
-
-    embedder = Embedder(model, loader=load_model, device=device)
-    if preload and embedder.cache.dimensions is None:
-        encoder = load_model(model, embedder.device)
-        embedder = Embedder(model, loader=lambda _name, _device: encoder, device=device)
-    return embedder
-
-
-def _run_dataset(
-    name: str,
-    url: str | None,
-    dataset: str,
-    file: Path | None,
-    modes: list[Mode],
-    granularity: str,
-    limit: int | None,
-    sample: str,
-    seed: int,
-    error_threshold: float,
-    dry_run: bool,
-    out: Path,
-    model: str,
-    allow_extension: bool,
-    trec: bool,
-    part: Shard | None,
-    device: str,
-) -> int:
-    from harness.datasets.command import run_dataset, settings
-
-    common: dict[str, Any] = {
-        "dataset": dataset,
-        "file": file,
-        "granularity": granularity,
-        "limit": limit,
-        "sample": sample,
-        "seed": seed,
-        "error_threshold": error_threshold,
-    }
-    settings(**common, modes=[m.value for m in modes])  # a bad file or value fails before a container starts
-    embedder = _dataset_embedder(model, device, preload=not dry_run) if any(m.needs_vectors for m in modes) else None
-    with _session(name, url, allow_extension) as engine:
-        runnable, _ = _runnable(name, modes, engine.info())
-        return run_dataset(
-            **common,
-            backend=engine,
-            modes=[m.value for m in runnable],
-            dry_run=dry_run,
-            out_dir=out,
-            embedder_factory=lambda: embedder,
-            console=out_console,
-            trec=trec,
-            shard=part,
-        )
-
-
-def _suite_meta(info, plan: Plan, unsupported: dict[Mode, str], model: str, part: Shard | None) -> dict:
-    return run_metadata(
-        info,
-        suites=[suite_record(s, model if plan.needs_vectors else None) for s in plan.suites],
-        modes=[m.value for m in plan.modes],
-        unsupported_modes={m.value: r for m, r in unsupported.items()},
-        settings={
-            "fields": dict(plan.settings.fields),
-            "rrf_k": plan.settings.rrf_k,
-            "shard": None if part is None else {"index": part.index, "count": part.count, "method": SHARD_METHOD},
-        },
-        embedding_model=model if plan.needs_vectors else None,
-    )
-
-
-def _run_backend(
-    name: str,
-    plan: Plan,
-    embedder,
-    model: str,
-    out: Path,
-    fail_under: float | None,
-    error_threshold: float,
-    url: str | None,
-    allow_extension: bool,
-    trec: bool,
-    part: Shard | None,
-) -> int:
-    results: list[CaseResult] = []
-    info = None
-    unsupported: dict[Mode, str] = {}
-    done = 0
-    stopped: Interrupted | None = None
-    try:
-        with _session(name, url, allow_extension) as engine, _progress() as progress:
-            info = engine.info()
-            modes, unsupported = _runnable(name, plan.modes, info)
-            plan = replace(plan, modes=modes)
-            task = progress.add_task(f"{name}: cases", total=plan.steps())
-            for _, step in steps(plan, engine, embedder if plan.needs_vectors else None):
-                results += step
-                done += 1
-                progress.advance(task)
-    except Interrupted as exc:  # the backend session has removed its container; keep what finished
-        if info is None:
-            exc.detail = f"while starting the {name} backend"
-            raise
-        stopped = exc
-    summaries = summarize(results) + [ModeSummary.not_run(name, m.value, r) for m, r in unsupported.items()]
-    progress_note = f"after {done} of {plan.steps()} cases"
-    report = run_report.build(
-        _suite_meta(info, plan, unsupported, model, part),
-        summaries,
-        results,
-        incomplete=f"interrupted by {stopped.signal_name} {progress_note}" if stopped else None,
-    )
-    print_scorecard(report, f"{name}: {', '.join(s.name for s in plan.suites)}")
-    stem = f"run-{name}" + ("" if part is None else f"-shard{part.index}of{part.count}")
-    paths = write_or_rescue(
-        out,
-        stem if stopped is None else f"{stem}-incomplete",
-        {"json": run_report.to_json(report), "md": run_report.to_markdown(report)},
-        latest=stopped is None,
-    )
-    if trec and stopped is None:
-        from harness.reports.trec import suite_trec, write_trec
-
-        paths += write_trec(out, stem, suite_trec(results))
-    out_console.print(f"reports: {', '.join(str(p) for p in paths)}")
-    if stopped is not None:
-        stopped.detail = f"run on {name} {progress_note}; finished part in {paths[0]}"
-        raise stopped
-    return _suite_exit_code(name, report, summaries, results, fail_under, error_threshold)
-
-
-def _suite_exit_code(
-    name: str,
-    report: dict,
-    summaries: list[ModeSummary],
-    results: list[CaseResult],
-    fail_under: float | None,
-    error_threshold: float,
-) -> int:
-    """3 if the backend was lost mid-run; else 1 over --error-threshold or under --fail-under; else 0."""
-    if line := run_report.error_line(report):
-        lost = any(r.backend_lost for r in results)
-        _error(f"{name}: {line}" + ("; the backend was lost mid-run" if lost else ""))
-        if lost:
-            return 3
-    errored = sum(r.error is not None for r in results)
-    over = bool(results) and errored / len(results) > error_threshold
-    if over:
-        _error(f"{name}: {errored / len(results):.1%} of results errored, over --error-threshold {error_threshold}")
-    failing = [s for s in summaries if fail_under is not None and not s.unsupported and s.pass_rate < fail_under]
-    for s in failing:
-        err_console.print(f"{s.backend}/{s.mode}: pass rate {s.pass_rate:.3f} is under --fail-under {fail_under}")
-    return 1 if failing or over else 0
-
-
 @app.command()
 def compare(
     reports: Annotated[list[Path] | None, typer.Argument(help="Run reports (default: each latest one).")] = None,
@@ -453,7 +355,7 @@ def compare(
     """Side-by-side table of backends and modes from run reports."""
     sources = reports or compare_reports.default_reports(out)
     summaries = compare_reports.load_summaries(sources)
-    print_scorecard({"summary": summaries}, "comparison")
+    print_scorecard(run_report.scorecard({"summary": summaries}, "comparison"))
     paths = write_run_files(out, "compare", {"md": compare_reports.comparison_markdown(summaries, sources)})
     try:
         from harness.reports.chart import write_chart
@@ -471,19 +373,11 @@ def merge(
     out: Annotated[Path, typer.Option(help="Report folder.")] = Path("reports"),
 ) -> int:
     """Combine `run --dataset ... --shard I/N` reports into the report of the whole run."""
-    from harness.datasets.merge import merge_reports
-    from harness.datasets.scoring import HEADLINE, label
-    from harness.reports.dataset_report import write_report
+    from harness.reports.dataset_report import scorecard, write_report
+    from harness.reports.merge import merge_reports
 
     merged = merge_reports(reports)
-    table = Table(title=f"{merged['dataset']}, {merged['granularity']} granularity, {len(reports)} shards merged")
-    for column in ("mode", "level", "n", *(label(m) for m in HEADLINE)):
-        table.add_column(column)
-    for mode, summary in merged["summary"].items():
-        for level, data in summary["levels"].items():
-            cells = ("—" if data["metrics"][m] is None else f"{data['metrics'][m]:.3f}" for m in HEADLINE)
-            table.add_row(mode, level, str(data["questions"]), *cells)
-    out_console.print(table)
+    print_scorecard(scorecard(merged))
     for path in write_report(merged, out):
         out_console.print(f"report: {path}")
     return 0
@@ -549,8 +443,11 @@ def embed(
 
 
 def _embed_dataset(dataset: str, file: Path | None, model: str, device: str, out: Path | None) -> int:
-    from harness.datasets.command import embed_dataset
     from harness.embeddings.embedder import Embedder
+    from harness.evaluation.embedders import embed_dataset
+    from harness.suites.datasets import open_selection
+
+    selection = open_selection(dataset, file)
 
     embedder = Embedder(model, cache_dir=out, device=device)
     planned: list[int] = []
@@ -578,7 +475,7 @@ def _embed_dataset(dataset: str, file: Path | None, model: str, device: str, out
 
         embedder.on_progress = advance
         try:
-            counted = embed_dataset(dataset=dataset, file=file, embedder=embedder, on_plan=plan)
+            counted = embed_dataset(selection, embedder, on_plan=plan)
         except Interrupted as exc:
             done = int(progress.tasks[0].completed)
             progress.stop()
@@ -643,41 +540,44 @@ def bench(
             raise HarnessError("--embeddings is its own benchmark: --datasets and --synthetic do not apply")
         return _bench_embeddings(check_backend(backend), model, texts, parse_device(device), out)
     if not datasets:
-        from harness.bench import bench_builtin
+        from harness.benchmarks.builtin import bench_builtin
 
-        bench_builtin(check_backend(backend), repeat, suite_embedder(DEFAULT_MODEL), out_console)
+        bench_builtin(check_backend(backend), repeat, suite_embedder(DEFAULT_MODEL), _say)
         return 0
     import functools
 
-    from harness.datasets.bench import bench_datasets
+    from harness.benchmarks.datasets import HEADER, bench_datasets, row_cells
     from harness.embeddings.embedder import Embedder
 
+    def cells(server_url: str | None = None) -> tuple[list, list[Path]]:
+        factory = (
+            functools.partial(connect, backend)
+            if server_url is None
+            else functools.partial(connect, backend, server_url)
+        )
+        return bench_datasets(
+            backend_factories={backend: factory}, synthetic_haystacks=synthetic, out_dir=out, embedder_factory=Embedder
+        )
+
     if check_backend(backend) not in registry.servers():
-        return bench_datasets(
-            backend_factories={backend: functools.partial(connect, backend)},
-            synthetic_haystacks=synthetic,
-            out_dir=out,
-            embedder_factory=Embedder,
-            console=out_console,
-        )
-    server_url, container = start_server(backend, f"bench-{os.getpid()}")
-    try:
-        return bench_datasets(
-            backend_factories={backend: functools.partial(connect, backend, server_url)},
-            synthetic_haystacks=synthetic,
-            out_dir=out,
-            embedder_factory=Embedder,
-            console=out_console,
-        )
-    finally:
-        container.stop()
+        rows, paths = cells()
+    else:
+        server_url, container = start_server(backend, f"bench-{os.getpid()}")
+        try:
+            rows, paths = cells(server_url)
+        finally:
+            container.stop()
+    print_scorecard(Scorecard("dataset benchmark", HEADER, [row_cells(r) for r in rows]))
+    for path in paths:
+        out_console.print(f"report: {path}")
+    return 0
 
 
 def _bench_embeddings(backend: str, models: list[str], texts: int, device: str, out: Path) -> int:
     import functools
 
     from harness.backends.embedded import EmbeddedBackend
-    from harness.datasets.encoder_bench import bench_encoders
+    from harness.benchmarks.encoders import bench_encoders
     from harness.embeddings.embedder import Embedder
 
     if backend in registry.servers():
@@ -688,7 +588,7 @@ def _bench_embeddings(backend: str, models: list[str], texts: int, device: str, 
         backend_factory=EmbeddedBackend,
         embedder_factory=functools.partial(Embedder, device=device),
         out_dir=out,
-        print_line=lambda line: out_console.print(line, highlight=False, markup=False, soft_wrap=True),
+        print_line=_say,
     )
     return 0
 

@@ -30,8 +30,9 @@ from harness.backends import registry
 from harness.backends.base import Backend
 from harness.embeddings.model import DEFAULT_MODEL
 from harness.errors import BackendUnavailable
-from harness.evaluation.execute import runnable_modes, suite_embedder
-from harness.evaluation.runner import SuiteRunner
+from harness.evaluation.embedders import suite_embedder
+from harness.evaluation.kinds.beliefs import SuiteRunner
+from harness.evaluation.runner import runnable_modes
 from harness.models import SessionCase, StaticCase, Suite
 from harness.pipeline import Mode
 from harness.suites import BUILTIN, load_suite

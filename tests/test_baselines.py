@@ -9,7 +9,8 @@ from __future__ import annotations
 import pytest
 
 from harness.backends.embedded import EmbeddedBackend
-from harness.evaluation.execute import Plan, execute, suite_embedder
+from harness.evaluation.embedders import suite_embedder
+from harness.evaluation.kinds.beliefs import Plan, execute
 from harness.pipeline import Mode
 from harness.reports.summary import summarize
 from harness.suites import BUILTIN, load_suite

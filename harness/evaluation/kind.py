@@ -13,9 +13,11 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from datetime import datetime
 from typing import Any, Protocol
 
 from harness.backends.base import Backend, BackendInfo
+from harness.metrics.evaluate import QrelsByQuery, RunByQuery
 from harness.models.scoresheet import ScoreSheet
 from harness.pipeline.memory_layer import TextEmbedder
 from harness.pipeline.settings import Mode
@@ -62,7 +64,7 @@ class RunInfo:
     """Modes asked for that this backend cannot run, with the reason (reported, never faked)."""
     settings: Mapping[str, Any]
     """The settings that produced the numbers, as the report records them."""
-    started_at: str
+    started_at: datetime
     wall_s: float
     incomplete: str | None = None
     """Why the run stopped before its last item (its results are what finished)."""
@@ -91,6 +93,8 @@ class Report:
     """Per mode, what a baseline freezes and a regression check compares."""
     gates: Sequence[str] = ()
     """One line per quality gate the run failed (`--fail-under`, a FAIL grade): exit 1."""
+    trec: Mapping[str, tuple[RunByQuery, QrelsByQuery]] = field(default_factory=dict)
+    """Per run key (a mode, or mode and level), the ranked runs and judgements for `--trec` files."""
 
 
 class CaseKind(Protocol):
@@ -98,6 +102,8 @@ class CaseKind(Protocol):
 
     name: str
     """The kind's name in reports and baselines (`beliefs`, `haystack`, `lifecycle`, ...)."""
+    unit: str
+    """What one progress step is, plural, for progress bars and messages (`cases`, `questions`)."""
 
     def total(self, modes: Sequence[Mode]) -> int | None:
         """Progress units `execute` will yield in these modes; None when unknown before streaming."""

@@ -1,207 +1,158 @@
-"""Runs a suite's cases through the pipeline on one backend and judges each one.
+"""The one runner: any case kind, on one engine, with progress, interruption and one exit-code rule.
 
-Static cases share one loaded index (they never write). Each session case gets its own index,
-replays the mutations of the session cases before it (the fixtures' sessions share state), then
-plays its turns in order, retrieving in every mode; the suite's ruleset says whether a turn's
-mutation comes before its retrieval (built-in) or after its checks (Tenure).
+It drives `CaseKind.execute`, keeping every finished step, so a run stopped by a signal or by an
+error that ends it (`HarnessError`) still reports what finished. The verdict is the same for every
+kind: 3 when the backend was lost mid-run, else 1 when more than the error threshold of results
+errored or a quality gate failed, else 0.
 """
 
 from __future__ import annotations
 
 import time
-import uuid
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
+from datetime import UTC, datetime
+from pathlib import Path
 
-from harness.backends.base import Backend
-from harness.evaluation.judge import judge
-from harness.evaluation.results import CaseResult, context_record
-from harness.metrics import classify, drift_score
-from harness.metrics.measures import SUITE_MEASURES
-from harness.models import Budget, Expect, SessionCase, StaticCase, Suite, Turn
-from harness.pipeline import Context, MemoryPipeline, Mode, PipelineSettings
-from harness.pipeline.memory_layer import Request, TextEmbedder
-from harness.pipeline.ruleset import CaseKind, MutationTiming, Ruleset, ruleset
-
-
-def _max_beliefs(budget: Budget | None) -> int | None:
-    return budget.max_beliefs if budget else None
+from harness.backends.base import Backend, BackendInfo
+from harness.errors import HarnessError, Interrupted
+from harness.evaluation.kind import CaseKind, Engine, Report, Result, RunInfo
+from harness.pipeline.memory_layer import TextEmbedder
+from harness.pipeline.settings import Mode
+from harness.reports.trec import write_trec
+from harness.reports.writer import report_json, write_or_rescue
 
 
-class SuiteRunner:
-    def __init__(
-        self,
-        backend: Backend,
-        suite: Suite,
-        *,
-        settings: PipelineSettings | None = None,
-        embedder: TextEmbedder | None = None,
-        rules: Ruleset | None = None,
-    ):
-        """`rules`: judge by these instead of the suite's own ruleset (to compare rulesets)."""
-        self.backend = backend
-        self.suite = suite
-        self.settings = settings or PipelineSettings()
-        self.rules = rules or ruleset(suite.ruleset)
-        self.embedder = embedder
-        self._static: MemoryPipeline | None = None
-        self._open: list[MemoryPipeline] = []
+def runnable_modes(modes: Sequence[Mode], info: BackendInfo) -> tuple[list[Mode], dict[Mode, str]]:
+    """The modes this engine can run, and why each other one is not run (never faked)."""
+    if info.vector_engine is not None:
+        return list(modes), {}
+    reason = f"no vector engine in {info.server_version}"
+    return [m for m in modes if m is Mode.BM25], {m: reason for m in modes if m is not Mode.BM25}
 
-    def _pipeline(self) -> MemoryPipeline:
-        namespace = f"h{uuid.uuid4().hex[:12]}"
-        pipeline = MemoryPipeline.open(self.backend, namespace, self.settings, self.embedder, self.rules)
-        self._open.append(pipeline)
-        pipeline.load(self.suite.corpus.memories)
-        return pipeline
 
-    def static_pipeline(self) -> MemoryPipeline:
-        if self._static is None:
-            self._static = self._pipeline()
-        return self._static
+@dataclass
+class Outcome:
+    """What a run produced: its results, the steps done of the total, and what stopped it early."""
 
-    def close(self) -> None:
-        """Drop every namespace this runner created; best effort, the backend may be gone."""
-        for pipeline in self._open:
-            try:
-                pipeline.index.drop()
-            except Exception:  # noqa: BLE001 - a dead backend must not hide the results
-                pass
-        self._open.clear()
-        self._static = None
+    results: list[Result] = field(default_factory=list)
+    done: int = 0
+    total: int | None = None
+    wall_s: float = 0.0
+    stopped: Interrupted | HarnessError | None = None
 
-    # -- static ---------------------------------------------------------------------------------
+    @property
+    def progress(self) -> str:
+        return f"{self.done} of {'?' if self.total is None else self.total}"
 
-    def run_static(self, case: StaticCase, mode: Mode) -> CaseResult:
-        result = CaseResult(
-            suite=self.suite.name,
-            kind="static",
-            case_id=case.id,
-            backend=self.backend.name,
-            mode=mode.value,
-            query=case.query,
-            scopes=list(case.scopes),
-            user=case.user or self.suite.corpus.default_user,
-            category=case.category,
-            max_beliefs=_max_beliefs(case.budget),
-            expected=case.expect.model_dump(exclude_none=True, exclude_defaults=True),
+    def stop_reason(self, unit: str) -> str | None:
+        """Why the run is incomplete, as the report says it; None for a finished run."""
+        if self.stopped is None:
+            return None
+        cause = (
+            f"interrupted by {self.stopped.signal_name}"
+            if isinstance(self.stopped, Interrupted)
+            else f"stopped: {self.stopped}"
         )
-        try:
-            pipeline = self.static_pipeline()
-            self._retrieve_and_judge(pipeline, result, case.expect, mode, CaseKind.STATIC)
-        except Exception as exc:  # noqa: BLE001 - recorded as the case's error, run continues
-            result.fail_with(exc)
-        return result
+        return f"{cause} after {self.progress} {unit}"
 
-    # -- sessions -------------------------------------------------------------------------------
 
-    def run_session(self, position: int, modes: Sequence[Mode]) -> list[CaseResult]:
-        """All turns of session case `position`, in every mode; earlier sessions' writes replayed."""
-        case = self.suite.session_cases[position]
-        results: list[CaseResult] = []
-        try:
-            pipeline = self._pipeline()
-            for earlier in self.suite.session_cases[:position]:
-                for turn in earlier.turns:
-                    self._mutate(pipeline, turn)
-        except Exception as exc:  # noqa: BLE001 - recorded as every turn's error, run continues
-            return [self._session_error(case, turn, mode, exc) for turn in case.turns for mode in modes]
-        after = self.rules.mutations is MutationTiming.AFTER_CHECKS
-        for turn in case.turns:
-            if not after and (error := self._try_mutate(pipeline, turn)):
-                results += [self._session_error(case, turn, mode, error) for mode in modes]
-                continue
-            turn_results = []
-            for mode in modes:
-                result = self._turn_result(case, turn, mode)
-                try:
-                    context = self._retrieve_and_judge(pipeline, result, turn.expect, mode, CaseKind.SESSION)
-                    result.drift = self._drift(pipeline, turn, context)
-                except Exception as exc:  # noqa: BLE001 - recorded as the turn's error, run continues
-                    result.fail_with(exc)
-                turn_results.append(result)
-            if after and (error := self._try_mutate(pipeline, turn)):
-                turn_results = [r.fail_with(error) for r in turn_results]
-            results += turn_results
-        return results
+def run(kind: CaseKind, engine: Engine, advance: Callable[[str], None] = lambda _: None) -> Outcome:
+    """Execute every item of `kind` on `engine`; `advance(item id)` after each finished step."""
+    outcome = Outcome(total=kind.total(engine.modes))
+    started = time.perf_counter()
+    try:
+        for step in kind.execute(engine):
+            outcome.results.extend(step.results)
+            outcome.done += 1
+            advance(step.item_id)
+    except (Interrupted, HarnessError) as exc:
+        outcome.stopped = exc
+    finally:
+        outcome.wall_s = time.perf_counter() - started
+    return outcome
 
-    def _try_mutate(self, pipeline: MemoryPipeline, turn: Turn) -> Exception | None:
-        """Applies the turn's create/update; the error, if any, is the turn's (the run goes on)."""
-        try:
-            self._mutate(pipeline, turn)
-        except Exception as exc:  # noqa: BLE001 - returned as the turn's error, run continues
-            return exc
-        return None
 
-    @staticmethod
-    def _mutate(pipeline: MemoryPipeline, turn: Turn) -> None:
-        if turn.create is not None:
-            pipeline.put(turn.create)
-        if turn.update is not None:
-            pipeline.add_aliases(turn.update.memory_id, turn.update.add_aliases)
+@dataclass(frozen=True)
+class Verdict:
+    exit_code: int
+    lines: tuple[str, ...]
+    """What the user is told on stderr: errors, lost backend, failed gates."""
 
-    def _turn_result(self, case: SessionCase, turn: Turn, mode: Mode) -> CaseResult:
-        return CaseResult(
-            suite=self.suite.name,
-            kind="session",
-            case_id=case.id,
-            backend=self.backend.name,
-            mode=mode.value,
-            query=turn.message,
-            scopes=list(turn.scopes),
-            user=case.user or self.suite.corpus.default_user,
-            turn=turn.index,
-            turn_label=turn.label.value,
-            max_beliefs=_max_beliefs(turn.budget),
-            expected=turn.expect.model_dump(exclude_none=True, exclude_defaults=True),
+
+def verdict(results: Sequence[Result], report: Report, error_threshold: float) -> Verdict:
+    """The exit code of a finished run, and the lines that explain it."""
+    errored = [r for r in results if r.error is not None]
+    lines: list[str] = []
+    if errored:
+        lost = any(r.backend_lost for r in errored)
+        distinct = len({r.error for r in errored})
+        lines.append(
+            f"{len(errored)} of {len(results)} results errored ({distinct} distinct); first: {errored[0].error}"
+            + ("; the backend was lost mid-run" if lost else "")
         )
+        if lost:
+            return Verdict(3, tuple(lines))
+    over = bool(results) and len(errored) / len(results) > error_threshold
+    if over:
+        lines.append(f"{len(errored) / len(results):.1%} of results errored, over --error-threshold {error_threshold}")
+    lines += report.gates
+    return Verdict(1 if over or report.gates else 0, tuple(lines))
 
-    def _session_error(self, case: SessionCase, turn: Turn, mode: Mode, exc: Exception) -> CaseResult:
-        return self._turn_result(case, turn, mode).fail_with(exc)
 
-    def _drift(self, pipeline: MemoryPipeline, turn: Turn, context: Context) -> float:
-        """Noise: surfaced memories the turn bans, or whose topics miss the turn's topics; where the
-        rules check sessions over relevant and pinned, a banned pinned memory is noise too."""
-        banned = set(turn.expect.noise.must_not_surface) if turn.expect.noise else set()
-        topics = set(turn.topics)
+@dataclass(frozen=True)
+class RunRequest:
+    """What every run asks whatever its kind of case: checked once by the CLI, passed down whole."""
 
-        def is_noise(memory_id: str) -> bool:
-            memory_topics = set(pipeline.memory(memory_id).topics)
-            return memory_id in banned or bool(topics and memory_topics and topics.isdisjoint(memory_topics))
+    modes: tuple[Mode, ...]
+    out: Path
+    error_threshold: float = 0.0
+    trec: bool = False
 
-        surfaced = list(context.relevant_ids)
-        if self.rules.checks_union(CaseKind.SESSION):
-            surfaced += [m for m in context.pinned if m in banned]
-        noise = sum(1 for memory_id in surfaced if is_noise(memory_id))
-        return drift_score(noise, len(context.relevant), len(context.pinned))
 
-    # -- shared ---------------------------------------------------------------------------------
+@dataclass(frozen=True)
+class Finished:
+    """A run on one backend, reported: what the CLI shows, and what stopped it early if anything did."""
 
-    def _retrieve_and_judge(
-        self, pipeline: MemoryPipeline, result: CaseResult, expect: Expect, mode: Mode, kind: CaseKind
-    ) -> Context:
-        request = Request(result.user, tuple(result.scopes), result.query, result.max_beliefs)
-        start = time.perf_counter()
-        context = pipeline.retrieve(request, mode)
-        result.latency_ms = (time.perf_counter() - start) * 1000.0
-        result.retrieved = context_record(context)
-        result.reasons += judge(
-            expect,
-            context,
-            union=self.rules.checks_union(kind),
-            case_sensitive_prelude=self.rules.prelude_case_sensitive,
-        )
-        result.passed = not result.reasons
-        expected = expect.relevant.expected if expect.relevant else None
-        if expected:
-            qrels = dict.fromkeys(expected, 1)
-            ranking = list(context.relevant_ids)
-            result.precision, result.recall, result.ndcg, result.reciprocal_rank = (
-                measure(ranking, qrels) for measure in SUITE_MEASURES
-            )
-        if result.passed:
-            result.pass_type = classify(
-                expected_relevant=expected,
-                query=result.query,
-                max_beliefs=result.max_beliefs,
-                pinned_count=len(context.pinned),
-            ).value
-        return context
+    report: Report
+    paths: list[Path]
+    outcome: Outcome
+
+    def verdict(self, error_threshold: float) -> Verdict:
+        return verdict(self.outcome.results, self.report, error_threshold)
+
+
+Progress = Callable[[str, int | None], Callable[[str], None]]
+"""Called once with (unit, total) when the run starts; returns the per-step `advance(item id)`."""
+
+
+def run_and_report(
+    kind: CaseKind,
+    backend: Backend,
+    embedder: TextEmbedder | None,
+    request: RunRequest,
+    progress: Progress = lambda _unit, _total: lambda _: None,
+    notice: Callable[[str], None] = lambda _: None,
+) -> Finished:
+    """Run `kind` on `backend` in the modes it can run (`notice` says which it cannot), then write
+    the report (and TREC files with `request.trec`). An interrupted or stopped run writes what
+    finished as an incomplete report that never becomes `-latest`; the caller re-raises."""
+    started_at = datetime.now(UTC)
+    info = backend.info()  # asked before the run: the server may be gone after it
+    modes, unsupported = runnable_modes(request.modes, info)
+    for mode, reason in unsupported.items():
+        notice(f"{info.backend}: {mode.value} mode not run: {reason}")
+    engine = Engine(backend, embedder if any(m.needs_vectors for m in modes) else None, tuple(modes))
+    outcome = run(kind, engine, progress(kind.unit, kind.total(modes)))
+    run_info = RunInfo(info, tuple(modes), unsupported, {}, started_at, outcome.wall_s, outcome.stop_reason(kind.unit))
+    report = kind.report(outcome.results, run_info)
+    complete = outcome.stopped is None
+    paths = write_or_rescue(
+        request.out,
+        report.stem if complete else f"{report.stem}-incomplete",
+        {"json": report_json(report.data), "md": report.markdown},
+        latest=complete,
+    )
+    if request.trec and complete:
+        paths += write_trec(request.out, report.stem, report.trec)
+    return Finished(report, paths, outcome)

@@ -2,25 +2,29 @@
 
 from __future__ import annotations
 
-import json
 from dataclasses import dataclass
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from harness import __version__
 from harness.backends.base import BackendInfo
-from harness.datasets.evaluate import Evaluation, QuestionResult
-from harness.datasets.published import published_for
-from harness.datasets.retrieval import CONTEXT_WEIGHT, DEPTH, NEIGHBOUR_SHARE
-from harness.datasets.scoring import HEADLINE, definition_of, definitions
-from harness.datasets.summary import DatasetSummary, defect_counts, skipped_counts, summarize
+from harness.evaluation.kind import Report, RunInfo, Scorecard
+from harness.evaluation.question_results import Evaluation
+from harness.metrics.dataset_measures import HEADLINE, definition_of, definitions, label
 from harness.pipeline.fusion import RRF_K
+from harness.pipeline.haystack import CONTEXT_WEIGHT, DEPTH, NEIGHBOUR_SHARE
 from harness.reports.banners import incomplete_banner
+from harness.reports.dataset_summary import DatasetSummary, defect_counts, skipped_counts, summarize
 from harness.reports.metadata import machine as host_machine
-from harness.reports.writer import write_or_rescue
+from harness.reports.published import published_for
+from harness.reports.trec import dataset_trec
+from harness.reports.writer import report_json, write_or_rescue
 from harness.shards import METHOD as SHARD_METHOD
 from harness.shards import Shard
+
+if TYPE_CHECKING:
+    from harness.evaluation.kinds.haystack import HaystackKind
 
 METHOD = (
     f"Indexed text is analysed by the harness analyzer (lowercased words, stopwords dropped, no stemming). "
@@ -77,30 +81,6 @@ def mode_json(summary: DatasetSummary) -> dict[str, Any]:
                 "by_category": {c: {"questions": a.questions, "metrics": a.metrics} for c, a in ls.by_category.items()},
             }
             for level, ls in summary.levels.items()
-        },
-    }
-
-
-def question_json(result: QuestionResult) -> dict[str, Any]:
-    return {
-        "id": result.id,
-        "haystack": result.haystack,
-        "type": result.category,
-        "question": result.text,
-        "mode": str(result.mode) if result.mode else None,
-        "status": str(result.status),
-        "error": result.reason,
-        "backend_lost": result.backend_lost,
-        "latency_ms": None if result.latency_s is None else round(result.latency_s * 1000, 3),
-        "abstention": result.abstention,
-        "defects": list(result.defects),
-        "levels": {
-            str(lv.level): {
-                "gold": list(lv.gold),
-                "retrieved": [[i, s] for i, s in lv.retrieved],
-                "metrics": lv.metrics,
-            }
-            for lv in result.levels
         },
     }
 
@@ -180,8 +160,73 @@ def build_report(run: Evaluation, context: RunContext) -> dict[str, Any]:
         "notes": run.notes,
         "summary": {str(s.mode): mode_json(s) for s in summaries},
         "published": comparison(context.dataset, summaries),
-        "questions": [question_json(r) for r in run.results],
+        "questions": [r.to_json() for r in run.results],
     }
+
+
+def report(evaluation: Evaluation, kind: HaystackKind, run: RunInfo) -> Report:
+    """A dataset run's report on one backend: its files, scorecard and TREC runs."""
+    selection = kind.selection
+    context = RunContext(
+        dataset=selection.dataset,
+        file=selection.path,
+        backend=run.backend,
+        embedding_model=kind.embedding_model,
+        embedding_device=kind.embedding_device,
+        shard=selection.shard,
+        limit=selection.limit,
+        sample=selection.sample,
+        seed=selection.seed,
+        total_questions=selection.total if selection.total is not None else len({r.id for r in evaluation.results}),
+        selected_questions=len({r.id for r in evaluation.results}),
+        error_threshold=kind.error_threshold,
+        started_at=run.started_at,
+    )
+    data = build_report(evaluation, context)
+    if run.incomplete is not None:
+        data |= {"incomplete": True, "incomplete_reason": run.incomplete}
+    return Report(
+        stem=report_stem(data),
+        data=data,
+        markdown=render_markdown(data),
+        scorecard=scorecard(data),
+        trec=dataset_trec(evaluation) if run.incomplete is None else {},
+    )
+
+
+def scorecard(report: dict[str, Any]) -> Scorecard:
+    """Per mode and level: errors, questions scored, the headline measures and search latency."""
+    rows = []
+    for mode, summary in report["summary"].items():
+        latency = summary["latency_ms"]
+        for level, data in summary["levels"].items():
+            rows.append(
+                [
+                    mode,
+                    level,
+                    str(summary["errors"]),
+                    str(data["questions"]),
+                    *(_fmt(data["metrics"][m]) for m in HEADLINE),
+                    f"{latency['p50']:.2f}",
+                    f"{latency['p95']:.2f}",
+                ]
+            )
+    timing = report["timing"]
+    caption = [f"INCOMPLETE: {report['incomplete_reason']}"] if report.get("incomplete") else []
+    if report.get("merged_from"):
+        caption.append(f"merged from {len(report['merged_from'])} shard reports")
+    else:
+        caption.append(
+            f"wall {timing['wall_s']:.1f} s, ingest {timing['ingest_s']:.1f} s, peak memory "
+            f"{timing['peak_rss_mb']:.0f} MB, errors {report['error_fraction']:.1%} "
+            f"(threshold {report['error_threshold']:.1%})"
+        )
+    return Scorecard(
+        f"{report['dataset']}, {report['granularity']} granularity, {timing['haystacks']} haystacks",
+        ("mode", "level", "errors", "n", *(label(m) for m in HEADLINE), "p50 ms", "p95 ms"),
+        rows,
+        caption,
+    )
 
 
 def shard_json(shard: Shard | None) -> dict[str, Any] | None:
@@ -263,14 +308,20 @@ def render_markdown(report: dict[str, Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def write_report(report: dict[str, Any], out_dir: Path) -> list[Path]:
-    """`dataset-<name>-<granularity>[-shard<I>of<N>]-<UTC time>.{json,md}` plus `-latest` copies; an
-    incomplete run's files are named `...-incomplete-<UTC time>` and never become `-latest`."""
+def report_stem(report: dict[str, Any]) -> str:
+    """`dataset-<name>-<granularity>[-shard<I>of<N>]`."""
     stem = f"dataset-{report['dataset']}-{report['granularity']}"
     if shard := report.get("shard"):
         stem += f"-shard{shard['index']}of{shard['count']}"
+    return stem
+
+
+def write_report(report: dict[str, Any], out_dir: Path) -> list[Path]:
+    """`<report_stem>-<UTC time>.{json,md}` plus `-latest` copies; an incomplete run's files are
+    named `...-incomplete-<UTC time>` and never become `-latest`."""
+    stem = report_stem(report)
     complete = not report.get("incomplete")
-    contents = {"json": json.dumps(report, indent=1, default=str) + "\n", "md": render_markdown(report)}
+    contents = {"json": report_json(report), "md": render_markdown(report)}
     return write_or_rescue(
         out_dir, stem if complete else f"{stem}-incomplete", contents, now=datetime.now(UTC), latest=complete
     )

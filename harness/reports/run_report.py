@@ -2,14 +2,69 @@
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from harness.evaluation.kind import Report, RunInfo, Scorecard
 from harness.evaluation.results import CaseResult
 from harness.metrics.measures import NDCG, SET_PRECISION, SET_RECALL, SUITE_MEASURES
 from harness.reports.banners import incomplete_banner
-from harness.reports.summary import ModeSummary
+from harness.reports.metadata import run_metadata, suite_record
+from harness.reports.summary import ModeSummary, summarize
+from harness.reports.trec import suite_trec
+from harness.shards import METHOD as SHARD_METHOD
+from harness.shards import Shard
+
+if TYPE_CHECKING:
+    from harness.evaluation.kinds.beliefs import Plan
+
+
+def report(
+    plan: Plan,
+    results: Sequence[CaseResult],
+    run: RunInfo,
+    embedding_model: str | None,
+    fail_under: float | None,
+    shard: Shard | None,
+) -> Report:
+    """A belief run's report on one backend: files, scorecard, TREC runs and its `--fail-under` gate."""
+    backend = run.backend.backend
+    summaries = summarize(results) + [ModeSummary.not_run(backend, m.value, r) for m, r in run.unsupported.items()]
+    meta = run_metadata(
+        run.backend,
+        suites=[suite_record(s, embedding_model) for s in plan.suites],
+        modes=[m.value for m in run.modes],
+        unsupported_modes={m.value: r for m, r in run.unsupported.items()},
+        settings={
+            "fields": dict(plan.settings.fields),
+            "rrf_k": plan.settings.rrf_k,
+            "shard": None if shard is None else {"index": shard.index, "count": shard.count, "method": SHARD_METHOD},
+            **run.settings,
+        },
+        embedding_model=embedding_model,
+    )
+    data = build(meta, summaries, results, run.incomplete)
+    gates = [
+        f"{s.backend}/{s.mode}: pass rate {s.pass_rate:.3f} is under --fail-under {fail_under}"
+        for s in summaries
+        if fail_under is not None and not s.unsupported and s.pass_rate < fail_under
+    ]
+    return Report(
+        stem=f"run-{backend}" + ("" if shard is None else f"-shard{shard.index}of{shard.count}"),
+        data=data,
+        markdown=to_markdown(data),
+        scorecard=scorecard(data, f"{backend}: {', '.join(s.name for s in plan.suites)}"),
+        trec=suite_trec(results) if run.incomplete is None else {},
+        gates=gates,
+    )
+
+
+def scorecard(report: dict[str, Any], title: str) -> Scorecard:
+    """The scorecard; its caption says when the run is incomplete or has errors (never a clean-looking table)."""
+    notes = [f"INCOMPLETE: {report['incomplete_reason']}"] if report.get("incomplete") else []
+    notes += [f"ERRORS: {line}"] if (line := error_line(report)) else []
+    notes.append("n: cases the precision, recall and nDCG means are taken over")
+    return Scorecard(title, SCORECARD_COLUMNS, scorecard_rows(report["summary"]), notes)
 
 
 def build(
@@ -39,10 +94,6 @@ def error_line(report: dict[str, Any]) -> str | None:
         f"{errors['count']} of {len(report['cases'])} results errored ({errors['distinct']} distinct); "
         f"first: {errors['first']}"
     )
-
-
-def to_json(report: dict[str, Any]) -> str:
-    return json.dumps(report, indent=2, ensure_ascii=False) + "\n"
 
 
 def _num(value: float | None, digits: int = 3) -> str:

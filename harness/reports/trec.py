@@ -19,7 +19,7 @@ from harness.models import TierExpect
 from harness.reports.writer import write_run_files
 
 if TYPE_CHECKING:
-    from harness.datasets.evaluate import Evaluation
+    from harness.evaluation.question_results import Evaluation
 
 
 def _check_id(value: str, what: str) -> str:

@@ -2,14 +2,21 @@
 
 from __future__ import annotations
 
+import json
 import os
 import tempfile
 import uuid
 from collections.abc import Mapping
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 from harness.errors import HarnessError
+
+
+def report_json(data: Mapping[str, Any]) -> str:
+    """A report as written to its `.json` file: indented, UTF-8 as it is, dates and paths as text."""
+    return json.dumps(data, indent=1, ensure_ascii=False, default=str) + "\n"
 
 
 def _atomic_write(path: Path, content: str) -> None:

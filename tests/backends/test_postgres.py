@@ -14,7 +14,8 @@ from harness.backends.base import AnyOf, Eq, Filters, unit
 from harness.backends.embedded import EmbeddedBackend
 from harness.backends.postgres import PostgresBackend
 from harness.errors import BackendUnavailable
-from harness.evaluation.execute import Plan, execute, suite_embedder
+from harness.evaluation.embedders import suite_embedder
+from harness.evaluation.kinds.beliefs import Plan, execute
 from harness.evaluation.results import CaseResult
 from harness.pipeline import Mode
 from harness.suites import load_suite

@@ -13,11 +13,14 @@ import pytest
 
 from harness.backends.provision import start_server
 from harness.backends.registry import connect
-from harness.evaluation.execute import Plan, execute
+from harness.evaluation.kind import Engine
+from harness.evaluation.kinds.beliefs import BeliefKind, Plan
+from harness.evaluation.results import CaseResult
+from harness.evaluation.runner import run
 from harness.pipeline import Mode
 from harness.reports import run_report
 from harness.reports.summary import summarize
-from harness.reports.writer import write_run_files
+from harness.reports.writer import report_json, write_run_files
 from harness.suites import BUILTIN, load_suite
 from tests.containers.conftest import ROOT, require_docker_or_skip
 
@@ -134,7 +137,8 @@ def test_a_server_killed_mid_run_fails_its_cases_and_the_run_finishes(tmp_path: 
             if len(seen) == 10:
                 container.stop()
 
-        results = execute(Plan([suite], [Mode.BM25]), backend, None, kill_after_ten)
+        outcome = run(BeliefKind(Plan([suite], [Mode.BM25])), Engine(backend, None, (Mode.BM25,)), kill_after_ten)
+        results = [r for r in outcome.results if isinstance(r, CaseResult)]
     finally:
         container.stop()
     static = [r for r in results if r.kind == "static"]
@@ -149,9 +153,7 @@ def test_a_server_killed_mid_run_fails_its_cases_and_the_run_finishes(tmp_path: 
     report = run_report.build(
         {"created_at": "now", "harness_version": "t", "python": "3", "platform": "p"}, summarize(results), results
     )
-    paths = write_run_files(
-        tmp_path, "run-redis", {"json": run_report.to_json(report), "md": run_report.to_markdown(report)}
-    )
+    paths = write_run_files(tmp_path, "run-redis", {"json": report_json(report), "md": run_report.to_markdown(report)})
     assert all(p.stat().st_size > 0 for p in paths)
     assert summarize(results)[0].errors == len(errored) + sum(
         r.error is not None for r in results if r.kind == "session"

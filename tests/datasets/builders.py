@@ -12,10 +12,15 @@ from typing import Any
 import numpy as np
 import pytest
 
+from harness.backends.base import Backend
 from harness.backends.embedded import EmbeddedBackend
-from harness.datasets.command import run_dataset
 from harness.embeddings import Embedder
+from harness.evaluation.kinds.haystack import HaystackKind
+from harness.evaluation.runner import Finished, RunRequest, run_and_report
+from harness.models.haystack import Granularity
+from harness.pipeline.settings import Mode
 from harness.shards import Shard
+from harness.suites.datasets import choose, open_selection
 
 SHARED = Path(__file__).resolve().parents[3] / "shared" / "datasets"
 
@@ -28,22 +33,45 @@ def shared_file(name: str) -> Path:
     return path
 
 
+def run_dataset(
+    *,
+    out_dir: Path,
+    embedder_factory: Callable[[], Embedder],
+    dataset: str = "longmemeval-s",
+    file: Path | None = None,
+    backend: Backend | None = None,
+    modes: Sequence[str] = ("bm25",),
+    granularity: str = "session",
+    limit: int | None = None,
+    sample: str = "head",
+    seed: int = 0,
+    error_threshold: float = 0.0,
+    shard: Shard | None = None,
+    trec: bool = False,
+) -> tuple[int, Finished]:
+    """A dataset run as `harness run --dataset` makes it, on one backend (default: embedded): the
+    selection, the haystack kind, the one runner, the reports; its exit code and what it wrote."""
+    selection = open_selection(dataset, file, limit=limit, sample=sample, seed=seed, shard=shard)
+    parsed = tuple(Mode(m) for m in modes)
+    embedder = embedder_factory() if any(m.needs_vectors for m in parsed) else None
+    kind = HaystackKind(
+        selection,
+        choose(Granularity, granularity, "granularity"),
+        embedding_model=embedder.model if embedder else None,
+        error_threshold=error_threshold,
+    )
+    request = RunRequest(parsed, out_dir, error_threshold, trec)
+    finished = run_and_report(kind, backend or EmbeddedBackend(), embedder, request)
+    if finished.outcome.stopped is not None:
+        raise finished.outcome.stopped
+    return finished.verdict(error_threshold).exit_code, finished
+
+
 def run_dataset_report(
     out: Path, factory: Callable[[], Embedder], shard: Shard | None = None, **settings: Any
 ) -> dict[str, Any]:
     """Run every question of `settings['file']` on the embedded backend into `out`; the latest JSON report."""
-    code = run_dataset(
-        backend=EmbeddedBackend(),
-        limit=None,
-        sample="head",
-        seed=0,
-        error_threshold=0.0,
-        dry_run=False,
-        out_dir=out,
-        embedder_factory=factory,
-        shard=shard,
-        **settings,
-    )
+    code, _ = run_dataset(out_dir=out, embedder_factory=factory, shard=shard, **settings)
     assert code == 0
     stem = f"dataset-{settings['dataset']}-{settings['granularity']}"
     if shard is not None:

@@ -6,10 +6,8 @@ import functools
 import json
 from pathlib import Path
 
-from rich.console import Console
-
 from harness.backends.embedded import EmbeddedBackend
-from harness.datasets.bench import BenchTarget, bench_datasets, build_synthetic_longmemeval, run_bench
+from harness.benchmarks.datasets import BenchTarget, bench_datasets, build_synthetic_longmemeval, run_bench
 from harness.embeddings import Embedder
 from harness.models.haystack import Granularity
 from harness.pipeline.settings import Mode
@@ -65,18 +63,18 @@ def test_bench_rows_cover_each_mode_and_level(tmp_path: Path, longmemeval_file: 
 
 def test_bench_command_runs_cells_in_fresh_processes_and_writes_reports(tmp_path: Path, longmemeval_file: Path) -> None:
     embedder = functools.partial(Embedder, cache_dir=tmp_path / "never-used")
-    code = bench_datasets(
+    rows, paths = bench_datasets(
         backend_factories={"embedded": EmbeddedBackend},
         modes=["bm25"],
         granularities=["session"],
         targets=[BenchTarget("small", "longmemeval-s", longmemeval_file)],
         out_dir=tmp_path / "reports",
         embedder_factory=embedder,
-        console=Console(record=True, width=250),
     )
     report = json.loads((tmp_path / "reports" / "bench-datasets-latest.json").read_text())
 
-    assert code == 0
+    assert [r.questions for r in rows] == [2]
+    assert {p.suffix for p in paths} == {".json", ".md"}
     (row,) = report["rows"]
     assert (row["label"], row["mode"], row["questions"]) == ("small", "bm25", 2)
     assert report["machine"]["cpus"]

@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from harness.datasets.encoder_bench import measure_speed, sample_turns, speed_lines
+from harness.benchmarks.encoders import measure_speed, sample_turns, speed_lines
 from harness.embeddings import DEFAULT_MODEL, Embedder
 
 from .builders import BagOfWordsEncoder, longmemeval_record

@@ -7,7 +7,9 @@ import pytest
 
 from harness.backends.base import Hit
 from harness.backends.embedded import EmbeddedBackend
-from harness.datasets.retrieval import (
+from harness.models.haystack import Document, Granularity, Haystack
+from harness.pipeline.fusion import RRF_K, rrf
+from harness.pipeline.haystack import (
     HaystackIndex,
     by_session,
     contextual_vectors,
@@ -15,8 +17,6 @@ from harness.datasets.retrieval import (
     layers,
     query_terms,
 )
-from harness.models.haystack import Document, Granularity, Haystack
-from harness.pipeline.fusion import RRF_K, rrf
 from harness.pipeline.settings import Mode
 
 from .builders import BagOfWordsEncoder

@@ -1,4 +1,5 @@
-"""`run_dataset`: settings checks, reports, abstention and defect counts, error threshold, dry run."""
+"""Dataset runs through the one runner: selection checks, reports, abstention and defect counts, error
+threshold, dry run."""
 
 from __future__ import annotations
 
@@ -9,38 +10,24 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from rich.console import Console
 
 from harness.backends.base import Filters, Hit, IndexSpec
 from harness.backends.embedded import EmbeddedBackend, EmbeddedIndex
-from harness.datasets import command
-from harness.datasets.command import DATASETS, EmbedCount, embed_dataset, run_dataset
 from harness.embeddings import Embedder
 from harness.errors import HarnessError
+from harness.evaluation.embedders import EmbedCount, embed_dataset
+from harness.evaluation.kinds.haystack import describe
+from harness.evaluation.runner import Finished
+from harness.models.haystack import Granularity
+from harness.pipeline.settings import Mode
+from harness.suites import datasets
+from harness.suites.datasets import DATASETS, open_selection
 
-from .builders import BagOfWordsEncoder, shared_file
+from .builders import BagOfWordsEncoder, run_dataset, shared_file
 
 
-def _run(tmp_path: Path, factory: Callable[[], Embedder], **overrides: Any) -> tuple[int, str]:
-    console = Console(record=True, width=200)
-    arguments: dict[str, Any] = {
-        "dataset": "longmemeval-s",
-        "file": None,
-        "backend": EmbeddedBackend(),
-        "modes": ["bm25"],
-        "granularity": "session",
-        "limit": None,
-        "sample": "head",
-        "seed": 0,
-        "error_threshold": 0.0,
-        "dry_run": False,
-        "out_dir": tmp_path / "reports",
-        "embedder_factory": factory,
-        "console": console,
-    }
-    arguments.update(overrides)
-    code = run_dataset(**arguments)
-    return code, console.export_text()
+def _run(tmp_path: Path, factory: Callable[[], Embedder], **overrides: Any) -> tuple[int, Finished]:
+    return run_dataset(out_dir=tmp_path / "reports", embedder_factory=factory, **overrides)
 
 
 def _report(tmp_path: Path, dataset: str, granularity: str) -> dict[str, Any]:
@@ -54,11 +41,12 @@ def test_dataset_names() -> None:
 def test_longmemeval_run_reports_every_question_and_leaves_out_abstention(
     tmp_path: Path, longmemeval_file: Path, embedder_factory: Callable[[], Embedder]
 ) -> None:
-    code, printed = _run(tmp_path, embedder_factory, file=longmemeval_file, modes=["bm25", "hybrid"])
+    code, finished = _run(tmp_path, embedder_factory, file=longmemeval_file, modes=["bm25", "hybrid"])
     report = _report(tmp_path, "longmemeval-s", "session")
 
     assert code == 0
-    assert "report:" in printed
+    assert [p.suffix for p in finished.paths] == [".json", ".md"]
+    assert finished.report.scorecard.title == "longmemeval-s, session granularity, 2 haystacks"
     assert report["selection"] == {"limit": None, "sample": "head", "seed": 0, "selected": 3, "total": 3}
     assert report["skipped"] == {"abstention question: no evidence exists, left out of retrieval metrics": 1}
     bm25 = report["summary"]["bm25"]
@@ -143,10 +131,10 @@ def test_sampling_options_limit_the_questions(
 def test_dry_run_reads_everything_and_writes_nothing(
     tmp_path: Path, locomo_file: Path, embedder_factory: Callable[[], Embedder]
 ) -> None:
-    code, printed = _run(tmp_path, embedder_factory, dataset="locomo", file=locomo_file, modes=["hybrid"], dry_run=True)
-    assert code == 0
-    assert "6 of 6" in printed
-    assert "not cached for bag-of-words" in printed
+    selection = open_selection("locomo", locomo_file)
+    rows = dict(describe(selection, Granularity.TURN, [Mode.HYBRID], embedder_factory()))
+    assert rows["questions"] == "6 of 6"
+    assert rows["embeddings"].endswith("texts not cached for bag-of-words")
     assert not (tmp_path / "reports").exists()
 
 
@@ -154,7 +142,7 @@ def test_a_missing_file_says_where_to_put_it(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, embedder_factory: Callable[[], Embedder]
 ) -> None:
     monkeypatch.setenv("HARNESS_DATA_DIR", str(tmp_path / "nowhere"))
-    monkeypatch.setattr(command, "shared_datasets_dir", lambda: tmp_path / "shared")
+    monkeypatch.setattr(datasets, "shared_datasets_dir", lambda: tmp_path / "shared")
     with pytest.raises(HarnessError) as raised:
         _run(tmp_path, embedder_factory, dataset="longmemeval-m")
     message = str(raised.value)
@@ -178,11 +166,9 @@ def test_the_data_folder_variable_is_searched(
     ("override", "message"),
     [
         ({"dataset": "squad"}, "unknown dataset 'squad'"),
-        ({"modes": ["bm25", "splade"]}, "unknown mode 'splade': choose one of bm25, vector, hybrid"),
         ({"granularity": "word"}, "unknown granularity 'word'"),
         ({"sample": "random"}, "unknown sample method 'random'"),
         ({"limit": 0}, "--limit must be at least 1"),
-        ({"error_threshold": 2.0}, "--error-threshold is a fraction"),
     ],
 )
 def test_bad_arguments_are_user_errors(
@@ -238,14 +224,11 @@ def test_embed_dataset_caches_what_a_vector_run_needs(tmp_path: Path, locomo_fil
         )
 
     plans: list[tuple[int, int]] = []
-    first = embed_dataset(
-        dataset="locomo", file=locomo_file, embedder=embedder(True), batch=4, on_plan=lambda *p: plans.append(p)
-    )
+    selection = open_selection("locomo", locomo_file)
+    first = embed_dataset(selection, embedder(True), batch=4, on_plan=lambda *p: plans.append(p))
     assert first == EmbedCount(texts=5 + 6, computed=5 + 6)
     assert plans == [(11, 11)]
-    again = embed_dataset(
-        dataset="locomo", file=locomo_file, embedder=embedder(True), on_plan=lambda *p: plans.append(p)
-    )
+    again = embed_dataset(selection, embedder(True), on_plan=lambda *p: plans.append(p))
     assert again == EmbedCount(texts=11, computed=0)
     assert plans[-1] == (11, 0)
     code, _ = _run(

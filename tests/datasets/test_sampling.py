@@ -8,8 +8,8 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from harness.datasets.sampling import SampleMethod, select
 from harness.models.haystack import QuestionRef
+from harness.suites.sampling import SampleMethod, select
 
 
 def _refs(categories: list[str]) -> list[QuestionRef]:

@@ -11,11 +11,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from rich.console import Console
 
-from harness.datasets.merge import merge_reports
 from harness.embeddings import Embedder
 from harness.errors import HarnessError
+from harness.reports.merge import merge_reports
 from harness.shards import Shard, parse_shard, shard_of
 
 from .builders import run_dataset_report, shared_file
@@ -42,7 +41,7 @@ def test_every_id_is_in_exactly_one_shard_given_by_its_sha256() -> None:
 
 
 def _run(out: Path, factory: Callable[[], Embedder], shard: Shard | None, **settings: Any) -> dict[str, Any]:
-    return run_dataset_report(out, factory, shard, console=Console(record=True, width=200), **settings)
+    return run_dataset_report(out, factory, shard, **settings)
 
 
 def _without_latency(report: dict[str, Any]) -> dict[str, Any]:

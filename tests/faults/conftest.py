@@ -23,7 +23,7 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
 @pytest.fixture(scope="session")
 def locomo() -> Path:
     """The LoCoMo file where the harness looks for it (`$HARNESS_DATA_DIR`, `../shared/datasets`)."""
-    from harness.datasets.command import SPECS, find_file
+    from harness.suites.datasets import SPECS, find_file
 
     found = find_file(SPECS["locomo"].files)
     if found is None:

@@ -134,7 +134,10 @@ def test_a_backend_killed_mid_dataset_run_exits_3(server: str, locomo: Path, tmp
         _kill_mid_run(run, "questions", 1)
         assert run.finish(timeout=600) == 3, run.stderr[-3000:]
     (line,) = run.harness_lines()
-    assert re.fullmatch(r"harness: locomo: \d+ of \d+ questions errored \(the backend was lost\) .+", line), line
+    assert re.fullmatch(
+        rf"harness: {server}: \d+ of \d+ results errored \(\d+ distinct\); first: .+; the backend was lost mid-run",
+        line,
+    ), line
     assert "error ignored terminating" not in run.stderr
     (json_path,) = reports(out, "dataset-locomo-turn-2*.json")
     report = json.loads(json_path.read_text())

@@ -82,7 +82,8 @@ def test_sigterm_during_a_dataset_run_keeps_the_finished_questions(locomo: Path,
     run.process.send_signal(signal.SIGTERM)
     assert run.finish() == 143, run.stderr[-3000:]
     (line,) = run.harness_lines()
-    assert line.startswith("harness: interrupted by SIGTERM: locomo run after "), line
+    assert line.startswith("harness: interrupted by SIGTERM: run on embedded after "), line
+    assert " questions; finished part in " in line
     assert not reports(out, "*latest*")
     (json_path,) = reports(out, "dataset-locomo-turn-incomplete-*.json")
     report = json.loads(json_path.read_text())

@@ -15,11 +15,12 @@ import pytest
 import harness
 from harness.backends.embedded import EmbeddedBackend
 from harness.errors import HarnessError
-from harness.evaluation.execute import Plan, execute
+from harness.evaluation.kinds.beliefs import Plan, execute
 from harness.pipeline import Mode
 from harness.reports import compare, run_report
 from harness.reports.metadata import run_metadata
 from harness.reports.summary import summarize
+from harness.reports.writer import report_json
 from harness.suites.native import load_native
 
 
@@ -101,7 +102,7 @@ def report(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
         backend.close()
     built = run_report.build(meta, summarize(results), results)
     return {
-        "json": json.loads(run_report.to_json(built)),
+        "json": json.loads(report_json(built)),
         "md": run_report.to_markdown(built),
     }
 

@@ -128,7 +128,5 @@ def test_dataset_run_files_give_the_reported_numbers(tmp_path: Path, mode: str) 
     reported = measures(["recall_any@1", "recall_any@5", "recall_any@10", "recall@5", "recall@10", "ndcg@10", "mrr"])
     for level in ("turn", "session"):
         ours = {q["id"]: q["levels"][level]["metrics"] for q in report["questions"] if q["status"] == "ok"}
-        run_file, qrels_file = (
-            out / f"run-dataset-locomo-turn-{mode}-{level}-latest.{ext}" for ext in ("trec", "qrels")
-        )
+        run_file, qrels_file = (out / f"dataset-locomo-turn-{mode}-{level}-latest.{ext}" for ext in ("trec", "qrels"))
         assert _tools_agree(run_file, qrels_file, ours, reported) == len(ours) > 3

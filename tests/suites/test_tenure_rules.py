@@ -17,8 +17,8 @@ from harness.backends.embedded import EmbeddedBackend
 from harness.backends.registry import connect
 from harness.errors import CaseFileError
 from harness.evaluation.judge import judge
+from harness.evaluation.kinds.beliefs import SuiteRunner
 from harness.evaluation.results import CaseResult
-from harness.evaluation.runner import SuiteRunner
 from harness.models import Expect, Suite, TierExpect
 from harness.pipeline import Context, Mode
 from harness.pipeline.query_cleanup import QueryCleanup

@@ -1,1 +1,3 @@
-"""Case kinds the one runner drives (`harness.evaluation.kind.CaseKind`), one module each."""
+"""One module per kind of case, each implementing `harness.evaluation.kind.CaseKind`: belief
+snapshots and sessions (`beliefs`), questions over a haystack (`haystack`), conversation turns
+over projects (`conversation`)."""

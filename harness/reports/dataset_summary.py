@@ -6,9 +6,9 @@ from collections import Counter, defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from harness.datasets.evaluate import Evaluation, QuestionResult, QuestionStatus
-from harness.datasets.scoring import metric_names
+from harness.evaluation.question_results import Evaluation, QuestionResult, QuestionStatus
 from harness.metrics import LatencySummary, latency_summary, mean_defined
+from harness.metrics.dataset_measures import metric_names
 from harness.models.haystack import Granularity
 from harness.pipeline.settings import Mode
 

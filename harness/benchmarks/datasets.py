@@ -20,20 +20,20 @@ from pathlib import Path
 from typing import Any
 
 import ijson
-from rich.console import Console
-from rich.table import Table
 
 from harness.backends.base import Backend
-from harness.datasets.command import SPECS, find_file
-from harness.datasets.evaluate import evaluate
-from harness.datasets.scoring import HEADLINE, definition_of, label
-from harness.datasets.summary import summarize
 from harness.embeddings import Embedder
 from harness.errors import HarnessError
+from harness.evaluation.kind import Engine
+from harness.evaluation.kinds.haystack import HaystackKind
+from harness.evaluation.runner import run
+from harness.metrics.dataset_measures import HEADLINE, definition_of, label
 from harness.models.haystack import Granularity
 from harness.pipeline.settings import Mode
 from harness.reports.dataset_report import machine
+from harness.reports.dataset_summary import summarize
 from harness.reports.writer import write_run_files
+from harness.suites.datasets import SPECS, Selection, find_file
 
 SAMPLE_FILE = "longmemeval_s.sample5.json"
 S_HAYSTACKS = 500
@@ -116,21 +116,17 @@ def bench_cell(
     embedder_factory: Callable[[], Embedder],
 ) -> list[BenchRow]:
     """Run one cell in this process and return a row per scored level."""
-    reader = SPECS[target.dataset].reader(target.path)
+    selection = Selection(target.dataset, target.path, SPECS[target.dataset].reader(target.path), None, None)
+    kind = HaystackKind(selection, granularity)
     backend = backend_factory()
     try:
-        run = evaluate(
-            reader,
-            None,
-            backend=backend,
-            modes=[mode],
-            granularity=granularity,
-            embedder=embedder_factory() if mode.needs_vectors else None,
-            total=None,
-        )
+        outcome = run(kind, Engine(backend, embedder_factory() if mode.needs_vectors else None, (mode,)))
     finally:
         backend.close()
-    (summary,) = summarize(run)
+    if outcome.stopped is not None:
+        raise outcome.stopped
+    evaluation = kind.evaluation(outcome.results, [mode], outcome.wall_s)
+    (summary,) = summarize(evaluation)
     return [
         BenchRow(
             label=target.label,
@@ -140,14 +136,14 @@ def bench_cell(
             level=str(level),
             questions=level_summary.overall.questions,
             errors=summary.errors,
-            haystacks=len(run.haystacks),
-            turns=sum(h.documents for h in run.haystacks),
-            wall_s=run.wall_s,
-            ingest_s=sum(h.ingest_s for h in run.haystacks),
-            embed_s=sum(h.embed_s for h in run.haystacks),
+            haystacks=len(evaluation.haystacks),
+            turns=sum(h.documents for h in evaluation.haystacks),
+            wall_s=evaluation.wall_s,
+            ingest_s=sum(h.ingest_s for h in evaluation.haystacks),
+            embed_s=sum(h.embed_s for h in evaluation.haystacks),
             p50_ms=summary.latency.p50_ms,
             p95_ms=summary.latency.p95_ms,
-            peak_rss_mb=run.peak_rss_mb,
+            peak_rss_mb=evaluation.peak_rss_mb,
             metrics={m: level_summary.overall.metrics[m] for m in ROW_METRICS},
         )
         for level, level_summary in summary.levels.items()
@@ -196,10 +192,8 @@ def bench_datasets(
     out_dir: Path,
     embedder_factory: Callable[[], Embedder],
     isolate: bool = True,
-    console: Console | None = None,
-) -> int:
-    """The benchmark command: run, print a table, write `bench-datasets-<time>.{json,md}`; exit code 0."""
-    console = console or Console()
+) -> tuple[list[BenchRow], list[Path]]:
+    """The benchmark: run every cell, write `bench-datasets-<time>.{json,md}`; the rows and the files."""
     parsed_modes = [Mode(m) for m in modes]
     parsed_granularities = [Granularity(g) for g in granularities]
     chosen = list(targets) if targets is not None else default_targets()
@@ -222,16 +216,13 @@ def bench_datasets(
     paths = write_run_files(
         out_dir, "bench-datasets", {"json": json.dumps(report, indent=1) + "\n", "md": render_bench_markdown(report)}
     )
-    console.print(_bench_table(rows))
-    for path in paths:
-        console.print(f"report: {path}")
-    return 0
+    return rows, paths
 
 
 _COLUMNS = tuple(label(m) for m in ROW_METRICS)
 
 
-def _row_cells(row: BenchRow) -> list[str]:
+def row_cells(row: BenchRow) -> list[str]:
     quality = ["—" if row.metrics[m] is None else f"{row.metrics[m]:.3f}" for m in ROW_METRICS]
     timing = [
         f"{row.ingest_s:.1f}",
@@ -243,7 +234,7 @@ def _row_cells(row: BenchRow) -> list[str]:
     return [row.label, row.backend, row.mode, row.granularity, row.level, str(row.questions), *quality, *timing]
 
 
-_HEADER = (
+HEADER = (
     "file",
     "backend",
     "mode",
@@ -259,15 +250,6 @@ _HEADER = (
 )
 
 
-def _bench_table(rows: Sequence[BenchRow]) -> Table:
-    table = Table(title="dataset benchmark")
-    for column in _HEADER:
-        table.add_column(column)
-    for row in rows:
-        table.add_row(*_row_cells(row))
-    return table
-
-
 def render_bench_markdown(report: Mapping[str, Any]) -> str:
     rows = [BenchRow(**r) for r in report["rows"]]
     info = report["machine"]
@@ -279,8 +261,8 @@ def render_bench_markdown(report: Mapping[str, Any]) -> str:
         "Latency: search only, per question. Peak: the cell's process peak resident memory. Wall: the whole cell"
         " (parse, embed lookup, ingest, query, score).",
         "",
-        "| " + " | ".join(_HEADER) + " |",
-        "|" + "---|" * len(_HEADER),
+        "| " + " | ".join(HEADER) + " |",
+        "|" + "---|" * len(HEADER),
     ]
-    lines += ["| " + " | ".join(_row_cells(row)) + " |" for row in rows]
+    lines += ["| " + " | ".join(row_cells(row)) + " |" for row in rows]
     return "\n".join(lines) + "\n"

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from harness.datasets.scoring import metric_names
+from harness.metrics.dataset_measures import metric_names
 from harness.models.haystack import Granularity
 
 

@@ -15,12 +15,12 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from harness.datasets.evaluate import Evaluation, LevelResult, QuestionResult, QuestionStatus
-from harness.datasets.summary import defect_counts, skipped_counts, summarize
 from harness.errors import HarnessError
+from harness.evaluation.question_results import Evaluation, LevelResult, QuestionResult, QuestionStatus
 from harness.models.haystack import Granularity
 from harness.pipeline.settings import Mode
-from harness.reports.dataset_report import comparison, mode_json, question_json
+from harness.reports.dataset_report import comparison, mode_json
+from harness.reports.dataset_summary import defect_counts, skipped_counts, summarize
 
 SAME_SETTINGS = ("dataset", "backend", "embedding_model", "granularity", "modes", "method", "definitions")
 """Report fields every shard must share (plus the file name, the selection and the shard count)."""
@@ -69,7 +69,7 @@ def check_shards(reports: Sequence[dict[str, Any]], paths: Sequence[Path]) -> No
 
 
 def question_result(data: dict[str, Any]) -> QuestionResult:
-    """A report's question record read back (the inverse of `report.question_json`)."""
+    """A report's question record read back (the inverse of `QuestionResult.to_json`)."""
     return QuestionResult(
         id=data["id"],
         haystack=data["haystack"],
@@ -123,6 +123,6 @@ def merge_reports(paths: Sequence[Path]) -> dict[str, Any]:
         notes=run.notes,
         summary={str(s.mode): mode_json(s) for s in summaries},
         published=comparison(reports[0]["dataset"], summaries),
-        questions=[question_json(r) for r in run.results],
+        questions=[r.to_json() for r in run.results],
     )
     return merged

@@ -22,19 +22,19 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
-import ijson
 import numpy as np
 
 from harness.backends.base import Backend
-from harness.datasets.bench import SAMPLE_FILE, BenchRow, BenchTarget, run_bench
-from harness.datasets.command import SPECS, find_file
-from harness.datasets.retrieval import turn_text
+from harness.benchmarks.datasets import SAMPLE_FILE, BenchRow, BenchTarget, run_bench
 from harness.embeddings import DEFAULT_MODEL, ENCODERS, Embedder, machine_threads
 from harness.errors import HarnessError
-from harness.models.haystack import Document, Granularity
+from harness.models.haystack import Granularity
+from harness.pipeline.haystack import embedding_texts
 from harness.pipeline.settings import Mode
 from harness.reports.dataset_report import machine
 from harness.reports.writer import write_run_files
+from harness.suites.datasets import SPECS, find_file
+from harness.suites.longmemeval import LongMemEvalFile
 
 QUALITY = ("recall_any@5", "recall_any@10", "mrr")
 WARM_UP = 16
@@ -57,16 +57,13 @@ class Speed:
 
 
 def sample_turns(path: Path, count: int) -> list[str]:
-    """The first `count` distinct turn texts of a LongMemEval file, as the harness embeds them."""
+    """The first `count` distinct turn texts of a LongMemEval file, as a run embeds them."""
     texts: dict[str, None] = {}
-    with path.open("rb") as handle:
-        for record in ijson.items(handle, "item"):
-            for session in record["haystack_sessions"]:
-                for turn in session:
-                    doc = Document("", "", str(turn["content"]), str(turn["role"]), None)
-                    texts[turn_text(doc)] = None
-                    if len(texts) == count:
-                        return list(texts)
+    for haystack in LongMemEvalFile(path).read():
+        for text in embedding_texts(haystack):
+            texts[text] = None
+            if len(texts) == count:
+                return list(texts)
     return list(texts)
 
 

@@ -1,0 +1,292 @@
+"""Belief retrieval cases: static snapshots and session turns over one corpus (built-in, Tenure, PMB).
+
+Static cases share one loaded index (they never write). Each session case gets its own index,
+replays the mutations of the session cases before it (the fixtures' sessions share state), then
+plays its turns in order, retrieving in every mode; the suite's ruleset says whether a turn's
+mutation comes before its retrieval (built-in) or after its checks (Tenure).
+"""
+
+from __future__ import annotations
+
+import time
+import uuid
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import dataclass, field, replace
+
+from harness.backends.base import Backend
+from harness.evaluation.judge import judge
+from harness.evaluation.kind import Engine, Report, Result, RunInfo, Step
+from harness.evaluation.results import CaseResult, context_record
+from harness.metrics import classify, drift_score
+from harness.metrics.measures import SUITE_MEASURES
+from harness.models import Budget, Expect, SessionCase, StaticCase, Suite, Turn
+from harness.pipeline import Context, MemoryPipeline, Mode, PipelineSettings
+from harness.pipeline.memory_layer import Request, TextEmbedder
+from harness.pipeline.ruleset import CaseKind, MutationTiming, Ruleset, ruleset
+from harness.reports import run_report
+from harness.shards import Shard
+from harness.suites.texts import suite_texts
+
+
+def _max_beliefs(budget: Budget | None) -> int | None:
+    return budget.max_beliefs if budget else None
+
+
+class SuiteRunner:
+    def __init__(
+        self,
+        backend: Backend,
+        suite: Suite,
+        *,
+        settings: PipelineSettings | None = None,
+        embedder: TextEmbedder | None = None,
+        rules: Ruleset | None = None,
+    ):
+        """`rules`: judge by these instead of the suite's own ruleset (to compare rulesets)."""
+        self.backend = backend
+        self.suite = suite
+        self.settings = settings or PipelineSettings()
+        self.rules = rules or ruleset(suite.ruleset)
+        self.embedder = embedder
+        self._static: MemoryPipeline | None = None
+        self._open: list[MemoryPipeline] = []
+
+    def _pipeline(self) -> MemoryPipeline:
+        namespace = f"h{uuid.uuid4().hex[:12]}"
+        pipeline = MemoryPipeline.open(self.backend, namespace, self.settings, self.embedder, self.rules)
+        self._open.append(pipeline)
+        pipeline.load(self.suite.corpus.memories)
+        return pipeline
+
+    def static_pipeline(self) -> MemoryPipeline:
+        if self._static is None:
+            self._static = self._pipeline()
+        return self._static
+
+    def close(self) -> None:
+        """Drop every namespace this runner created; best effort, the backend may be gone."""
+        for pipeline in self._open:
+            try:
+                pipeline.index.drop()
+            except Exception:  # noqa: BLE001 - a dead backend must not hide the results
+                pass
+        self._open.clear()
+        self._static = None
+
+    # -- static ---------------------------------------------------------------------------------
+
+    def run_static(self, case: StaticCase, mode: Mode) -> CaseResult:
+        result = CaseResult(
+            suite=self.suite.name,
+            kind="static",
+            case_id=case.id,
+            backend=self.backend.name,
+            mode=mode.value,
+            query=case.query,
+            scopes=list(case.scopes),
+            user=case.user or self.suite.corpus.default_user,
+            category=case.category,
+            max_beliefs=_max_beliefs(case.budget),
+            expected=case.expect.model_dump(exclude_none=True, exclude_defaults=True),
+        )
+        try:
+            pipeline = self.static_pipeline()
+            self._retrieve_and_judge(pipeline, result, case.expect, mode, CaseKind.STATIC)
+        except Exception as exc:  # noqa: BLE001 - recorded as the case's error, run continues
+            result.fail_with(exc)
+        return result
+
+    # -- sessions -------------------------------------------------------------------------------
+
+    def run_session(self, position: int, modes: Sequence[Mode]) -> list[CaseResult]:
+        """All turns of session case `position`, in every mode; earlier sessions' writes replayed."""
+        case = self.suite.session_cases[position]
+        results: list[CaseResult] = []
+        try:
+            pipeline = self._pipeline()
+            for earlier in self.suite.session_cases[:position]:
+                for turn in earlier.turns:
+                    self._mutate(pipeline, turn)
+        except Exception as exc:  # noqa: BLE001 - recorded as every turn's error, run continues
+            return [self._session_error(case, turn, mode, exc) for turn in case.turns for mode in modes]
+        after = self.rules.mutations is MutationTiming.AFTER_CHECKS
+        for turn in case.turns:
+            if not after and (error := self._try_mutate(pipeline, turn)):
+                results += [self._session_error(case, turn, mode, error) for mode in modes]
+                continue
+            turn_results = []
+            for mode in modes:
+                result = self._turn_result(case, turn, mode)
+                try:
+                    context = self._retrieve_and_judge(pipeline, result, turn.expect, mode, CaseKind.SESSION)
+                    result.drift = self._drift(pipeline, turn, context)
+                except Exception as exc:  # noqa: BLE001 - recorded as the turn's error, run continues
+                    result.fail_with(exc)
+                turn_results.append(result)
+            if after and (error := self._try_mutate(pipeline, turn)):
+                turn_results = [r.fail_with(error) for r in turn_results]
+            results += turn_results
+        return results
+
+    def _try_mutate(self, pipeline: MemoryPipeline, turn: Turn) -> Exception | None:
+        """Applies the turn's create/update; the error, if any, is the turn's (the run goes on)."""
+        try:
+            self._mutate(pipeline, turn)
+        except Exception as exc:  # noqa: BLE001 - returned as the turn's error, run continues
+            return exc
+        return None
+
+    @staticmethod
+    def _mutate(pipeline: MemoryPipeline, turn: Turn) -> None:
+        if turn.create is not None:
+            pipeline.put(turn.create)
+        if turn.update is not None:
+            pipeline.add_aliases(turn.update.memory_id, turn.update.add_aliases)
+
+    def _turn_result(self, case: SessionCase, turn: Turn, mode: Mode) -> CaseResult:
+        return CaseResult(
+            suite=self.suite.name,
+            kind="session",
+            case_id=case.id,
+            backend=self.backend.name,
+            mode=mode.value,
+            query=turn.message,
+            scopes=list(turn.scopes),
+            user=case.user or self.suite.corpus.default_user,
+            turn=turn.index,
+            turn_label=turn.label.value,
+            max_beliefs=_max_beliefs(turn.budget),
+            expected=turn.expect.model_dump(exclude_none=True, exclude_defaults=True),
+        )
+
+    def _session_error(self, case: SessionCase, turn: Turn, mode: Mode, exc: Exception) -> CaseResult:
+        return self._turn_result(case, turn, mode).fail_with(exc)
+
+    def _drift(self, pipeline: MemoryPipeline, turn: Turn, context: Context) -> float:
+        """Noise: surfaced memories the turn bans, or whose topics miss the turn's topics; where the
+        rules check sessions over relevant and pinned, a banned pinned memory is noise too."""
+        banned = set(turn.expect.noise.must_not_surface) if turn.expect.noise else set()
+        topics = set(turn.topics)
+
+        def is_noise(memory_id: str) -> bool:
+            memory_topics = set(pipeline.memory(memory_id).topics)
+            return memory_id in banned or bool(topics and memory_topics and topics.isdisjoint(memory_topics))
+
+        surfaced = list(context.relevant_ids)
+        if self.rules.checks_union(CaseKind.SESSION):
+            surfaced += [m for m in context.pinned if m in banned]
+        noise = sum(1 for memory_id in surfaced if is_noise(memory_id))
+        return drift_score(noise, len(context.relevant), len(context.pinned))
+
+    # -- shared ---------------------------------------------------------------------------------
+
+    def _retrieve_and_judge(
+        self, pipeline: MemoryPipeline, result: CaseResult, expect: Expect, mode: Mode, kind: CaseKind
+    ) -> Context:
+        request = Request(result.user, tuple(result.scopes), result.query, result.max_beliefs)
+        start = time.perf_counter()
+        context = pipeline.retrieve(request, mode)
+        result.latency_ms = (time.perf_counter() - start) * 1000.0
+        result.retrieved = context_record(context)
+        result.reasons += judge(
+            expect,
+            context,
+            union=self.rules.checks_union(kind),
+            case_sensitive_prelude=self.rules.prelude_case_sensitive,
+        )
+        result.passed = not result.reasons
+        expected = expect.relevant.expected if expect.relevant else None
+        if expected:
+            qrels = dict.fromkeys(expected, 1)
+            ranking = list(context.relevant_ids)
+            result.precision, result.recall, result.ndcg, result.reciprocal_rank = (
+                measure(ranking, qrels) for measure in SUITE_MEASURES
+            )
+        if result.passed:
+            result.pass_type = classify(
+                expected_relevant=expected,
+                query=result.query,
+                max_beliefs=result.max_beliefs,
+                pinned_count=len(context.pinned),
+            ).value
+        return context
+
+
+@dataclass(frozen=True)
+class Plan:
+    """Suites in modes: `limit` keeps the first N cases of each kind of each suite."""
+
+    suites: Sequence[Suite]
+    modes: Sequence[Mode]
+    settings: PipelineSettings = field(default_factory=PipelineSettings)
+    limit: int | None = None
+
+    def limited(self) -> list[Suite]:
+        if self.limit is None:
+            return list(self.suites)
+        return [
+            replace(s, static_cases=s.static_cases[: self.limit], session_cases=s.session_cases[: self.limit])
+            for s in self.suites
+        ]
+
+    @property
+    def needs_vectors(self) -> bool:
+        return any(mode.needs_vectors for mode in self.modes)
+
+    def steps(self) -> int:
+        """Progress units: one per static case and mode, one per session case (all its modes)."""
+        return sum(len(s.static_cases) * len(self.modes) + len(s.session_cases) for s in self.limited())
+
+
+def steps(plan: Plan, backend: Backend, embedder: TextEmbedder | None) -> Iterator[tuple[str, list[CaseResult]]]:
+    """(case id, its results) per progress step, as they finish: an interrupted run keeps what it yielded."""
+    for suite in plan.limited():
+        runner = SuiteRunner(backend, suite, settings=plan.settings, embedder=embedder)
+        try:
+            for mode in plan.modes:
+                for case in suite.static_cases:
+                    yield case.id, [runner.run_static(case, mode)]
+            for position, case in enumerate(suite.session_cases):
+                yield case.id, runner.run_session(position, plan.modes)
+        finally:
+            runner.close()
+
+
+def execute(plan: Plan, backend: Backend, embedder: TextEmbedder | None) -> list[CaseResult]:
+    """Every result of the plan on one backend (tests and the benchmark; runs go through `BeliefKind`)."""
+    return [result for _, step in steps(plan, backend, embedder) for result in step]
+
+
+@dataclass(frozen=True)
+class BeliefKind:
+    """Belief suites as a case kind: the plan's suites, judged by their rulesets.
+
+    `fail_under`: the pass rate under which a mode fails the run's gate. `embedding_model` and
+    `shard` (the suites are already cut to it) are what the report records.
+    """
+
+    plan: Plan
+    fail_under: float | None = None
+    embedding_model: str | None = None
+    shard: Shard | None = None
+    name: str = "beliefs"
+    unit: str = "cases"
+
+    def _in(self, modes: Sequence[Mode]) -> Plan:
+        return replace(self.plan, modes=list(modes))
+
+    def total(self, modes: Sequence[Mode]) -> int:
+        return self._in(modes).steps()
+
+    def texts(self) -> Iterable[str]:
+        fields = self.plan.settings.fields
+        return dict.fromkeys(t for s in self.plan.limited() for t in suite_texts(s, fields))
+
+    def execute(self, engine: Engine) -> Iterator[Step]:
+        for case_id, results in steps(self._in(engine.modes), engine.backend, engine.embedder):
+            yield Step(case_id, results)
+
+    def report(self, results: Sequence[Result], run: RunInfo) -> Report:
+        cases = [r for r in results if isinstance(r, CaseResult)]
+        model = self.embedding_model if self.plan.needs_vectors else None
+        return run_report.report(self.plan, cases, run, model, self.fail_under, self.shard)

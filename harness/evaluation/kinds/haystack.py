@@ -1,0 +1,246 @@
+"""Questions over a haystack (LongMemEval, LoCoMo): ingest each haystack once, ask each question
+in each mode, time and score it against its gold evidence.
+
+A question that fails is recorded with its error and the run goes on; the runner's verdict decides
+from the error fraction whether the run failed. Latency is the backend search plus fusion and
+session aggregation; query vectors are looked up (or computed) per haystack beforehand and timed apart.
+"""
+
+from __future__ import annotations
+
+import time
+import uuid
+from collections import Counter
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+
+import numpy as np
+
+from harness.backends.base import Hit
+from harness.backends.failures import connection_lost
+from harness.embeddings import Embedder
+from harness.evaluation.kind import Engine, Report, Result, RunInfo, Step
+from harness.evaluation.question_results import (
+    REPORTED_HITS,
+    Evaluation,
+    HaystackStats,
+    LevelResult,
+    QuestionResult,
+    QuestionStatus,
+    peak_rss_mb,
+)
+from harness.metrics.dataset_measures import score
+from harness.models.haystack import Granularity, Haystack, Question
+from harness.pipeline.haystack import HaystackIndex, embedding_texts, query_terms
+from harness.pipeline.memory_layer import TextEmbedder
+from harness.pipeline.settings import Mode
+from harness.reports import dataset_report
+from harness.suites.datasets import Selection
+
+
+def skip_reason(question: Question, granularity: Granularity) -> str | None:
+    """Why a question is not scored: abstention (as LongMemEval's official scoring) or no usable gold."""
+    if question.abstention:
+        return "abstention question: no evidence exists, left out of retrieval metrics"
+    if not question.gold(granularity):
+        return f"no usable {granularity} evidence"
+    return None
+
+
+@dataclass
+class HaystackKind:
+    """Questions over haystacks as a case kind: one step per question asked (in every mode).
+
+    A haystack is ingested once into fresh namespaces, its questions asked, then dropped. The
+    kind keeps what its report needs besides the results: skipped questions, per-haystack
+    timings, load notes. One instance serves one run on one backend.
+    """
+
+    selection: Selection
+    granularity: Granularity
+    embedding_model: str | None = None
+    embedding_device: str | None = None
+    error_threshold: float = 0.0
+    name: str = "haystack"
+    unit: str = "questions"
+    skipped: list[QuestionResult] = field(default_factory=list)
+    haystacks: list[HaystackStats] = field(default_factory=list)
+    notes: list[str] = field(default_factory=list)
+
+    def total(self, modes: Sequence[Mode]) -> int | None:  # noqa: ARG002 - one step per question, whatever the modes
+        return self.selection.expected
+
+    def texts(self) -> Iterator[str]:
+        """Per haystack, every text a vector run embeds: its turns and its questions."""
+        for haystack in self.selection.reader.read(self.selection.selected):
+            yield from embedding_texts(haystack)
+            yield from (q.text for q in haystack.questions)
+
+    def execute(self, engine: Engine) -> Iterator[Step]:
+        needs_vectors = any(m.needs_vectors for m in engine.modes)
+        if needs_vectors and engine.embedder is None:
+            raise ValueError("vector and hybrid modes need an embedder")
+        namespace = f"h{uuid.uuid4().hex[:12]}"
+        for number, haystack in enumerate(self.selection.reader.read(self.selection.selected)):
+            self.notes.extend(f"{haystack.id}: {note}" for note in haystack.notes)
+            embedder = engine.embedder if needs_vectors else None
+            yield from self._haystack(engine, embedder, f"{namespace}_{number}", haystack)
+
+    def _haystack(
+        self, engine: Engine, embedder: TextEmbedder | None, namespace: str, haystack: Haystack
+    ) -> Iterator[Step]:
+        asked: list[Question] = []
+        for question in haystack.questions:
+            if (reason := skip_reason(question, self.granularity)) is not None:
+                self.skipped.append(_skipped(haystack.id, question, reason))
+                yield Step(question.id, [])  # not asked, but a selected question: progress counts it
+            else:
+                asked.append(question)
+        if not asked:
+            return
+        embed_started = time.perf_counter()
+        vectors: np.ndarray | None = None
+        query_vectors: list[np.ndarray | None] = [None] * len(asked)
+        if embedder is not None:
+            vectors = embedder.embed(embedding_texts(haystack))
+            query_vectors = list(embedder.embed([q.text for q in asked]))
+        embed_s = time.perf_counter() - embed_started
+        ingest_started = time.perf_counter()
+        try:
+            index = HaystackIndex(engine.backend, namespace, haystack, self.granularity, engine.modes, vectors)
+        except Exception as exc:  # noqa: BLE001 - any backend failure is this haystack's error, recorded per question
+            for q in asked:
+                yield Step(q.id, [_failed(haystack.id, q, mode, exc) for mode in engine.modes])
+            return
+        self.haystacks.append(
+            HaystackStats(
+                haystack.id, len(haystack.documents), len(asked), embed_s, time.perf_counter() - ingest_started
+            )
+        )
+        try:
+            for question, query_vector in zip(asked, query_vectors, strict=True):
+                yield Step(question.id, [_ask(index, haystack.id, question, m, query_vector) for m in engine.modes])
+        finally:
+            try:
+                index.drop()
+            except Exception:  # noqa: BLE001 - a lost backend is already in the questions' errors; the run goes on
+                pass
+
+    def evaluation(self, results: Sequence[Result], modes: Sequence[Mode], wall_s: float) -> Evaluation:
+        """The run as the dataset report reads it: asked and skipped questions, timings, notes."""
+        asked = [r for r in results if isinstance(r, QuestionResult)]
+        return Evaluation(
+            self.granularity,
+            tuple(modes),
+            [*asked, *self.skipped],
+            list(self.haystacks),
+            list(self.notes),
+            wall_s,
+            peak_rss_mb(),
+        )
+
+    def report(self, results: Sequence[Result], run: RunInfo) -> Report:
+        evaluation = self.evaluation(results, run.modes, run.wall_s)
+        return dataset_report.report(evaluation, self, run)
+
+
+def _ask(
+    index: HaystackIndex,
+    haystack: str,
+    question: Question,
+    mode: Mode,
+    query_vector: np.ndarray | None,
+) -> QuestionResult:
+    try:
+        started = time.perf_counter()
+        rankings = index.search(mode, query_terms(question.text), query_vector)
+        latency = time.perf_counter() - started
+        levels = tuple(_level(level, ranking, question) for level, ranking in rankings.items())
+    except Exception as exc:  # noqa: BLE001 - recorded per question; the error threshold judges the run
+        return _failed(haystack, question, mode, exc)
+    return QuestionResult(
+        question.id,
+        haystack,
+        question.category,
+        question.text,
+        mode,
+        QuestionStatus.OK,
+        latency_s=latency,
+        levels=levels,
+        defects=question.defects,
+    )
+
+
+def _level(level: Granularity, hits: list[Hit], question: Question) -> LevelResult:
+    gold = question.gold(level)
+    return LevelResult(
+        level,
+        tuple(sorted(gold)),
+        tuple((h.id, round(h.score, 6)) for h in hits[:REPORTED_HITS]),
+        score([h.id for h in hits], gold),
+        tuple((h.id, h.score) for h in hits),
+    )
+
+
+def _skipped(haystack: str, question: Question, reason: str) -> QuestionResult:
+    return QuestionResult(
+        question.id,
+        haystack,
+        question.category,
+        question.text,
+        None,
+        QuestionStatus.SKIPPED,
+        reason=reason,
+        defects=question.defects,
+        abstention=question.abstention,
+    )
+
+
+def _failed(haystack: str, question: Question, mode: Mode, exc: Exception) -> QuestionResult:
+    return QuestionResult(
+        question.id,
+        haystack,
+        question.category,
+        question.text,
+        mode,
+        QuestionStatus.ERROR,
+        _describe(exc),
+        defects=question.defects,
+        backend_lost=connection_lost(exc),
+    )
+
+
+def _describe(exc: Exception) -> str:
+    return f"{type(exc).__name__}: {' '.join(str(exc).split())}"[:500]
+
+
+def describe(
+    selection: Selection, granularity: Granularity, modes: Sequence[Mode], embedder: Embedder | None
+) -> list[tuple[str, str]]:
+    """What a run of the selection would do, read and checked without indexing anything (`--dry-run`)."""
+    haystacks = documents = defects = notes = 0
+    categories: Counter[str] = Counter()
+    skipped: Counter[str] = Counter()
+    texts: set[str] = set()
+    for haystack in selection.reader.read(selection.selected):
+        haystacks += 1
+        documents += len(haystack.documents)
+        notes += len(haystack.notes)
+        for question in haystack.questions:
+            categories[question.category] += 1
+            defects += len(question.defects)
+            if (reason := skip_reason(question, granularity)) is not None:
+                skipped[reason] += 1
+        if embedder is not None:
+            texts.update(embedding_texts(haystack))
+            texts.update(q.text for q in haystack.questions)
+    total = selection.total if selection.total is not None else "?"
+    rows = [("questions", f"{sum(categories.values())} of {total}")]
+    rows += [(f"  {category}", str(count)) for category, count in sorted(categories.items())]
+    rows += [("haystacks", str(haystacks)), ("turns", str(documents))]
+    rows += [("skipped", f"{count}: {reason}") for reason, count in skipped.items()]
+    rows += [("evidence defects", str(defects)), ("load notes", str(notes)), ("modes", ", ".join(modes))]
+    if embedder is not None:
+        missing = sum(v is None for v in embedder.cache.lookup(sorted(texts)))
+        rows.append(("embeddings", f"{missing} of {len(texts)} texts not cached for {embedder.model}"))
+    return rows

@@ -1,0 +1,144 @@
+"""Public datasets as suites: which files a dataset is, where they are looked for, and the
+questions a run selects from one.
+
+Nothing is downloaded: a missing file is a `HarnessError` saying where to get it and where to put it.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from enum import StrEnum
+from pathlib import Path
+from typing import TypeVar
+
+from harness.errors import HarnessError
+from harness.models.haystack import DatasetReader
+from harness.resources import shared_datasets_dir
+from harness.shards import Shard
+from harness.suites.locomo import LoCoMoFile
+from harness.suites.longmemeval import LongMemEvalFile
+from harness.suites.sampling import SampleMethod, select
+
+_Choice = TypeVar("_Choice", bound=StrEnum)
+
+DATA_DIR_ENV = "HARNESS_DATA_DIR"
+
+_LONGMEMEVAL_SOURCE = "the LongMemEval release (Hugging Face dataset xiaowu0162/longmemeval-cleaned)"
+
+
+@dataclass(frozen=True, slots=True)
+class DatasetSpec:
+    """A dataset the harness reads: its file names, where users get it, and its reader."""
+
+    title: str
+    files: tuple[str, ...]
+    source: str
+    reader: Callable[[Path], DatasetReader]
+
+
+SPECS: dict[str, DatasetSpec] = {
+    "longmemeval-s": DatasetSpec(
+        "LongMemEval-S", ("longmemeval_s_cleaned.json", "longmemeval_s.json"), _LONGMEMEVAL_SOURCE, LongMemEvalFile
+    ),
+    "longmemeval-m": DatasetSpec(
+        "LongMemEval-M", ("longmemeval_m_cleaned.json", "longmemeval_m.json"), _LONGMEMEVAL_SOURCE, LongMemEvalFile
+    ),
+    "longmemeval-oracle": DatasetSpec(
+        "LongMemEval oracle", ("longmemeval_oracle.json",), _LONGMEMEVAL_SOURCE, LongMemEvalFile
+    ),
+    "locomo": DatasetSpec(
+        "LoCoMo", ("locomo10.json",), "the LoCoMo repository (github.com/snap-research/locomo, data/)", LoCoMoFile
+    ),
+}
+DATASETS = frozenset(SPECS)
+
+
+def data_dirs() -> list[Path]:
+    """Folders searched for dataset files: `$HARNESS_DATA_DIR`, then `../shared/datasets`."""
+    dirs = [Path(d) for d in [os.environ.get(DATA_DIR_ENV)] if d]
+    return [*dirs, shared_datasets_dir()]
+
+
+def find_file(names: Sequence[str]) -> Path | None:
+    return next((d / n for d in data_dirs() for n in names if (d / n).is_file()), None)
+
+
+def resolve_file(dataset: str, file: Path | None) -> Path:
+    """The file to read: `--file` if given, else the first known file name in the data folders."""
+    spec = _spec(dataset)
+    if file is not None:
+        if not file.exists():
+            raise HarnessError(f"{spec.title} file {file} does not exist (check --file)")
+        if not file.is_file():  # a FIFO would block, a device never ends
+            raise HarnessError(f"{spec.title} file {file} is not a regular file (check --file)")
+        return file
+    if (found := find_file(spec.files)) is not None:
+        return found
+    looked = ", ".join(str(d) for d in data_dirs())
+    raise HarnessError(
+        f"{spec.title} data not found: looked for {' or '.join(spec.files)} in {looked}. Nothing is downloaded "
+        f"at run time: get {spec.files[0]} from {spec.source}, then pass --file PATH or put it in "
+        f"${DATA_DIR_ENV} or {shared_datasets_dir()}"
+    )
+
+
+def _spec(dataset: str) -> DatasetSpec:
+    if dataset not in SPECS:
+        raise HarnessError(f"unknown dataset {dataset!r}: choose one of {', '.join(sorted(SPECS))}")
+    return SPECS[dataset]
+
+
+def choose(kind: type[_Choice], value: str, what: str) -> _Choice:
+    try:
+        return kind(value)
+    except ValueError:
+        raise HarnessError(f"unknown {what} {value!r}: choose one of {', '.join(kind)}") from None
+
+
+def open_selection(
+    dataset: str,
+    file: Path | None,
+    *,
+    limit: int | None = None,
+    sample: str = "head",
+    seed: int = 0,
+    shard: Shard | None = None,
+) -> Selection:
+    """The questions a run asks, checked before any work so mistakes cost nothing: the file,
+    sampled (`harness.suites.sampling`), then cut to the shard (by question id)."""
+    path = resolve_file(dataset, file)
+    method = choose(SampleMethod, sample, "sample method")
+    if limit is not None and limit < 1:
+        raise HarnessError(f"--limit must be at least 1, got {limit}")
+    reader = SPECS[dataset].reader(path)
+    scan_needed = limit is None or method is not SampleMethod.HEAD or shard is not None
+    refs = reader.scan() if scan_needed else None
+    selected = select(refs, limit, method, seed)
+    if shard is not None and refs is not None:
+        chosen = [r for r in refs if selected is None or r.position in selected]
+        selected = frozenset(r.position for r in shard.keep(chosen))
+    total = len(refs) if refs is not None else None
+    return Selection(dataset, path, reader, selected, total, limit, str(method), seed, shard)
+
+
+@dataclass(frozen=True, slots=True)
+class Selection:
+    """Which questions of a dataset file a run asks, as sampling and sharding chose them."""
+
+    dataset: str
+    path: Path
+    reader: DatasetReader
+    selected: frozenset[int] | None
+    """Question positions to ask (None: all)."""
+    total: int | None
+    """Questions in the file (None when the file was not scanned: `--limit` with `head`)."""
+    limit: int | None = None
+    sample: str = "head"
+    seed: int = 0
+    shard: Shard | None = None
+
+    @property
+    def expected(self) -> int | None:
+        return len(self.selected) if self.selected is not None else self.total
