@@ -23,6 +23,7 @@ from typing import Any
 from harness.evaluation.kind import Report, RunInfo, Scorecard
 from harness.models.conversation import Category, Component, ConversationSuite, TurnChecks
 from harness.models.scoresheet import CaseScore, ScoreSheet
+from harness.pipeline.conversation import ContextSettings
 from harness.reports.banners import incomplete_banner
 
 COMPONENTS = tuple(c.value for c in Component)
@@ -97,7 +98,13 @@ def turn_efficiency(result: Any) -> dict[str, float | None]:
     }
 
 
-def build_report(suite: ConversationSuite, results: Sequence[Any], run: RunInfo) -> Report:
+def build_report(
+    suite: ConversationSuite,
+    results: Sequence[Any],
+    run: RunInfo,
+    settings: ContextSettings,
+    fail_under: float | None = None,
+) -> Report:
     backend = run.backend.backend
     modes = [m.value for m in run.modes]
     summaries = {mode: summarize([r for r in results if r.mode == mode]) for mode in modes}
@@ -107,8 +114,8 @@ def build_report(suite: ConversationSuite, results: Sequence[Any], run: RunInfo)
         "backend": asdict(run.backend),
         "modes": modes,
         "unsupported": {m.value: why for m, why in run.unsupported.items()},
-        "settings": dict(run.settings),
-        "started_at": run.started_at,
+        "settings": {**run.settings, **asdict(settings), "tokenizer": "cl100k_base", "fail_under": fail_under},
+        "started_at": run.started_at.isoformat(timespec="seconds"),
         "wall_s": run.wall_s,
         "incomplete": run.incomplete is not None,
         "incomplete_reason": run.incomplete,
@@ -117,7 +124,6 @@ def build_report(suite: ConversationSuite, results: Sequence[Any], run: RunInfo)
         "turns": [{**r.to_json(), **turn_efficiency(r)} for r in results],
     }
     gates = []
-    fail_under = run.settings.get("fail_under")
     for mode, summary in summaries.items():
         rate = summary["pass_rate"]
         if fail_under is not None and summary["turns"] and (rate or 0.0) < fail_under:

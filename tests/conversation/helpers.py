@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Sequence
+from datetime import UTC, datetime
 
 from harness.backends.base import Backend
 from harness.evaluation.kind import Engine, Report, RunInfo
@@ -19,11 +20,12 @@ def run_kind(
     modes: Sequence[Mode] = (Mode.BM25,),
     settings: ContextSettings | None = None,
     embedder=None,
+    fail_under: float | None = None,
 ) -> tuple[list[TurnResult], Report]:
-    kind = ConversationKind(suite, settings)
+    kind = ConversationKind(suite, settings, fail_under)
     started = time.perf_counter()
     results: list[TurnResult] = []
     for step in kind.execute(Engine(backend, embedder, tuple(modes))):
         results.extend(step.results)
-    info = RunInfo(backend.info(), tuple(modes), {}, {}, "2026-01-01T00:00:00Z", time.perf_counter() - started)
+    info = RunInfo(backend.info(), tuple(modes), {}, {}, datetime.now(UTC), time.perf_counter() - started)
     return results, kind.report(results, info)

@@ -23,7 +23,7 @@ FOLDER = Path(__file__).parent / "acervo"
 @pytest.fixture(scope="module")
 def run():
     backend = registry.connect("embedded")
-    yield run_kind(backend, load_acervo(FOLDER, "acervo:kiln"))
+    yield run_kind(backend, load_acervo(FOLDER, "acervo:kiln"), fail_under=1.0)
     backend.close()
 
 
@@ -64,6 +64,7 @@ def test_scripted_agent_reads_until_the_answer(run) -> None:
 def test_report_and_chart(run, tmp_path: Path) -> None:
     results, report = run
     assert report.stem == "conversation-embedded"
+    assert report.gates == []  # every turn passed: --fail-under 1.0 holds
     summary = report.data["summary"]["bm25"]
     assert (summary["turns"], summary["passed"], summary["errors"]) == (7, 7, 0)
     assert summary["categories"]["RECALL"]["score"] == 1.0
@@ -94,9 +95,10 @@ def test_a_wrong_expectation_fails_end_to_end(tmp_path: Path) -> None:
     (folder / "kiln.yaml").write_text(yaml.safe_dump(scenario))
     backend = registry.connect("embedded")
     try:
-        results, report = run_kind(backend, load_acervo(folder))
+        results, report = run_kind(backend, load_acervo(folder), fail_under=1.0)
     finally:
         backend.close()
     assert results[1].reasons == ["content: context lacks 'celadon'"]
+    assert report.gates == ["embedded bm25: turn pass rate 0.857 is under --fail-under 1.0"]
     assert report.data["summary"]["bm25"]["passed"] == 6
     assert report.data["summary"]["bm25"]["categories"]["GROUND"]["score"] == 0.5

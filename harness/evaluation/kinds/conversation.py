@@ -23,6 +23,7 @@ from harness.pipeline.conversation import ContextSettings, Conversation, search_
 from harness.pipeline.facts import stated_facts
 from harness.pipeline.project_memory import ProjectMemory, embedding_text
 from harness.pipeline.settings import Mode
+from harness.reports.conversation_report import build_report
 from harness.suites.projects.ingest import ingest
 
 
@@ -80,10 +81,15 @@ class ConversationKind:
     """A loaded conversation suite, configured for a run."""
 
     name = "conversation"
+    unit = "turns"
 
-    def __init__(self, suite: ConversationSuite, settings: ContextSettings | None = None):
+    def __init__(
+        self, suite: ConversationSuite, settings: ContextSettings | None = None, fail_under: float | None = None
+    ):
+        """`fail_under`: a mode whose turn pass rate is under it fails the run (a quality gate)."""
         self.suite = suite
         self.settings = settings or ContextSettings()
+        self.fail_under = fail_under
         self._projects: dict[Path, Project] = {}
         self._agents: dict[Path, ScriptedAgent] = {}
         self._agent_runs: dict[tuple[str, int], AgentRun | None] = {}
@@ -198,9 +204,7 @@ class ConversationKind:
         result.passed = verdict.passed
 
     def report(self, results: Sequence[Any], run: RunInfo) -> Report:
-        from harness.reports.conversation_report import build_report
-
-        return build_report(self.suite, results, run)
+        return build_report(self.suite, results, run, self.settings, self.fail_under)
 
 
 def _expected(turn: ConversationTurn) -> dict[str, Any]:
