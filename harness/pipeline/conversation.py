@@ -12,7 +12,7 @@ what the user stated.
   best, up to `max_records`. Each brings what it stands for: a file its best two parts (its own
   text is a summary of them), a heading with no text of its own the sections under it. Folders
   come in only when the message names one while asking about a folder or directory.
-Records are rendered as `[kind] label` and their text, each cut to `record_tokens` and all of
+Records are rendered as `[kind] label` (a fact as `[fact]`) and their text, each cut to `record_tokens` and all of
 them to `budget` tokens of cl100k_base (`harness.tokens`); the count is of the rendered text.
 """
 
@@ -90,10 +90,10 @@ class Activated:
 
     @property
     def label(self) -> str:
-        """Path and title, as the context's header shows them."""
+        """Path and title (a fact's title is its sentence), as label checks read them."""
         record = self.record
         if record.kind is RecordKind.FACT:
-            return "fact"
+            return record.title
         if not record.path or record.title == record.path.rsplit("/", 1)[-1]:
             return record.path or record.title
         return f"{record.path} > {record.title}"
@@ -215,7 +215,8 @@ class Conversation:
         blocks: list[str] = []
         kept: list[Activated] = []
         for item in chosen:
-            header = f"[{item.record.kind.value}] {item.label}"
+            fact = item.record.kind is RecordKind.FACT  # its label is its text: said once
+            header = f"[{item.record.kind.value}]" if fact else f"[{item.record.kind.value}] {item.label}"
             cap = self.settings.record_tokens
             if item.record.kind is RecordKind.OVERVIEW:
                 cap = self.settings.overview_tokens

@@ -143,6 +143,9 @@ def build_report(
 def score_sheet(summary: dict[str, Any], results: Sequence[Any]) -> ScoreSheet:
     overall = {"pass_rate": summary["pass_rate"] or 0.0}
     overall.update({f"component_{k}": v for k, v in summary["components"].items() if v is not None})
+    for key in ("vs_agent", "vs_history"):  # tokens saved: higher is better, as every sheet measure
+        if (ratio := summary["efficiency"][key]) is not None:
+            overall[f"efficiency_{key}"] = ratio
     categories = {
         cat: {k: v for k, v in numbers.items() if k in ("score", *COMPONENTS) and v is not None}
         for cat, numbers in summary["categories"].items()
