@@ -81,14 +81,25 @@ def test_every_turn_gets_a_context_within_budget(reference: list[TurnResult]) ->
     assert all(r.records == [] or {x["kind"] for x in r.records} == {"fact"} for r in chats)
 
 
-def test_vector_modes_run_on_embedded() -> None:
+class RecordingEmbedder(HashingEmbedder):
+    def __init__(self) -> None:
+        self.seen: set[str] = set()
+
+    def embed(self, texts):
+        self.seen.update(texts)
+        return super().embed(texts)
+
+
+def test_vector_modes_embed_only_what_texts_announced() -> None:
     engine = registry.connect("embedded")
+    embedder = RecordingEmbedder()
     try:
-        results, report = run_kind(engine, SUITE, (Mode.VECTOR, Mode.HYBRID), embedder=HashingEmbedder())
+        results, report = run_kind(engine, SUITE, (Mode.VECTOR, Mode.HYBRID), embedder=embedder)
     finally:
         engine.close()
     assert [r.error for r in results] == [None] * (2 * SUITE.turns)
     assert set(report.data["summary"]) == {"vector", "hybrid"}
+    assert embedder.seen <= set(ConversationKind(SUITE).texts())  # embedded ahead, no model at run time
 
 
 def test_through_the_one_runner(tmp_path: Path) -> None:

@@ -20,7 +20,7 @@ from harness.evaluation.turn_judge import judge_turn
 from harness.models.conversation import ConversationSuite, ConversationTurn, Scenario
 from harness.models.project import Project
 from harness.pipeline.conversation import ContextSettings, Conversation, search_text
-from harness.pipeline.facts import stated_facts
+from harness.pipeline.facts import fact_record, stated_facts
 from harness.pipeline.project_memory import ProjectMemory, embedding_text
 from harness.pipeline.settings import Mode
 from harness.reports.conversation_report import build_report
@@ -109,7 +109,7 @@ class ConversationKind:
             history: list[tuple[str, str]] = []
             for turn in scenario.turns:
                 yield search_text(turn.user, history)
-                yield from stated_facts(turn.user)
+                yield from (embedding_text(fact_record(s)) for s in stated_facts(turn.user))
                 history.append((turn.user, turn.assistant))
 
     def execute(self, engine: Engine) -> Iterator[Step]:
