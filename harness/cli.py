@@ -18,7 +18,6 @@ import sys
 import threading
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
-from dataclasses import replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 from urllib.parse import urlsplit
@@ -44,14 +43,14 @@ from harness.errors import BackendUnavailable, HarnessError, Interrupted
 from harness.evaluation import runner
 from harness.evaluation.embedders import dataset_embedder, embed_ahead, suite_embedder
 from harness.evaluation.kind import CaseKind, Scorecard
-from harness.evaluation.kinds.beliefs import BeliefKind, Plan
+from harness.evaluation.kinds import KindOptions, kinds_for
 from harness.evaluation.model_check import load_model
 from harness.models.haystack import Granularity
 from harness.pipeline import Mode, PipelineSettings
 from harness.pipeline.settings import CONTENT_FIELDS, SURFACE_FIELDS
 from harness.reports import compare as compare_reports
 from harness.reports import run_report
-from harness.reports.writer import check_out_dir, write_run_files
+from harness.reports.writer import check_out_dir, report_json, write_or_rescue, write_run_files
 from harness.resources import data_root
 from harness.shards import parse_shard
 from harness.suites import BUILTIN, load_suite
@@ -62,7 +61,7 @@ if TYPE_CHECKING:
     from harness.embeddings.embedder import Embedder
     from harness.suites.datasets import Selection
 
-app = typer.Typer(no_args_is_help=True, add_completion=False, pretty_exceptions_enable=False, rich_markup_mode=None)
+app = typer.Typer(no_args_is_help=True, add_completion=False, pretty_exceptions_enable=False, rich_markup_mode="rich")
 cases_app = typer.Typer(no_args_is_help=True, help="Inspect and validate case suites.")
 app.add_typer(cases_app, name="cases")
 images_app = typer.Typer(no_args_is_help=True, help="Local container images of the server backends.")
@@ -166,54 +165,90 @@ def _check_url(backend: str, url: str) -> None:
 @app.command()
 def run(
     ctx: typer.Context,
-    backend: Annotated[list[str], typer.Option("--backend", "-b", help="Backend(s) to run on.")] = ["embedded"],
+    backend: Annotated[
+        list[str], typer.Option("--backend", "-b", rich_help_panel="Backend", help="Backend(s) to run on.")
+    ] = ["embedded"],
     mode: Annotated[list[str], typer.Option("--mode", "-m", help="bm25, vector, hybrid (repeatable).")] = [
         "bm25",
         "vector",
         "hybrid",
     ],
-    suite: Annotated[list[str], typer.Option("--suite", "-s", help="builtin, tenure:DIR or a suite folder.")] = [
-        BUILTIN
-    ],
+    suite: Annotated[
+        list[str],
+        typer.Option("--suite", "-s", rich_help_panel="Suites", help="builtin, tenure:DIR or a suite folder."),
+    ] = [BUILTIN],
     limit: Annotated[int | None, typer.Option(min=1, help="Run only the first N cases of each kind.")] = None,
     out: Annotated[Path, typer.Option(help="Report folder.")] = Path("reports"),
     fail_under: Annotated[
-        float | None, typer.Option(min=0.0, max=1.0, help="Exit 1 if a mode's case pass rate is below this.")
+        float | None,
+        typer.Option(
+            rich_help_panel="Suites", min=0.0, max=1.0, help="Exit 1 if a mode's case pass rate is below this."
+        ),
     ] = None,
-    fields: Annotated[str, typer.Option(help="Retrieval surface: surface (name+aliases) or content.")] = "surface",
-    model: Annotated[str, typer.Option(help="Embedding model for vector and hybrid modes.")] = DEFAULT_MODEL,
+    fields: Annotated[
+        str, typer.Option(rich_help_panel="Suites", help="Retrieval surface: surface (name+aliases) or content.")
+    ] = "surface",
+    model: Annotated[
+        str, typer.Option(rich_help_panel="Embeddings", help="Embedding model for vector and hybrid modes.")
+    ] = DEFAULT_MODEL,
     url: Annotated[
-        str | None, typer.Option(help="Use this running server (e.g. from `harness up`) instead of a new container.")
+        str | None,
+        typer.Option(
+            rich_help_panel="Backend",
+            help="Use this running server (e.g. from `harness up`) instead of a new container.",
+        ),
     ] = None,
     dataset: Annotated[
         str | None,
         typer.Option(
-            help="A public dataset instead of suites: longmemeval-s, longmemeval-m, longmemeval-oracle, locomo."
+            rich_help_panel="Public datasets",
+            help="A public dataset instead of suites: longmemeval-s, longmemeval-m, longmemeval-oracle, locomo.",
         ),
     ] = None,
     file: Annotated[
-        Path | None, typer.Option(help="The dataset file (default: looked up in HARNESS_DATA_DIR, ../shared/datasets).")
+        Path | None,
+        typer.Option(
+            rich_help_panel="Public datasets",
+            help="The dataset file (default: looked up in HARNESS_DATA_DIR, ../shared/datasets).",
+        ),
     ] = None,
-    granularity: Annotated[str, typer.Option(help="Dataset documents: session or turn.")] = "session",
-    sample: Annotated[str, typer.Option(help="With --limit: head, stride or stratified (by question type).")] = "head",
-    seed: Annotated[int, typer.Option(help="Seed for --sample stratified.")] = 0,
+    granularity: Annotated[
+        str, typer.Option(rich_help_panel="Public datasets", help="Dataset documents: session or turn.")
+    ] = "session",
+    sample: Annotated[
+        str,
+        typer.Option(
+            rich_help_panel="Public datasets", help="With --limit: head, stride or stratified (by question type)."
+        ),
+    ] = "head",
+    seed: Annotated[int, typer.Option(rich_help_panel="Public datasets", help="Seed for --sample stratified.")] = 0,
     error_threshold: Annotated[
         float,
         typer.Option(
             min=0.0, max=1.0, help="Exit 1 when more than this fraction of cases or questions errored (default 0)."
         ),
     ] = 0.0,
-    dry_run: Annotated[bool, typer.Option(help="Show what a dataset run would do, and run nothing.")] = False,
+    dry_run: Annotated[
+        bool, typer.Option(rich_help_panel="Public datasets", help="Show what a dataset run would do, and run nothing.")
+    ] = False,
     allow_extension: Annotated[
         bool,
-        typer.Option(help="With --url on postgres: create pgvector's extension if missing (dropped at the end)."),
+        typer.Option(
+            rich_help_panel="Backend",
+            help="With --url on postgres: create pgvector's extension if missing (dropped at the end).",
+        ),
     ] = False,
     trec: Annotated[bool, typer.Option(help="Also write each mode's run and qrels as TREC files.")] = False,
     shard: Annotated[
         str | None,
         typer.Option(help="Run only shard I/N of the questions or cases (by id hash); `harness merge` joins them."),
     ] = None,
-    device: Annotated[str, typer.Option(help="Where to embed: auto (cuda when torch sees a GPU), cpu, cuda.")] = "auto",
+    device: Annotated[
+        str,
+        typer.Option(
+            rich_help_panel="Embeddings", help="Where to embed: auto (cuda when torch sees a GPU), cpu, cuda."
+        ),
+    ] = "auto",
 ) -> int:
     """Run suites (or a public dataset) on a backend in each mode; print the scorecard, write JSON + Markdown reports.
 
@@ -238,17 +273,17 @@ def run(
 
         selection = open_selection(dataset, file, limit=limit, sample=sample, seed=seed, shard=part)
         return _run_dataset(request, where, backends, selection, granularity, model, device, dry_run)
-    suites = [load_suite(s) for s in suite]
-    if part is not None:
-        suites = [
-            replace(s, static_cases=part.keep(s.static_cases), session_cases=part.keep(s.session_cases)) for s in suites
-        ]
-    plan = Plan(suites, modes, _settings(fields), limit)
-    embedder = suite_embedder(model, device) if plan.needs_vectors else None
-    kind = BeliefKind(plan, fail_under, model, part)
+    options = KindOptions(modes, _settings(fields), limit, fail_under, model, part)
+    kinds = kinds_for(suite, options)
+    needs_vectors = any(m.needs_vectors for m in modes)
+    embedder = suite_embedder(model, device) if needs_vectors else None
     if embedder is not None:
-        embed_ahead(kind, embedder)
-    return max(_run_kind(name, kind, embedder, request, *where) for name in backends)
+        for kind in kinds:
+            embed_ahead(kind, embedder)
+    codes = [_run_kind(backends[0], kind, embedder, request, *where) for kind in kinds]
+    for name in backends[1:]:  # a kind may keep state for its report: a fresh one per backend
+        codes += [_run_kind(name, kind, embedder, request, *where) for kind in kinds_for(suite, options)]
+    return max(codes)
 
 
 def _run_dataset(
@@ -369,16 +404,16 @@ def compare(
 
 @app.command()
 def merge(
-    reports: Annotated[list[Path], typer.Argument(help="The JSON reports of every shard of one dataset run.")],
+    reports: Annotated[list[Path], typer.Argument(help="The JSON reports of every shard of one run.")],
     out: Annotated[Path, typer.Option(help="Report folder.")] = Path("reports"),
 ) -> int:
-    """Combine `run --dataset ... --shard I/N` reports into the report of the whole run."""
-    from harness.reports.dataset_report import scorecard, write_report
+    """Combine `run ... --shard I/N` reports (of suites, or of a dataset) into the report of the whole run."""
     from harness.reports.merge import merge_reports
 
     merged = merge_reports(reports)
-    print_scorecard(scorecard(merged))
-    for path in write_report(merged, out):
+    check_out_dir(out)
+    print_scorecard(merged.scorecard)
+    for path in write_or_rescue(out, merged.stem, {"json": report_json(merged.data), "md": merged.markdown}):
         out_console.print(f"report: {path}")
     return 0
 

@@ -11,6 +11,11 @@ def one_line(exc: BaseException) -> str:
     return text.splitlines()[0] if text else type(exc).__name__
 
 
+def error_text(exc: BaseException) -> str:
+    """`Type: message` on one line (whitespace runs collapsed): how a case or question records its error."""
+    return f"{type(exc).__name__}: {' '.join(str(exc).split())}"
+
+
 def redacted(url: str) -> str:
     """`url` with its password masked: connection strings carry passwords, messages must not."""
     parts = urlsplit(url)

@@ -98,7 +98,8 @@ class Report:
 
 
 class CaseKind(Protocol):
-    """One kind of case, loaded and configured for a run."""
+    """One kind of case, loaded and configured for one run on one backend (it may keep what its
+    report needs from `execute`, so a run on another backend builds it anew)."""
 
     name: str
     """The kind's name in reports and baselines (`beliefs`, `haystack`, `lifecycle`, ...)."""

@@ -6,6 +6,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from harness.backends.failures import connection_lost
+from harness.messages import error_text
 from harness.pipeline import Context
 
 
@@ -65,7 +66,7 @@ class CaseResult:
 
     def fail_with(self, exc: Exception) -> CaseResult:
         """Record an exception as this case's error: it fails, and the run goes on (and says if the server went)."""
-        self.error = f"{type(exc).__name__}: {' '.join(str(exc).split())}"
+        self.error = error_text(exc)
         self.backend_lost = connection_lost(exc)
         self.reasons.append(f"error: {self.error}")
         self.passed = False

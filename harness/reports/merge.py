@@ -1,7 +1,7 @@
-"""Shard reports of one dataset run combined into the report the unsharded run would have written.
+"""Shard reports of one run (suites or a dataset) combined into the report the unsharded run would have written.
 
-Every per-question result is in the shard reports, so the merged summary is recomputed from them
-with the same code as a run's (means by `math.fsum`, which makes them independent of question
+Every per-case or per-question result is in the shard reports, so the merged summary is recomputed
+from them with the same code as a run's (means by `math.fsum`, which makes them independent of question
 order). Shards must come from the same settings and cover 1..N exactly once; anything else is a
 `HarnessError` (one line, exit 2). Latency percentiles are recomputed from the per-question
 milliseconds the reports keep (rounded to the microsecond); timing adds the shards' work up.
@@ -16,14 +16,27 @@ from pathlib import Path
 from typing import Any
 
 from harness.errors import HarnessError
+from harness.evaluation.kind import Report
 from harness.evaluation.question_results import Evaluation, LevelResult, QuestionResult, QuestionStatus
+from harness.evaluation.results import CaseResult
 from harness.models.haystack import Granularity
 from harness.pipeline.settings import Mode
+from harness.reports import dataset_report, run_report
 from harness.reports.dataset_report import comparison, mode_json
 from harness.reports.dataset_summary import defect_counts, skipped_counts, summarize
+from harness.reports.summary import ModeSummary
+from harness.reports.summary import summarize as summarize_cases
 
 SAME_SETTINGS = ("dataset", "backend", "embedding_model", "granularity", "modes", "method", "definitions")
-"""Report fields every shard must share (plus the file name, the selection and the shard count)."""
+"""Dataset report fields every shard must share (plus the file name, the selection and the shard count)."""
+
+
+def _is_dataset(report: dict[str, Any]) -> bool:
+    return report.get("kind") == "dataset-run"
+
+
+def _shard(report: dict[str, Any]) -> dict[str, Any] | None:
+    return report.get("shard") if _is_dataset(report) else report["meta"]["settings"].get("shard")
 
 
 def load_report(path: Path) -> dict[str, Any]:
@@ -31,9 +44,10 @@ def load_report(path: Path) -> dict[str, Any]:
         report = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise HarnessError(f"{path}: not a readable JSON report ({exc})") from None
-    if not isinstance(report, dict) or report.get("kind") != "dataset-run":
-        raise HarnessError(f"{path}: not a dataset run report")
-    if not report.get("shard"):
+    suite_run = isinstance(report, dict) and isinstance(report.get("meta"), dict) and "cases" in report
+    if not isinstance(report, dict) or not (_is_dataset(report) or suite_run):
+        raise HarnessError(f"{path}: not a run report of suites or a dataset")
+    if not _shard(report):
         raise HarnessError(f"{path}: not a shard report (it was run without --shard)")
     if report.get("incomplete"):
         raise HarnessError(f"{path}: an incomplete (interrupted) run: rerun that shard")
@@ -41,12 +55,27 @@ def load_report(path: Path) -> dict[str, Any]:
 
 
 def _settings(report: dict[str, Any]) -> dict[str, Any]:
+    shards = _shard(report)["count"]  # type: ignore[index]  # load_report checked it is there
+    if not _is_dataset(report):
+        meta = report["meta"]
+        settings = {k: v for k, v in meta["settings"].items() if k != "shard"}
+        suites = [(s["name"], s.get("ruleset"), [src["sha256"] for src in s["sources"]]) for s in meta["suites"]]
+        return {
+            "kind": "suites",
+            "backend": (meta["backend"] or {}).get("backend"),
+            "suites": suites,
+            "modes": meta["modes"],
+            "settings": settings,
+            "embedding_model": meta.get("embedding_model"),
+            "shards": shards,
+        }
     selection = report["selection"]
     return {
+        "kind": "dataset",
         **{key: report.get(key) for key in SAME_SETTINGS},
         "file": Path(report["file"]).name,
         "selection": {k: selection.get(k) for k in ("limit", "sample", "seed", "total")},
-        "shards": report["shard"]["count"],
+        "shards": shards,
     }
 
 
@@ -60,7 +89,7 @@ def check_shards(reports: Sequence[dict[str, Any]], paths: Sequence[Path]) -> No
     count = first["shards"]
     seen: dict[int, Path] = {}
     for report, path in zip(reports, paths, strict=True):
-        index = report["shard"]["index"]
+        index = _shard(report)["index"]  # type: ignore[index]
         if index in seen:
             raise HarnessError(f"shard {index}/{count} given twice: {seen[index]} and {path}")
         seen[index] = path
@@ -88,14 +117,43 @@ def question_result(data: dict[str, Any]) -> QuestionResult:
     )
 
 
-def merge_reports(paths: Sequence[Path]) -> dict[str, Any]:
-    """The merged report of the shard reports at `paths` (any order)."""
+def merge_reports(paths: Sequence[Path]) -> Report:
+    """The merged report of the shard reports at `paths` (any order), as a run would have written it."""
     if not paths:
         raise HarnessError("merge needs the shard reports to combine")
     reports = [load_report(p) for p in paths]
     check_shards(reports, paths)
-    order = sorted(range(len(reports)), key=lambda i: reports[i]["shard"]["index"])
+    order = sorted(range(len(reports)), key=lambda i: _shard(reports[i])["index"])  # type: ignore[index]
     reports = [reports[i] for i in order]
+    merged_from = [str(paths[i]) for i in order]
+    if not _is_dataset(reports[0]):
+        return _merge_suite_runs(reports, merged_from)
+    data = _merge_dataset_runs(reports, merged_from)
+    return Report(
+        dataset_report.report_stem(data), data, dataset_report.render_markdown(data), dataset_report.scorecard(data)
+    )
+
+
+def _merge_suite_runs(reports: Sequence[dict[str, Any]], merged_from: list[str]) -> Report:
+    """Cases of every shard, summarized again per mode in the run's mode order."""
+    meta = dict(reports[0]["meta"])
+    modes = meta["modes"]
+    results = [CaseResult(**case) for report in reports for case in report["cases"]]
+    keys = Counter((r.suite, r.item_id, r.mode) for r in results)
+    if duplicated := sorted(f"{suite}/{item}" for (suite, item, _), n in keys.items() if n > 1):
+        raise HarnessError(f"case {duplicated[0]} is in more than one shard report: not shards of one run")
+    results.sort(key=lambda r: (modes.index(r.mode) if r.mode in modes else len(modes), r.kind != "static"))
+    backend = (meta["backend"] or {}).get("backend", "?")
+    summaries = summarize_cases(results) + [
+        ModeSummary.not_run(backend, mode, reason) for mode, reason in meta.get("unsupported_modes", {}).items()
+    ]
+    meta.update(settings={**meta["settings"], "shard": None}, merged_from=merged_from)
+    data = run_report.build(meta, summaries, results)
+    title = f"{backend}: {', '.join(s['name'] for s in meta['suites'])} ({len(merged_from)} shards merged)"
+    return Report(f"run-{backend}", data, run_report.to_markdown(data), run_report.scorecard(data, title))
+
+
+def _merge_dataset_runs(reports: Sequence[dict[str, Any]], merged_from: list[str]) -> dict[str, Any]:
     run = Evaluation(Granularity(reports[0]["granularity"]), tuple(Mode(m) for m in reports[0]["modes"]))
     for report in reports:
         run.results.extend(question_result(q) for q in report["questions"])
@@ -108,7 +166,7 @@ def merge_reports(paths: Sequence[Path]) -> dict[str, Any]:
     merged = dict(reports[0])
     merged.update(
         shard=None,
-        merged_from=[str(paths[i]) for i in order],
+        merged_from=merged_from,
         embedding_device=", ".join(sorted({str(r.get("embedding_device")) for r in reports})),
         timing={
             "wall_s": max(t["wall_s"] for t in timings),

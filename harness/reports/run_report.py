@@ -13,7 +13,6 @@ from harness.reports.metadata import run_metadata, suite_record
 from harness.reports.summary import ModeSummary, summarize
 from harness.reports.trec import suite_trec
 from harness.shards import METHOD as SHARD_METHOD
-from harness.shards import Shard
 
 if TYPE_CHECKING:
     from harness.evaluation.kinds.beliefs import Plan
@@ -25,10 +24,9 @@ def report(
     run: RunInfo,
     embedding_model: str | None,
     fail_under: float | None,
-    shard: Shard | None,
 ) -> Report:
     """A belief run's report on one backend: files, scorecard, TREC runs and its `--fail-under` gate."""
-    backend = run.backend.backend
+    backend, shard = run.backend.backend, plan.shard
     summaries = summarize(results) + [ModeSummary.not_run(backend, m.value, r) for m, r in run.unsupported.items()]
     meta = run_metadata(
         run.backend,

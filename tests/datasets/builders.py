@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import re
 from collections.abc import Callable, Sequence
 from pathlib import Path
@@ -20,17 +21,19 @@ from harness.evaluation.runner import Finished, RunRequest, run_and_report
 from harness.models.haystack import Granularity
 from harness.pipeline.settings import Mode
 from harness.shards import Shard
-from harness.suites.datasets import choose, open_selection
+from harness.suites.datasets import DATA_DIR_ENV, choose, open_selection
 
 SHARED = Path(__file__).resolve().parents[3] / "shared" / "datasets"
 
 
 def shared_file(name: str) -> Path:
-    """A file of ../shared/datasets, or a skip saying why (a user's clone has no ../shared)."""
-    path = SHARED / name
-    if not path.is_file():
-        pytest.skip(f"{path} is absent: the public datasets live only beside the development checkout")
-    return path
+    """A public dataset file from `$HARNESS_DATA_DIR` (the GitHub workflow fetches some there) or
+    ../shared/datasets, or a skip saying why (a user's clone has neither)."""
+    folders = [Path(d) for d in [os.environ.get(DATA_DIR_ENV)] if d] + [SHARED]
+    for folder in folders:
+        if (folder / name).is_file():
+            return folder / name
+    pytest.skip(f"{name} is in none of {', '.join(map(str, folders))}: the public datasets are not in the repository")
 
 
 def run_dataset(

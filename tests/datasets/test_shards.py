@@ -75,7 +75,7 @@ def test_four_shards_merged_equal_the_unsharded_run(
     shards = [_run(tmp_path / "shards", embedder_factory, Shard(i, N), **settings) for i in range(1, N + 1)]
     paths = sorted((tmp_path / "shards").glob("*-shard*of4-2*.json"))
 
-    merged = merge_reports(list(reversed(paths)))
+    merged = dict(merge_reports(list(reversed(paths))).data)
 
     sizes = [s["selection"]["selected"] for s in shards]
     assert sum(sizes) == whole["selection"]["selected"]
@@ -111,7 +111,7 @@ def test_mismatched_shards_are_refused(tmp_path: Path, shard_reports: list[Path]
         "differs .* in shards": [first, _rewrite(second, tmp_path / "n.json", shard={"index": 2, "count": 3})],
         "differs .* in embedding_model": [first, _rewrite(second, tmp_path / "m.json", embedding_model="other")],
         "not a shard report": [first, _rewrite(second, tmp_path / "whole.json", shard=None)],
-        "not a dataset run report": [first, _rewrite(second, tmp_path / "suite.json", kind="run")],
+        "not a run report of suites or a dataset": [first, _rewrite(second, tmp_path / "other.json", kind="run")],
     }
     for message, paths in cases.items():
         with pytest.raises(HarnessError, match=message):
@@ -160,3 +160,34 @@ def test_run_rejects_a_bad_shard_or_device_before_any_work(tmp_path: Path, argum
     )
     assert (done.returncode, done.stderr.strip().splitlines()) == (2, [message])
     assert not (tmp_path / "r").exists()
+
+
+def test_suite_shards_merged_equal_the_unsharded_suite_run(tmp_path: Path) -> None:
+    """`run --shard I/N` over the built-in suite, merged, gives the unsharded run's scorecard."""
+
+    def run(*arguments: str) -> None:
+        done = subprocess.run(
+            [sys.executable, "-m", "harness", "run", "-m", "bm25", *arguments],
+            capture_output=True,
+            text=True,
+            timeout=300,
+        )
+        assert done.returncode == 0, done.stderr
+
+    run("--out", str(tmp_path / "whole"))
+    for index in range(1, 4):
+        run("--shard", f"{index}/3", "--out", str(tmp_path / "shards"))
+    shards = sorted((tmp_path / "shards").glob("run-embedded-shard*of3-2*.json"))
+    assert len(shards) == 3
+    merged = merge_reports(shards)
+    whole = json.loads((tmp_path / "whole" / "run-embedded-latest.json").read_text())
+
+    def numbers(summary: dict[str, Any]) -> dict[str, Any]:
+        timing = {"p50_ms", "p95_ms", "first_error"}
+        return {k: v for k, v in summary.items() if k not in timing}
+
+    assert [numbers(s) for s in merged.data["summary"]] == [numbers(s) for s in whole["summary"]]
+    assert sorted(c["case_id"] for c in merged.data["cases"]) == sorted(c["case_id"] for c in whole["cases"])
+    assert merged.data["meta"]["settings"]["shard"] is None
+    assert merged.stem == "run-embedded"
+    assert merged.scorecard.rows[0][2] == "115/115"

@@ -1,3 +1,80 @@
-"""One module per kind of case, each implementing `harness.evaluation.kind.CaseKind`: belief
-snapshots and sessions (`beliefs`), questions over a haystack (`haystack`), conversation turns
-over projects (`conversation`)."""
+"""One module per kind of case, each implementing `harness.evaluation.kind.CaseKind`, and the
+table that turns `--suite` arguments into kinds.
+
+Belief suites (`builtin`, `tenure:DIR`, a suite folder) run together as one `BeliefKind`; every
+other suite format names its kind by a prefix (`PREFIX:REST`), and `FORMATS` maps the prefix to
+the function that loads `REST` and builds the kind. A new kind of case adds its module here, its
+loader in `harness/suites/`, and one entry in `FORMATS`.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from harness.errors import HarnessError
+from harness.evaluation.kind import CaseKind
+from harness.evaluation.kinds.beliefs import BeliefKind, Plan
+from harness.pipeline.settings import Mode, PipelineSettings
+from harness.shards import Shard
+from harness.suites import load_suite
+
+
+@dataclass(frozen=True)
+class KindOptions:
+    """What `harness run` says about every kind of case; `extra` holds options of one kind only."""
+
+    modes: Sequence[Mode]
+    settings: PipelineSettings = field(default_factory=PipelineSettings)
+    limit: int | None = None
+    fail_under: float | None = None
+    embedding_model: str | None = None
+    shard: Shard | None = None
+    extra: Mapping[str, Any] = field(default_factory=dict)
+
+
+def _conversation(rest: str, options: KindOptions) -> CaseKind:
+    from harness.evaluation.kinds.conversation import ConversationKind
+    from harness.suites.resolve import load_conversation_suite
+
+    suite = load_conversation_suite(f"conversation:{rest}")
+    if suite is None:
+        raise HarnessError(f"--suite conversation:{rest}: only conversation:builtin exists (acervo:DIR runs a folder)")
+    return ConversationKind.for_run(suite, options.limit, options.shard, options.fail_under)
+
+
+def _acervo(rest: str, options: KindOptions) -> CaseKind:
+    from harness.evaluation.kinds.conversation import ConversationKind
+    from harness.suites.resolve import load_conversation_suite
+
+    suite = load_conversation_suite(f"acervo:{rest}")
+    if suite is None:
+        raise HarnessError("--suite acervo:DIR: name the folder of turn files and fixture projects")
+    return ConversationKind.for_run(suite, options.limit, options.shard, options.fail_under)
+
+
+FORMATS: Mapping[str, Callable[[str, KindOptions], CaseKind]] = {
+    "conversation": _conversation,
+    "acervo": _acervo,
+}
+"""`--suite PREFIX:REST` formats of kinds other than belief suites: prefix -> builder(REST, options)."""
+
+
+def prefix_of(spec: str) -> str | None:
+    """The registered format prefix `spec` starts with, if any."""
+    head, sep, _ = spec.partition(":")
+    return head if sep and head in FORMATS else None
+
+
+def kinds_for(specs: Sequence[str], options: KindOptions) -> list[CaseKind]:
+    """The kinds a run's `--suite` arguments name, belief suites first (together, one report)."""
+    beliefs = [s for s in specs if prefix_of(s) is None]
+    kinds: list[CaseKind] = []
+    if beliefs:
+        plan = Plan([load_suite(s) for s in beliefs], options.modes, options.settings, options.limit, options.shard)
+        kinds.append(BeliefKind(plan, options.fail_under, options.embedding_model))
+    for spec in specs:
+        if (prefix := prefix_of(spec)) is not None:
+            kinds.append(FORMATS[prefix](spec.partition(":")[2], options))
+    return kinds

@@ -12,6 +12,7 @@ import time
 import uuid
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
+from typing import Any
 
 from harness.backends.base import Backend
 from harness.evaluation.judge import judge
@@ -26,10 +27,6 @@ from harness.pipeline.ruleset import CaseKind, MutationTiming, Ruleset, ruleset
 from harness.reports import run_report
 from harness.shards import Shard
 from harness.suites.texts import suite_texts
-
-
-def _max_beliefs(budget: Budget | None) -> int | None:
-    return budget.max_beliefs if budget else None
 
 
 class SuiteRunner:
@@ -76,18 +73,16 @@ class SuiteRunner:
     # -- static ---------------------------------------------------------------------------------
 
     def run_static(self, case: StaticCase, mode: Mode) -> CaseResult:
-        result = CaseResult(
-            suite=self.suite.name,
-            kind="static",
-            case_id=case.id,
-            backend=self.backend.name,
-            mode=mode.value,
-            query=case.query,
-            scopes=list(case.scopes),
-            user=case.user or self.suite.corpus.default_user,
+        result = self._result(
+            "static",
+            case.id,
+            case.user,
+            mode,
+            case.query,
+            case.scopes,
+            case.budget,
+            case.expect,
             category=case.category,
-            max_beliefs=_max_beliefs(case.budget),
-            expected=case.expect.model_dump(exclude_none=True, exclude_defaults=True),
         )
         try:
             pipeline = self.static_pipeline()
@@ -144,19 +139,44 @@ class SuiteRunner:
             pipeline.add_aliases(turn.update.memory_id, turn.update.add_aliases)
 
     def _turn_result(self, case: SessionCase, turn: Turn, mode: Mode) -> CaseResult:
-        return CaseResult(
-            suite=self.suite.name,
-            kind="session",
-            case_id=case.id,
-            backend=self.backend.name,
-            mode=mode.value,
-            query=turn.message,
-            scopes=list(turn.scopes),
-            user=case.user or self.suite.corpus.default_user,
+        return self._result(
+            "session",
+            case.id,
+            case.user,
+            mode,
+            turn.message,
+            turn.scopes,
+            turn.budget,
+            turn.expect,
             turn=turn.index,
             turn_label=turn.label.value,
-            max_beliefs=_max_beliefs(turn.budget),
-            expected=turn.expect.model_dump(exclude_none=True, exclude_defaults=True),
+        )
+
+    def _result(
+        self,
+        kind: str,
+        case_id: str,
+        user: str | None,
+        mode: Mode,
+        query: str,
+        scopes: Sequence[str],
+        budget: Budget | None,
+        expect: Expect,
+        **where: Any,
+    ) -> CaseResult:
+        """A result row before retrieval: what was asked, and what the case expects."""
+        return CaseResult(
+            suite=self.suite.name,
+            kind=kind,
+            case_id=case_id,
+            backend=self.backend.name,
+            mode=mode.value,
+            query=query,
+            scopes=list(scopes),
+            user=user or self.suite.corpus.default_user,
+            max_beliefs=budget.max_beliefs if budget else None,
+            expected=expect.model_dump(exclude_none=True, exclude_defaults=True),
+            **where,
         )
 
     def _session_error(self, case: SessionCase, turn: Turn, mode: Mode, exc: Exception) -> CaseResult:
@@ -214,12 +234,17 @@ class SuiteRunner:
 
 @dataclass(frozen=True)
 class Plan:
-    """Suites in modes: `limit` keeps the first N cases of each kind of each suite."""
+    """Suites in modes: `limit` keeps the first N cases of each kind of each suite, `shard` the
+    cases whose id hashes to it (a session case still replays every earlier session, owned or not)."""
 
     suites: Sequence[Suite]
     modes: Sequence[Mode]
     settings: PipelineSettings = field(default_factory=PipelineSettings)
     limit: int | None = None
+    shard: Shard | None = None
+
+    def runs(self, case_id: str) -> bool:
+        return self.shard is None or self.shard.owns(case_id)
 
     def limited(self) -> list[Suite]:
         if self.limit is None:
@@ -235,7 +260,11 @@ class Plan:
 
     def steps(self) -> int:
         """Progress units: one per static case and mode, one per session case (all its modes)."""
-        return sum(len(s.static_cases) * len(self.modes) + len(s.session_cases) for s in self.limited())
+        return sum(
+            sum(map(self.runs, (c.id for c in s.static_cases))) * len(self.modes)
+            + sum(map(self.runs, (c.id for c in s.session_cases)))
+            for s in self.limited()
+        )
 
 
 def steps(plan: Plan, backend: Backend, embedder: TextEmbedder | None) -> Iterator[tuple[str, list[CaseResult]]]:
@@ -244,10 +273,11 @@ def steps(plan: Plan, backend: Backend, embedder: TextEmbedder | None) -> Iterat
         runner = SuiteRunner(backend, suite, settings=plan.settings, embedder=embedder)
         try:
             for mode in plan.modes:
-                for case in suite.static_cases:
+                for case in filter(lambda c: plan.runs(c.id), suite.static_cases):
                     yield case.id, [runner.run_static(case, mode)]
             for position, case in enumerate(suite.session_cases):
-                yield case.id, runner.run_session(position, plan.modes)
+                if plan.runs(case.id):
+                    yield case.id, runner.run_session(position, plan.modes)
         finally:
             runner.close()
 
@@ -261,14 +291,13 @@ def execute(plan: Plan, backend: Backend, embedder: TextEmbedder | None) -> list
 class BeliefKind:
     """Belief suites as a case kind: the plan's suites, judged by their rulesets.
 
-    `fail_under`: the pass rate under which a mode fails the run's gate. `embedding_model` and
-    `shard` (the suites are already cut to it) are what the report records.
+    `fail_under`: the pass rate under which a mode fails the run's gate; the report records
+    `embedding_model`.
     """
 
     plan: Plan
     fail_under: float | None = None
     embedding_model: str | None = None
-    shard: Shard | None = None
     name: str = "beliefs"
     unit: str = "cases"
 
@@ -289,4 +318,4 @@ class BeliefKind:
     def report(self, results: Sequence[Result], run: RunInfo) -> Report:
         cases = [r for r in results if isinstance(r, CaseResult)]
         model = self.embedding_model if self.plan.needs_vectors else None
-        return run_report.report(self.plan, cases, run, model, self.fail_under, self.shard)
+        return run_report.report(self.plan, cases, run, model, self.fail_under)

@@ -8,7 +8,7 @@ from __future__ import annotations
 import time
 import uuid
 from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +24,7 @@ from harness.pipeline.facts import fact_record, stated_facts
 from harness.pipeline.project_memory import ProjectMemory, embedding_text
 from harness.pipeline.settings import Mode
 from harness.reports.conversation_report import build_report
+from harness.shards import Shard
 from harness.suites.projects.ingest import ingest
 
 
@@ -93,6 +94,18 @@ class ConversationKind:
         self._projects: dict[Path, Project] = {}
         self._agents: dict[Path, ScriptedAgent] = {}
         self._agent_runs: dict[tuple[str, int], AgentRun | None] = {}
+
+    @classmethod
+    def for_run(
+        cls, suite: ConversationSuite, limit: int | None, shard: Shard | None, fail_under: float | None
+    ) -> ConversationKind:
+        """The kind for `harness run`: with `--shard`, the scenarios this shard owns (by name: a
+        conversation's turns depend on each other, so it is never split); with `--limit N`, the
+        first N turns of each."""
+        scenarios = [s for s in suite.scenarios if shard is None or shard.owns(s.name)]
+        if limit is not None:
+            scenarios = [replace(s, turns=s.turns[:limit]) for s in scenarios]
+        return cls(replace(suite, scenarios=tuple(scenarios)), fail_under=fail_under)
 
     def project(self, scenario: Scenario) -> Project:
         """The scenario's project, ingested once per run."""

@@ -13,6 +13,7 @@ import uuid
 from collections import Counter
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
+from typing import Any
 
 import numpy as np
 
@@ -29,6 +30,7 @@ from harness.evaluation.question_results import (
     QuestionStatus,
     peak_rss_mb,
 )
+from harness.messages import error_text
 from harness.metrics.dataset_measures import score
 from harness.models.haystack import Granularity, Haystack, Question
 from harness.pipeline.haystack import HaystackIndex, embedding_texts, query_terms
@@ -158,17 +160,7 @@ def _ask(
         levels = tuple(_level(level, ranking, question) for level, ranking in rankings.items())
     except Exception as exc:  # noqa: BLE001 - recorded per question; the error threshold judges the run
         return _failed(haystack, question, mode, exc)
-    return QuestionResult(
-        question.id,
-        haystack,
-        question.category,
-        question.text,
-        mode,
-        QuestionStatus.OK,
-        latency_s=latency,
-        levels=levels,
-        defects=question.defects,
-    )
+    return _result(haystack, question, mode, QuestionStatus.OK, latency_s=latency, levels=levels)
 
 
 def _level(level: Granularity, hits: list[Hit], question: Question) -> LevelResult:
@@ -182,36 +174,21 @@ def _level(level: Granularity, hits: list[Hit], question: Question) -> LevelResu
     )
 
 
-def _skipped(haystack: str, question: Question, reason: str) -> QuestionResult:
+def _result(
+    haystack: str, question: Question, mode: Mode | None, status: QuestionStatus, **rest: Any
+) -> QuestionResult:
     return QuestionResult(
-        question.id,
-        haystack,
-        question.category,
-        question.text,
-        None,
-        QuestionStatus.SKIPPED,
-        reason=reason,
-        defects=question.defects,
-        abstention=question.abstention,
+        question.id, haystack, question.category, question.text, mode, status, defects=question.defects, **rest
     )
+
+
+def _skipped(haystack: str, question: Question, reason: str) -> QuestionResult:
+    return _result(haystack, question, None, QuestionStatus.SKIPPED, reason=reason, abstention=question.abstention)
 
 
 def _failed(haystack: str, question: Question, mode: Mode, exc: Exception) -> QuestionResult:
-    return QuestionResult(
-        question.id,
-        haystack,
-        question.category,
-        question.text,
-        mode,
-        QuestionStatus.ERROR,
-        _describe(exc),
-        defects=question.defects,
-        backend_lost=connection_lost(exc),
-    )
-
-
-def _describe(exc: Exception) -> str:
-    return f"{type(exc).__name__}: {' '.join(str(exc).split())}"[:500]
+    error = error_text(exc)[:500]
+    return _result(haystack, question, mode, QuestionStatus.ERROR, reason=error, backend_lost=connection_lost(exc))
 
 
 def describe(
