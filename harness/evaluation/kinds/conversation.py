@@ -13,8 +13,8 @@ from pathlib import Path
 from typing import Any
 
 from harness import tokens
-from harness.backends.failures import connection_lost
 from harness.evaluation.kind import Engine, Report, RunInfo, Step
+from harness.evaluation.results import Fails
 from harness.evaluation.scripted_agent import AgentRun, ScriptedAgent
 from harness.evaluation.turn_judge import judge_turn
 from harness.models.conversation import ConversationSuite, ConversationTurn, Scenario
@@ -29,7 +29,7 @@ from harness.suites.projects.ingest import ingest
 
 
 @dataclass
-class TurnResult:
+class TurnResult(Fails):
     """One turn in one mode: the context it got, the verdict per component, and the token counts."""
 
     suite: str
@@ -66,13 +66,6 @@ class TurnResult:
     @property
     def item_id(self) -> str:
         return f"{self.scenario}#{self.turn}"
-
-    def fail_with(self, exc: Exception) -> TurnResult:
-        self.error = f"{type(exc).__name__}: {' '.join(str(exc).split())}"
-        self.backend_lost = connection_lost(exc)
-        self.reasons.append(f"error: {self.error}")
-        self.passed = False
-        return self
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
