@@ -3,6 +3,7 @@ sample's text (tests/projects/sample.py), and what is skipped and why."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 import pytest
@@ -11,6 +12,7 @@ from harness.models.project import Project, ProjectRecord, RecordKind
 from harness.suites.projects import ProjectError, ingest
 from harness.suites.projects.calls import CallResolver, Symbol
 from harness.suites.projects.ingest import OVERVIEW_ID
+from harness.suites.projects.overview import overview
 from harness.suites.projects.structure import structure
 from tests.projects.sample import BINARY, HUGE
 
@@ -183,3 +185,47 @@ def test_call_resolution_prefers_the_nearest_scope() -> None:
         "c/z.py#Job.run",
     )  # anywhere
     assert resolver.resolve("a/x.py", ["print", "len"]) == ()  # not the project's
+
+
+def test_excluded_paths_are_skipped(sample_root: Path) -> None:
+    project = ingest(sample_root, exclude=["web", "docs/notes.md"])
+    assert not any(r.path.startswith("web/") or r.path == "docs/notes.md" for r in project.records)
+    reasons = {s.path: s.reason for s in project.skipped}
+    assert reasons["web/"] == "excluded"
+    assert reasons["docs/notes.md"] == "excluded"
+    assert any(r.path == "server/main.go" for r in project.records)
+
+
+def test_manifest_dependencies_of_every_kind() -> None:
+    texts = {
+        "web/package.json": '{"dependencies": {"react": "^18"}, "devDependencies": {"vite": "5"}}',
+        "go.mod": "module example.com/x\n\nrequire (\n\tgithub.com/a/b v1.2.3\n)\nrequire golang.org/x/c v0.1.0\n",
+        "api/pyproject.toml": "[project\nbroken",
+    }
+    text = overview("x", {}, texts)
+    assert "web/package.json: react ^18, vite 5 [dev]" in text
+    assert "go.mod: module example.com/x, github.com/a/b v1.2.3, golang.org/x/c v0.1.0" in text
+    assert "api/pyproject.toml: (not parseable)" in text
+
+
+def test_unreadable_files_and_folders_are_skipped(sample_root: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """(Root reads everything whatever its mode: the failures are injected.)"""
+    real_read, real_scandir = Path.read_bytes, os.scandir
+
+    def read_bytes(self: Path) -> bytes:
+        if self.name == "store.go":
+            raise PermissionError(13, "Permission denied", str(self))
+        return real_read(self)
+
+    def scandir(path):
+        if Path(path).name == "docs":
+            raise PermissionError(13, "Permission denied", str(path))
+        return real_scandir(path)
+
+    monkeypatch.setattr(Path, "read_bytes", read_bytes)
+    monkeypatch.setattr(os, "scandir", scandir)
+    project = ingest(sample_root)
+    reasons = {s.path: s.reason for s in project.skipped}
+    assert reasons["server/store.go"] == "unreadable: Permission denied"
+    assert reasons["docs/"] == "unreadable: Permission denied"
+    assert not any(r.path.startswith("docs/") or r.path == "server/store.go" for r in project.records)

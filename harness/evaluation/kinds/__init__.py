@@ -34,6 +34,20 @@ class KindOptions:
     extra: Mapping[str, Any] = field(default_factory=dict)
 
 
+def _code_tasks(rest: str, options: KindOptions) -> CaseKind:
+    from harness.evaluation.kinds.code_tasks import CodeTasksKind
+    from harness.suites.code_tasks import load_builtin
+
+    return CodeTasksKind.for_run(load_builtin(rest), options.limit, options.shard, options.fail_under)
+
+
+def _nano_brain(rest: str, options: KindOptions) -> CaseKind:
+    from harness.evaluation.kinds.code_tasks import CodeTasksKind
+    from harness.suites.code_tasks import load_nano_brain
+
+    return CodeTasksKind.for_run(load_nano_brain(rest), options.limit, options.shard, options.fail_under)
+
+
 def _conversation(rest: str, options: KindOptions) -> CaseKind:
     from harness.evaluation.kinds.conversation import ConversationKind
     from harness.suites.resolve import load_conversation_suite
@@ -55,6 +69,8 @@ def _acervo(rest: str, options: KindOptions) -> CaseKind:
 
 
 FORMATS: Mapping[str, Callable[[str, KindOptions], CaseKind]] = {
+    "code-tasks": _code_tasks,
+    "nano-brain": _nano_brain,
     "conversation": _conversation,
     "acervo": _acervo,
 }

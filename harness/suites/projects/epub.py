@@ -10,7 +10,8 @@ import ebooklib
 from ebooklib import epub
 from lxml import html
 
-from harness.suites.projects.parsed import ParsedFile, Piece, PieceKind
+from harness.models.project import RecordKind
+from harness.suites.projects.parsed import ParsedFile, Piece
 
 
 def parse(path: Path) -> ParsedFile:
@@ -30,7 +31,7 @@ def parse(path: Path) -> ParsedFile:
         title = heading or labels.get(item.get_name()) or item.get_name()
         name = title if title not in used else f"{title}~{position}"
         used.add(name)
-        pieces.append(Piece(kind=PieceKind.SECTION, name=name, title=title, text=text, line=None))
+        pieces.append(Piece(kind=RecordKind.SECTION, name=name, title=title, text=text, line=None))
     title = book.get_metadata("DC", "title")
     creator = book.get_metadata("DC", "creator")
     doc = " ".join(part for part in (title[0][0] if title else "", f"by {creator[0][0]}" if creator else "") if part)

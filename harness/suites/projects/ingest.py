@@ -10,14 +10,15 @@ from __future__ import annotations
 
 import os
 import stat
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from pathlib import Path, PurePosixPath
 
+from harness.errors import HarnessError
 from harness.models.project import Project, ProjectRecord, RecordKind, Skipped
 from harness.suites.projects import epub, markdown, python_code, tree_sitter_code
 from harness.suites.projects.calls import CallResolver, Symbol
 from harness.suites.projects.overview import MANIFESTS, file_summary, overview
-from harness.suites.projects.parsed import ParsedFile, PieceKind
+from harness.suites.projects.parsed import ParsedFile
 
 MAX_FILE_BYTES = 1024 * 1024
 """Larger files are skipped: generated or data files, whose text would swamp every search."""
@@ -66,19 +67,15 @@ _TEXT_LANGUAGES = {
     ".txt": "text",
     ".rst": "text",
 }
-_PIECE_KINDS = {
-    PieceKind.SECTION: RecordKind.SECTION,
-    PieceKind.SYMBOL: RecordKind.SYMBOL,
-    PieceKind.ROUTE: RecordKind.ROUTE,
-}
 
 
-class ProjectError(ValueError):
-    """The folder cannot be ingested at all (missing, not a folder)."""
+class ProjectError(HarnessError, ValueError):
+    """The folder cannot be ingested at all (missing, not a folder): bad input, exit 2."""
 
 
-def ingest(folder: Path, name: str | None = None) -> Project:
-    """The project in `folder`, named `name` (default: the folder's name)."""
+def ingest(folder: Path, name: str | None = None, exclude: Iterable[str] = ()) -> Project:
+    """The project in `folder`, named `name` (default: the folder's name), without the files and
+    folders `exclude` names (POSIX paths relative to `folder`; each is reported as skipped)."""
     root = folder.resolve()
     if not root.is_dir():
         raise ProjectError(
@@ -88,7 +85,7 @@ def ingest(folder: Path, name: str | None = None) -> Project:
     manifests: dict[str, str] = {}
     skipped: list[Skipped] = []
     folders: set[str] = set()
-    for path, relative in _walk(root, skipped):
+    for path, relative in _walk(root, skipped, frozenset(e.strip("/") for e in exclude)):
         folders.update(str(p) for p in PurePosixPath(relative).parents if str(p) != ".")
         result = _parse(path, relative)
         if isinstance(result, Skipped):
@@ -105,15 +102,22 @@ def ingest(folder: Path, name: str | None = None) -> Project:
     return Project(project_name, root, tuple(records), tuple(sorted(skipped, key=lambda s: s.path)))
 
 
-def _walk(root: Path, skipped: list[Skipped]) -> Iterator[tuple[Path, str]]:
+def _walk(root: Path, skipped: list[Skipped], excluded: frozenset[str]) -> Iterator[tuple[Path, str]]:
     """Regular files below `root` in path order, with their POSIX path relative to it."""
-    for directory, subfolders, files in os.walk(root):
+
+    def unreadable(error: OSError) -> None:
+        folder = Path(error.filename or root).relative_to(root).as_posix()
+        skipped.append(Skipped(f"{folder}/", f"unreadable: {error.strerror}"))
+
+    for directory, subfolders, files in os.walk(root, onerror=unreadable):
         base = Path(directory)
         relative_base = base.relative_to(root).as_posix()
         kept = []
         for sub in sorted(subfolders):
             relative = sub if relative_base == "." else f"{relative_base}/{sub}"
-            if sub in IGNORED_FOLDERS:
+            if relative in excluded:
+                skipped.append(Skipped(relative + "/", "excluded"))
+            elif sub in IGNORED_FOLDERS:
                 skipped.append(Skipped(relative + "/", "tool or dependency folder"))
             elif (base / sub).is_symlink():
                 skipped.append(Skipped(relative + "/", "symbolic link"))
@@ -124,7 +128,9 @@ def _walk(root: Path, skipped: list[Skipped]) -> Iterator[tuple[Path, str]]:
             path = base / file
             relative = file if relative_base == "." else f"{relative_base}/{file}"
             mode = path.lstat().st_mode
-            if file in IGNORED_FOLDERS:  # a worktree's `.git` is a file
+            if relative in excluded:
+                skipped.append(Skipped(relative, "excluded"))
+            elif file in IGNORED_FOLDERS:  # a worktree's `.git` is a file
                 skipped.append(Skipped(relative, "tool or dependency folder"))
             elif stat.S_ISLNK(mode):
                 skipped.append(Skipped(relative, "symbolic link"))
@@ -143,7 +149,10 @@ def _parse(path: Path, relative: str) -> ParsedFile | Skipped:
             return epub.parse(path)
         except Exception as exc:  # noqa: BLE001 - ebooklib raises anything on a broken zip or package
             return Skipped(relative, f"unreadable EPUB: {exc}")
-    data = path.read_bytes()
+    try:
+        data = path.read_bytes()
+    except OSError as exc:
+        return Skipped(relative, f"unreadable: {exc.strerror}")
     if b"\0" in data[:8192]:
         return Skipped(relative, "binary")
     try:
@@ -157,6 +166,8 @@ def _parse(path: Path, relative: str) -> ParsedFile | Skipped:
             return python_code.parse(source)
         except SyntaxError as exc:
             return Skipped(relative, f"Python syntax error line {exc.lineno}: {exc.msg}")
+        except RecursionError:
+            return Skipped(relative, "Python nested too deeply to parse")
     if suffix in _CODE:
         return tree_sitter_code.parse(source, _CODE[suffix])
     return ParsedFile(language=_TEXT_LANGUAGES.get(suffix), text=source)
@@ -187,7 +198,7 @@ def _records(parsed: dict[str, ParsedFile], folders: set[str]) -> list[ProjectRe
         Symbol(piece_id, path, piece.name)
         for path, file in parsed.items()
         for piece, piece_id in zip(file.pieces, ids[path][0], strict=True)
-        if piece.kind is PieceKind.SYMBOL
+        if piece.kind is RecordKind.SYMBOL
     )
     for path, file in parsed.items():
         parent = str(PurePosixPath(path).parent)
@@ -207,7 +218,7 @@ def _records(parsed: dict[str, ParsedFile], folders: set[str]) -> list[ProjectRe
             records.append(
                 ProjectRecord(
                     piece_id,
-                    _PIECE_KINDS[piece.kind],
+                    piece.kind,
                     path,
                     piece.title,
                     piece.text,

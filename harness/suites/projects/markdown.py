@@ -4,7 +4,8 @@ from __future__ import annotations
 
 from markdown_it import MarkdownIt
 
-from harness.suites.projects.parsed import ParsedFile, Piece, PieceKind
+from harness.models.project import RecordKind
+from harness.suites.projects.parsed import ParsedFile, Piece
 
 
 def parse(source: str) -> ParsedFile:
@@ -30,7 +31,7 @@ def parse(source: str) -> ParsedFile:
         used.add(name)
         pieces.append(
             Piece(
-                kind=PieceKind.SECTION,
+                kind=RecordKind.SECTION,
                 name=name,
                 title=title,
                 text="\n".join(lines[first:end]).strip(),

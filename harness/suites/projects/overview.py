@@ -14,7 +14,8 @@ from collections import Counter
 from collections.abc import Mapping, Sequence
 from pathlib import PurePosixPath
 
-from harness.suites.projects.parsed import ParsedFile, PieceKind
+from harness.models.project import RecordKind
+from harness.suites.projects.parsed import ParsedFile
 
 LEAD_CHARS = 1200
 """The README lead is cut at the paragraph that would pass this length."""
@@ -30,7 +31,7 @@ def file_summary(path: str, parsed: ParsedFile) -> str:
     if parsed.doc:
         lines.append(parsed.doc)
     for piece in parsed.pieces:
-        if piece.kind is PieceKind.SECTION:
+        if piece.kind is RecordKind.SECTION:
             depth = piece.name.count("/")
             lines.append(f"{'  ' * depth}- {piece.title}")
         else:

@@ -8,19 +8,14 @@ parser reports the names as written (`self.load`, `pkg.Run`, `handleQuery`) and
 from __future__ import annotations
 
 from dataclasses import dataclass
-from enum import StrEnum
 
-
-class PieceKind(StrEnum):
-    SECTION = "section"
-    SYMBOL = "symbol"
-    ROUTE = "route"
-    """An HTTP route registration (`GET /api/items` -> its handler), so a flow can start at a route."""
+from harness.models.project import RecordKind
 
 
 @dataclass(frozen=True, slots=True)
 class Piece:
-    kind: PieceKind
+    kind: RecordKind
+    """SECTION, SYMBOL or ROUTE: what the piece's record will be."""
     name: str
     """Unique within the file: the heading path (`Intro/Setup`), qualified symbol name
     (`Server.handle`) or route (`GET /items`)."""

@@ -5,7 +5,8 @@ from __future__ import annotations
 
 import ast
 
-from harness.suites.projects.parsed import ParsedFile, Piece, PieceKind
+from harness.models.project import RecordKind
+from harness.suites.projects.parsed import ParsedFile, Piece
 from harness.suites.projects.routes import registers_routes, route_title
 
 _Definition = ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef
@@ -37,7 +38,7 @@ def _collect(body: list[ast.stmt], parent: str | None, lines: list[str], pieces:
             calls = tuple(_calls(node.body))
         pieces.append(
             Piece(
-                kind=PieceKind.SYMBOL,
+                kind=RecordKind.SYMBOL,
                 name=name,
                 title=name,
                 text=text,
@@ -117,7 +118,7 @@ def _routes(node: _Definition, name: str) -> list[Piece]:
         if title is not None:
             found.append(
                 Piece(
-                    kind=PieceKind.ROUTE,
+                    kind=RecordKind.ROUTE,
                     name=title,
                     title=title,
                     text=ast.unparse(decorator),

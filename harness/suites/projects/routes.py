@@ -29,9 +29,3 @@ def route_title(callee: str, path: str, methods: tuple[str, ...] = ()) -> str | 
         verb.upper() if verb in HTTP_METHODS else "|".join(m.upper() for m in methods) or "ANY"
     )
     return f"{method} {match['path']}"
-
-
-def split_route(entry: str) -> tuple[str, str]:
-    """(`GET`, `/items`) from `GET /items`; a bare path is (`ANY`, path)."""
-    method, _, path = entry.strip().partition(" ")
-    return ("ANY", method) if not path else (method.upper(), path.strip())

@@ -13,7 +13,8 @@ import tree_sitter_javascript
 import tree_sitter_typescript
 from tree_sitter import Language, Node, Parser
 
-from harness.suites.projects.parsed import ParsedFile, Piece, PieceKind
+from harness.models.project import RecordKind
+from harness.suites.projects.parsed import ParsedFile, Piece
 from harness.suites.projects.routes import registers_routes, route_title
 
 
@@ -33,6 +34,21 @@ class _Grammar:
 
 _JS_FUNCTIONS = frozenset({"function_declaration", "generator_function_declaration", "method_definition"})
 _JS_CALLS = frozenset({"call_expression", "new_expression"})
+
+
+def _typescript(name: str, language: Callable[[], object]) -> _Grammar:
+    """TypeScript and TSX: one grammar family, two languages."""
+    return _Grammar(
+        name,
+        language,
+        _JS_FUNCTIONS,
+        frozenset({"class_declaration", "abstract_class_declaration"}),
+        frozenset({"interface_declaration", "type_alias_declaration", "enum_declaration"}),
+        _JS_CALLS,
+        frozenset({"string", "template_string"}),
+    )
+
+
 _GRAMMARS = {
     "go": _Grammar(
         "go",
@@ -43,24 +59,8 @@ _GRAMMARS = {
         frozenset({"call_expression"}),
         frozenset({"interpreted_string_literal", "raw_string_literal"}),
     ),
-    "typescript": _Grammar(
-        "typescript",
-        tree_sitter_typescript.language_typescript,
-        _JS_FUNCTIONS,
-        frozenset({"class_declaration", "abstract_class_declaration"}),
-        frozenset({"interface_declaration", "type_alias_declaration", "enum_declaration"}),
-        _JS_CALLS,
-        frozenset({"string", "template_string"}),
-    ),
-    "tsx": _Grammar(
-        "tsx",
-        tree_sitter_typescript.language_tsx,
-        _JS_FUNCTIONS,
-        frozenset({"class_declaration", "abstract_class_declaration"}),
-        frozenset({"interface_declaration", "type_alias_declaration", "enum_declaration"}),
-        _JS_CALLS,
-        frozenset({"string", "template_string"}),
-    ),
+    "typescript": _typescript("typescript", tree_sitter_typescript.language_typescript),
+    "tsx": _typescript("tsx", tree_sitter_typescript.language_tsx),
     "javascript": _Grammar(
         "javascript",
         tree_sitter_javascript.language,
@@ -134,8 +134,9 @@ class _Walker:
                 return None
             owner = self._receiver(node) if kind == "method_declaration" else parent
             return _qualify(owner, self.text(name_node))
-        if kind == "variable_declarator" and (value := node.child_by_field_name("value")) is not None:
-            name_node = node.child_by_field_name("name")
+        if kind in _HOLDERS and (value := node.child_by_field_name("value")) is not None:
+            # a function held by a variable or a class field: `const f = () => ...`, `handle = async () => ...`
+            name_node = node.child_by_field_name("name") or node.child_by_field_name("property")
             if value.type in {"arrow_function", "function_expression", "function"} and name_node is not None:
                 return _qualify(parent, self.text(name_node))
         return None
@@ -158,7 +159,7 @@ class _Walker:
         self._names.add(unique)
         self.pieces.append(
             Piece(
-                kind=PieceKind.SYMBOL,
+                kind=RecordKind.SYMBOL,
                 name=unique,
                 title=unique,
                 text=text,
@@ -191,9 +192,7 @@ class _Walker:
 
     def _defines(self, node: Node) -> bool:
         """Whether `node` is a symbol of its own (a function held by a variable included)."""
-        return self._is_definition(node) or (
-            node.type == "variable_declarator" and self._definition_name(node, None) is not None
-        )
+        return self._is_definition(node) or (node.type in _HOLDERS and self._definition_name(node, None) is not None)
 
     def _is_definition(self, node: Node) -> bool:
         grammar = self.grammar
@@ -281,7 +280,7 @@ class _Walker:
         self._names.add(unique)
         self.pieces.append(
             Piece(
-                kind=PieceKind.ROUTE,
+                kind=RecordKind.ROUTE,
                 name=unique,
                 title=unique,
                 text=self.text(call),
@@ -345,6 +344,8 @@ def _join(prefix: str, path: str) -> str:
     return prefix.rstrip("/") + ("/" + path.lstrip("/") if path.strip("/") else "")
 
 
+_HOLDERS = frozenset({"variable_declarator", "public_field_definition", "field_definition"})
+"""Nodes that define a symbol when their value is a function."""
 _WRAPPERS = frozenset({"export_statement", "lexical_declaration", "variable_declaration", "type_declaration"})
 """Nodes around a definition that its leading comment sits above."""
 

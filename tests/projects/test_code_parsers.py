@@ -1,10 +1,11 @@
-"""HTTP routes from the parsers: group prefixes and middleware, handler wrappers and factories,
-local names standing for what they were assigned from, and Python decorators."""
+"""The code parsers beyond the sample project: HTTP routes (group prefixes and middleware, handler wrappers and factories,
+local names standing for what they were assigned from, Python decorators) and functions held by class fields."""
 
 from __future__ import annotations
 
+from harness.pipeline.code_answer import split_route
 from harness.suites.projects import python_code, tree_sitter_code
-from harness.suites.projects.routes import route_title, split_route
+from harness.suites.projects.routes import route_title
 
 GO_GROUPS = """package server
 
@@ -74,3 +75,12 @@ def test_route_titles() -> None:
     assert route_title("app.get", "key") is None
     assert split_route("GET /health") == ("GET", "/health")
     assert split_route("/health") == ("ANY", "/health")
+
+
+def test_functions_held_by_class_fields_are_methods() -> None:
+    source = "class Api { base = 1; handle = async (req) => { route(req); }; }\nfunction route(r) {}\n"
+    for language in ("typescript", "javascript"):
+        pieces = {p.name: p for p in tree_sitter_code.parse(source, language).pieces}
+        assert set(pieces) == {"Api", "Api.handle", "route"}, language
+        assert pieces["Api.handle"].calls == ("route",)
+        assert pieces["Api.handle"].parent == "Api"

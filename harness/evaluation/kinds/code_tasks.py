@@ -1,0 +1,143 @@
+"""Code-intelligence tasks as a case kind: the task set's code base is ingested once, loaded into
+one index per backend, and every task is answered deterministically in each mode and scored by
+surfaced recall, layer by layer (search only, plus identifiers, plus the call graph)."""
+
+from __future__ import annotations
+
+import time
+import uuid
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from harness.backends.failures import connection_lost
+from harness.evaluation.kind import Engine, Report, Result, RunInfo, Step
+from harness.messages import error_text
+from harness.metrics.surfaced import surfaced_recall
+from harness.models.code_task import CodeTask, TaskSet
+from harness.models.project import Project
+from harness.pipeline.code_answer import LAYERS, CodeAnswerer
+from harness.pipeline.project_memory import ProjectMemory, embedding_text
+from harness.pipeline.settings import Mode
+from harness.reports.code_tasks_report import build_report
+from harness.shards import Shard
+from harness.suites.projects import ingest
+
+
+@dataclass
+class CodeTaskResult:
+    """One task in one mode: the recall after each layer, what matched, what each layer surfaced."""
+
+    suite: str
+    task_id: str
+    category: str
+    backend: str
+    mode: str
+    question: str
+    expected: dict[str, list[str]] = field(default_factory=dict)
+    recall: float | None = None
+    """After every layer: the task's score."""
+    layers: dict[str, float] = field(default_factory=dict)
+    """Cumulative recall after each layer (`search`, `identifiers`, `graph`)."""
+    matched: list[str] = field(default_factory=list)
+    missed: list[str] = field(default_factory=list)
+    identifiers: list[str] = field(default_factory=list)
+    surfaced: dict[str, list[str]] = field(default_factory=dict)
+    """Per layer, the ids of the records it added."""
+    latency_ms: float | None = None
+    error: str | None = None
+    backend_lost: bool = False
+
+    @property
+    def item_id(self) -> str:
+        return self.task_id
+
+    def fail_with(self, exc: Exception) -> CodeTaskResult:
+        self.error = error_text(exc)
+        self.backend_lost = connection_lost(exc)
+        return self
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+class CodeTasksKind:
+    """A task set over its code base, ready to run on any engine."""
+
+    name = "code-tasks"
+    unit = "tasks"
+
+    def __init__(self, tasks: TaskSet, project: Project | None = None, fail_under: float | None = None):
+        self.tasks = tasks
+        self.project = (
+            project if project is not None else ingest(tasks.codebase, name=tasks.name, exclude=tasks.exclude)
+        )
+        self.fail_under = fail_under
+
+    @classmethod
+    def for_run(cls, tasks: TaskSet, limit: int | None, shard: Shard | None, fail_under: float | None) -> CodeTasksKind:
+        """The kind for `harness run`: the first `limit` tasks of the shard's share."""
+        kept = shard.keep(tasks.tasks) if shard is not None else tasks.tasks
+        return cls(tasks.model_copy(update={"tasks": kept[:limit]}), fail_under=fail_under)
+
+    def total(self, modes: Sequence[Mode]) -> int | None:  # noqa: ARG002 - one step per task, all modes in it
+        return len(self.tasks.tasks)
+
+    def texts(self) -> Iterable[str]:
+        yield from (embedding_text(r) for r in self.project.records)
+        for task in self.tasks.tasks:
+            yield task.question
+            if task.input.query is not None:
+                yield task.input.query
+
+    def execute(self, engine: Engine) -> Iterator[Step]:
+        embedder = engine.embedder if any(m.needs_vectors for m in engine.modes) else None
+        memory = ProjectMemory.open(engine.backend, f"c{uuid.uuid4().hex[:12]}", embedder)
+        try:
+            try:
+                memory.load(self.project)
+            except Exception as exc:  # noqa: BLE001 - every task then carries the error, and the run goes on
+                for task in self.tasks.tasks:
+                    yield Step(task.id, [self._result(task, engine, m).fail_with(exc) for m in engine.modes])
+                return
+            answerer = CodeAnswerer(memory, self.tasks.agent)
+            for task in self.tasks.tasks:
+                yield Step(task.id, [self._run(answerer, task, engine, mode) for mode in engine.modes])
+        finally:
+            try:
+                memory.index.drop()
+            except Exception:  # noqa: BLE001 - dropping on a lost server must not hide the run's own error
+                pass
+
+    def _result(self, task: CodeTask, engine: Engine, mode: Mode) -> CodeTaskResult:
+        return CodeTaskResult(
+            suite=self.tasks.name,
+            task_id=task.id,
+            category=task.category.value,
+            backend=engine.backend.name,
+            mode=mode.value,
+            question=task.question,
+            expected={"symbols": list(task.expect_symbols), "files": list(task.expect_files)},
+        )
+
+    def _run(self, answerer: CodeAnswerer, task: CodeTask, engine: Engine, mode: Mode) -> CodeTaskResult:
+        result = self._result(task, engine, mode)
+        started = time.perf_counter()
+        try:
+            answer = answerer.answer(task, mode)
+        except Exception as exc:  # noqa: BLE001 - the task's error is its result; the run goes on
+            return result.fail_with(exc)
+        result.latency_ms = (time.perf_counter() - started) * 1000
+        for layer in LAYERS:
+            names, paths = answer.surfaced(layer)
+            scored = surfaced_recall(task.expect_symbols, task.expect_files, names, paths)
+            result.layers[layer] = scored.recall
+        result.recall = scored.recall
+        result.matched, result.missed = list(scored.matched), list(scored.missed)
+        result.identifiers = list(answer.identifiers)
+        result.surfaced = {layer: [r.id for r in records] for layer, records in answer.layers.items()}
+        return result
+
+    def report(self, results: Sequence[Result], run: RunInfo) -> Report:
+        rows = [r for r in results if isinstance(r, CodeTaskResult)]
+        return build_report(self.tasks, self.project, rows, run, self.fail_under)

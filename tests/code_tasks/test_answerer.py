@@ -1,0 +1,129 @@
+"""The deterministic answerer over the ledger example: identifiers, name lookups, routes and
+call-graph walks, with expectations read from the example's code."""
+
+from __future__ import annotations
+
+import pytest
+
+from harness.backends import registry
+from harness.models.code_task import CodeTask
+from harness.models.project import Project
+from harness.pipeline.code_answer import CodeAnswerer, SymbolTable, identifiers, split_route
+from harness.pipeline.project_memory import ProjectMemory
+from harness.pipeline.settings import Mode
+
+
+@pytest.fixture(scope="module")
+def table(ledger: Project) -> SymbolTable:
+    return SymbolTable(ledger.records)
+
+
+@pytest.fixture(scope="module")
+def answerer(ledger: Project):
+    engine = registry.connect("embedded")
+    memory = ProjectMemory.open(engine, "ledger")
+    memory.load(ledger)
+    yield CodeAnswerer(memory)
+    engine.close()
+
+
+def ids(records) -> list[str]:
+    return [r.id for r in records]
+
+
+def test_identifiers_in_prose() -> None:
+    text = "Does `process` reach Store.Find via queue_worker, HybridSearch or internal/search/bm25.go::tokenize? e.g. BM25."
+    assert identifiers(text) == [
+        "process",
+        "Store.Find",
+        "queue_worker",
+        "HybridSearch",
+        "internal/search/bm25.go::tokenize",
+        "BM25",
+    ]
+    assert identifiers("What does the health endpoint do?") == []
+
+
+def test_lookup_by_name_qualified_name_file_and_substring(table: SymbolTable) -> None:
+    assert ids(table.lookup("Find")) == ["internal/store/store.go#Store.Find"]
+    assert ids(table.lookup("store.Find")) == ["internal/store/store.go#Store.Find"]
+    assert ids(table.lookup("bm25.go::tokenize")) == ["internal/search/bm25.go#tokenize"]
+    assert ids(table.lookup("recency")) == ["internal/search/recency.go"]  # a file stem
+    assert ids(table.lookup("Recency")) == ["internal/search/recency.go"]
+    assert ids(table.lookup("BM25")) == ["internal/search/bm25.go"]
+    assert ids(table.lookup("RecencyBoost")) == ["internal/search/recency.go#ApplyRecencyBoost"]  # substring
+    assert table.lookup("NoSuchThing") == []
+
+
+def test_routes_with_group_prefix_and_any_method(table: SymbolTable) -> None:
+    assert ids(table.routes("POST /api/v1/entries")) == ["internal/server/routes.go#POST /api/v1/entries"]
+    assert table.routes("GET /api/v1/entries") == []  # another method
+    assert ids(table.routes("GET /api/v1/entries/:id")) == ["internal/server/routes.go#GET /api/v1/entries/:id"]
+    # a prefix the parser could not see: the longest route path ending the entry's
+    assert ids(table.routes("GET /v2/health")) == ["internal/server/routes.go#GET /health"]
+    assert split_route("/x") == ("ANY", "/x")
+
+
+def test_trace_walks_callees_several_hops(table: SymbolTable) -> None:
+    (run,) = table.lookup("Queue.Run")
+    one = ids(table.walk([run], 1, callers=False))
+    assert one == ["internal/queue/queue.go#Queue.Run", "internal/queue/queue.go#Queue.process"]
+    three = ids(table.walk([run], 3, callers=False))
+    assert three[2:] == [
+        "internal/store/store.go#Store.Find",
+        "internal/search/bm25.go#Index.Add",
+        "internal/search/bm25.go#tokenize",
+    ]
+
+
+def test_impact_walks_callers(table: SymbolTable) -> None:
+    (find,) = table.lookup("Find")
+    assert set(ids(table.walk([find], 1, callers=True))) == {
+        "internal/store/store.go#Store.Find",
+        "internal/server/handlers/entries.go#GetEntry",
+        "internal/queue/queue.go#Queue.process",
+    }
+    callers = ids(table.walk([find], 3, callers=True))
+    assert "internal/queue/queue.go#Queue.Run" in callers
+    assert "internal/server/routes.go#GET /api/v1/entries/:id" in callers
+
+
+def test_layers_add_what_only_they_reach(answerer: CodeAnswerer) -> None:
+    task = CodeTask.model_validate(
+        {
+            "id": "t",
+            "category": "trace",
+            "question": "What is the outbound call chain of the indexing worker?",
+            "input": {"node": "Queue.Run", "max_depth": 4},
+            "expect_symbols": ["tokenize"],
+        }
+    )
+    answer = answerer.answer(task, Mode.BM25)
+    assert answer.identifiers == ("Queue.Run",)  # from input.node
+    graph = ids(answer.layers["graph"])
+    assert "internal/search/bm25.go#tokenize" in graph
+    names, _ = answer.surfaced("graph")
+    assert "tokenize" in names
+    # every layer adds only records the earlier ones did not surface
+    seen = [i for layer in answer.layers.values() for i in ids(layer)]
+    assert len(seen) == len(set(seen))
+
+
+def test_agent_disabled_searches_only_the_fixed_tools(ledger: Project) -> None:
+    from harness.models.code_task import AgentPass
+
+    engine = registry.connect("embedded")
+    memory = ProjectMemory.open(engine, "fixed")
+    memory.load(ledger)
+    task = CodeTask.model_validate(
+        {"id": "t", "category": "flow", "question": "What does Store.Find do?", "input": {"entry": "GET /health"}}
+    )
+    answer = CodeAnswerer(memory, AgentPass(enabled=False)).answer(task, Mode.BM25)
+    assert answer.layers["search"] == ()
+    assert answer.identifiers == ()
+    assert ids(answer.layers["graph"]) == [
+        "internal/server/routes.go#GET /health",
+        "internal/server/server.go#Server.health",
+        "internal/store/store.go#Store.Status",
+    ]
+    engine.close()

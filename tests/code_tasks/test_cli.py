@@ -1,0 +1,70 @@
+"""`harness run` with the code-task suites, through the real console script: the scorecard and
+reports, nano-brain's regression rule as exit 1, and bad specs as one line and exit 2."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+from tests.code_tasks.conftest import LEDGER
+from tests.faults.helpers import harness, one_line
+
+
+def ledger_copy(tmp_path: Path) -> Path:
+    copy = tmp_path / "ledger"
+    shutil.copytree(LEDGER, copy)
+    return copy / "benchmarks" / "capability"
+
+
+def test_nano_brain_run_writes_its_report(tmp_path: Path) -> None:
+    capability = ledger_copy(tmp_path)
+    done = harness(
+        "run", "--suite", f"nano-brain:{capability / 'dataset.json'}", "-m", "bm25", "--out", "out", cwd=tmp_path
+    )
+    assert done.returncode == 0, done.stderr
+    assert "code tasks: ledger (16 tasks)" in done.stdout
+    report = json.loads((tmp_path / "out" / "code-tasks-ledger-embedded-latest.json").read_text())
+    summary = report["summary"]["bm25"]
+    assert summary["tasks"] == 16
+    assert summary["baseline"]["overall"] == json.loads((capability / "baseline_v1.json").read_text())["overall"]
+    assert report["structure"]["routes"] == 4
+    # `harness compare` compares belief-suite runs: a code-task report is not one of them
+    compared = harness("compare", "--out", "out", cwd=tmp_path)
+    assert compared.returncode == 2
+    assert "no run reports to compare" in one_line(compared.stderr)
+
+
+def test_a_regression_exits_1(tmp_path: Path) -> None:
+    capability = ledger_copy(tmp_path)
+    # a task no answer can satisfy lowers the overall under the frozen baseline's
+    tasks = json.loads((capability / "dataset.json").read_text())
+    tasks["tasks"].append(
+        {
+            "id": "impossible",
+            "category": "search-qa",
+            "question": "q",
+            "input": {"query": "q"},
+            "expect_files": ["nowhere/"],
+        }
+    )
+    (capability / "dataset.json").write_text(json.dumps(tasks))
+    done = harness(
+        "run", "--suite", f"nano-brain:{capability / 'dataset.json'}", "-m", "bm25", "--out", "out", cwd=tmp_path
+    )
+    assert done.returncode == 1, done.stderr
+    assert "under the baseline's" in done.stderr + done.stdout
+
+
+def test_bad_specs_are_one_line_exit_2(tmp_path: Path) -> None:
+    for spec, message in [
+        ("code-tasks:other", "unknown code-task suite 'other'"),
+        (f"nano-brain:{tmp_path / 'missing.json'}", "no such file"),
+        (
+            f"nano-brain:{LEDGER / 'benchmarks' / 'capability' / 'dataset.json'}:{tmp_path / 'absent'}",
+            "is not a folder",
+        ),
+    ]:
+        done = harness("run", "--suite", spec, "-m", "bm25", "--out", "out", cwd=tmp_path)
+        assert done.returncode == 2, (spec, done.stderr)
+        assert message in one_line(done.stderr)
