@@ -247,8 +247,29 @@ def markdown(data: dict[str, Any]) -> str:
                 f"{t['input_tokens']} | {t['history_tokens']} | {t['agent_tokens'] if t['agent_tokens'] is not None else '–'} | "
                 f"{len(t['agent_steps'])} | {_times(t['vs_agent'])} | {_times(t['vs_history'])} | {verdict} |"
             )
-        lines.append("")
+        lines += ["", "Input tokens per turn (a text chart; `write_chart` draws the same as a PNG):", "", "```"]
+        lines += text_chart([t for t in data["turns"] if t["mode"] == mode and t["error"] is None])
+        lines += ["```", ""]
     return "\n".join(lines)
+
+
+BAR_WIDTH = 40
+_SERIES = (("ours", "input_tokens"), ("history", "history_tokens"), ("agent", "agent_tokens"))
+
+
+def text_chart(turns: Sequence[dict[str, Any]]) -> list[str]:
+    """Three bars per turn (ours, the whole history, the scripted agent), scaled to the largest."""
+    top = max((t[key] or 0 for t in turns for _, key in _SERIES), default=0)
+    width = max((len(f"{t['scenario']}#{t['turn']}") for t in turns), default=0)
+    lines = []
+    for t in turns:
+        for position, (name, key) in enumerate(_SERIES):
+            value = t[key]
+            bar = "–" if value is None else "█" * round(BAR_WIDTH * value / top) if top else ""
+            label = f"{t['scenario']}#{t['turn']}" if position == 0 else ""
+            shown = "–" if value is None else str(value)
+            lines.append(f"{label:<{width}}  {name:<7} {shown:>6} {bar}".rstrip())
+    return lines
 
 
 def write_chart(data: dict[str, Any], path: Path) -> Path:

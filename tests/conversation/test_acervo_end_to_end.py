@@ -79,6 +79,15 @@ def test_report_and_chart(run, tmp_path: Path) -> None:
     (row,) = report.scorecard.rows
     assert row[:3] == ["embedded", "bm25", "7/7"]
     assert "| kiln#2 | GROUND | specific |" in report.markdown
+    second = results[1]
+    bars = [line for line in report.markdown.splitlines() if line.startswith("kiln#2  ours")]
+    assert bars == [
+        f"kiln#2  ours    {second.input_tokens:>6} "
+        + "█"
+        * round(
+            40 * second.input_tokens / max(max(r.input_tokens, r.history_tokens, r.agent_tokens or 0) for r in results)
+        )
+    ]
     sheet = report.scores["bm25"]
     assert sheet.overall["pass_rate"] == 1.0
     assert sheet.cases["kiln#4"].passed is True
