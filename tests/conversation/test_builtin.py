@@ -17,6 +17,7 @@ from harness.evaluation.kinds.conversation import ConversationKind, TurnResult
 from harness.evaluation.runner import RunRequest, run_and_report
 from harness.models.conversation import Category
 from harness.pipeline.settings import Mode
+from harness.shards import Shard
 from harness.suites.resolve import CONVERSATION_BUILTIN, load_conversation_suite
 from tests.conversation.helpers import run_kind
 from tests.pipeline.test_invariants import HashingEmbedder
@@ -115,3 +116,15 @@ def test_through_the_one_runner(tmp_path: Path) -> None:
     assert (tmp_path / "conversation-embedded-latest.md").read_text().startswith("# Conversation report")
     assert finished.report.gates == []  # no --fail-under, no gate
     assert finished.verdict(0.0).exit_code == 0
+
+
+def test_limit_and_shard_select_whole_conversations() -> None:
+    limited = ConversationKind.for_run(SUITE, 2, None, None)
+    assert [len(s.turns) for s in limited.suite.scenarios] == [2, 2, 2]
+    assert limited.total([Mode.BM25, Mode.HYBRID]) == 12
+    names = {s.name for s in SUITE.scenarios}
+    parts = [ConversationKind.for_run(SUITE, None, Shard(i, 2), None).suite.scenarios for i in (1, 2)]
+    assert sorted(s.name for part in parts for s in part) == sorted(names)  # each conversation in one shard
+    assert all(
+        len(s.turns) == len(next(x for x in SUITE.scenarios if x.name == s.name).turns) for p in parts for s in p
+    )
