@@ -18,6 +18,7 @@ import sys
 import threading
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
+from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated
 from urllib.parse import urlsplit
@@ -37,12 +38,22 @@ from rich.table import Table
 from harness.backends import registry
 from harness.backends.provision import backend_session, start_server
 from harness.backends.registry import check_backend, connect
+from harness.baselines import (
+    DEFAULT_TOLERANCE,
+    BaselineKey,
+    BaselineStore,
+    GateResult,
+    report_sheets,
+    require,
+    run_gate,
+    stored_lines,
+)
 from harness.embeddings.device import parse_device
 from harness.embeddings.model import DEFAULT_MODEL, ENCODERS
 from harness.errors import BackendUnavailable, HarnessError, Interrupted
 from harness.evaluation import runner
 from harness.evaluation.embedders import dataset_embedder, embed_ahead, suite_embedder
-from harness.evaluation.kind import CaseKind, Scorecard
+from harness.evaluation.kind import CaseKind, Report, Scorecard
 from harness.evaluation.kinds import KindOptions, kinds_for
 from harness.evaluation.model_check import load_model
 from harness.models.haystack import Granularity
@@ -66,6 +77,10 @@ cases_app = typer.Typer(no_args_is_help=True, help="Inspect and validate case su
 app.add_typer(cases_app, name="cases")
 images_app = typer.Typer(no_args_is_help=True, help="Local container images of the server backends.")
 app.add_typer(images_app, name="images")
+baseline_app = typer.Typer(
+    no_args_is_help=True, help="Baselines: freeze a run's scores per suite, backend and mode; check later runs."
+)
+app.add_typer(baseline_app, name="baseline")
 
 out_console = Console(width=None if sys.stdout.isatty() else 160)
 err_console = Console(stderr=True)
@@ -249,6 +264,23 @@ def run(
             rich_help_panel="Embeddings", help="Where to embed: auto (cuda when torch sees a GPU), cpu, cuda."
         ),
     ] = "auto",
+    check_baseline: Annotated[
+        bool,
+        typer.Option(
+            rich_help_panel="Baselines",
+            help="Check each mode's scores against its baseline: exit 1 on a regression, 2 if none is frozen.",
+        ),
+    ] = False,
+    freeze_baseline: Annotated[
+        bool, typer.Option(rich_help_panel="Baselines", help="Freeze each mode's scores as its baseline.")
+    ] = False,
+    baseline_dir: Annotated[
+        Path | None, typer.Option(rich_help_panel="Baselines", help="Baselines folder (default: cases/baselines).")
+    ] = None,
+    baseline_tolerance: Annotated[
+        float,
+        typer.Option(rich_help_panel="Baselines", min=0.0, help="How far a score may fall below its baseline."),
+    ] = DEFAULT_TOLERANCE,
 ) -> int:
     """Run suites (or a public dataset) on a backend in each mode; print the scorecard, write JSON + Markdown reports.
 
@@ -266,8 +298,9 @@ def run(
         _check_url(backends[0], url)
     if not dry_run:
         check_out_dir(out)
+    gate = _baseline_gate(check_baseline, freeze_baseline, baseline_dir, baseline_tolerance, shard, dry_run)
     request = runner.RunRequest(tuple(modes), out, error_threshold, trec)
-    where = (url, allow_extension)
+    where = (url, allow_extension, gate)
     if dataset is not None:
         from harness.suites.datasets import open_selection
 
@@ -275,6 +308,8 @@ def run(
         return _run_dataset(request, where, backends, selection, granularity, model, device, dry_run)
     options = KindOptions(modes, _settings(fields), limit, fail_under, model, part)
     kinds = kinds_for(suite, options)
+    for kind in kinds if gate else ():
+        gate.require(kind, backends, modes)
     needs_vectors = any(m.needs_vectors for m in modes)
     embedder = suite_embedder(model, device) if needs_vectors else None
     if embedder is not None:
@@ -288,7 +323,7 @@ def run(
 
 def _run_dataset(
     request: runner.RunRequest,
-    where: tuple[str | None, bool],
+    where: tuple[str | None, bool, BaselineGate | None],
     backends: list[str],
     selection: Selection,
     granularity: str,
@@ -317,6 +352,8 @@ def _run_dataset(
             error_threshold=request.error_threshold,
         )
 
+    if (gate := where[2]) is not None:
+        gate.require(kind(), backends, request.modes)
     return max(_run_kind(name, kind(), embedder, request, *where) for name in backends)
 
 
@@ -337,8 +374,9 @@ def _run_kind(
     request: runner.RunRequest,
     url: str | None,
     allow_extension: bool,
+    gate: BaselineGate | None,
 ) -> int:
-    """Run one kind of case on one backend: progress, scorecard, reports, and the run's exit code.
+    """Run one kind of case on one backend: progress, scorecard, reports, baselines, and the run's exit code.
 
     An interrupted run, or one an error stopped, has written what finished as an incomplete
     report and re-raises here, after the backend session removed its container.
@@ -370,7 +408,50 @@ def _run_kind(
     verdict = finished.verdict(request.error_threshold)
     for line in verdict.lines:
         _error(f"{name}: {line}")
-    return verdict.exit_code
+    if gate is None:
+        return verdict.exit_code
+    if gate.freeze_run and verdict.exit_code != 0:
+        _error(f"{name}: baselines not frozen: a failed run is no baseline")
+        return verdict.exit_code
+    checked = gate.apply(finished.report, kind.baseline_suite, name)
+    for line in checked.lines:
+        _say(line)
+    return max(verdict.exit_code, 1 if checked.failed else 0)
+
+
+@dataclass(frozen=True)
+class BaselineGate:
+    """What `--check-baseline` / `--freeze-baseline` ask of every finished run."""
+
+    store: BaselineStore
+    freeze_run: bool
+    tolerance: float
+
+    def require(self, kind: CaseKind, backends: Sequence[str], modes: Sequence[Mode]) -> None:
+        """Before the run: a check needs a baseline of each backend and mode it asks for."""
+        if kind.baseline_suite is None:
+            raise HarnessError(f"{kind.name} runs report no scores a baseline can hold")
+        if not self.freeze_run:
+            require(self.store, [BaselineKey(kind.baseline_suite, b, m.value) for b in backends for m in modes])
+
+    def apply(self, report: Report, suite: str | None, backend: str) -> GateResult:
+        sheets = report_sheets(report, suite, backend)
+        return run_gate(self.store, sheets, report.settings, freeze_run=self.freeze_run, tolerance=self.tolerance)
+
+
+def _baseline_gate(
+    check: bool, freeze: bool, folder: Path | None, tolerance: float, shard: str | None, dry_run: bool
+) -> BaselineGate | None:
+    if not (check or freeze):
+        return None
+    if check and freeze:
+        raise HarnessError("--check-baseline and --freeze-baseline: pick one")
+    if shard is not None or dry_run:
+        raise HarnessError(f"--{'check' if check else 'freeze'}-baseline needs a whole run (not --shard or --dry-run)")
+    store = BaselineStore(folder)
+    if check and not store.root.is_dir():
+        raise HarnessError(f"--check-baseline: no baselines folder {store.root} (freeze first, or --baseline-dir)")
+    return BaselineGate(store, freeze, tolerance)
 
 
 @contextmanager
@@ -415,6 +496,37 @@ def merge(
     print_scorecard(merged.scorecard)
     for path in write_or_rescue(out, merged.stem, {"json": report_json(merged.data), "md": merged.markdown}):
         out_console.print(f"report: {path}")
+    return 0
+
+
+_FORWARDED = {"allow_extra_args": True, "ignore_unknown_options": True}
+
+
+@baseline_app.command("freeze", context_settings=_FORWARDED)
+def baseline_freeze(ctx: typer.Context) -> int:
+    """`harness run --freeze-baseline`, with every option of `harness run` (-s, -b, -m, --baseline-dir, ...)."""
+    return _forward_run(ctx, "--freeze-baseline")
+
+
+@baseline_app.command("check", context_settings=_FORWARDED)
+def baseline_check(ctx: typer.Context) -> int:
+    """`harness run --check-baseline`, with every option of `harness run` (-s, -b, -m, --baseline-tolerance, ...)."""
+    return _forward_run(ctx, "--check-baseline")
+
+
+def _forward_run(ctx: typer.Context, flag: str) -> int:
+    """Run `harness run` with this command's arguments and `flag`, as if it had been typed."""
+    run_command = ctx.find_root().command.get_command(ctx, "run")  # type: ignore[attr-defined]  # the root is a group
+    return run_command.main([*ctx.args, flag], prog_name="harness run", standalone_mode=False)
+
+
+@baseline_app.command("show")
+def baseline_show(
+    baseline_dir: Annotated[Path | None, typer.Option(help="Baselines folder (default: cases/baselines).")] = None,
+) -> int:
+    """List every frozen baseline: what it is of, when and by which version it was frozen, its overall scores."""
+    for line in stored_lines(BaselineStore(baseline_dir)):
+        _say(line)
     return 0
 
 

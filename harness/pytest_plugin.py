@@ -10,6 +10,10 @@ collide. The controller process owns the containers (they carry its pid) and rem
 the run ends; a crashed run's containers are removed by the next start. Without a Docker engine
 the server items skip with the reason, unless HARNESS_REQUIRE_DOCKER=1 makes that a failure.
 
+Baselines: with `--check-baseline` the items' results (carried to the controller in each test
+report's user properties, so xdist works) are checked against the committed baselines when the
+session ends, and a regression fails the session; HARNESS_FREEZE=1 freezes them instead.
+
 The controller hands its run id, pid and records folder to the workers through xdist's
 `workerinput`, never through the environment. The records (server URLs, passwords included) live
 in a 0700 folder under the controller's basetemp, one 0600 file per backend.
@@ -28,18 +32,26 @@ import pytest
 
 from harness.backends import registry
 from harness.backends.base import Backend
+from harness.baselines import DEFAULT_TOLERANCE, BaselineKey, BaselineStore, run_gate
 from harness.embeddings.model import DEFAULT_MODEL
-from harness.errors import BackendUnavailable
+from harness.errors import BackendUnavailable, HarnessError
 from harness.evaluation.embedders import suite_embedder
 from harness.evaluation.kinds.beliefs import SuiteRunner
+from harness.evaluation.results import CaseResult
 from harness.evaluation.runner import runnable_modes
 from harness.models import SessionCase, StaticCase, Suite
-from harness.pipeline import Mode
+from harness.models.scoresheet import ScoreSheet
+from harness.pipeline import Mode, PipelineSettings
+from harness.reports.run_report import baseline_settings
+from harness.reports.scores import suite_scores
 from harness.suites import BUILTIN, load_suite
 
 RUN_INPUT = "harness_run"
 """The `workerinput` key under which the controller hands its `_Run` to each xdist worker."""
 REQUIRE_DOCKER_ENV = "HARNESS_REQUIRE_DOCKER"
+FREEZE_ENV = "HARNESS_FREEZE"
+RESULT_PROPERTY = "harness_result"
+"""The user property a case item's results travel under to the controller's baseline gate."""
 
 
 @dataclass(frozen=True)
@@ -65,6 +77,18 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     )
     group.addoption(
         "--suite", action="append", default=None, help="suite(s): builtin, tenure:DIR, a folder (default: builtin)"
+    )
+    group.addoption(
+        "--check-baseline",
+        action="store_true",
+        help=f"check every suite x backend x mode that ran against its baseline; {FREEZE_ENV}=1 freezes instead",
+    )
+    group.addoption("--baseline-dir", type=Path, default=None, help="baselines folder (default: cases/baselines)")
+    group.addoption(
+        "--baseline-tolerance",
+        type=float,
+        default=DEFAULT_TOLERANCE,
+        help=f"how far a score may fall below its baseline (default {DEFAULT_TOLERANCE})",
     )
 
 
@@ -93,6 +117,19 @@ def pytest_configure(config: pytest.Config) -> None:
         basetemp = config._tmp_path_factory.getbasetemp()  # type: ignore[attr-defined]
         run = _Run(f"pytest-{uuid.uuid4().hex[:12]}", os.getpid(), basetemp / "harness-servers")
     config.stash[_STATE] = _State(_selected_backends(config), SharedServers(run))
+    action = _baseline_action(config)
+    if action is not None and not _is_worker(config):
+        store = BaselineStore(config.getoption("--baseline-dir"))
+        model = DEFAULT_MODEL if any(m.needs_vectors for m in _selected_modes(config)) else None
+        config.pluginmanager.register(BaselineGate(store, action, config.getoption("--baseline-tolerance"), model))
+
+
+def _baseline_action(config: pytest.Config) -> str | None:
+    """`freeze`, `check` or None: what the session does with baselines when it ends."""
+    freeze_run = os.environ.get(FREEZE_ENV) == "1"
+    if freeze_run and config.getoption("--check-baseline"):
+        raise pytest.UsageError(f"{FREEZE_ENV}=1 freezes baselines and --check-baseline checks them: pick one")
+    return "freeze" if freeze_run else "check" if config.getoption("--check-baseline") else None
 
 
 @pytest.hookimpl(optionalhook=True)  # an xdist hook, called in the controller for each worker
@@ -262,6 +299,91 @@ def harness_runner(request: pytest.FixtureRequest):
         return state.runner(param.backend, param.suite, needs_vectors)
 
     return runner
+
+
+@pytest.fixture
+def harness_record(request: pytest.FixtureRequest):
+    """`harness_record(param, results)`: hand a case item's results to the baseline gate, when
+    the session freezes or checks baselines (a no-op otherwise)."""
+    recording = _baseline_action(request.config) is not None
+
+    def record(param: CaseParam, results: list[CaseResult]) -> None:
+        if recording:
+            for result in results:
+                request.node.user_properties.append(
+                    (RESULT_PROPERTY, {"suite": param.suite, "result": result.to_json()})
+                )
+
+    return record
+
+
+class BaselineGate:
+    """In the controller: collects the case items' results from their reports, then freezes or
+    checks one baseline per suite x backend x mode when the session ends. Either needs every case
+    of the suite to have run in that backend and mode (a -k, -x or skip would freeze or check a
+    part as if it were the whole)."""
+
+    def __init__(self, store: BaselineStore, action: str, tolerance: float, embedding_model: str | None) -> None:
+        self.store = store
+        self.action = action
+        self.tolerance = tolerance
+        self.embedding_model = embedding_model
+        self.results: dict[str, list[CaseResult]] = {}
+        self.lines: list[str] = []
+
+    def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
+        if report.when != "call":
+            return
+        for name, value in report.user_properties:
+            if name == RESULT_PROPERTY:
+                self.results.setdefault(value["suite"], []).append(CaseResult(**value["result"]))
+
+    @pytest.hookimpl(tryfirst=True)  # before the exit status is final
+    def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
+        if exitstatus == pytest.ExitCode.INTERRUPTED:
+            return
+        try:
+            gate = run_gate(
+                self.store,
+                self._sheets(),
+                baseline_settings(PipelineSettings(), None, self.embedding_model),
+                freeze_run=self.action == "freeze",
+                tolerance=self.tolerance,
+            )
+        except HarnessError as exc:
+            self.lines = [f"harness: {exc}"]
+            session.exitstatus = pytest.ExitCode.USAGE_ERROR
+            return
+        self.lines = gate.lines
+        if gate.failed and session.exitstatus == pytest.ExitCode.OK:
+            session.exitstatus = pytest.ExitCode.TESTS_FAILED
+
+    def _sheets(self) -> dict[BaselineKey, ScoreSheet]:
+        if not self.results:
+            raise HarnessError(f"baseline {self.action}: no suite case ran in this session")
+        sheets = {}
+        for spec, rows in self.results.items():
+            suite = load_suite(spec)
+            whole = len(suite.static_cases) + sum(len(c.turns) for c in suite.session_cases)
+            by_backend: dict[str, list[CaseResult]] = {}
+            for row in rows:
+                by_backend.setdefault(row.backend, []).append(row)
+            for backend, backend_rows in by_backend.items():
+                for mode, sheet in suite_scores(backend_rows).items():
+                    ran = sum(row.mode == mode for row in backend_rows)
+                    if ran != whole:
+                        raise HarnessError(
+                            f"baseline {self.action} of {suite.name} on {backend} in {mode} needs every case: "
+                            f"{ran} of {whole} ran (-k, -x or a skip left some out)"
+                        )
+                    sheets[BaselineKey(suite.name, backend, mode)] = sheet
+        return sheets
+
+    def pytest_terminal_summary(self, terminalreporter: Any) -> None:
+        if self.lines:
+            terminalreporter.write_sep("=", f"baselines ({self.action})")
+            for line in self.lines:
+                terminalreporter.write_line(line)
 
 
 @pytest.fixture(scope="session")

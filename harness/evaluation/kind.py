@@ -91,6 +91,8 @@ class Report:
     scorecard: Scorecard
     scores: Mapping[str, ScoreSheet] = field(default_factory=dict)
     """Per mode, what a baseline freezes and a regression check compares."""
+    settings: Mapping[str, Any] = field(default_factory=dict)
+    """The settings that produced `scores`, as a baseline records them."""
     gates: Sequence[str] = ()
     """One line per quality gate the run failed (`--fail-under`, a FAIL grade): exit 1."""
     trec: Mapping[str, tuple[RunByQuery, QrelsByQuery]] = field(default_factory=dict)
@@ -103,6 +105,9 @@ class CaseKind(Protocol):
 
     name: str
     """The kind's name in reports and baselines (`beliefs`, `haystack`, `lifecycle`, ...)."""
+    baseline_suite: str | None
+    """The name baselines key its report's `scores` by (its suites, dataset or scenario set), known
+    before it runs so a missing baseline fails first; None: its reports have no scores."""
     unit: str
     """What one progress step is, plural, for progress bars and messages (`cases`, `questions`)."""
 

@@ -18,6 +18,7 @@ from harness.reports.banners import incomplete_banner
 from harness.reports.dataset_summary import DatasetSummary, defect_counts, skipped_counts, summarize
 from harness.reports.metadata import machine as host_machine
 from harness.reports.published import published_for
+from harness.reports.scores import dataset_scores
 from harness.reports.trec import dataset_trec
 from harness.reports.writer import report_json, write_or_rescue
 from harness.shards import METHOD as SHARD_METHOD
@@ -191,6 +192,14 @@ def report(evaluation: Evaluation, kind: HaystackKind, run: RunInfo) -> Report:
         markdown=render_markdown(data),
         scorecard=scorecard(data),
         trec=dataset_trec(evaluation) if run.incomplete is None else {},
+        scores=dataset_scores(evaluation.results),
+        settings={
+            "file": selection.path.name,
+            "limit": selection.limit,
+            "sample": selection.sample,
+            "seed": selection.seed,
+            "embedding_model": kind.embedding_model,
+        },
     )
 
 

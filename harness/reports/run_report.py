@@ -8,8 +8,10 @@ from typing import TYPE_CHECKING, Any
 from harness.evaluation.kind import Report, RunInfo, Scorecard
 from harness.evaluation.results import CaseResult
 from harness.metrics.measures import NDCG, SET_PRECISION, SET_RECALL, SUITE_MEASURES
+from harness.pipeline.settings import PipelineSettings
 from harness.reports.banners import incomplete_banner
 from harness.reports.metadata import run_metadata, suite_record
+from harness.reports.scores import suite_scores
 from harness.reports.summary import ModeSummary, summarize
 from harness.reports.trec import suite_trec
 from harness.shards import METHOD as SHARD_METHOD
@@ -53,8 +55,22 @@ def report(
         markdown=to_markdown(data),
         scorecard=scorecard(data, f"{backend}: {', '.join(s.name for s in plan.suites)}"),
         trec=suite_trec(results) if run.incomplete is None else {},
+        scores=suite_scores(results),
+        settings=baseline_settings(plan.settings, plan.limit, embedding_model),
         gates=gates,
     )
+
+
+def baseline_settings(settings: PipelineSettings, limit: int | None, embedding_model: str | None) -> dict[str, Any]:
+    """The settings a belief run's scores depend on, as its baselines record them (the CLI's and
+    the pytest plugin's alike, so either can check what the other froze)."""
+    return {
+        "fields": dict(settings.fields),
+        "rrf_k": settings.rrf_k,
+        "relation_decay": settings.relation_decay,
+        "limit": limit,
+        "embedding_model": embedding_model,
+    }
 
 
 def scorecard(report: dict[str, Any], title: str) -> Scorecard:

@@ -19,7 +19,7 @@ def report_json(data: Mapping[str, Any]) -> str:
     return json.dumps(data, indent=1, ensure_ascii=False, default=str) + "\n"
 
 
-def _atomic_write(path: Path, content: str) -> None:
+def atomic_write(path: Path, content: str) -> None:
     """Write a sibling temp file (created with the umask's usual mode), then rename over `path`."""
     tmp = path.with_name(f".{path.name}.{uuid.uuid4().hex[:12]}.tmp")
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
@@ -68,14 +68,14 @@ def write_run_files(
     paths = _reserve(out_dir, stem, list(contents), stamp)
     try:
         for ext, text in contents.items():
-            _atomic_write(paths[ext], text)
+            atomic_write(paths[ext], text)
     except BaseException:
         for path in paths.values():
             path.unlink(missing_ok=True)
         raise
     if latest:
         for ext, text in contents.items():
-            _atomic_write(out_dir / f"{stem}-latest.{ext}", text)
+            atomic_write(out_dir / f"{stem}-latest.{ext}", text)
     return list(paths.values())
 
 

@@ -301,6 +301,10 @@ class BeliefKind:
     name: str = "beliefs"
     unit: str = "cases"
 
+    @property
+    def baseline_suite(self) -> str:
+        return "+".join(s.name for s in self.plan.suites)
+
     def _in(self, modes: Sequence[Mode]) -> Plan:
         return replace(self.plan, modes=list(modes))
 

@@ -69,6 +69,10 @@ class HaystackKind:
     haystacks: list[HaystackStats] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
 
+    @property
+    def baseline_suite(self) -> str:
+        return f"{self.selection.dataset}-{self.granularity}"
+
     def total(self, modes: Sequence[Mode]) -> int | None:  # noqa: ARG002 - one step per question, whatever the modes
         return self.selection.expected
 

@@ -1,0 +1,96 @@
+"""`harness run --freeze-baseline / --check-baseline` and `harness baseline ...`, as a user runs them."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from tests.datasets.builders import longmemeval_records
+from tests.faults.helpers import harness, one_line
+
+
+@pytest.fixture
+def folders(tmp_path: Path) -> tuple[str, ...]:
+    return ("--baseline-dir", str(tmp_path / "b"), "--out", str(tmp_path / "r"))
+
+
+def test_run_freeze_then_check_passes_and_a_degraded_setting_fails_naming_the_cases(
+    tmp_path: Path, folders: tuple[str, ...]
+) -> None:
+    frozen = harness("run", "-b", "embedded", "-m", "bm25", "--freeze-baseline", *folders, cwd=tmp_path)
+    assert frozen.returncode == 0, frozen.stderr
+    assert (
+        f"baseline builtin / embedded / bm25: frozen in {tmp_path / 'b' / 'builtin' / 'embedded-bm25.json'} (new)"
+        in (frozen.stdout)
+    )
+    passed = harness("baseline", "check", "-b", "embedded", "-m", "bm25", *folders, cwd=tmp_path)
+    assert passed.returncode == 0, passed.stderr
+    assert "baseline builtin / embedded / bm25: passed (0 regressed" in passed.stdout
+
+    degraded = harness(
+        "run", "-b", "embedded", "-m", "bm25", "--fields", "content", "--check-baseline", *folders, cwd=tmp_path
+    )
+    assert degraded.returncode == 1
+    assert "baseline builtin / embedded / bm25: FAILED" in degraded.stdout
+    report = json.loads((tmp_path / "r" / "run-embedded-latest.json").read_text())
+    failing = {
+        c["case_id"] if c["turn"] is None else f"{c['case_id']}#{c['turn']}" for c in report["cases"] if not c["passed"]
+    }
+    named = set(re.findall(r"^  regressed  case (\S+) passed: passed -> failed$", degraded.stdout, re.M))
+    assert failing
+    assert named == failing
+    assert '  setting fields: {"aliases": 2.0, "name": 1.0} -> {"content": 1.0}' in degraded.stdout
+
+    shown = harness("baseline", "show", "--baseline-dir", str(tmp_path / "b"), cwd=tmp_path)
+    assert shown.returncode == 0
+    assert shown.stdout.startswith("builtin / embedded / bm25: frozen ")
+    history = (tmp_path / "b" / "builtin" / "history.jsonl").read_text().splitlines()
+    assert [json.loads(line)["event"] for line in history] == ["freeze", "check", "check"]
+
+
+def test_a_mode_without_a_baseline_is_one_line_and_exit_2(tmp_path: Path, folders: tuple[str, ...]) -> None:
+    assert harness("run", "-b", "embedded", "-m", "bm25", "--freeze-baseline", *folders, cwd=tmp_path).returncode == 0
+    missing = harness("run", "-b", "embedded", "-m", "vector", "--check-baseline", *folders, cwd=tmp_path)
+    assert missing.returncode == 2
+    assert one_line(missing.stderr).startswith("harness: error: no baseline for builtin / embedded / vector")
+
+
+@pytest.mark.parametrize(
+    ("args", "message"),
+    [
+        (("--check-baseline", "--freeze-baseline"), "--check-baseline and --freeze-baseline: pick one"),
+        (("--freeze-baseline", "--shard", "1/2"), "--freeze-baseline needs a whole run"),
+        (("--check-baseline", "--baseline-dir", "nowhere"), "--check-baseline: no baselines folder nowhere"),
+    ],
+)
+def test_baseline_options_that_cannot_work_fail_before_the_run(
+    tmp_path: Path, args: tuple[str, ...], message: str
+) -> None:
+    result = harness("run", "-b", "embedded", "-m", "bm25", "--out", str(tmp_path / "r"), *args, cwd=tmp_path)
+    assert result.returncode == 2
+    assert message in one_line(result.stderr)
+    assert not (tmp_path / "r").exists() or not any((tmp_path / "r").glob("run-*"))
+
+
+def test_a_dataset_run_freezes_and_checks_per_question(tmp_path: Path, folders: tuple[str, ...]) -> None:
+    records = longmemeval_records()
+    data = tmp_path / "lme.json"
+    data.write_text(json.dumps(records))
+    run = ("run", "--dataset", "longmemeval-s", "--file", str(data), "-b", "embedded", "-m", "bm25", *folders)
+    frozen = harness(*run, "--freeze-baseline", cwd=tmp_path)
+    assert frozen.returncode == 0, frozen.stderr
+    assert "baseline longmemeval-s-session / embedded / bm25: frozen in" in frozen.stdout
+    baseline = json.loads((tmp_path / "b" / "longmemeval-s-session" / "embedded-bm25.json").read_text())
+    assert set(baseline["cases"]) == {"q1", "q3"}  # the abstention question is skipped, as the scoring does
+    assert "session/recall_any@5" in baseline["overall"]
+    assert harness(*run, "--check-baseline", cwd=tmp_path).returncode == 0
+
+    records[0]["answer_session_ids"] = ["filler_2"]  # q1's gold is now a session its question shares no word with
+    data.write_text(json.dumps(records))
+    failed = harness(*run, "--check-baseline", cwd=tmp_path)
+    assert failed.returncode == 1
+    assert re.search(r"^  regressed  case q1 score: 1\.0000 -> 0\.\d+$", failed.stdout, re.M)
+    assert "case q3" not in failed.stdout

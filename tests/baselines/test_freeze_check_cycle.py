@@ -1,0 +1,57 @@
+"""The freeze / check cycle on the built-in suite: a pipeline degraded on purpose fails the check,
+naming the cases it broke; the restored pipeline passes it again."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from harness.backends.embedded import EmbeddedBackend
+from harness.baselines import BaselineKey, BaselineStore, Verdict, check, freeze, history
+from harness.evaluation.kinds.beliefs import Plan, execute
+from harness.evaluation.results import CaseResult
+from harness.pipeline import Mode, PipelineSettings
+from harness.pipeline.settings import CONTENT_FIELDS
+from harness.reports.scores import suite_scores
+from harness.suites import BUILTIN, load_suite
+
+KEY = BaselineKey(BUILTIN, "embedded", "bm25")
+
+
+def _run(settings: PipelineSettings) -> list[CaseResult]:
+    return execute(Plan([load_suite(BUILTIN)], [Mode.BM25], settings), EmbeddedBackend(), None)
+
+
+def _record(settings: PipelineSettings) -> dict:
+    return {"fields": dict(settings.fields), "rrf_k": settings.rrf_k}
+
+
+def test_freeze_degrade_check_fails_naming_the_cases_restore_check_passes(tmp_path: Path) -> None:
+    store = BaselineStore(tmp_path / "baselines")
+    good = PipelineSettings()
+    frozen = freeze(store, KEY, suite_scores(_run(good))["bm25"], _record(good))
+    assert frozen.frozen.written
+    assert frozen.frozen.baseline.scores.overall["pass_rate"] == 1.0  # bm25 passes every built-in case
+    before = store.path(KEY).read_bytes()
+
+    degraded_settings = PipelineSettings(fields=CONTENT_FIELDS)  # retrieve on content, not name + aliases
+    degraded = _run(degraded_settings)
+    broken = {r.item_id for r in degraded if not r.passed}
+    assert broken, "retrieving on content alone must break some case, or this test shows nothing"
+    failed = check(store, KEY, suite_scores(degraded)["bm25"], _record(degraded_settings))
+    assert not failed.passed
+    regressed = failed.comparison.having(Verdict.REGRESSED)
+    assert {c.name for c in regressed if c.measure == "passed"} == broken
+    assert any(c.label() == "overall pass_rate" for c in regressed)
+    lines = failed.lines()
+    assert lines[0].startswith(f"baseline {KEY}: FAILED ({len(regressed)} regressed")
+    for case in broken:
+        assert f"  regressed  case {case} passed: passed -> failed" in lines
+    assert any(line.startswith("  setting fields: ") for line in lines)
+
+    restored = check(store, KEY, suite_scores(_run(good))["bm25"], _record(good))
+    assert restored.passed
+    assert restored.comparison.changes == ()
+    assert restored.lines() == [restored.lines()[0]]
+    assert store.path(KEY).read_bytes() == before  # checks never rewrite the baseline
+    entries = history.read(store.history_path(KEY))
+    assert [(e["event"], e.get("passed")) for e in entries] == [("freeze", None), ("check", False), ("check", True)]

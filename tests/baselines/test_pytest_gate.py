@@ -1,0 +1,100 @@
+"""The pytest plugin's baseline gate, run as a user runs it: pytest in a subprocess on the suite
+case items, freezing (HARNESS_FREEZE=1) or checking (--check-baseline) a copy of the built-in suite."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from harness.suites.resolve import cases_dir
+
+CASE_TESTS = Path(__file__).parents[1] / "test_suite_cases.py"
+
+
+@pytest.fixture
+def project(tmp_path: Path) -> Path:
+    """A folder with the suite case tests and a copy of the built-in suite named `suite`."""
+    shutil.copy(CASE_TESTS, tmp_path / "test_cases.py")
+    shutil.copytree(cases_dir() / "builtin", tmp_path / "suite")
+    return tmp_path
+
+
+def _pytest(project: Path, *args: str, freeze: bool = False) -> subprocess.CompletedProcess[str]:
+    env = {k: v for k, v in os.environ.items() if k not in {"HARNESS_FREEZE", "PYTEST_ADDOPTS"}}
+    if freeze:
+        env["HARNESS_FREEZE"] = "1"
+    command = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q", "-rf", "test_cases.py"]
+    command += ["--backend", "embedded", "--suite", str(project / "suite"), "--baseline-dir", str(project / "b")]
+    return subprocess.run([*command, *args], cwd=project, env=env, capture_output=True, text=True, timeout=300)
+
+
+def _failed_items(output: str) -> set[str]:
+    """Case ids of the items pytest reports FAILED (`test_static_case[embedded-bm25-<id>]`)."""
+    return set(re.findall(r"^FAILED \S+\[embedded-bm25-(.+?)\]", output, re.M))
+
+
+def _drop_aliases(suite: Path) -> None:
+    corpus = json.loads((suite / "corpus.json").read_text())
+    for memory in corpus["memories"]:
+        memory["aliases"] = []
+    (suite / "corpus.json").write_text(json.dumps(corpus))
+
+
+def test_freeze_then_check_fails_on_a_degraded_suite_naming_its_cases_and_passes_restored(project: Path) -> None:
+    frozen = _pytest(project, freeze=True)
+    assert frozen.returncode == 0, frozen.stdout + frozen.stderr
+    assert "baseline suite / embedded / bm25: frozen in" in frozen.stdout
+    assert (project / "b" / "suite" / "embedded-bm25.json").is_file()
+
+    passed = _pytest(project, "--check-baseline")
+    assert passed.returncode == 0, passed.stdout + passed.stderr
+    assert "baseline suite / embedded / bm25: passed (0 regressed, 0 missing" in passed.stdout
+
+    original = (project / "suite" / "corpus.json").read_text()
+    _drop_aliases(project / "suite")
+    failed = _pytest(project, "--check-baseline")
+    assert failed.returncode == 1
+    broken = _failed_items(failed.stdout)
+    assert broken, "a corpus without aliases must fail some case, or this test shows nothing"
+    regressed = set(re.findall(r"^  regressed  case (\S+?)(?:#\d+)? passed: passed -> failed$", failed.stdout, re.M))
+    assert regressed == broken
+    assert "baseline suite / embedded / bm25: FAILED" in failed.stdout
+
+    (project / "suite" / "corpus.json").write_text(original)
+    restored = _pytest(project, "--check-baseline")
+    assert restored.returncode == 0, restored.stdout + restored.stderr
+    history = (project / "b" / "suite" / "history.jsonl").read_text().splitlines()
+    assert [(e["event"], e.get("passed")) for e in map(json.loads, history)] == [
+        ("freeze", None),
+        ("check", True),
+        ("check", False),
+        ("check", True),
+    ]
+
+
+def test_a_check_without_a_baseline_is_a_usage_error_not_a_pass(project: Path) -> None:
+    run = _pytest(project, "--check-baseline")
+    assert run.returncode == pytest.ExitCode.USAGE_ERROR
+    assert "harness: no baseline for suite / embedded / bm25" in run.stdout
+
+
+def test_a_partial_run_neither_freezes_nor_checks(project: Path) -> None:
+    run = _pytest(project, "-k", "alias", freeze=True)
+    assert run.returncode == pytest.ExitCode.USAGE_ERROR
+    assert re.search(
+        r"harness: baseline freeze of suite on embedded in bm25 needs every case: \d+ of \d+ ran", run.stdout
+    )
+    assert not (project / "b").exists()
+
+
+def test_freeze_and_check_together_are_refused(project: Path) -> None:
+    run = _pytest(project, "--check-baseline", freeze=True)
+    assert run.returncode == pytest.ExitCode.USAGE_ERROR
+    assert "HARNESS_FREEZE=1 freezes baselines and --check-baseline checks them" in run.stderr

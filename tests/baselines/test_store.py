@@ -1,0 +1,209 @@
+"""The baseline store: safe file names, what a freeze writes and replaces, what a check reads and appends."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from types import MappingProxyType
+
+import pytest
+
+from harness import __version__
+from harness.baselines import (
+    BadBaseline,
+    BaselineKey,
+    BaselineStore,
+    MissingBaseline,
+    check,
+    freeze,
+    history,
+    run_gate,
+    slug,
+    stored_lines,
+)
+from harness.models.scoresheet import CaseScore, ScoreSheet
+
+KEY = BaselineKey("builtin", "embedded", "bm25")
+SHEET = ScoreSheet(
+    {"pass_rate": 1.0, "recall": 0.75},
+    {"alias": {"pass_rate": 1.0}},
+    {"alias-01": CaseScore(True), "q7": CaseScore(score=0.5)},
+)
+SETTINGS = {"fields": {"name": 1.0, "aliases": 2.0}, "rrf_k": 60}
+
+
+@pytest.mark.parametrize("name", ["builtin", "longmemeval-s", "locomo", "lifecycle.v2"])
+def test_a_safe_name_is_its_own_slug(name: str) -> None:
+    assert slug(name) == name
+
+
+@pytest.mark.parametrize(
+    "name",
+    ["tenure:/abs/path", "tenure@paper:../x", "..", ".", "/", "Builtin", "a b", "x" * 300, "ünï", "a\x00b"],
+)
+def test_an_unsafe_name_becomes_a_plain_file_name_with_its_hash(name: str) -> None:
+    made = slug(name)
+    assert made != name
+    assert all(ch.isascii() and (ch.isalnum() or ch in "._-") for ch in made)
+    assert made not in {"", ".", ".."}
+    assert not made.startswith((".", "-"))
+    assert len(made) <= 71  # 60 characters of the name, a dash, 10 of its hash
+
+
+def test_names_that_clean_to_the_same_prefix_get_different_slugs() -> None:
+    names = ["tenure:/a/b", "tenure:/a-b", "tenure:/A/b", "tenure-a-b"]
+    assert len({slug(n) for n in names}) == len(names)
+
+
+def test_an_absolute_suite_path_stays_under_the_root(tmp_path: Path) -> None:
+    store = BaselineStore(tmp_path)
+    path = store.path(BaselineKey("tenure:/etc/passwd/../..", "embedded", "bm25"))
+    assert path.parent.parent == tmp_path
+    assert path.name == "embedded-bm25.json"
+
+
+def test_freeze_writes_what_load_reads(tmp_path: Path) -> None:
+    store = BaselineStore(tmp_path)
+    result = freeze(store, KEY, SHEET, SETTINGS)
+    assert result.frozen.written
+    assert result.lines() == [f"baseline {KEY}: frozen in {tmp_path / 'builtin' / 'embedded-bm25.json'} (new)"]
+    loaded = store.load(KEY)
+    assert loaded.scores == SHEET
+    assert loaded.settings == SETTINGS
+    assert loaded.harness_version == __version__
+    data = json.loads(store.path(KEY).read_text())
+    assert data["cases"] == {"alias-01": {"passed": True}, "q7": {"score": 0.5}}
+    assert (data["suite"], data["backend"], data["mode"]) == ("builtin", "embedded", "bm25")
+
+
+def test_a_check_never_rewrites_the_baseline(tmp_path: Path) -> None:
+    store = BaselineStore(tmp_path)
+    freeze(store, KEY, SHEET, SETTINGS)
+    before = store.path(KEY).read_bytes()
+    worse = ScoreSheet({"pass_rate": 0.5, "recall": 0.75}, SHEET.categories, SHEET.cases)
+    assert not check(store, KEY, worse, SETTINGS).passed
+    better = ScoreSheet({"pass_rate": 1.0, "recall": 0.9}, SHEET.categories, SHEET.cases)
+    assert check(store, KEY, better, SETTINGS).passed
+    assert store.path(KEY).read_bytes() == before
+
+
+def test_a_missing_baseline_is_an_error_not_a_pass(tmp_path: Path) -> None:
+    with pytest.raises(MissingBaseline, match="no baseline for builtin / embedded / vector") as raised:
+        check(BaselineStore(tmp_path), BaselineKey("builtin", "embedded", "vector"), SHEET, SETTINGS)
+    assert raised.value.exit_code == 2
+    assert "\n" not in str(raised.value)
+    assert not (tmp_path / "builtin" / "history.jsonl").exists()
+
+
+def test_refreezing_the_same_scores_leaves_the_file_alone(tmp_path: Path) -> None:
+    store = BaselineStore(tmp_path)
+    freeze(store, KEY, SHEET, SETTINGS)
+    before = store.path(KEY).read_bytes()
+    again = freeze(store, KEY, SHEET, dict(SETTINGS))
+    assert not again.frozen.written
+    assert store.path(KEY).read_bytes() == before
+    assert "unchanged" in again.lines()[0]
+    assert [e["event"] for e in history.read(store.history_path(KEY))] == ["freeze"]
+
+
+def test_a_freeze_over_a_baseline_says_what_changed(tmp_path: Path) -> None:
+    store = BaselineStore(tmp_path)
+    freeze(store, KEY, SHEET, SETTINGS)
+    new = ScoreSheet({"pass_rate": 0.5, "recall": 0.75}, SHEET.categories, {"alias-01": CaseScore(False)})
+    result = freeze(store, KEY, new, {**SETTINGS, "fields": {"content": 1.0}})
+    assert result.frozen.written
+    assert store.load(KEY).scores == new
+    lines = result.lines()
+    assert "replacing the one of" in lines[0]
+    assert "2 regressed, 1 missing, 0 improved, 0 new" in lines[0]
+    assert lines[1:] == [
+        "  regressed  overall pass_rate: 1.0000 -> 0.5000",
+        "  regressed  case alias-01 passed: passed -> failed",
+        "  missing    case q7: in the baseline, not in this run",
+        '  setting fields: {"aliases": 2.0, "name": 1.0} -> {"content": 1.0}',
+    ]
+
+
+def test_the_history_records_each_freeze_and_check(tmp_path: Path) -> None:
+    store = BaselineStore(tmp_path)
+    freeze(store, KEY, SHEET, SETTINGS)
+    worse = ScoreSheet(SHEET.overall, SHEET.categories, {"alias-01": CaseScore(False), "q7": CaseScore(score=0.5)})
+    check(store, KEY, worse, SETTINGS)
+    check(store, KEY, SHEET, SETTINGS)
+    entries = history.read(store.history_path(KEY))
+    assert [(e["event"], e.get("passed")) for e in entries] == [("freeze", None), ("check", False), ("check", True)]
+    assert entries[1]["regressed"] == ["case alias-01 passed"]
+    assert entries[2]["regressed"] == []
+    assert all(e["suite"] == "builtin" and e["mode"] == "bm25" for e in entries)
+
+
+def test_a_corrupt_baseline_is_one_line_naming_the_file(tmp_path: Path) -> None:
+    store = BaselineStore(tmp_path)
+    freeze(store, KEY, SHEET, SETTINGS)
+    path = store.path(KEY)
+    data = json.loads(path.read_text())
+    data["overall"]["recall"] = "high"
+    path.write_text(json.dumps(data))
+    with pytest.raises(BadBaseline, match=r"embedded-bm25\.json: overall\.recall") as raised:
+        store.load(KEY)
+    assert "\n" not in str(raised.value)
+    path.write_text('{"format": 1,')
+    with pytest.raises(BadBaseline, match=r"embedded-bm25\.json"):
+        store.load(KEY)
+
+
+def test_a_baseline_in_another_keys_file_is_refused(tmp_path: Path) -> None:
+    store = BaselineStore(tmp_path)
+    freeze(store, KEY, SHEET, SETTINGS)
+    other = BaselineKey("builtin", "embedded", "vector")
+    store.path(other).write_bytes(store.path(KEY).read_bytes())
+    with pytest.raises(BadBaseline, match="holds builtin / embedded / bm25"):
+        store.load(other)
+
+
+def test_a_run_gate_checks_every_sheet_and_lists_the_failed_keys(tmp_path: Path) -> None:
+    store = BaselineStore(tmp_path)
+    vector = BaselineKey("builtin", "embedded", "vector")
+    frozen = run_gate(store, {KEY: SHEET, vector: SHEET}, SETTINGS, freeze_run=True)
+    assert frozen.failed == []
+    assert [line.split(":")[0] for line in frozen.lines] == [f"baseline {KEY}", f"baseline {vector}"]
+    worse = ScoreSheet({"pass_rate": 0.9, "recall": 0.75}, SHEET.categories, SHEET.cases)
+    checked = run_gate(store, {KEY: SHEET, vector: worse}, SETTINGS, freeze_run=False)
+    assert checked.failed == [vector]
+    assert checked.lines == [
+        checked.lines[0],
+        checked.lines[1],
+        "  regressed  overall pass_rate: 1.0000 -> 0.9000",
+    ]
+    assert checked.lines[0].startswith(f"baseline {KEY}: passed")
+    assert checked.lines[1].startswith(f"baseline {vector}: FAILED")
+
+
+def test_a_run_gate_with_one_missing_baseline_checks_nothing(tmp_path: Path) -> None:
+    store = BaselineStore(tmp_path)
+    freeze(store, KEY, SHEET, SETTINGS)
+    hybrid = BaselineKey("builtin", "embedded", "hybrid")
+    with pytest.raises(MissingBaseline, match="builtin / embedded / hybrid"):
+        run_gate(store, {KEY: SHEET, hybrid: SHEET}, SETTINGS, freeze_run=False)
+    assert [e["event"] for e in history.read(store.history_path(KEY))] == ["freeze"]
+
+
+def test_stored_lines_list_every_baseline_with_its_overall_scores(tmp_path: Path) -> None:
+    store = BaselineStore(tmp_path)
+    assert stored_lines(store) == [f"no baselines in {tmp_path}"]
+    freeze(store, KEY, SHEET, SETTINGS)
+    freeze(store, BaselineKey("tenure:/x/y", "redis", "bm25"), ScoreSheet({"pass_rate": 0.25}), SETTINGS)
+    lines = stored_lines(store)
+    assert len(lines) == 2
+    assert lines[0].startswith(f"{KEY}: frozen ")
+    assert "2 cases; pass_rate=1.0000 recall=0.7500" in lines[0]
+    assert lines[1].startswith("tenure:/x/y / redis / bm25: frozen ")
+    assert "0 cases; pass_rate=0.2500" in lines[1]
+
+
+def test_settings_are_stored_as_json_holds_them(tmp_path: Path) -> None:
+    store = BaselineStore(tmp_path)
+    live = {"fields": MappingProxyType({"name": 1.0}), "file": tmp_path / "x.json", "modes": ("bm25",)}
+    freeze(store, KEY, SHEET, live)
+    assert store.load(KEY).settings == {"fields": {"name": 1.0}, "file": str(tmp_path / "x.json"), "modes": ["bm25"]}
+    assert check(store, KEY, SHEET, live).settings == ()  # the live form and the stored form are the same settings
