@@ -14,7 +14,7 @@ Scores:
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import asdict
 from pathlib import Path
 from statistics import mean
@@ -23,7 +23,6 @@ from typing import Any
 from harness.evaluation.kind import Report, RunInfo, Scorecard
 from harness.models.conversation import Category, Component, ConversationSuite, TurnChecks
 from harness.models.scoresheet import CaseScore, ScoreSheet
-from harness.pipeline.conversation import ContextSettings
 from harness.reports.banners import incomplete_banner
 
 COMPONENTS = tuple(c.value for c in Component)
@@ -102,9 +101,11 @@ def build_report(
     suite: ConversationSuite,
     results: Sequence[Any],
     run: RunInfo,
-    settings: ContextSettings,
+    settings: Mapping[str, Any],
     fail_under: float | None = None,
 ) -> Report:
+    """`settings`: what the scores depend on (context settings, limit, embedding model), as the
+    report and its baselines record them."""
     backend = run.backend.backend
     modes = [m.value for m in run.modes]
     summaries = {mode: summarize([r for r in results if r.mode == mode]) for mode in modes}
@@ -114,7 +115,7 @@ def build_report(
         "backend": asdict(run.backend),
         "modes": modes,
         "unsupported": {m.value: why for m, why in run.unsupported.items()},
-        "settings": {**run.settings, **asdict(settings), "tokenizer": "cl100k_base", "fail_under": fail_under},
+        "settings": {**run.settings, **settings, "tokenizer": "cl100k_base", "fail_under": fail_under},
         "started_at": run.started_at.isoformat(timespec="seconds"),
         "wall_s": run.wall_s,
         "incomplete": run.incomplete is not None,

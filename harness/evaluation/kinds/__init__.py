@@ -55,7 +55,7 @@ def _conversation(rest: str, options: KindOptions) -> CaseKind:
     suite = load_conversation_suite(f"conversation:{rest}")
     if suite is None:
         raise HarnessError(f"--suite conversation:{rest}: only conversation:builtin exists (acervo:DIR runs a folder)")
-    return ConversationKind.for_run(suite, options.limit, options.shard, options.fail_under)
+    return ConversationKind.for_run(suite, options.limit, options.shard, options.fail_under, options.embedding_model)
 
 
 def _acervo(rest: str, options: KindOptions) -> CaseKind:
@@ -65,7 +65,7 @@ def _acervo(rest: str, options: KindOptions) -> CaseKind:
     suite = load_conversation_suite(f"acervo:{rest}")
     if suite is None:
         raise HarnessError("--suite acervo:DIR: name the folder of turn files and fixture projects")
-    return ConversationKind.for_run(suite, options.limit, options.shard, options.fail_under)
+    return ConversationKind.for_run(suite, options.limit, options.shard, options.fail_under, options.embedding_model)
 
 
 FORMATS: Mapping[str, Callable[[str, KindOptions], CaseKind]] = {

@@ -78,19 +78,32 @@ class ConversationKind:
     unit = "turns"
 
     def __init__(
-        self, suite: ConversationSuite, settings: ContextSettings | None = None, fail_under: float | None = None
+        self,
+        suite: ConversationSuite,
+        settings: ContextSettings | None = None,
+        fail_under: float | None = None,
+        embedding_model: str | None = None,
+        limit: int | None = None,
     ):
-        """`fail_under`: a mode whose turn pass rate is under it fails the run (a quality gate)."""
+        """`fail_under`: a mode whose turn pass rate is under it fails the run (a quality gate);
+        `embedding_model` and `limit` are recorded with the scores (baselines compare like with like)."""
         self.suite = suite
         self.settings = settings or ContextSettings()
         self.fail_under = fail_under
+        self.embedding_model = embedding_model
+        self.limit = limit
         self._projects: dict[Path, Project] = {}
         self._agents: dict[Path, ScriptedAgent] = {}
         self._agent_runs: dict[tuple[str, int], AgentRun | None] = {}
 
     @classmethod
     def for_run(
-        cls, suite: ConversationSuite, limit: int | None, shard: Shard | None, fail_under: float | None
+        cls,
+        suite: ConversationSuite,
+        limit: int | None,
+        shard: Shard | None,
+        fail_under: float | None,
+        embedding_model: str | None = None,
     ) -> ConversationKind:
         """The kind for `harness run`: with `--shard`, the scenarios this shard owns (by name: a
         conversation's turns depend on each other, so it is never split); with `--limit N`, the
@@ -98,7 +111,11 @@ class ConversationKind:
         scenarios = [s for s in suite.scenarios if shard is None or shard.owns(s.name)]
         if limit is not None:
             scenarios = [replace(s, turns=s.turns[:limit]) for s in scenarios]
-        return cls(replace(suite, scenarios=tuple(scenarios)), fail_under=fail_under)
+        return cls(replace(suite, scenarios=tuple(scenarios)), None, fail_under, embedding_model, limit)
+
+    @property
+    def baseline_suite(self) -> str:
+        return self.suite.name
 
     def project(self, scenario: Scenario) -> Project:
         """The scenario's project, ingested once per run."""
@@ -210,7 +227,8 @@ class ConversationKind:
         result.passed = verdict.passed
 
     def report(self, results: Sequence[Any], run: RunInfo) -> Report:
-        return build_report(self.suite, results, run, self.settings, self.fail_under)
+        settings = {**asdict(self.settings), "limit": self.limit, "embedding_model": self.embedding_model}
+        return build_report(self.suite, results, run, settings, self.fail_under)
 
 
 def _expected(turn: ConversationTurn) -> dict[str, Any]:
