@@ -137,6 +137,7 @@ def build_report(
         scores={
             mode: score_sheet(summary, [r for r in results if r.mode == mode]) for mode, summary in summaries.items()
         },
+        settings={**settings, "tokenizer": "cl100k_base"},
         gates=gates,
     )
 

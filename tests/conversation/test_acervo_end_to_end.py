@@ -88,6 +88,8 @@ def test_report_and_chart(run, tmp_path: Path) -> None:
             40 * second.input_tokens / max(max(r.input_tokens, r.history_tokens, r.agent_tokens or 0) for r in results)
         )
     ]
+    assert report.settings["budget"] == 600  # what the scores depend on, for baselines
+    assert report.settings["tokenizer"] == "cl100k_base"
     sheet = report.scores["bm25"]
     assert sheet.overall["pass_rate"] == 1.0
     assert sheet.cases["kiln#4"].passed is True
