@@ -207,8 +207,7 @@ def scorecard(backend: str, summaries: dict[str, dict[str, Any]], run: RunInfo) 
 
 def markdown(data: dict[str, Any]) -> str:
     lines = [f"# Conversation report: {data['suite']} on {data['backend']['backend']}", ""]
-    if data["incomplete"]:
-        lines += [incomplete_banner(data["incomplete_reason"]), ""]
+    lines += incomplete_banner(data, "turns")
     lines += [f"Started {data['started_at']}, {data['wall_s']:.1f} s. Settings: `{data['settings']}`.", ""]
     for line in data["dropped_fields"]:
         lines.append(f"- dropped: {line}")

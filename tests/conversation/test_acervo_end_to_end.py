@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import shutil
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
@@ -13,6 +14,9 @@ import yaml
 
 from harness import tokens
 from harness.backends import registry
+from harness.evaluation.kind import Engine, RunInfo
+from harness.evaluation.kinds.conversation import ConversationKind
+from harness.pipeline.settings import Mode
 from harness.reports.conversation_report import write_chart
 from harness.suites.acervo import load_acervo
 from tests.conversation.helpers import run_kind
@@ -113,3 +117,20 @@ def test_a_wrong_expectation_fails_end_to_end(tmp_path: Path) -> None:
     assert report.gates == ["embedded bm25: turn pass rate 0.857 is under --fail-under 1.0"]
     assert report.data["summary"]["bm25"]["passed"] == 6
     assert report.data["summary"]["bm25"]["categories"]["GROUND"]["score"] == 0.5
+
+
+def test_an_interrupted_run_says_so() -> None:
+    backend = registry.connect("embedded")
+    try:
+        kind = ConversationKind(load_acervo(FOLDER))
+        steps = kind.execute(Engine(backend, None, (Mode.BM25,)))
+        results = [r for _, step in zip(range(3), steps, strict=False) for r in step.results]
+        steps.close()  # the run stops after three turns; the namespace is dropped
+        reason = "interrupted by SIGINT after 3 of 7 turns"
+        info = RunInfo(backend.info(), (Mode.BM25,), {}, {}, datetime.now(UTC), 0.1, reason)
+        report = kind.report(results, info)
+    finally:
+        backend.close()
+    assert report.data["incomplete"] is True
+    assert f"> **INCOMPLETE RUN**: {reason}. Only the turns that finished are below." in report.markdown
+    assert report.data["summary"]["bm25"]["turns"] == 3
