@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 import time
 import uuid
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -36,7 +36,7 @@ from harness.backends.atlas_queries import (
     vector_pipeline,
     vector_revision_pipeline,
 )
-from harness.backends.base import BackendInfo, Filters, Hit, IndexDoc, IndexSpec, ranked
+from harness.backends.base import BackendInfo, Filters, Hit, IndexDoc, IndexSpec, Value, ranked, stored_value
 from harness.backends.descriptor import BackendDescriptor, ConnectOptions, ContractNotes, UrlScheme, server_url
 from harness.errors import BackendUnavailable
 from harness.messages import redacted
@@ -154,6 +154,14 @@ class AtlasIndex:
     def _aggregate(self, pipeline: list[dict[str, Any]]) -> list[dict[str, Any]]:
         """Bounded: a `$search` on an index that is still building can otherwise hang."""
         return list(self._collection.aggregate(pipeline, maxTimeMS=_QUERY_MS))
+
+    def attributes(self, ids: Sequence[str]) -> dict[str, Mapping[str, Value]]:
+        kinds = self._spec.attributes
+        found = self._collection.find({"_id": {"$in": list(dict.fromkeys(ids))}}, {a: 1 for a in kinds})
+        return {
+            row["_id"]: {a: stored_value(kinds[a], row[a]) for a in kinds if row.get(a) not in (None, [])}
+            for row in found
+        }
 
     def lexical(self, terms: Sequence[str], filters: Filters, limit: int) -> list[Hit]:
         self._spec.check_filters(filters)

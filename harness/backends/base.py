@@ -207,6 +207,15 @@ class IndexSpec:
                 raise ValueError(f"filter {condition}: any-of needs a keyword attribute")
 
 
+def stored_value(kind: AttributeType, value: object) -> Value:
+    """An attribute as an engine hands it back (a list, a 0/1 integer, a string) in `Value` form."""
+    if kind is AttributeType.BOOLEAN:
+        return bool(int(value)) if isinstance(value, str) else bool(value)
+    if kind is AttributeType.KEYWORDS:
+        return frozenset(value) if isinstance(value, list | tuple | set | frozenset) else frozenset({str(value)})
+    return str(value)
+
+
 def _holds(kind: AttributeType, value: Value) -> bool:
     if kind is AttributeType.BOOLEAN:
         return isinstance(value, bool)
@@ -239,6 +248,10 @@ class Index(Protocol):
 
     def wait_ready(self, expected: int, timeout: float) -> None:
         """Block until `expected` documents are searchable, or raise `BackendUnavailable`."""
+
+    def attributes(self, ids: Sequence[str]) -> dict[str, Mapping[str, Value]]:
+        """The stored attributes of each of `ids` the index holds (ids it does not hold are left
+        out; absent attributes too), as the next query filters on them: written state read back."""
 
     def lexical(self, terms: Sequence[str], filters: Filters, limit: int) -> list[Hit]:
         """BM25 per the module contract over the documents `filters` admits (`Filters.admits`);

@@ -22,7 +22,7 @@ import math
 import re
 import sqlite3
 from collections import Counter, defaultdict
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 import numpy as np
 
@@ -38,7 +38,9 @@ from harness.backends.base import (
     IndexDoc,
     IndexSpec,
     Present,
+    Value,
     ranked,
+    stored_value,
     unit,
 )
 from harness.backends.descriptor import BackendDescriptor, ConnectOptions, ContractNotes
@@ -187,6 +189,28 @@ class EmbeddedIndex:
                 clauses.append(f"d.a_{name} IN ({marks})")
             params.extend(values)
         return " AND ".join(clauses), params
+
+    def attributes(self, ids: Sequence[str]) -> dict[str, Mapping[str, Value]]:
+        wanted = json.dumps(list(dict.fromkeys(ids)))
+        columns = "".join(f", d.a_{a}" for a in self._single)
+        found: dict[str, dict[str, Value]] = {}
+        rows: dict[int, str] = {}
+        query = f"SELECT d.row, d.id{columns} FROM {self._ns}_docs d WHERE d.id IN (SELECT value FROM json_each(?))"
+        for row, doc_id, *values in self._db.execute(query, (wanted,)):
+            rows[row] = doc_id
+            found[doc_id] = {
+                a: stored_value(self._spec.attributes[a], v)
+                for a, v in zip(self._single, values, strict=True)
+                if v is not None
+            }
+        for name, table in self._multi.items():
+            marks = ",".join("?" * len(rows))
+            values: dict[int, set[str]] = defaultdict(set)
+            for row, value in self._db.execute(f"SELECT row, value FROM {table} WHERE row IN ({marks})", list(rows)):
+                values[row].add(value)
+            for row, held in values.items():
+                found[rows[row]][name] = frozenset(held)
+        return found
 
     def lexical(self, terms: Sequence[str], filters: Filters, limit: int) -> list[Hit]:
         """The admitted documents' postings with their tf from FTS5's instance vocabulary; n, N and

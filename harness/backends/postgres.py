@@ -22,7 +22,7 @@ turns on iterative scans (pgvector 0.8) in its own transaction: selective filter
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 import numpy as np
@@ -39,7 +39,9 @@ from harness.backends.base import (
     IndexDoc,
     IndexSpec,
     Present,
+    Value,
     ranked,
+    stored_value,
     unit,
 )
 from harness.backends.descriptor import BackendDescriptor, ConnectOptions, ExtensionPolicy, UrlScheme, server_url
@@ -234,6 +236,21 @@ class PostgresIndex:
             raise BackendUnavailable(f"postgres index {self._s}: {count} documents, expected {expected}")
 
     # -- reads ----------------------------------------------------------------------------------
+
+    def attributes(self, ids: Sequence[str]) -> dict[str, Mapping[str, Value]]:
+        names = list(self._spec.attributes)
+        columns = "".join(f', d."a_{a}"' for a in names)
+        rows = self._conn.execute(
+            f"SELECT d.id{columns} FROM {self._s}.docs d WHERE d.id = ANY(%s::text[])", (list(dict.fromkeys(ids)),)
+        ).fetchall()
+        return {
+            doc_id: {
+                a: stored_value(self._spec.attributes[a], v)
+                for a, v in zip(names, values, strict=True)
+                if v is not None and v != []
+            }
+            for doc_id, *values in rows
+        }
 
     def lexical(self, terms: Sequence[str], filters: Filters, limit: int) -> list[Hit]:
         """One query over the postings of the terms; n, N and avglen come from `vocab` and `stats`."""

@@ -6,13 +6,13 @@ The recording wraps the backend, so suite runs and dataset runs (anything that g
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
 import numpy as np
 
-from harness.backends.base import Backend, BackendInfo, Filters, Hit, Index, IndexDoc, IndexSpec
+from harness.backends.base import Backend, BackendInfo, Filters, Hit, Index, IndexDoc, IndexSpec, Value
 from harness.backends.ledger import EXTENSION, NAMESPACE, Entry, Ledger
 from harness.backends.registry import connect
 from harness.messages import one_line, redacted
@@ -40,6 +40,9 @@ class RecordedIndex:
 
     def wait_ready(self, expected: int, timeout: float) -> None:
         self._index.wait_ready(expected, timeout)
+
+    def attributes(self, ids: Sequence[str]) -> dict[str, Mapping[str, Value]]:
+        return self._index.attributes(ids)
 
     def lexical(self, terms: Sequence[str], filters: Filters, limit: int) -> list[Hit]:
         return self._index.lexical(terms, filters, limit)

@@ -38,7 +38,7 @@ from __future__ import annotations
 import json
 import re
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, cast
 
@@ -57,7 +57,9 @@ from harness.backends.base import (
     IndexDoc,
     IndexSpec,
     Present,
+    Value,
     ranked,
+    stored_value,
     unit,
 )
 from harness.backends.descriptor import BackendDescriptor, ConnectOptions, UrlScheme, server_url
@@ -255,6 +257,11 @@ def vsim_attributes(doc: IndexDoc) -> dict[str, object]:
     return stored
 
 
+def _stored(doc: IndexDoc) -> dict[str, object]:
+    """A document's attributes as JSON values (sets as sorted lists), read back by `attributes`."""
+    return {a: sorted(v) if isinstance(v, frozenset) else v for a, v in doc.attributes.items()}
+
+
 @dataclass(frozen=True, slots=True)
 class _Keys:
     prefix: str
@@ -361,7 +368,7 @@ class RedisCoreIndex:
     def _index(self, pipe: Pipeline, doc: IndexDoc) -> None:
         keys = self._keys
         memberships = keys.memberships(doc, self._spec.attributes)
-        record: dict[FieldT, EncodableT] = {"sets": json.dumps(memberships)}
+        record: dict[FieldT, EncodableT] = {"sets": json.dumps(memberships), "attrs": json.dumps(_stored(doc))}
         pipe.sadd(keys.docs, doc.id)
         for key in memberships:
             pipe.sadd(key, doc.id)
@@ -428,6 +435,19 @@ class RedisCoreIndex:
             else:
                 groups.append([keys.value(name, v) for v in condition.accepted])
         return None if any(not g for g in groups) else groups
+
+    def attributes(self, ids: Sequence[str]) -> dict[str, Mapping[str, Value]]:
+        wanted = list(dict.fromkeys(ids))
+        with self._client.pipeline(transaction=False) as pipe:
+            for doc_id in wanted:
+                pipe.hget(self._keys.doc(doc_id), "attrs")
+            replies = pipe.execute()
+        kinds = self._spec.attributes
+        return {
+            doc_id: {a: stored_value(kinds[a], v) for a, v in json.loads(reply).items()}
+            for doc_id, reply in zip(wanted, replies, strict=True)
+            if reply is not None
+        }
 
     def lexical(self, terms: Sequence[str], filters: Filters, limit: int) -> list[Hit]:
         groups = self._filter_groups(filters)

@@ -24,7 +24,7 @@ from __future__ import annotations
 
 import re
 import time
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -41,7 +41,9 @@ from harness.backends.base import (
     IndexDoc,
     IndexSpec,
     Present,
+    Value,
     ranked,
+    stored_value,
     unit,
 )
 from harness.backends.descriptor import BackendDescriptor, ConnectOptions, ContractNotes, server_url
@@ -270,6 +272,23 @@ class RedisSearchIndex:
                     f"redis index {self._name}: {state.num_docs} of {expected} documents after {timeout:g}s"
                 )
             time.sleep(_POLL)
+
+    def attributes(self, ids: Sequence[str]) -> dict[str, Mapping[str, Value]]:
+        wanted, names = list(dict.fromkeys(ids)), list(self._spec.attributes)
+        with self._client.pipeline(transaction=False) as pipe:
+            for doc_id in wanted:
+                pipe.exists(self._prefix + doc_id)
+                pipe.hmget(self._prefix + doc_id, [f"_{a}" for a in names])
+            replies = pipe.execute()
+        found: dict[str, Mapping[str, Value]] = {}
+        for doc_id, exists, values in zip(wanted, replies[::2], replies[1::2], strict=True):
+            if exists:
+                found[doc_id] = {a: self._value(a, v) for a, v in zip(names, values, strict=True) if v is not None}
+        return found
+
+    def _value(self, name: str, stored: str) -> Value:
+        kind = self._spec.attributes[name]
+        return stored_value(kind, stored.split(_SEPARATOR) if kind is AttributeType.KEYWORDS else stored)
 
     def lexical(self, terms: Sequence[str], filters: Filters, limit: int) -> list[Hit]:
         self._spec.check_filters(filters)

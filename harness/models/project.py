@@ -40,6 +40,9 @@ class ProjectRecord:
     """Ids of the symbol records this symbol calls (resolved by name within the project)."""
     line: int | None = None
     """First line of a section or symbol in its file (1-based)."""
+    external_calls: tuple[str, ...] = ()
+    """Call names as written that name no symbol of the project (libraries, builtins, local
+    variables): what a flow passes through outside the project."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -7,8 +7,9 @@ cumulative layers, without ever reading the expected answers.
    inner capital, snake_case, dotted names, `file::name`, anything in backticks), each looked
    up in the symbol table; with the `symbols` tool, the explicit query looked up as a name too.
 3. graph: the fixed graph tools over the parsers' call edges: `flow` follows callees from the
-   route `input.entry` names, `impact` follows callers and `trace` callees of `input.node` (or,
-   without one, of the symbols the identifiers found), each up to `max_depth` hops.
+   route `input.entry` names (and lists what its steps call outside the project, as nano-brain's
+   flow does), `impact` follows callers and `trace` callees of `input.node` (or, without one, of
+   the symbols the identifiers found), each up to `max_depth` hops.
 
 Each layer adds records; a record surfaces its title as a name and its path as a path (what the
 scoring matches expected symbols and files against).
@@ -54,6 +55,8 @@ class Answer:
     layers: dict[str, tuple[ProjectRecord, ...]]
     """Per layer (`LAYERS`), the records it added."""
     identifiers: tuple[str, ...]
+    externals: tuple[str, ...] = ()
+    """What a flow calls outside the project (names only, as nano-brain's flow lists them); graph layer."""
 
     def surfaced(self, upto: str) -> tuple[list[str], list[str]]:
         """(names, paths) surfaced by the layers up to and including `upto`."""
@@ -63,6 +66,8 @@ class Answer:
             for record in self.layers[layer]:
                 names.append(record.title)
                 paths.append(record.path)
+        if upto == "graph":
+            names.extend(self.externals)
         return names, paths
 
 
@@ -196,8 +201,11 @@ class CodeAnswerer:
         named.add(found)
 
         depth = task.input.max_depth
+        externals: dict[str, None] = {}
         if Tool.FLOW in tools and task.input.entry is not None:
-            graph.add(self._table.walk(self._table.routes(task.input.entry), depth or FLOW_DEPTH, callers=False))
+            flow = self._table.walk(self._table.routes(task.input.entry), depth or FLOW_DEPTH, callers=False)
+            graph.add(flow)
+            externals.update((name, None) for record in flow for name in record.external_calls)
         if Tool.IMPACT in tools or Tool.TRACE in tools:
             seeds = self._table.lookup(task.input.node) if task.input.node else self._symbols(named)
             if Tool.IMPACT in tools:
@@ -210,7 +218,7 @@ class CodeAnswerer:
         for layer_name, layer in zip(LAYERS, (search, named, graph), strict=True):
             layers[layer_name] = tuple(r for i, r in layer.records.items() if i not in seen)
             seen.update(layer.records)
-        return Answer(layers, tuple(spelled))
+        return Answer(layers, tuple(spelled), tuple(externals))
 
     def _identifiers(self, task: CodeTask) -> list[str]:
         texts = [task.question, task.input.query or "", task.input.node or ""]

@@ -111,9 +111,6 @@ class ProjectMemory:
 
     # -- reads --------------------------------------------------------------------------------
 
-    def __len__(self) -> int:
-        return len(self._records)
-
     def record(self, record_id: str) -> ProjectRecord:
         return self._records[record_id]
 

@@ -157,15 +157,21 @@ def markdown(
 
 
 def build_report(
-    tasks: TaskSet, project: Project, results: Sequence[CodeTaskResult], run: RunInfo, fail_under: float | None
+    tasks: TaskSet,
+    project: Project,
+    results: Sequence[CodeTaskResult],
+    run: RunInfo,
+    fail_under: float | None,
+    settings: Mapping[str, Any],
 ) -> Report:
+    """`settings`: what the scores depend on, as a baseline of them records it."""
     summary = summarize(results, tasks)
     data = {
         "kind": "code-tasks",
         "metadata": run_metadata(
             run.backend, started_at=run.started_at.isoformat(timespec="seconds"), wall_s=run.wall_s
         ),
-        "settings": {**run.settings, "fail_under": fail_under, "agent": tasks.agent.model_dump()},
+        "settings": {**run.settings, **settings, "fail_under": fail_under},
         "modes": [m.value for m in run.modes],
         "unsupported": {m.value: why for m, why in run.unsupported.items()},
         "incomplete": run.incomplete,
@@ -182,5 +188,6 @@ def build_report(
         markdown=markdown(tasks, project, results, summary),
         scorecard=scorecard(tasks, summary, run.backend.backend),
         scores=score_sheets(results, summary),
+        settings=settings,
         gates=gates(summary, fail_under),
     )

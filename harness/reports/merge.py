@@ -24,6 +24,7 @@ from harness.pipeline.settings import Mode
 from harness.reports import dataset_report, run_report
 from harness.reports.dataset_report import comparison, mode_json
 from harness.reports.dataset_summary import defect_counts, skipped_counts, summarize
+from harness.reports.scores import dataset_scores, suite_scores
 from harness.reports.summary import ModeSummary
 from harness.reports.summary import summarize as summarize_cases
 
@@ -128,9 +129,13 @@ def merge_reports(paths: Sequence[Path]) -> Report:
     merged_from = [str(paths[i]) for i in order]
     if not _is_dataset(reports[0]):
         return _merge_suite_runs(reports, merged_from)
-    data = _merge_dataset_runs(reports, merged_from)
+    data, results = _merge_dataset_runs(reports, merged_from)
     return Report(
-        dataset_report.report_stem(data), data, dataset_report.render_markdown(data), dataset_report.scorecard(data)
+        dataset_report.report_stem(data),
+        data,
+        dataset_report.render_markdown(data),
+        dataset_report.scorecard(data),
+        scores=dataset_scores(results),
     )
 
 
@@ -150,10 +155,18 @@ def _merge_suite_runs(reports: Sequence[dict[str, Any]], merged_from: list[str])
     meta.update(settings={**meta["settings"], "shard": None}, merged_from=merged_from)
     data = run_report.build(meta, summaries, results)
     title = f"{backend}: {', '.join(s['name'] for s in meta['suites'])} ({len(merged_from)} shards merged)"
-    return Report(f"run-{backend}", data, run_report.to_markdown(data), run_report.scorecard(data, title))
+    return Report(
+        f"run-{backend}",
+        data,
+        run_report.to_markdown(data),
+        run_report.scorecard(data, title),
+        scores=suite_scores(results),
+    )
 
 
-def _merge_dataset_runs(reports: Sequence[dict[str, Any]], merged_from: list[str]) -> dict[str, Any]:
+def _merge_dataset_runs(
+    reports: Sequence[dict[str, Any]], merged_from: list[str]
+) -> tuple[dict[str, Any], list[QuestionResult]]:
     run = Evaluation(Granularity(reports[0]["granularity"]), tuple(Mode(m) for m in reports[0]["modes"]))
     for report in reports:
         run.results.extend(question_result(q) for q in report["questions"])
@@ -183,4 +196,4 @@ def _merge_dataset_runs(reports: Sequence[dict[str, Any]], merged_from: list[str
         published=comparison(reports[0]["dataset"], summaries),
         questions=[r.to_json() for r in run.results],
     )
-    return merged
+    return merged, run.results

@@ -1,6 +1,7 @@
 """Turn a `--suite` argument into a loaded suite: `builtin`, `tenure:DIR` (the version detected
-from the files), `tenure@paper:DIR` or `tenure@head:DIR` (named), or a suite folder; and the
-conversation suites, which are another kind of case: `conversation:builtin` and `acervo:DIR`."""
+from the files), `tenure@paper:DIR` or `tenure@head:DIR` (named), or a suite folder; a
+built-in lifecycle set (`lifecycle:builtin`) into its scenarios; and the built-in conversation
+suite (`conversation:builtin`) into its turn files over its projects."""
 
 from __future__ import annotations
 
@@ -8,17 +9,18 @@ import os
 import re
 from pathlib import Path
 
+from harness.errors import HarnessError
 from harness.models import Suite
 from harness.models.conversation import ConversationSuite
+from harness.models.scenario import LifecycleSuite
 from harness.resources import data_root
 from harness.suites.acervo import load_acervo
+from harness.suites.mnemonic import load_mnemonic
 from harness.suites.native import load_native
 from harness.suites.tenure import load_tenure
 
 BUILTIN = "builtin"
 _TENURE = re.compile(r"tenure(?:@(?P<version>[^:]*))?:(?P<dir>.*)", re.DOTALL)
-CONVERSATION_BUILTIN = "conversation:builtin"
-_ACERVO = re.compile(r"acervo:(?P<dir>.+)", re.DOTALL)
 
 
 def cases_dir() -> Path:
@@ -35,12 +37,20 @@ def load_suite(spec: str) -> Suite:
     return load_native(Path(spec).expanduser())
 
 
-def load_conversation_suite(spec: str) -> ConversationSuite | None:
-    """The conversation suite `spec` names (`conversation:builtin`: `cases/conversation/builtin`,
-    turn files over the projects in `cases/conversation/projects`; `acervo:DIR`: an Acervo-format
-    folder), or None when it names a belief suite."""
-    if spec == CONVERSATION_BUILTIN:
-        return load_acervo(cases_dir() / "conversation" / "builtin", name=CONVERSATION_BUILTIN)
-    if acervo := _ACERVO.fullmatch(spec):
-        return load_acervo(Path(acervo["dir"]).expanduser(), name=spec)
-    return None
+def load_lifecycle(name: str) -> LifecycleSuite:
+    """A built-in set of lifecycle scenarios (`cases/lifecycle/<name>/`); only `builtin` so far."""
+    if name != BUILTIN:
+        raise HarnessError(
+            f"lifecycle:{name}: no such built-in scenario set (lifecycle:builtin; mnemonic:PATH for yours)"
+        )
+    return load_mnemonic(cases_dir() / "lifecycle" / BUILTIN, name=f"lifecycle:{BUILTIN}")
+
+
+def load_conversation(name: str) -> ConversationSuite:
+    """A built-in conversation suite: turn files in `cases/conversation/<name>/` over the projects
+    in `cases/conversation/projects/`; only `builtin` so far."""
+    if name != BUILTIN:
+        raise HarnessError(
+            f"conversation:{name}: no such built-in conversation suite (conversation:builtin; acervo:DIR for yours)"
+        )
+    return load_acervo(cases_dir() / "conversation" / BUILTIN, name=f"conversation:{BUILTIN}")

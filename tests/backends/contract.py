@@ -280,6 +280,24 @@ def check_upserts_keep_statistics(backend: Backend) -> None:
     index.drop()
 
 
+def check_attributes_read_back(backend: Backend, docs: list[IndexDoc]) -> None:
+    """What was written is what `attributes` reads: every type, absent ones left out, unknown ids
+    left out; after an upsert that changes and drops attributes, the new ones only."""
+    index = backend.create_index(namespace("ca"), spec())
+    try:
+        index.load(docs)
+        index.wait_ready(len(docs), 30)
+        ids = [d.id for d in docs]
+        assert index.attributes([*ids, "no-such-id"]) == {d.id: dict(d.attributes) for d in docs}
+        first = docs[0]
+        changed = doc(first.id, "changed", "", owner="u9", tags=("x:1", "y:2"), live=None, kind=None)
+        index.upsert(changed)
+        assert index.attributes([first.id]) == {first.id: {"owner": "u9", "tags": frozenset({"x:1", "y:2"})}}
+        assert index.attributes([]) == {}
+    finally:
+        index.drop()
+
+
 def check_undeclared_attributes_are_refused(backend: Backend) -> None:
     """Attributes are declared up front: a document or a filter naming another one, or a value of
     the wrong type, is an error, never an empty or unfiltered answer."""
@@ -362,6 +380,14 @@ class BackendContract:
 
     def test_upserts_keep_statistics(self, engine: Backend) -> None:
         check_upserts_keep_statistics(engine)
+
+    def test_attributes_read_back(self, engine: Backend, notes: ContractNotes) -> None:
+        @settings(max_examples=max(1, notes.examples // 10), deadline=None)
+        @given(docs_strategy)
+        def check(docs: list[IndexDoc]) -> None:
+            check_attributes_read_back(engine, docs)
+
+        check()
 
     def test_undeclared_attributes_are_refused(self, engine: Backend) -> None:
         check_undeclared_attributes_are_refused(engine)

@@ -317,3 +317,12 @@ def test_hash_writes_present_attributes_only() -> None:
     assert record == {"name": "pg", "aliases": "", "_tags": "a,b", "_kind": "entity", "_live": 0}
     with pytest.raises(ValueError, match="separator"):
         index._hash(contract.doc("b", "pg", "", tags=("a,b",)))
+
+
+def test_hash_attributes_read_back_as_written() -> None:
+    """What `attributes` decodes from the hash fields HMGET returns (strings) is what was written."""
+    index = redis_search.RedisSearchIndex(None, "ns", contract.spec())  # type: ignore[arg-type]  # no server needed
+    for doc in [*contract.CORPUS, contract.doc("z", "x", "", owner=None, tags=("b:1", "a"), live=False, kind=None)]:
+        record = index._hash(doc)
+        stored = {a: str(record[f"_{a}"]) for a in contract.ATTRIBUTES if f"_{a}" in record}
+        assert {a: index._value(a, v) for a, v in stored.items()} == dict(doc.attributes)

@@ -7,14 +7,14 @@ from __future__ import annotations
 import json
 import math
 import sys
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 
 import numpy as np
 import pytest
 
 from harness.backends import registry
-from harness.backends.base import BackendInfo, Clause, Filters, Hit, IndexDoc, IndexSpec, ranked, unit
+from harness.backends.base import BackendInfo, Clause, Filters, Hit, IndexDoc, IndexSpec, Value, ranked, unit
 from harness.backends.descriptor import BackendDescriptor, ConnectOptions, ContractNotes
 from harness.backends.provision import backend_session
 from harness.errors import BackendUnavailable, HarnessError
@@ -42,6 +42,9 @@ class ToyIndex:
     def wait_ready(self, expected: int, timeout: float) -> None:  # noqa: ARG002 - the protocol's signature; a dict has nothing to wait for
         if len(self._docs) < expected:
             raise BackendUnavailable(f"toy: {len(self._docs)} of {expected} documents")
+
+    def attributes(self, ids: Sequence[str]) -> dict[str, Mapping[str, Value]]:
+        return {i: self._docs[i].attributes for i in ids if i in self._docs}
 
     def lexical(self, terms: Sequence[str], filters: Filters, limit: int) -> list[Hit]:
         self._spec.check_filters(filters)

@@ -127,3 +127,17 @@ def test_agent_disabled_searches_only_the_fixed_tools(ledger: Project) -> None:
         "internal/store/store.go#Store.Status",
     ]
     engine.close()
+
+
+def test_a_flow_lists_what_it_calls_outside_the_project(answerer: CodeAnswerer) -> None:
+    task = CodeTask.model_validate(
+        {"id": "t", "category": "flow", "question": "q", "input": {"entry": "POST /api/v1/entries"}}
+    )
+    answer = answerer.answer(task, Mode.BM25)
+    # `signed` is the local name the write group's middleware was assigned to; c.Bind is echo's
+    assert "signed" in answer.externals
+    assert "c.Bind" in answer.externals
+    assert "validateEntry" not in answer.externals  # the project's own: a record of the flow
+    names, _ = answer.surfaced("graph")
+    assert "signed" in names
+    assert "signed" not in answer.surfaced("identifiers")[0]

@@ -68,3 +68,21 @@ def test_bad_specs_are_one_line_exit_2(tmp_path: Path) -> None:
         done = harness("run", "--suite", spec, "-m", "bm25", "--out", "out", cwd=tmp_path)
         assert done.returncode == 2, (spec, done.stderr)
         assert message in one_line(done.stderr)
+
+
+def test_freeze_and_check_baseline(tmp_path: Path) -> None:
+    capability = ledger_copy(tmp_path)
+    (capability / "baseline_v1.json").unlink()  # only the harness's own gate here
+    run = ["run", "--suite", f"nano-brain:{capability / 'dataset.json'}", "-m", "bm25", "--out", "out"]
+    gate = ["--baseline-dir", str(tmp_path / "baselines")]
+    frozen = harness(*run, "--freeze-baseline", *gate, cwd=tmp_path)
+    assert frozen.returncode == 0, frozen.stderr
+    assert (tmp_path / "baselines" / "code-tasks-ledger" / "embedded-bm25.json").is_file()
+    assert harness(*run, "--check-baseline", *gate, cwd=tmp_path).returncode == 0
+    # an expectation nothing surfaces: that task's score and the overall fall
+    tasks = json.loads((capability / "dataset.json").read_text())
+    tasks["tasks"][0]["expect_symbols"].append("NoSuchSymbolAnywhere")
+    (capability / "dataset.json").write_text(json.dumps(tasks))
+    checked = harness(*run, "--check-baseline", *gate, cwd=tmp_path)
+    assert checked.returncode == 1, checked.stderr
+    assert "flow-create-entry" in checked.stdout + checked.stderr

@@ -11,6 +11,7 @@ import pytest
 from harness.backends import registry
 from harness.backends.base import Backend
 from harness.evaluation.kind import Engine, RunInfo
+from harness.evaluation.kinds import KindOptions
 from harness.evaluation.kinds.code_tasks import CodeTaskResult, CodeTasksKind
 from harness.models.code_task import Baseline, TaskSet
 from harness.models.project import Project
@@ -145,7 +146,25 @@ def test_a_lost_backend_errors_every_task(kind: CodeTasksKind) -> None:
 
 
 def test_limit_and_shard_select_tasks(tasks: TaskSet) -> None:
-    assert [t.id for t in CodeTasksKind.for_run(tasks, 3, None, None).tasks.tasks] == [t.id for t in tasks.tasks[:3]]
-    halves = [CodeTasksKind.for_run(tasks, None, parse_shard(f"{i}/2"), None).tasks.tasks for i in (1, 2)]
-    assert sorted(t.id for half in halves for t in half) == sorted(t.id for t in tasks.tasks)
-    assert not {t.id for t in halves[0]} & {t.id for t in halves[1]}
+    def kept(**options) -> list[str]:
+        return [t.id for t in CodeTasksKind.for_run(tasks, KindOptions([Mode.BM25], **options)).tasks.tasks]
+
+    assert kept(limit=3) == [t.id for t in tasks.tasks[:3]]
+    halves = [kept(shard=parse_shard(f"{i}/2")) for i in (1, 2)]
+    assert sorted(halves[0] + halves[1]) == sorted(t.id for t in tasks.tasks)
+    assert not set(halves[0]) & set(halves[1])
+
+
+class _Unreachable:
+    """A backend whose server is gone before the index can be made."""
+
+    name = "gone"
+
+    def create_index(self, namespace, spec):  # noqa: ARG002 - the protocol's signature
+        raise ConnectionRefusedError("connection refused")
+
+
+def test_an_unreachable_backend_errors_every_task(kind: CodeTasksKind) -> None:
+    results = [r for s in kind.execute(Engine(_Unreachable(), None, (Mode.BM25,))) for r in s.results]
+    assert len(results) == len(kind.tasks.tasks)
+    assert all(r.backend_lost for r in results)

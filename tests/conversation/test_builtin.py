@@ -13,20 +13,20 @@ import pytest
 
 from harness.backends import registry
 from harness.backends.base import Backend
+from harness.evaluation.kinds import KindOptions
 from harness.evaluation.kinds.conversation import ConversationKind, TurnResult
 from harness.evaluation.runner import RunRequest, run_and_report
 from harness.models.conversation import Category
 from harness.pipeline.settings import Mode
 from harness.shards import Shard
-from harness.suites.resolve import CONVERSATION_BUILTIN, load_conversation_suite
+from harness.suites.resolve import load_conversation
 from tests.conversation.helpers import run_kind
 from tests.pipeline.test_invariants import HashingEmbedder
 
-SUITE = load_conversation_suite(CONVERSATION_BUILTIN)
+SUITE = load_conversation("builtin")
 
 
 def test_suite_shape() -> None:
-    assert SUITE is not None
     assert SUITE.turns >= 45
     assert SUITE.dropped == ()
     categories = Counter(t.category for s in SUITE.scenarios for t in s.turns)
@@ -111,7 +111,7 @@ def test_through_the_one_runner(tmp_path: Path) -> None:
         engine.close()
     assert finished.outcome.done == SUITE.turns
     written = json.loads((tmp_path / "conversation-embedded-latest.json").read_text())
-    assert written["suite"] == CONVERSATION_BUILTIN
+    assert written["suite"] == "conversation:builtin"
     assert len(written["turns"]) == SUITE.turns
     assert (tmp_path / "conversation-embedded-latest.md").read_text().startswith("# Conversation report")
     assert finished.report.gates == []  # no --fail-under, no gate
@@ -119,11 +119,13 @@ def test_through_the_one_runner(tmp_path: Path) -> None:
 
 
 def test_limit_and_shard_select_whole_conversations() -> None:
-    limited = ConversationKind.for_run(SUITE, 2, None, None)
+    limited = ConversationKind.for_run(SUITE, KindOptions([Mode.BM25], limit=2))
     assert [len(s.turns) for s in limited.suite.scenarios] == [2, 2, 2]
     assert limited.total([Mode.BM25, Mode.HYBRID]) == 12
     names = {s.name for s in SUITE.scenarios}
-    parts = [ConversationKind.for_run(SUITE, None, Shard(i, 2), None).suite.scenarios for i in (1, 2)]
+    parts = [
+        ConversationKind.for_run(SUITE, KindOptions([Mode.BM25], shard=Shard(i, 2))).suite.scenarios for i in (1, 2)
+    ]
     assert sorted(s.name for part in parts for s in part) == sorted(names)  # each conversation in one shard
     assert all(
         len(s.turns) == len(next(x for x in SUITE.scenarios if x.name == s.name).turns) for p in parts for s in p

@@ -29,7 +29,7 @@ def test_acervo_folder_end_to_end(tmp_path: Path) -> None:
     ("suite", "message"),
     [
         ("acervo:", "--suite acervo:DIR: name the folder of turn files and fixture projects"),
-        ("conversation:other", "--suite conversation:other: only conversation:builtin exists"),
+        ("conversation:other", "conversation:other: no such built-in conversation suite (conversation:builtin"),
         ("acervo:/no/such/folder", "/no/such/folder: not a folder of Acervo turn files (*.yaml)"),
     ],
 )

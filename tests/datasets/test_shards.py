@@ -191,3 +191,6 @@ def test_suite_shards_merged_equal_the_unsharded_suite_run(tmp_path: Path) -> No
     assert merged.data["meta"]["settings"]["shard"] is None
     assert merged.stem == "run-embedded"
     assert merged.scorecard.rows[0][2] == "115/115"
+    (sheet,) = merged.scores.values()
+    assert sheet.overall["pass_rate"] == 1.0
+    assert len(sheet.cases) == len(whole["cases"])

@@ -80,6 +80,10 @@ def test_go_methods_routes_and_cross_file_calls(sample: Project) -> None:
         "server/main.go#writeJSON",
     )
     assert records["server/main.go#GET /api/trees"].calls == ("server/main.go#Server.listTrees",)
+    # what the project does not define stays as written, outside the call graph
+    assert records["server/main.go#Server.Routes"].external_calls == ("mux.HandleFunc",)
+    assert records["server/main.go#Server.listTrees"].external_calls == ()
+    assert set(records["web/api.ts#request"].external_calls) == {"fetch", ".then", "r.text"}
     # a bare path registers every method; an inline handler's calls are the route's
     assert records["server/main.go#ANY /health"].calls == ("server/main.go#writeOK",)
     assert records["server/store.go#Store.AllTrees"].line == 7
@@ -175,16 +179,14 @@ def test_call_resolution_prefers_the_nearest_scope() -> None:
             Symbol("c/z.py#Job.run", "c/z.py", "Job.run"),
         ]
     )
-    assert resolver.resolve("a/x.py", ["run"]) == ("a/x.py#run",)  # same file
-    assert resolver.resolve("a/x.py", ["fusion.run"]) == ("b/fusion.py#run",)  # the module the call names
-    assert resolver.resolve("a/w.py", ["run"]) == ("a/x.py#run", "a/y.py#run")  # same folder
+    assert resolver.resolve("a/x.py", ["run"]) == (("a/x.py#run",), ())  # same file
+    assert resolver.resolve("a/x.py", ["fusion.run"]) == (("b/fusion.py#run",), ())  # the module the call names
+    assert resolver.resolve("a/w.py", ["run"]) == (("a/x.py#run", "a/y.py#run"), ())  # same folder
     assert resolver.resolve("d/w.py", ["job.run"]) == (
-        "a/x.py#run",
-        "a/y.py#run",
-        "b/fusion.py#run",
-        "c/z.py#Job.run",
+        ("a/x.py#run", "a/y.py#run", "b/fusion.py#run", "c/z.py#Job.run"),
+        (),
     )  # anywhere
-    assert resolver.resolve("a/x.py", ["print", "len"]) == ()  # not the project's
+    assert resolver.resolve("a/x.py", ["print", "run", "os.path.join"]) == (("a/x.py#run",), ("print", "os.path.join"))
 
 
 def test_excluded_paths_are_skipped(sample_root: Path) -> None:

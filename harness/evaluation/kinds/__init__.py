@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from harness.errors import HarnessError
@@ -38,39 +39,49 @@ def _code_tasks(rest: str, options: KindOptions) -> CaseKind:
     from harness.evaluation.kinds.code_tasks import CodeTasksKind
     from harness.suites.code_tasks import load_builtin
 
-    return CodeTasksKind.for_run(load_builtin(rest), options.limit, options.shard, options.fail_under)
+    return CodeTasksKind.for_run(load_builtin(rest), options)
 
 
 def _nano_brain(rest: str, options: KindOptions) -> CaseKind:
     from harness.evaluation.kinds.code_tasks import CodeTasksKind
     from harness.suites.code_tasks import load_nano_brain
 
-    return CodeTasksKind.for_run(load_nano_brain(rest), options.limit, options.shard, options.fail_under)
+    return CodeTasksKind.for_run(load_nano_brain(rest), options)
+
+
+def _lifecycle(rest: str, options: KindOptions) -> CaseKind:
+    from harness.evaluation.kinds.lifecycle import lifecycle_format
+
+    return lifecycle_format(rest, options)
+
+
+def _mnemonic(rest: str, options: KindOptions) -> CaseKind:
+    from harness.evaluation.kinds.lifecycle import mnemonic_format
+
+    return mnemonic_format(rest, options)
 
 
 def _conversation(rest: str, options: KindOptions) -> CaseKind:
     from harness.evaluation.kinds.conversation import ConversationKind
-    from harness.suites.resolve import load_conversation_suite
+    from harness.suites.resolve import load_conversation
 
-    suite = load_conversation_suite(f"conversation:{rest}")
-    if suite is None:
-        raise HarnessError(f"--suite conversation:{rest}: only conversation:builtin exists (acervo:DIR runs a folder)")
-    return ConversationKind.for_run(suite, options.limit, options.shard, options.fail_under, options.embedding_model)
+    return ConversationKind.for_run(load_conversation(rest), options)
 
 
 def _acervo(rest: str, options: KindOptions) -> CaseKind:
     from harness.evaluation.kinds.conversation import ConversationKind
-    from harness.suites.resolve import load_conversation_suite
+    from harness.suites.acervo import load_acervo
 
-    suite = load_conversation_suite(f"acervo:{rest}")
-    if suite is None:
+    if not rest:
         raise HarnessError("--suite acervo:DIR: name the folder of turn files and fixture projects")
-    return ConversationKind.for_run(suite, options.limit, options.shard, options.fail_under, options.embedding_model)
+    return ConversationKind.for_run(load_acervo(Path(rest).expanduser(), name=f"acervo:{rest}"), options)
 
 
 FORMATS: Mapping[str, Callable[[str, KindOptions], CaseKind]] = {
     "code-tasks": _code_tasks,
     "nano-brain": _nano_brain,
+    "lifecycle": _lifecycle,
+    "mnemonic": _mnemonic,
     "conversation": _conversation,
     "acervo": _acervo,
 }

@@ -8,7 +8,8 @@ import time
 import uuid
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from pathlib import PurePath
+from typing import TYPE_CHECKING, Any
 
 from harness.backends.failures import connection_lost
 from harness.evaluation.kind import Engine, Report, Result, RunInfo, Step
@@ -16,12 +17,14 @@ from harness.messages import error_text
 from harness.metrics.surfaced import surfaced_recall
 from harness.models.code_task import CodeTask, TaskSet
 from harness.models.project import Project
-from harness.pipeline.code_answer import LAYERS, CodeAnswerer
+from harness.pipeline.code_answer import LAYERS, SEARCH_LIMIT, CodeAnswerer
 from harness.pipeline.project_memory import ProjectMemory, embedding_text
 from harness.pipeline.settings import Mode
 from harness.reports.code_tasks_report import build_report
-from harness.shards import Shard
 from harness.suites.projects import ingest
+
+if TYPE_CHECKING:
+    from harness.evaluation.kinds import KindOptions
 
 
 @dataclass
@@ -44,6 +47,8 @@ class CodeTaskResult:
     identifiers: list[str] = field(default_factory=list)
     surfaced: dict[str, list[str]] = field(default_factory=dict)
     """Per layer, the ids of the records it added."""
+    externals: list[str] = field(default_factory=list)
+    """Names a flow passed through outside the project (graph layer)."""
     latency_ms: float | None = None
     error: str | None = None
     backend_lost: bool = False
@@ -67,18 +72,37 @@ class CodeTasksKind:
     name = "code-tasks"
     unit = "tasks"
 
-    def __init__(self, tasks: TaskSet, project: Project | None = None, fail_under: float | None = None):
+    def __init__(
+        self,
+        tasks: TaskSet,
+        project: Project | None = None,
+        fail_under: float | None = None,
+        limit: int | None = None,
+        embedding_model: str | None = None,
+    ):
         self.tasks = tasks
         self.project = (
             project if project is not None else ingest(tasks.codebase, name=tasks.name, exclude=tasks.exclude)
         )
         self.fail_under = fail_under
+        self.limit = limit
+        self.embedding_model = embedding_model
 
     @classmethod
-    def for_run(cls, tasks: TaskSet, limit: int | None, shard: Shard | None, fail_under: float | None) -> CodeTasksKind:
-        """The kind for `harness run`: the first `limit` tasks of the shard's share."""
-        kept = shard.keep(tasks.tasks) if shard is not None else tasks.tasks
-        return cls(tasks.model_copy(update={"tasks": kept[:limit]}), fail_under=fail_under)
+    def for_run(cls, tasks: TaskSet, options: KindOptions) -> CodeTasksKind:
+        """The kind for `harness run`: the first `--limit` tasks of the `--shard`'s share."""
+        kept = options.shard.keep(tasks.tasks) if options.shard is not None else tasks.tasks
+        needs_vectors = any(m.needs_vectors for m in options.modes)
+        return cls(
+            tasks.model_copy(update={"tasks": kept[: options.limit]}),
+            fail_under=options.fail_under,
+            limit=options.limit,
+            embedding_model=options.embedding_model if needs_vectors else None,
+        )
+
+    @property
+    def baseline_suite(self) -> str:
+        return f"code-tasks-{self.tasks.name}"
 
     def total(self, modes: Sequence[Mode]) -> int | None:  # noqa: ARG002 - one step per task, all modes in it
         return len(self.tasks.tasks)
@@ -92,9 +116,10 @@ class CodeTasksKind:
 
     def execute(self, engine: Engine) -> Iterator[Step]:
         embedder = engine.embedder if any(m.needs_vectors for m in engine.modes) else None
-        memory = ProjectMemory.open(engine.backend, f"c{uuid.uuid4().hex[:12]}", embedder)
+        memory: ProjectMemory | None = None
         try:
             try:
+                memory = ProjectMemory.open(engine.backend, f"c{uuid.uuid4().hex[:12]}", embedder)
                 memory.load(self.project)
             except Exception as exc:  # noqa: BLE001 - every task then carries the error, and the run goes on
                 for task in self.tasks.tasks:
@@ -104,10 +129,11 @@ class CodeTasksKind:
             for task in self.tasks.tasks:
                 yield Step(task.id, [self._run(answerer, task, engine, mode) for mode in engine.modes])
         finally:
-            try:
-                memory.index.drop()
-            except Exception:  # noqa: BLE001 - dropping on a lost server must not hide the run's own error
-                pass
+            if memory is not None:
+                try:
+                    memory.index.drop()
+                except Exception:  # noqa: BLE001 - dropping on a lost server must not hide the run's own error
+                    pass
 
     def _result(self, task: CodeTask, engine: Engine, mode: Mode) -> CodeTaskResult:
         return CodeTaskResult(
@@ -136,8 +162,16 @@ class CodeTasksKind:
         result.matched, result.missed = list(scored.matched), list(scored.missed)
         result.identifiers = list(answer.identifiers)
         result.surfaced = {layer: [r.id for r in records] for layer, records in answer.layers.items()}
+        result.externals = list(answer.externals)
         return result
 
     def report(self, results: Sequence[Result], run: RunInfo) -> Report:
         rows = [r for r in results if isinstance(r, CodeTaskResult)]
-        return build_report(self.tasks, self.project, rows, run, self.fail_under)
+        settings = {
+            "tasks": PurePath(self.tasks.source).name,
+            "limit": self.limit,
+            "agent": self.tasks.agent.model_dump(),
+            "search_limit": SEARCH_LIMIT,
+            "embedding_model": self.embedding_model,
+        }
+        return build_report(self.tasks, self.project, rows, run, self.fail_under, settings)

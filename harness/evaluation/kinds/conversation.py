@@ -10,7 +10,7 @@ import uuid
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from harness import tokens
 from harness.evaluation.kind import Engine, Report, RunInfo, Step
@@ -24,8 +24,10 @@ from harness.pipeline.facts import fact_record, stated_facts
 from harness.pipeline.project_memory import ProjectMemory, embedding_text
 from harness.pipeline.settings import Mode
 from harness.reports.conversation_report import build_report
-from harness.shards import Shard
 from harness.suites.projects.ingest import ingest
+
+if TYPE_CHECKING:
+    from harness.evaluation.kinds import KindOptions
 
 
 @dataclass
@@ -97,21 +99,17 @@ class ConversationKind:
         self._agent_runs: dict[tuple[str, int], AgentRun | None] = {}
 
     @classmethod
-    def for_run(
-        cls,
-        suite: ConversationSuite,
-        limit: int | None,
-        shard: Shard | None,
-        fail_under: float | None,
-        embedding_model: str | None = None,
-    ) -> ConversationKind:
+    def for_run(cls, suite: ConversationSuite, options: KindOptions) -> ConversationKind:
         """The kind for `harness run`: with `--shard`, the scenarios this shard owns (by name: a
         conversation's turns depend on each other, so it is never split); with `--limit N`, the
-        first N turns of each."""
+        first N turns of each; the embedding model recorded only when a mode uses it."""
+        shard = options.shard
         scenarios = [s for s in suite.scenarios if shard is None or shard.owns(s.name)]
-        if limit is not None:
-            scenarios = [replace(s, turns=s.turns[:limit]) for s in scenarios]
-        return cls(replace(suite, scenarios=tuple(scenarios)), None, fail_under, embedding_model, limit)
+        if options.limit is not None:
+            scenarios = [replace(s, turns=s.turns[: options.limit]) for s in scenarios]
+        needs_vectors = any(m.needs_vectors for m in options.modes)
+        model = options.embedding_model if needs_vectors else None
+        return cls(replace(suite, scenarios=tuple(scenarios)), None, options.fail_under, model, options.limit)
 
     @property
     def baseline_suite(self) -> str:

@@ -34,13 +34,18 @@ class CallResolver:
         for symbol in symbols:
             self._by_name[symbol.short].append(symbol)
 
-    def resolve(self, path: str, calls: Sequence[str]) -> tuple[str, ...]:
-        """The ids the calls made from file `path` link to, in call order, each once."""
+    def resolve(self, path: str, calls: Sequence[str]) -> tuple[tuple[str, ...], tuple[str, ...]]:
+        """(the ids the calls made from file `path` link to, the calls that link nowhere), each
+        in call order, each once."""
         linked: dict[str, None] = {}
+        external: dict[str, None] = {}
         for call in calls:
-            for target in self._targets(path, call):
+            targets = self._targets(path, call)
+            for target in targets:
                 linked.setdefault(target, None)
-        return tuple(linked)
+            if not targets:
+                external.setdefault(call, None)
+        return tuple(linked), tuple(external)
 
     def _targets(self, path: str, call: str) -> list[str]:
         parts = call.split(".")

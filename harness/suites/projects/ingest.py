@@ -215,6 +215,7 @@ def _records(parsed: dict[str, ParsedFile], folders: set[str]) -> list[ProjectRe
         )
         own, by_name = ids[path]
         for piece, piece_id in zip(file.pieces, own, strict=True):
+            calls, external = resolver.resolve(path, piece.calls)
             records.append(
                 ProjectRecord(
                     piece_id,
@@ -224,8 +225,9 @@ def _records(parsed: dict[str, ParsedFile], folders: set[str]) -> list[ProjectRe
                     piece.text,
                     parent=by_name.get(piece.parent or "", path),
                     language=file.language,
-                    calls=resolver.resolve(path, piece.calls),
+                    calls=calls,
                     line=piece.line,
+                    external_calls=external,
                 )
             )
     return records

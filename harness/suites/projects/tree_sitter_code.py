@@ -71,7 +71,6 @@ _GRAMMARS = {
         frozenset({"string", "template_string"}),
     ),
 }
-LANGUAGES = frozenset(_GRAMMARS)
 
 
 @cache
@@ -80,7 +79,7 @@ def _parser(language: str) -> Parser:
 
 
 def parse(source: str, language: str) -> ParsedFile:
-    """Symbols, routes and the module comment of one file in `language` (a key of `LANGUAGES`).
+    """Symbols, routes and the module comment of one file in `language` (go, typescript, tsx, javascript).
     Tree-sitter recovers from syntax errors, so a broken file still gives what parses."""
     grammar = _GRAMMARS[language]
     data = source.encode("utf-8")
@@ -324,9 +323,13 @@ class _Walker:
             inner = [
                 n for arg in (arguments.named_children if arguments else []) for n in self._handler_names(arg, scope)
             ]
-            return ([scope.aliases.get(callee, callee)] if callee else []) + inner
+            named = ([scope.aliases[callee], callee] if callee in scope.aliases else [callee]) if callee else []
+            return named + inner
         name = self._callee(node)
-        return [scope.aliases.get(name, name)] if name else []
+        if name is None:
+            return []
+        # a local name stands for what it was assigned from; it is kept too, as the flow shows it
+        return [scope.aliases[name], name] if name in scope.aliases else [name]
 
 
 @dataclass

@@ -1,0 +1,191 @@
+"""Lifecycle scenarios as a case kind: each scenario runs in every mode on its own namespace,
+through ingest, baseline queries, access simulation, consolidation cycles and post queries."""
+
+from __future__ import annotations
+
+import uuid
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import asdict, replace
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from harness.embeddings.model import DEFAULT_MODEL
+from harness.errors import HarnessError
+from harness.evaluation.embedders import embed_ahead, suite_embedder
+from harness.evaluation.kind import Engine, Report, RunInfo, Scorecard, Step
+from harness.evaluation.lifecycle_results import LifecycleResult, judge
+from harness.evaluation.lifecycle_summary import ModeSummary, summarise
+from harness.metrics.evaluate import QrelsByQuery, RunByQuery
+from harness.metrics.grades import THRESHOLDS
+from harness.models.scenario import LifecycleSuite
+from harness.models.scoresheet import CaseScore, ScoreSheet
+from harness.pipeline.lifecycle.phases import run_scenario, seed
+from harness.pipeline.lifecycle.settings import LifecycleSettings
+from harness.pipeline.memory_layer import TextEmbedder
+from harness.pipeline.settings import Mode
+from harness.reports.lifecycle_report import render_markdown, scorecard_rows
+from harness.suites.mnemonic import load_mnemonic
+from harness.suites.resolve import load_lifecycle
+
+if TYPE_CHECKING:
+    from harness.evaluation.kinds import KindOptions
+
+
+class LifecycleKind:
+    """`embedder` gives every vector of the run: duplicate detection compares them in every mode
+    (bm25 too), so the kind uses its own rather than the engine's, which only vector modes get;
+    `verbose` adds per-cycle and per-query lines under the scorecard."""
+
+    name = "lifecycle"
+    unit = "scenarios"
+
+    def __init__(
+        self,
+        suite: LifecycleSuite,
+        embedder: TextEmbedder,
+        settings: LifecycleSettings | None = None,
+        verbose: bool = False,
+        embedding_model: str | None = None,
+    ):
+        self.suite = suite
+        self.settings = settings or LifecycleSettings()
+        self.verbose = verbose
+        self.embedder = embedder
+        self.embedding_model = embedding_model
+
+    @property
+    def baseline_suite(self) -> str:
+        return self.suite.name
+
+    def total(self, modes: Sequence[Mode]) -> int | None:  # noqa: ARG002 - one step per scenario, all its modes
+        return len(self.suite.scenarios)
+
+    def texts(self) -> Iterable[str]:
+        """What the pipeline embeds: each seeded memory's text (raw events as encoded) and each query."""
+        for scenario in self.suite.scenarios:
+            yield from (t.text for t in seed(scenario, self.settings).texts)
+            yield from (q.query for q in scenario.queries)
+
+    def execute(self, engine: Engine) -> Iterator[Step]:
+        backend = engine.backend.name
+        for scenario in self.suite.scenarios:
+            results = []
+            for mode in engine.modes:
+                result = LifecycleResult(scenario.name, scenario.raw, backend, mode.value)
+                try:
+                    namespace = f"lc{uuid.uuid4().hex[:12]}"
+                    run = run_scenario(
+                        scenario, engine.backend, namespace, self.embedder, mode, self.suite.max_results, self.settings
+                    )
+                    results.append(judge(scenario, run, result, self.suite.max_results))
+                except Exception as exc:  # noqa: BLE001 - a scenario's error is its result; the run goes on
+                    results.append(result.fail_with(exc))
+            yield Step(scenario.name, results)
+
+    def report(self, results: Sequence[LifecycleResult], run: RunInfo) -> Report:  # type: ignore[override]
+        modes = [m.value for m in run.modes]
+        summaries = {m: summarise(m, [r for r in results if r.mode == m]) for m in modes}
+        data = {
+            "kind": self.name,
+            "suite": self.suite.name,
+            "backend": asdict(run.backend),
+            "modes": modes,
+            "unsupported": {m.value: why for m, why in run.unsupported.items()},
+            "started_at": run.started_at.isoformat(),
+            "wall_s": run.wall_s,
+            "incomplete": run.incomplete,
+            "max_results": self.suite.max_results,
+            "settings": [{"name": n, "value": v, "doc": d} for n, v, d in self.settings.describe()],
+            "warnings": list(self.suite.warnings),
+            "summary": {m: asdict(s) for m, s in summaries.items()},
+            "results": [r.to_json() for r in results],
+        }
+        return Report(
+            stem=f"lifecycle-{run.backend.backend}",
+            data=data,
+            markdown=render_markdown(data),
+            scorecard=Scorecard(
+                f"lifecycle scenarios: {self.suite.name} on {run.backend.backend}", *scorecard_rows(data, self.verbose)
+            ),
+            scores={m: _sheet(s, [r for r in results if r.mode == m]) for m, s in summaries.items()},
+            settings={
+                **self.settings.as_dict(),
+                "max_results": self.suite.max_results,
+                "scenarios": [sc.name for sc in self.suite.scenarios],
+                "embedding_model": self.embedding_model,
+            },
+            gates=_gates(summaries),
+            trec={m: _trec([r for r in results if r.mode == m]) for m in modes} if run.incomplete is None else {},
+        )
+
+
+def _sheet(summary: ModeSummary, results: Sequence[LifecycleResult]) -> ScoreSheet:
+    """Overall: the post-consolidation scores and lifecycle shares; categories: before/after and
+    raw events; cases: each scenario, passed unless its grade is FAIL, scored by its P@5 after."""
+    overall = {**summary.after, **summary.lifecycle}
+    categories = {"before": summary.before, "raw_events": summary.raw}
+    cases = {
+        r.scenario: CaseScore(
+            passed=r.error is None and r.grade != "FAIL", score=r.after.get("precision") if r.error is None else None
+        )
+        for r in results
+    }
+    return ScoreSheet(overall=overall, categories={k: v for k, v in categories.items() if v}, cases=cases)
+
+
+def _gates(summaries: dict[str, ModeSummary]) -> list[str]:
+    """A FAIL overall grade fails the run (errored scenarios are the runner's error threshold)."""
+    gates = []
+    for mode, summary in summaries.items():
+        if summary.grade == "FAIL":
+            failing = ", ".join(n for n, g in summary.grades.items() if g == "FAIL" and THRESHOLDS[n].gating)
+            gates.append(f"lifecycle {mode}: overall grade FAIL ({failing})")
+    return gates
+
+
+def _trec(results: Sequence[LifecycleResult]) -> tuple[RunByQuery, QrelsByQuery]:
+    """Post-consolidation rankings of direct scenarios (`scenario#query number`) and their judgements."""
+    run: dict[str, dict[str, float]] = {}
+    qrels: dict[str, dict[str, int]] = {}
+    for result in (r for r in results if r.error is None and not r.raw):
+        for number, query in enumerate(result.queries, 1):
+            qid = f"{result.scenario}#{number}"
+            run[qid] = {hit["id"]: hit["score"] for hit in query["after"]}
+            qrels[qid] = dict.fromkeys(query["expected"], 1)
+    return run, qrels
+
+
+def build(options: KindOptions, suite: LifecycleSuite) -> LifecycleKind:
+    """The kind for a run: `options.extra` may set `cycles` (default 5) and `verbose`; `--limit`
+    keeps the first scenarios and `--shard` those whose name hashes to the shard. The embedder
+    duplicate detection needs is built (and its texts embedded) now, so a model that cannot load
+    fails before the run, in every mode."""
+    if options.fail_under is not None:
+        raise HarnessError("--fail-under does not apply to lifecycle scenarios: their gate is the overall grade")
+    scenarios = suite.scenarios[: options.limit] if options.limit is not None else suite.scenarios
+    if options.shard is not None:
+        scenarios = options.shard.keep(scenarios)
+    try:
+        settings = LifecycleSettings(cycles=int(options.extra.get("cycles", LifecycleSettings().cycles)))
+    except ValueError as exc:
+        raise HarnessError(f"--cycles: {exc}") from None
+    model = options.embedding_model or DEFAULT_MODEL
+    kind = LifecycleKind(
+        replace(suite, scenarios=tuple(scenarios)),
+        suite_embedder(model),
+        settings,
+        verbose=bool(options.extra.get("verbose", False)),
+        embedding_model=model,
+    )
+    embed_ahead(kind, kind.embedder)
+    return kind
+
+
+def lifecycle_format(rest: str, options: KindOptions) -> LifecycleKind:
+    """`--suite lifecycle:builtin`: the scenarios written for this harness."""
+    return build(options, load_lifecycle(rest))
+
+
+def mnemonic_format(rest: str, options: KindOptions) -> LifecycleKind:
+    """`--suite mnemonic:PATH`: a Mnemonic-format scenario file, or a folder of them."""
+    return build(options, load_mnemonic(Path(rest).expanduser(), name=f"mnemonic:{rest}"))

@@ -1,0 +1,119 @@
+"""One lifecycle scenario in one mode, judged: ranking scores before and after consolidation,
+what consolidation left, and grades (peer-formats.md §3.3)."""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from statistics import fmean
+from typing import Any
+
+from harness.backends.failures import connection_lost
+from harness.messages import error_text
+from harness.metrics.grades import THRESHOLDS, overall
+from harness.metrics.lifecycle_ranking import RankingScores, concept_hits, id_hits, ranking_scores
+from harness.metrics.lifecycle_states import dedup_effectiveness, noise_suppression, signal_retention
+from harness.models.memory import Label
+from harness.models.scenario import MemoryState, Scenario
+from harness.pipeline.lifecycle.phases import QueryRun, ScenarioRun
+
+RANKING = ("precision", "trec_precision", "recall", "mrr", "ndcg")
+"""The ranking scores, in report order (`RankingScores` fields)."""
+
+
+@dataclass
+class LifecycleResult:
+    scenario: str
+    raw: bool
+    backend: str
+    mode: str
+    error: str | None = None
+    backend_lost: bool = False
+    queries: list[dict[str, Any]] = field(default_factory=list)
+    """Per query: what came back before and after consolidation, and its scores."""
+    before: dict[str, float] = field(default_factory=dict)
+    after: dict[str, float] = field(default_factory=dict)
+    """Ranking scores averaged over the scenario's queries, before and after consolidation."""
+    lifecycle: dict[str, float | None] = field(default_factory=dict)
+    """noise_suppression, signal_retention, dedup (and raw events: signal_survival, encoded, episodes, ...)."""
+    grades: dict[str, str] = field(default_factory=dict)
+    grade: str | None = None
+    states: dict[str, str] = field(default_factory=dict)
+    merged_into: dict[str, str] = field(default_factory=dict)
+    cycles: list[dict[str, Any]] = field(default_factory=list)
+
+    @property
+    def item_id(self) -> str:
+        return self.scenario
+
+    def fail_with(self, exc: Exception) -> LifecycleResult:
+        self.error = error_text(exc)
+        self.backend_lost = connection_lost(exc)
+        return self
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+def _scores(
+    run: QueryRun, scenario: Scenario, position: int, concepts: dict[str, tuple[str, ...]], k: int
+) -> RankingScores:
+    query = scenario.queries[position]
+    returned = [r.id for r in run.returned]
+    if scenario.raw:
+        hits = concept_hits([concepts[i] for i in returned], query.expected_concepts)
+        return ranking_scores(hits, len(query.expected_concepts), k)
+    return ranking_scores(id_hits(returned, query.expected_ids), len(query.expected_ids), k)
+
+
+def _mean(scores: list[RankingScores]) -> dict[str, float]:
+    return {name: fmean(getattr(s, name) for s in scores) for name in RANKING}
+
+
+def judge(scenario: Scenario, run: ScenarioRun, result: LifecycleResult, k: int) -> LifecycleResult:
+    before = [_scores(q, scenario, i, run.concepts, k) for i, q in enumerate(run.baseline)]
+    after = [_scores(q, scenario, i, run.concepts, k) for i, q in enumerate(run.post)]
+    result.queries = [
+        {
+            "query": query.query,
+            "expected": list(query.expected_concepts if scenario.raw else query.expected_ids),
+            "before": [{"id": r.id, "score": r.score, "via": r.via} for r in base.returned],
+            "after": [{"id": r.id, "score": r.score, "via": r.via} for r in post.returned],
+            "scores_before": asdict(b),
+            "scores_after": asdict(a),
+        }
+        for query, base, post, b, a in zip(scenario.queries, run.baseline, run.post, before, after, strict=True)
+    ]
+    result.before, result.after = _mean(before), _mean(after)
+    result.states = {i: r.state.value for i, r in run.final.items()}
+    result.merged_into = {i: r.merged_into for i, r in run.final.items() if r.merged_into}
+    result.cycles = [asdict(c) for c in run.cycles]
+    states: dict[str, MemoryState | None] = {i: r.state for i, r in run.final.items()}
+    if scenario.raw:
+        labels = {e.id: e.label for e in scenario.raw_events}
+        states = {i: states.get(i) for i in labels}
+        signal = [i for i, label in labels.items() if label is Label.SIGNAL and i in run.final]
+        touching = [sum(1 for e in run.associations if i in (e.source, e.target)) for i in signal]
+        result.lifecycle = {
+            "signal_survival": signal_retention(labels, states),
+            "noise_suppression": noise_suppression(labels, states),
+            "encoded": float(len(run.final)),
+            "episodes": float(run.episodes or 0),
+            "associations_per_signal": fmean(touching) if touching else 0.0,
+        }
+    else:
+        labels = {m.id: m.label for m in scenario.memories}
+        result.lifecycle = {
+            "noise_suppression": noise_suppression(labels, states),
+            "signal_retention": signal_retention(labels, states),
+            "dedup": dedup_effectiveness(
+                labels,
+                {i: r.state for i, r in run.final.items()},
+                {i: r.merged_into for i, r in run.final.items()},
+                {m.id: m.duplicate_of for m in scenario.memories},
+            ),
+        }
+    values = {**result.after, **result.lifecycle}
+    grades = {name: THRESHOLDS[name].grade(v) for name in THRESHOLDS if (v := values.get(name)) is not None}
+    result.grades = {name: g.value for name, g in grades.items()}
+    result.grade = overall(grades).value
+    return result
