@@ -139,6 +139,7 @@ def build_report(
         },
         settings={**settings, "tokenizer": "cl100k_base"},
         gates=gates,
+        charts={"efficiency": lambda path: write_chart(data, path)},
     )
 
 

@@ -23,6 +23,8 @@ def test_acervo_folder_end_to_end(tmp_path: Path) -> None:
     assert "7/7" in done.stdout
     report = json.loads((out / "conversation-embedded-latest.json").read_text())
     assert report["summary"]["bm25"]["passed"] == 7
+    (chart,) = out.glob("conversation-embedded-2*-efficiency.png")
+    assert chart.read_bytes().startswith(b"\x89PNG"), "the efficiency chart is written beside the report"
 
 
 @pytest.mark.parametrize(
