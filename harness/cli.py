@@ -54,7 +54,7 @@ from harness.errors import BackendUnavailable, HarnessError, Interrupted
 from harness.evaluation import runner
 from harness.evaluation.embedders import dataset_embedder, embed_ahead, suite_embedder
 from harness.evaluation.kind import CaseKind, Report, Scorecard
-from harness.evaluation.kinds import KindOptions, kinds_for
+from harness.evaluation.kinds import KindOptions, kinds_for, prefix_of
 from harness.evaluation.model_check import load_model
 from harness.models.haystack import Granularity
 from harness.pipeline import Mode, PipelineSettings
@@ -132,7 +132,8 @@ def print_scorecard(card: Scorecard) -> None:
 
 
 DATASET_ONLY = ("file", "granularity", "sample", "seed", "dry_run")
-SUITE_ONLY = ("suite", "fields", "fail_under")
+SUITE_ONLY = ("suite", "fields", "fail_under", "cycles", "verbose")
+LIFECYCLE_FORMATS = ("lifecycle", "mnemonic")
 
 
 def _option(ctx: typer.Context, name: str) -> str:
@@ -190,7 +191,13 @@ def run(
     ],
     suite: Annotated[
         list[str],
-        typer.Option("--suite", "-s", rich_help_panel="Suites", help="builtin, tenure:DIR or a suite folder."),
+        typer.Option(
+            "--suite",
+            "-s",
+            rich_help_panel="Suites",
+            help="builtin, tenure:DIR, a suite folder; lifecycle:builtin, mnemonic:PATH; conversation:builtin, "
+            "acervo:DIR; code-tasks:builtin, nano-brain:TASKFILE[:CODEBASE] (repeatable).",
+        ),
     ] = [BUILTIN],
     limit: Annotated[int | None, typer.Option(min=1, help="Run only the first N cases of each kind.")] = None,
     out: Annotated[Path, typer.Option(help="Report folder.")] = Path("reports"),
@@ -203,6 +210,18 @@ def run(
     fields: Annotated[
         str, typer.Option(rich_help_panel="Suites", help="Retrieval surface: surface (name+aliases) or content.")
     ] = "surface",
+    cycles: Annotated[
+        int | None,
+        typer.Option(
+            rich_help_panel="Lifecycle scenarios", min=0, help="Consolidation cycles between the queries (default 5)."
+        ),
+    ] = None,
+    verbose: Annotated[
+        bool,
+        typer.Option(
+            rich_help_panel="Lifecycle scenarios", help="Add per-cycle and per-query lines under the scorecard."
+        ),
+    ] = False,
     model: Annotated[
         str, typer.Option(rich_help_panel="Embeddings", help="Embedding model for vector and hybrid modes.")
     ] = DEFAULT_MODEL,
@@ -306,7 +325,13 @@ def run(
 
         selection = open_selection(dataset, file, limit=limit, sample=sample, seed=seed, shard=part)
         return _run_dataset(request, where, backends, selection, granularity, model, device, dry_run)
-    options = KindOptions(modes, _settings(fields), limit, fail_under, model, part)
+    extra = {"cycles": cycles} if cycles is not None else {}
+    extra |= {"verbose": True} if verbose else {}
+    if extra and not any(prefix_of(s) in LIFECYCLE_FORMATS for s in suite):
+        raise HarnessError(
+            f"--{'/--'.join(extra)} applies to lifecycle scenarios (--suite lifecycle:... or mnemonic:...)"
+        )
+    options = KindOptions(modes, _settings(fields), limit, fail_under, model, part, extra)
     kinds = kinds_for(suite, options)
     for kind in kinds if gate else ():
         gate.require(kind, backends, modes)
@@ -531,8 +556,16 @@ def baseline_show(
 
 
 @cases_app.command("validate")
-def cases_validate(path: Annotated[str, typer.Argument(help="A suite folder, builtin, or tenure:DIR.")]) -> int:
+def cases_validate(
+    path: Annotated[
+        str, typer.Argument(help="A suite folder, builtin, tenure:DIR, or any `harness run --suite` spec.")
+    ],
+) -> int:
     """Parse and cross-check a suite; one line per problem, exit 2 on the first."""
+    if prefix_of(path) is not None:
+        (kind,) = kinds_for([path], KindOptions([Mode.BM25]))
+        out_console.print(f"ok: {path}: {kind.total([Mode.BM25])} {kind.unit} ({kind.name})", highlight=False)
+        return 0
     loaded = load_suite(path)
     turns = sum(len(c.turns) for c in loaded.session_cases)
     out_console.print(
@@ -547,14 +580,16 @@ def cases_validate(path: Annotated[str, typer.Argument(help="A suite folder, bui
 @app.command()
 def embed(
     suite: Annotated[
-        list[str] | None, typer.Option("--suite", "-s", help="Suites to embed (default: builtin).")
+        list[str] | None,
+        typer.Option("--suite", "-s", help="Suites to embed, any kind `harness run --suite` takes (default: builtin)."),
     ] = None,
     model: Annotated[
         str, typer.Option(help=f"{', '.join(ENCODERS)}, or a sentence-transformers model path.")
     ] = DEFAULT_MODEL,
     fields: Annotated[str, typer.Option()] = "surface",
     out: Annotated[
-        Path | None, typer.Option(help="Cache folder to write (default: cases/embeddings for builtin).")
+        Path | None,
+        typer.Option(help="Cache folder to write (default: cases/embeddings when every suite is a built-in one)."),
     ] = None,
     dataset: Annotated[
         str | None, typer.Option(help="Embed a whole public dataset ahead of time (resumable after Ctrl-C).")
@@ -564,7 +599,6 @@ def embed(
 ) -> int:
     """Embed every memory and query text of the suites, or every turn and question of a dataset."""
     from harness.embeddings.embedder import Embedder, default_cache_dir
-    from harness.suites.texts import suite_texts
 
     if dataset is not None:
         if suite is not None or fields != "surface":
@@ -573,12 +607,13 @@ def embed(
     if file is not None:
         raise HarnessError("--file names a dataset file: give --dataset too")
     suites = suite or [BUILTIN]
-    target = out or (cases_dir() / "embeddings" if suites == [BUILTIN] else default_cache_dir())
+    built_in = all(s == BUILTIN or s.endswith(f":{BUILTIN}") for s in suites)
+    target = out or (cases_dir() / "embeddings" if built_in else default_cache_dir())
     embedder = Embedder(
         model, read_dirs=[cases_dir() / "embeddings"], cache_dir=target, device=device, loader=load_model
     )
-    settings = _settings(fields)
-    texts = list(dict.fromkeys(t for s in suites for t in suite_texts(load_suite(s), settings.fields)))
+    kinds = kinds_for(suites, KindOptions([Mode.HYBRID], _settings(fields)))
+    texts = list(dict.fromkeys(t for kind in kinds for t in kind.texts()))
     missing = sum(v is None for v in embedder.cache.lookup(texts))
     with _embed_progress(model, missing) as advance:
         embedder.on_progress = advance

@@ -11,9 +11,10 @@ the quality gates that fail the run. Nothing here draws or prints.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
+from pathlib import Path
 from typing import Any, Protocol
 
 from harness.backends.base import Backend, BackendInfo
@@ -95,6 +96,8 @@ class Report:
     """The settings that produced `scores`, as a baseline records them."""
     gates: Sequence[str] = ()
     """One line per quality gate the run failed (`--fail-under`, a FAIL grade): exit 1."""
+    charts: Mapping[str, Callable[[Path], Path]] = field(default_factory=dict)
+    """Per chart name, what draws it into a PNG path (`<report file stem>-<name>.png`); needs the chart extra."""
     trec: Mapping[str, tuple[RunByQuery, QrelsByQuery]] = field(default_factory=dict)
     """Per run key (a mode, or mode and level), the ranked runs and judgements for `--trec` files."""
 

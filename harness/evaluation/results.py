@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from typing import Any, Self
 
 from harness.backends.failures import connection_lost
 from harness.messages import error_text
@@ -32,8 +32,25 @@ def context_record(context: Context) -> dict[str, Any]:
     }
 
 
+class Fails:
+    """A result row that records an exception as its error: it fails, and the run goes on (and
+    says if the server went)."""
+
+    error: str | None
+    backend_lost: bool
+    reasons: list[str]
+    passed: bool
+
+    def fail_with(self, exc: Exception) -> Self:
+        self.error = error_text(exc)
+        self.backend_lost = connection_lost(exc)
+        self.reasons.append(f"error: {self.error}")
+        self.passed = False
+        return self
+
+
 @dataclass
-class CaseResult:
+class CaseResult(Fails):
     suite: str
     kind: str
     case_id: str
@@ -63,14 +80,6 @@ class CaseResult:
     @property
     def item_id(self) -> str:
         return self.case_id if self.turn is None else f"{self.case_id}#{self.turn}"
-
-    def fail_with(self, exc: Exception) -> CaseResult:
-        """Record an exception as this case's error: it fails, and the run goes on (and says if the server went)."""
-        self.error = error_text(exc)
-        self.backend_lost = connection_lost(exc)
-        self.reasons.append(f"error: {self.error}")
-        self.passed = False
-        return self
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)

@@ -155,4 +155,9 @@ def run_and_report(
     )
     if request.trec and complete:
         paths += write_trec(request.out, report.stem, report.trec)
+    for name, draw in report.charts.items():
+        try:
+            paths.append(draw(paths[0].with_name(f"{paths[0].stem}-{name}.png")))
+        except ImportError:
+            notice(f"no {name} chart: install the chart extra (matplotlib)")
     return Finished(report, paths, outcome)

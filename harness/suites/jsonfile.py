@@ -20,12 +20,12 @@ MAX_FILE_BYTES = 64 * 2**20
 """Largest suite file read (64 MiB): suites are hand-written or imported fixtures, far below it."""
 
 
-def read_json(path: Path) -> Any:
-    """Parse one suite file: a regular file (a FIFO would block, a device never ends), UTF-8, bounded."""
+def read_text(path: Path, kind: str = "JSON") -> str:
+    """One suite file's text: a regular file (a FIFO would block, a device never ends), UTF-8, bounded."""
     try:
         info = os.stat(path)
         if not stat.S_ISREG(info.st_mode):
-            raise CaseFileError(path, "not a regular file (a suite file must be a plain JSON file)")
+            raise CaseFileError(path, f"not a regular file (a suite file must be a plain {kind} file)")
         if info.st_size > MAX_FILE_BYTES:
             raise CaseFileError(path, f"{info.st_size} bytes, over the suite file limit of {MAX_FILE_BYTES} bytes")
         with open(path, "rb") as handle:
@@ -37,9 +37,14 @@ def read_json(path: Path) -> Any:
     if len(data) > MAX_FILE_BYTES:
         raise CaseFileError(path, f"over the suite file limit of {MAX_FILE_BYTES} bytes")
     try:
-        text = data.decode("utf-8")
+        return data.decode("utf-8")
     except UnicodeDecodeError as exc:
         raise CaseFileError(path, f"not UTF-8: byte {exc.start} cannot be decoded ({exc.reason})") from None
+
+
+def read_json(path: Path) -> Any:
+    """Parse one JSON suite file (read as `read_text` reads it)."""
+    text = read_text(path)
     try:
         return json.loads(text)
     except json.JSONDecodeError as exc:

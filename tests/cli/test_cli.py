@@ -161,6 +161,14 @@ def _bad_inputs() -> dict[str, Bad]:
             lambda t: ["run", "-m", "bm25", "--limit", "0", "--out", str(t / "out")],
             lambda _: ["--limit"],
         ),
+        "cycles-without-scenarios": Bad(
+            lambda t: ["run", "-m", "bm25", "--cycles", "2", "--out", str(t / "out")],
+            lambda _: ["--cycles", "lifecycle"],
+        ),
+        "cycles-on-a-dataset": Bad(
+            lambda t: ["run", "--dataset", "locomo", "--cycles", "2", "--out", str(t / "out")],
+            lambda _: ["--cycles", "dataset"],
+        ),
         "compare-no-reports": Bad(lambda t: ["compare", "--out", str(t / "noreports")], lambda _: []),
         "compare-non-report": Bad(
             lambda t: ["compare", str(t / "other.json"), "--out", str(t / "out")],

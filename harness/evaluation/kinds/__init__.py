@@ -11,8 +11,10 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
+from harness.errors import HarnessError
 from harness.evaluation.kind import CaseKind
 from harness.evaluation.kinds.beliefs import BeliefKind, Plan
 from harness.pipeline.settings import Mode, PipelineSettings
@@ -59,11 +61,29 @@ def _mnemonic(rest: str, options: KindOptions) -> CaseKind:
     return mnemonic_format(rest, options)
 
 
+def _conversation(rest: str, options: KindOptions) -> CaseKind:
+    from harness.evaluation.kinds.conversation import ConversationKind
+    from harness.suites.resolve import load_conversation
+
+    return ConversationKind.for_run(load_conversation(rest), options)
+
+
+def _acervo(rest: str, options: KindOptions) -> CaseKind:
+    from harness.evaluation.kinds.conversation import ConversationKind
+    from harness.suites.acervo import load_acervo
+
+    if not rest:
+        raise HarnessError("--suite acervo:DIR: name the folder of turn files and fixture projects")
+    return ConversationKind.for_run(load_acervo(Path(rest).expanduser(), name=f"acervo:{rest}"), options)
+
+
 FORMATS: Mapping[str, Callable[[str, KindOptions], CaseKind]] = {
     "code-tasks": _code_tasks,
     "nano-brain": _nano_brain,
     "lifecycle": _lifecycle,
     "mnemonic": _mnemonic,
+    "conversation": _conversation,
+    "acervo": _acervo,
 }
 """`--suite PREFIX:REST` formats of kinds other than belief suites: prefix -> builder(REST, options)."""
 

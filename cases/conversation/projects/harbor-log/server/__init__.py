@@ -1,0 +1,1 @@
+"""Harbor Log server: the HTTP API over the booking rules."""

@@ -1,0 +1,235 @@
+"""Conversation turns over projects as a case kind: each scenario's project is ingested into a
+fresh namespace per mode, its turns are played in order through `prepare` and `process`, and each
+turn is judged (`turn_judge`) and measured against the scripted agent and the whole history.
+"""
+
+from __future__ import annotations
+
+import time
+import uuid
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import asdict, dataclass, field, replace
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from harness import tokens
+from harness.evaluation.kind import Engine, Report, RunInfo, Step
+from harness.evaluation.results import Fails
+from harness.evaluation.scripted_agent import AgentRun, ScriptedAgent
+from harness.evaluation.turn_judge import judge_turn
+from harness.models.conversation import ConversationSuite, ConversationTurn, Scenario
+from harness.models.project import Project
+from harness.pipeline.conversation import ContextSettings, Conversation, search_text
+from harness.pipeline.facts import fact_record, stated_facts
+from harness.pipeline.project_memory import ProjectMemory, embedding_text
+from harness.pipeline.settings import Mode
+from harness.reports.conversation_report import build_report
+from harness.suites.projects.ingest import ingest
+
+if TYPE_CHECKING:
+    from harness.evaluation.kinds import KindOptions
+
+
+@dataclass
+class TurnResult(Fails):
+    """One turn in one mode: the context it got, the verdict per component, and the token counts."""
+
+    suite: str
+    scenario: str
+    turn: int
+    category: str
+    backend: str
+    mode: str | None
+    user: str
+    expected: dict[str, Any]
+    intent: str | None = None
+    context: str = ""
+    tokens: int = 0
+    """The rendered context's cl100k_base tokens (the warm tokens)."""
+    records: list[dict[str, Any]] = field(default_factory=list)
+    facts_stored: list[str] = field(default_factory=list)
+    components: dict[str, bool] = field(default_factory=dict)
+    """Per asserted component, whether it held."""
+    passed: bool = False
+    reasons: list[str] = field(default_factory=list)
+    input_tokens: int = 0
+    """What this turn sends: context plus message."""
+    history_tokens: int = 0
+    """What sending the whole history would: every earlier message and reply, plus this message."""
+    agent_tokens: int | None = None
+    """What the scripted agent read before it could answer (None: the turn has no answer terms)."""
+    agent_steps: list[str] = field(default_factory=list)
+    agent_answered: bool | None = None
+    latency_ms: float | None = None
+    notes: dict[str, Any] = field(default_factory=dict)
+    error: str | None = None
+    backend_lost: bool = False
+
+    @property
+    def item_id(self) -> str:
+        return f"{self.scenario}#{self.turn}"
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+class ConversationKind:
+    """A loaded conversation suite, configured for a run."""
+
+    name = "conversation"
+    unit = "turns"
+
+    def __init__(
+        self,
+        suite: ConversationSuite,
+        settings: ContextSettings | None = None,
+        fail_under: float | None = None,
+        embedding_model: str | None = None,
+        limit: int | None = None,
+    ):
+        """`fail_under`: a mode whose turn pass rate is under it fails the run (a quality gate);
+        `embedding_model` and `limit` are recorded with the scores (baselines compare like with like)."""
+        self.suite = suite
+        self.settings = settings or ContextSettings()
+        self.fail_under = fail_under
+        self.embedding_model = embedding_model
+        self.limit = limit
+        self._projects: dict[Path, Project] = {}
+        self._agents: dict[Path, ScriptedAgent] = {}
+        self._agent_runs: dict[tuple[str, int], AgentRun | None] = {}
+
+    @classmethod
+    def for_run(cls, suite: ConversationSuite, options: KindOptions) -> ConversationKind:
+        """The kind for `harness run`: with `--shard`, the scenarios this shard owns (by name: a
+        conversation's turns depend on each other, so it is never split); with `--limit N`, the
+        first N turns of each; the embedding model recorded only when a mode uses it."""
+        shard = options.shard
+        scenarios = [s for s in suite.scenarios if shard is None or shard.owns(s.name)]
+        if options.limit is not None:
+            scenarios = [replace(s, turns=s.turns[: options.limit]) for s in scenarios]
+        needs_vectors = any(m.needs_vectors for m in options.modes)
+        model = options.embedding_model if needs_vectors else None
+        return cls(replace(suite, scenarios=tuple(scenarios)), None, options.fail_under, model, options.limit)
+
+    @property
+    def baseline_suite(self) -> str:
+        return self.suite.name
+
+    def project(self, scenario: Scenario) -> Project:
+        """The scenario's project, ingested once per run."""
+        if scenario.project not in self._projects:
+            self._projects[scenario.project] = ingest(scenario.project)
+        return self._projects[scenario.project]
+
+    def total(self, modes: Sequence[Mode]) -> int:
+        return self.suite.turns * len(modes)
+
+    def texts(self) -> Iterable[str]:
+        for scenario in self.suite.scenarios:
+            yield from (embedding_text(r) for r in self.project(scenario).records)
+            history: list[tuple[str, str]] = []
+            for turn in scenario.turns:
+                yield search_text(turn.user, history)
+                yield from (embedding_text(fact_record(s)) for s in stated_facts(turn.user))
+                history.append((turn.user, turn.assistant))
+
+    def execute(self, engine: Engine) -> Iterator[Step]:
+        for mode in engine.modes:
+            for scenario in self.suite.scenarios:
+                yield from self._scenario(engine, mode, scenario)
+
+    def _scenario(self, engine: Engine, mode: Mode, scenario: Scenario) -> Iterator[Step]:
+        backend = engine.backend
+        memory: ProjectMemory | None = None
+        setup_error: Exception | None = None
+        try:
+            memory = ProjectMemory.open(
+                backend, f"c{uuid.uuid4().hex[:12]}", engine.embedder if mode.needs_vectors else None
+            )
+            memory.load(self.project(scenario))
+        except Exception as exc:  # noqa: BLE001 - every turn of the scenario reports it
+            setup_error = exc
+        try:
+            conversation = Conversation(memory, mode, self.settings) if memory is not None else None
+            history: list[tuple[str, str]] = []
+            for turn in scenario.turns:
+                result = self._result(backend.name, mode, scenario, turn, history)
+                if setup_error is not None or conversation is None:
+                    result.fail_with(setup_error or RuntimeError("no project memory"))
+                else:
+                    self._play(conversation, turn, history, result)
+                history.append((turn.user, turn.assistant))
+                yield Step(result.item_id, [result])
+        finally:
+            if memory is not None:
+                try:
+                    memory.index.drop()
+                except Exception:  # noqa: BLE001 - a dead backend must not hide the results
+                    pass
+
+    def _result(
+        self, backend: str, mode: Mode, scenario: Scenario, turn: ConversationTurn, history: list[tuple[str, str]]
+    ) -> TurnResult:
+        spoken = "\n".join(f"{user}\n{assistant}" for user, assistant in history)
+        agent = self._agent_run(scenario, turn, spoken)
+        return TurnResult(
+            suite=self.suite.name,
+            scenario=scenario.name,
+            turn=turn.number,
+            category=turn.category.value,
+            backend=backend,
+            mode=mode.value,
+            user=turn.user,
+            expected=_expected(turn),
+            history_tokens=tokens.count(f"{spoken}\n{turn.user}" if spoken else turn.user),
+            agent_tokens=agent.tokens if agent else None,
+            agent_steps=list(agent.steps) if agent else [],
+            agent_answered=agent.answered if agent else None,
+            notes=dict(turn.notes),
+        )
+
+    def _agent_run(self, scenario: Scenario, turn: ConversationTurn, spoken: str) -> AgentRun | None:
+        """The agent's reading does not depend on the backend or mode: measured once per turn."""
+        key = (scenario.name, turn.number)
+        if key not in self._agent_runs:
+            if scenario.project not in self._agents:
+                self._agents[scenario.project] = ScriptedAgent(scenario.project)
+            agent = self._agents[scenario.project]
+            self._agent_runs[key] = agent.run(spoken, turn.user, turn.checks.answer_terms)
+        return self._agent_runs[key]
+
+    @staticmethod
+    def _play(
+        conversation: Conversation, turn: ConversationTurn, history: list[tuple[str, str]], result: TurnResult
+    ) -> None:
+        try:
+            started = time.perf_counter()
+            context = conversation.prepare(turn.user, history)
+            result.latency_ms = (time.perf_counter() - started) * 1000
+            stored = conversation.process(turn.user, turn.assistant)
+            verdict = judge_turn(turn.checks, context, conversation.facts_containing)
+        except Exception as exc:  # noqa: BLE001 - the turn reports it and the conversation goes on
+            result.fail_with(exc)
+            return
+        result.intent = context.intent.value
+        result.context = context.text
+        result.tokens = context.tokens
+        result.input_tokens = context.tokens + tokens.count(turn.user)
+        result.records = [
+            {"id": a.record.id, "kind": a.record.kind.value, "label": a.label, "score": a.score}
+            for a in context.records
+        ]
+        result.facts_stored = [r.text for r in stored]
+        result.components = verdict.components
+        result.reasons = verdict.reasons
+        result.passed = verdict.passed
+
+    def report(self, results: Sequence[Any], run: RunInfo) -> Report:
+        settings = {**asdict(self.settings), "limit": self.limit, "embedding_model": self.embedding_model}
+        return build_report(self.suite, results, run, settings, self.fail_under)
+
+
+def _expected(turn: ConversationTurn) -> dict[str, Any]:
+    """The turn's asserted checks, in the report's words."""
+    checks = asdict(turn.checks)
+    return {k: v for k, v in checks.items() if v not in (None, ())}

@@ -1,0 +1,179 @@
+"""Importer for Acervo's conversation scenarios: one YAML file per conversation, each naming the
+project folder it talks about (`project_fixture`).
+
+A suite folder holds the turn files (`*.yaml`, `*.yml`, read in name order) and the project
+folders. `project_fixture` is looked up beside the YAML file, then in `projects/` and `fixtures/`
+beside it, then in `projects/` and `fixtures/` one folder up; the first that exists is used.
+
+Checks keep Acervo's meaning (peer-formats.md §2): `s1.expected_intent`; `s2.activate_kinds`,
+`not_activate_kinds`, `activate_files_containing`, `not_activate_files_containing`, `min_nodes`,
+`max_nodes`; `s3.warm_tokens_min`/`max` (inclusive), `context_contains` (all),
+`context_contains_any` (one), `context_not_contains` (none); `s1_5.should_extract_entity` and
+`should_extract_fact_containing` (a stored fact holds the term). Acervo's node kinds map onto the
+harness's record kinds: `synthesis` is the project overview and `entity` a stored fact; `file`,
+`folder`, `section` and `symbol` are the same. `effectiveness` and `agent_comparison` are estimates
+the harness measures instead: they are kept in the report, never scored. Any other field is
+dropped with a warning line.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+import yaml
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from harness.errors import CaseFileError
+from harness.models.conversation import Category, ConversationSuite, ConversationTurn, Intent, Scenario, TurnChecks
+from harness.models.project import RecordKind
+from harness.suites.jsonfile import describe, read_text
+
+KINDS: dict[str, RecordKind] = {
+    "synthesis": RecordKind.OVERVIEW,
+    "entity": RecordKind.FACT,
+    **{kind.value: kind for kind in RecordKind},
+}
+"""Acervo's node kinds, and the harness's own names, as record kinds."""
+
+_NOTES = ("effectiveness", "agent_comparison")
+_LOOKUP = (".", "projects", "fixtures", "../projects", "../fixtures")
+
+Terms = list[str]
+
+
+class _Checks(BaseModel):
+    model_config = ConfigDict(extra="forbid", frozen=True)
+
+
+class _S1(_Checks):
+    expected_intent: Intent | None = None
+
+
+class _S2(_Checks):
+    activate_kinds: Terms = []
+    not_activate_kinds: Terms = []
+    activate_files_containing: Terms = []
+    not_activate_files_containing: Terms = []
+    min_nodes: int | None = Field(default=None, ge=0)
+    max_nodes: int | None = Field(default=None, ge=0)
+
+
+class _S3(_Checks):
+    warm_tokens_min: int | None = Field(default=None, ge=0)
+    warm_tokens_max: int | None = Field(default=None, ge=0)
+    context_contains: Terms = []
+    context_contains_any: Terms = []
+    context_not_contains: Terms = []
+
+
+class _S15(_Checks):
+    should_extract_entity: str | None = None
+    should_extract_fact_containing: str | None = None
+
+
+class _Turn(BaseModel):
+    model_config = ConfigDict(extra="allow", frozen=True)
+
+    turn: int = Field(ge=1)
+    user: str = Field(min_length=1)
+    assistant_sim: str = ""
+    category: Category
+    s1: _S1 = _S1()
+    s2: _S2 = _S2()
+    s3: _S3 = _S3()
+    s1_5: _S15 = _S15()
+    effectiveness: dict[str, Any] | None = None
+    agent_comparison: dict[str, Any] | None = None
+
+
+class _File(BaseModel):
+    model_config = ConfigDict(extra="allow", frozen=True)
+
+    name: str = Field(min_length=1)
+    project_fixture: str = Field(min_length=1)
+    turns: list[_Turn] = Field(min_length=1)
+
+
+def load_acervo(folder: Path, name: str | None = None) -> ConversationSuite:
+    """Every turn file of `folder`, with its project folder resolved and its checks mapped."""
+    if not folder.is_dir():
+        raise CaseFileError(folder, "not a folder of Acervo turn files (*.yaml)")
+    files = sorted(p for p in folder.iterdir() if p.suffix in (".yaml", ".yml") and p.is_file())
+    if not files:
+        raise CaseFileError(folder, "no turn files (*.yaml, *.yml) in the folder")
+    dropped: list[str] = []
+    scenarios = [_scenario(path, dropped) for path in files]
+    names = [s.name for s in scenarios]
+    if len(set(names)) != len(names):
+        raise CaseFileError(
+            folder, f"two turn files share a scenario name: {sorted(n for n in names if names.count(n) > 1)[0]!r}"
+        )
+    return ConversationSuite(name or f"acervo:{folder}", tuple(scenarios), folder, tuple(dropped))
+
+
+def _scenario(path: Path, dropped: list[str]) -> Scenario:
+    try:
+        raw = yaml.safe_load(read_text(path, "YAML"))
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        where = f" at line {mark.line + 1} column {mark.column + 1}" if mark else ""
+        raise CaseFileError(path, f"invalid YAML{where}: {getattr(exc, 'problem', None) or exc}") from None
+    if not isinstance(raw, dict):
+        raise CaseFileError(path, f"expected a YAML mapping, got {type(raw).__name__}")
+    try:
+        parsed = _File.model_validate(raw)
+    except ValidationError as exc:
+        field, message = describe(exc)
+        raise CaseFileError(path, message, field=field) from None
+    dropped.extend(f"{path.name}: field {key!r} not used" for key in parsed.model_extra or {})
+    numbers = [t.turn for t in parsed.turns]
+    if numbers != sorted(set(numbers)):
+        raise CaseFileError(path, "turn numbers must be unique and increasing", field="turns")
+    turns = []
+    for position, turn in enumerate(parsed.turns):
+        dropped.extend(f"{path.name}: turn {turn.turn}: field {key!r} not used" for key in turn.model_extra or {})
+        turns.append(_turn(turn, path, f"turns[{position}]"))
+    return Scenario(parsed.name, _project(path, parsed.project_fixture), tuple(turns))
+
+
+def _turn(turn: _Turn, path: Path, where: str) -> ConversationTurn:
+    checks = TurnChecks(
+        intent=turn.s1.expected_intent,
+        activate_kinds=_kinds(turn.s2.activate_kinds, path, f"{where}.s2.activate_kinds"),
+        not_activate_kinds=_kinds(turn.s2.not_activate_kinds, path, f"{where}.s2.not_activate_kinds"),
+        activate_labels=tuple(turn.s2.activate_files_containing),
+        not_activate_labels=tuple(turn.s2.not_activate_files_containing),
+        min_nodes=turn.s2.min_nodes,
+        max_nodes=turn.s2.max_nodes,
+        warm_tokens_min=turn.s3.warm_tokens_min,
+        warm_tokens_max=turn.s3.warm_tokens_max,
+        contains=tuple(turn.s3.context_contains),
+        contains_any=tuple(turn.s3.context_contains_any),
+        not_contains=tuple(turn.s3.context_not_contains),
+        fact_terms=tuple(t for t in (turn.s1_5.should_extract_entity, turn.s1_5.should_extract_fact_containing) if t),
+    )
+    for low, high, field in (
+        (checks.min_nodes, checks.max_nodes, "s2.min_nodes"),
+        (checks.warm_tokens_min, checks.warm_tokens_max, "s3.warm_tokens_min"),
+    ):
+        if low is not None and high is not None and low > high:
+            raise CaseFileError(path, "minimum above maximum", field=f"{where}.{field}")
+    notes = {key: value for key in _NOTES if (value := getattr(turn, key)) is not None}
+    return ConversationTurn(turn.turn, turn.user, turn.assistant_sim, turn.category, checks, notes)
+
+
+def _kinds(names: list[str], path: Path, field: str) -> tuple[RecordKind, ...]:
+    unknown = [n for n in names if n not in KINDS]
+    if unknown:
+        raise CaseFileError(path, f"unknown node kind {unknown[0]!r} (known: {', '.join(KINDS)})", field=field)
+    return tuple(dict.fromkeys(KINDS[n] for n in names))
+
+
+def _project(path: Path, fixture: str) -> Path:
+    for place in _LOOKUP:
+        candidate = (path.parent / place / fixture).resolve()
+        if candidate.is_dir():
+            return candidate
+    looked = ", ".join(str(path.parent / place / fixture) for place in _LOOKUP)
+    raise CaseFileError(path, f"project folder {fixture!r} not found (looked in {looked})", field="project_fixture")
