@@ -150,12 +150,15 @@ class _Walker:
                 return self.text(node)
         return None
 
+    def _unique(self, name: str, node: Node) -> str:
+        """`name`, or for overloads and redeclarations `name~<line>` (repeated): every one is kept."""
+        while name in self._names:
+            name = f"{name}~{node.start_point[0] + 1}"
+        self._names.add(name)
+        return name
+
     def _add(self, node: Node, name: str, parent: str | None, text: str, calls: tuple[str, ...]) -> None:
-        unique = name
-        while unique in self._names:  # overloads, redeclarations: keep each, under a numbered name
-            unique = f"{name}~{node.start_point[0] + 1}"
-            name = unique
-        self._names.add(unique)
+        unique = self._unique(name, node)
         self.pieces.append(
             Piece(
                 kind=RecordKind.SYMBOL,
@@ -272,11 +275,7 @@ class _Walker:
         if route is None:
             return
         title, calls = route
-        unique = title
-        while unique in self._names:
-            unique = f"{title}~{call.start_point[0] + 1}"
-            title = unique
-        self._names.add(unique)
+        unique = self._unique(title, call)
         self.pieces.append(
             Piece(
                 kind=RecordKind.ROUTE,
