@@ -1,10 +1,13 @@
-"""The int8 encoder: the float MiniLM exported to ONNX once, dynamically quantized, run by ONNX Runtime.
+"""The int8 encoder: the float MiniLM exported to ONNX once, fused, dynamically quantized, run by ONNX Runtime.
 
 sentence-transformers' own ONNX backend needs optimum-onnx, whose releases require transformers
-< 4.58 (this project runs 5.x), so the export is done with torch's ONNX exporter and the
-quantization with ONNX Runtime's `quantize_dynamic` (per-channel int8 weights, dynamic int8
-activations: the settings sentence-transformers' `export_dynamic_quantized_onnx_model` applies
-through optimum's AVX512-VNNI config). Pooling and normalisation follow the float model: the mean
+< 4.58 (this project runs 5.x), so the export is done by hand in optimum's O2-plus-quantization
+order: torch's ONNX exporter (eager attention, the pattern ONNX Runtime recognises), ONNX Runtime's
+transformer optimizer (fused Attention, SkipLayerNormalization, BiasGelu, EmbedLayerNormalization),
+then `quantize_dynamic` (per-channel int8 weights, dynamic int8 activations, as sentence-transformers'
+`export_dynamic_quantized_onnx_model` applies through optimum's AVX512-VNNI config). The fusion
+roughly doubles the int8 speed-up: unfused, the attention's small matrix products and softmax
+dominate once the projections are int8. Pooling and normalisation follow the float model: the mean
 of the token vectors under the attention mask, scaled to unit length.
 
 Dynamic quantization scales activations per batch, so a text's int8 vector depends slightly on
@@ -30,9 +33,16 @@ from harness.embeddings.device import Device, machine_threads
 from harness.embeddings.model import EmbedExtraMissing, unit_rows
 from harness.errors import HarnessError
 
+EXPORT_FORMAT = "fused-int8-v2"
+"""The export recipe's name: a model is built into `<models>/<name>/<format>`, so an export made by
+another recipe (the unfused one kept its files directly in `<models>/<name>`) is never loaded."""
 MODEL_FILE = "model_int8.onnx"
 TOKENIZER_FILE = "tokenizer.json"
 _INPUTS = ("input_ids", "attention_mask", "token_type_ids")
+RUN_TEXTS = 2
+"""The most texts per ONNX Runtime call. The fused attention materialises texts x heads x tokens^2
+float scores per layer: with 2 texts they stay in cache (and padding is nearly nil), which measured
+faster on LongMemEval turns than 4, 8, 16 or the float model's 64, and slightly faster than 1."""
 
 
 class OnnxInt8Encoder:
@@ -46,6 +56,9 @@ class OnnxInt8Encoder:
         options = onnxruntime.SessionOptions()
         options.intra_op_num_threads = machine_threads()
         options.inter_op_num_threads = 1
+        options.graph_optimization_level = onnxruntime.GraphOptimizationLevel.ORT_ENABLE_ALL
+        # on a machine shared with other work, idle workers spinning for the next op steal its cores
+        options.add_session_config_entry("session.intra_op.allow_spinning", "0")
         self._session = onnxruntime.InferenceSession(
             str(folder / MODEL_FILE), options, providers=["CPUExecutionProvider"]
         )
@@ -59,6 +72,8 @@ class OnnxInt8Encoder:
         return self._dimensions
 
     def encode(self, texts: Sequence[str], batch_size: int = 64) -> np.ndarray:
+        """Unit rows of `texts`, run `min(batch_size, RUN_TEXTS)` at a time."""
+        batch_size = max(1, min(batch_size, RUN_TEXTS))
         rows = np.zeros((len(texts), self.dimensions), dtype=np.float32)
         for start in range(0, len(texts), batch_size):
             encoded = self._tokenizer.encode_batch(list(texts[start : start + batch_size]))
@@ -85,7 +100,7 @@ def load_int8(name: str, source: Path, models_dir: Path, device: Device) -> Onnx
         raise EmbedExtraMissing(
             f"{name} needs onnxruntime: install the embed extra (pip install -e '.[embed]')"
         ) from exc
-    folder = models_dir / name
+    folder = models_dir / name / EXPORT_FORMAT
     if not (folder / MODEL_FILE).is_file():
         build_once(folder, lambda scratch: export_int8(source, scratch))
     return OnnxInt8Encoder(name, folder, _max_tokens(source))
@@ -100,10 +115,12 @@ def _max_tokens(source: Path) -> int:
 
 
 def export_int8(source: Path, folder: Path) -> None:
-    """Export the transformer of `source` to ONNX and write its int8 quantization and tokenizer to `folder`."""
+    """Export the transformer of `source` to ONNX, fuse it, and write its int8 quantization and tokenizer to `folder`."""
     try:
+        import onnx
         import torch
         from onnxruntime.quantization import QuantType, quantize_dynamic
+        from onnxruntime.transformers.optimizer import optimize_model
         from transformers import AutoModel
     except ImportError as exc:
         raise EmbedExtraMissing("exporting the int8 encoder needs torch, transformers and onnxruntime") from exc
@@ -120,7 +137,8 @@ def export_int8(source: Path, folder: Path) -> None:
                 input_ids=input_ids, attention_mask=attention_mask, token_type_ids=token_type_ids
             ).last_hidden_state
 
-    model = AutoModel.from_pretrained(str(source)).eval()
+    # eager attention exports as the MatMul/Softmax subgraph the optimizer fuses; SDPA's export is not matched
+    model = AutoModel.from_pretrained(str(source), attn_implementation="eager").eval()
     example = torch.ones((2, 8), dtype=torch.int64)
     float_path = folder / "model_float.onnx"
     # the TorchScript exporter is deprecated in favour of one that needs onnxscript: it still exports
@@ -137,9 +155,25 @@ def export_int8(source: Path, folder: Path) -> None:
             opset_version=17,
             dynamo=False,
         )
-    with _quiet_root_logger():  # ONNX Runtime logs a pre-processing hint whose shape inference fails on BERT
-        quantize_dynamic(str(float_path), str(folder / MODEL_FILE), weight_type=QuantType.QInt8, per_channel=True)
+    fused_path = folder / "model_fused.onnx"
+    with _quiet_root_logger():  # the optimizer and the quantizer log hints meant for other model kinds
+        fused = optimize_model(
+            str(float_path),
+            model_type="bert",
+            num_heads=model.config.num_attention_heads,
+            hidden_size=model.config.hidden_size,
+        )
+        fused.save_model_to_file(str(fused_path))
+        quantize_dynamic(
+            str(fused_path),
+            str(folder / MODEL_FILE),
+            weight_type=QuantType.QInt8,
+            per_channel=True,
+            # shape inference cannot type the outputs of the fused (com.microsoft) ops: they are float
+            extra_options={"DefaultTensorType": onnx.TensorProto.FLOAT},
+        )
     float_path.unlink()
+    fused_path.unlink()
     shutil.copy(source / TOKENIZER_FILE, folder / TOKENIZER_FILE)
 
 

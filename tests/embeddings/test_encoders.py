@@ -109,14 +109,23 @@ def test_texts_are_computed_longest_first_in_shards_with_progress(
 
 @needs["int8"]
 def test_int8_is_exported_once_close_to_float_and_cached_apart(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    import onnx
+
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
     models = tmp_path / "models"
+    # an export by the earlier (unfused) recipe sat directly in the model's folder: it must not be loaded
+    (models / INT8_MODEL).mkdir(parents=True)
+    (models / INT8_MODEL / "model_int8.onnx").write_bytes(b"an export by another recipe")
     int8 = load_encoder(INT8_MODEL, Device.CPU, models)
-    exported = sorted(p.name for p in (models / INT8_MODEL).iterdir())
+    folder = models / INT8_MODEL / onnx_int8.EXPORT_FORMAT
+    exported = sorted(p.name for p in folder.iterdir())
+    ops = {node.op_type for node in onnx.load(str(folder / "model_int8.onnx")).graph.node}
     float_vectors = load_encoder(DEFAULT_MODEL, Device.CPU).encode(MEANING)
     int8_vectors = int8.encode(MEANING, batch_size=2)
 
     assert exported == ["model_int8.onnx", "tokenizer.json"]
+    # the transformer optimizer fused attention and layer norms before quantization (the speed-up depends on it)
+    assert {"QAttention", "SkipLayerNormalization", "BiasGelu", "MatMulInteger"} <= ops
     assert int8.dimensions == 384
     np.testing.assert_allclose(np.linalg.norm(int8_vectors, axis=1), 1, atol=1e-5)
     assert (float_vectors * int8_vectors).sum(axis=1).min() > 0.97  # per-channel int8 keeps the direction
