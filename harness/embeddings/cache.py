@@ -17,6 +17,7 @@ from pathlib import Path
 
 import numpy as np
 
+from harness.embeddings.model import RECIPES
 from harness.errors import HarnessError
 
 SHARD_SUFFIX = ".npz"
@@ -28,8 +29,10 @@ def text_key(text: str) -> str:
 
 
 def model_folder(model: str) -> str:
-    """A model name as a single folder name (`org/name` becomes `org__name`)."""
-    return model.replace("/", "__")
+    """A model name as a single folder name (`org/name` becomes `org__name`), with the recipe of an
+    encoder built here (`harness.embeddings.model.RECIPES`)."""
+    folder = model.replace("/", "__")
+    return f"{folder}@{RECIPES[model]}" if model in RECIPES else folder
 
 
 class EmbeddingCache:

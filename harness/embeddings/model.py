@@ -23,6 +23,10 @@ STATIC_MODEL = f"{DEFAULT_MODEL}-static"
 ENCODERS = (DEFAULT_MODEL, INT8_MODEL, STATIC_MODEL)
 """The offline `--model` choices, float first."""
 
+RECIPES = {INT8_MODEL: "fused-int8-v2"}
+"""How an encoder built here is made, where it has changed: its vectors are cached under
+`<name>@<recipe>`, so vectors of an earlier build are never mixed with the current one's."""
+
 STATIC_DIMENSIONS = 256
 """The static model keeps this many PCA components of the distilled token vectors (model2vec's default)."""
 

@@ -30,10 +30,10 @@ import numpy as np
 
 from harness.embeddings.build import build_once
 from harness.embeddings.device import Device, machine_threads
-from harness.embeddings.model import EmbedExtraMissing, unit_rows
+from harness.embeddings.model import INT8_MODEL, RECIPES, EmbedExtraMissing, unit_rows
 from harness.errors import HarnessError
 
-EXPORT_FORMAT = "fused-int8-v2"
+EXPORT_FORMAT = RECIPES[INT8_MODEL]
 """The export recipe's name: a model is built into `<models>/<name>/<format>`, so an export made by
 another recipe (the unfused one kept its files directly in `<models>/<name>`) is never loaded."""
 MODEL_FILE = "model_int8.onnx"

@@ -18,6 +18,7 @@ from harness.embeddings import (
     Embedder,
     load_encoder,
     machine_threads,
+    model_folder,
     onnx_int8,
     parse_device,
     resolve_device,
@@ -142,7 +143,7 @@ def test_int8_is_exported_once_close_to_float_and_cached_apart(tmp_path: Path, m
     cache = tmp_path / "cache"
     Embedder(DEFAULT_MODEL, cache_dir=cache, device="cpu").embed(MEANING)
     Embedder(INT8_MODEL, cache_dir=cache, loader=lambda _n, _d: int8).embed(MEANING)
-    assert sorted(p.name for p in cache.iterdir()) == [DEFAULT_MODEL, INT8_MODEL]
+    assert sorted(p.name for p in cache.iterdir()) == [DEFAULT_MODEL, model_folder(INT8_MODEL)]
 
 
 @needs["static"]
@@ -174,3 +175,21 @@ def test_static_model_is_built_once_and_encodes_unit_rows(tmp_path: Path, monkey
     assert vectors.shape == (3, 16)
     np.testing.assert_allclose(np.linalg.norm(vectors, axis=1), 1, atol=1e-5)
     assert [p.name for p in tmp_path.iterdir()] == [STATIC_MODEL]  # no scratch folder left behind
+
+
+def test_vectors_of_an_encoder_built_here_are_cached_under_its_recipe(tmp_path: Path) -> None:
+    """An int8 build by another recipe gives other vectors: they must never be read as this one's."""
+    from harness.embeddings import EmbeddingCache
+    from harness.embeddings.model import INT8_MODEL, RECIPES
+
+    assert model_folder(INT8_MODEL) == f"{INT8_MODEL}@{RECIPES[INT8_MODEL]}"
+    assert model_folder("org/model") == "org__model"
+    vector = np.ones((1, 4), dtype=np.float32) / 2
+    EmbeddingCache("earlier-build", [], tmp_path).add(["a turn"], vector)
+    (tmp_path / "earlier-build").rename(tmp_path / INT8_MODEL)  # where the unfused export's vectors were kept
+    assert EmbeddingCache(INT8_MODEL, [tmp_path]).lookup(["a turn"]) == [None]
+    current = EmbeddingCache(INT8_MODEL, [], tmp_path)
+    current.add(["a turn"], vector)
+    assert current.folder == tmp_path / model_folder(INT8_MODEL)
+    (found,) = EmbeddingCache(INT8_MODEL, [tmp_path]).lookup(["a turn"])
+    assert found is not None
