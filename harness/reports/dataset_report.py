@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import UTC, datetime
+from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -20,7 +20,6 @@ from harness.reports.metadata import machine as host_machine
 from harness.reports.published import published_for
 from harness.reports.scores import dataset_scores
 from harness.reports.trec import dataset_trec
-from harness.reports.writer import report_json, write_or_rescue
 from harness.shards import METHOD as SHARD_METHOD
 from harness.shards import Shard
 
@@ -323,14 +322,3 @@ def report_stem(report: dict[str, Any]) -> str:
     if shard := report.get("shard"):
         stem += f"-shard{shard['index']}of{shard['count']}"
     return stem
-
-
-def write_report(report: dict[str, Any], out_dir: Path) -> list[Path]:
-    """`<report_stem>-<UTC time>.{json,md}` plus `-latest` copies; an incomplete run's files are
-    named `...-incomplete-<UTC time>` and never become `-latest`."""
-    stem = report_stem(report)
-    complete = not report.get("incomplete")
-    contents = {"json": report_json(report), "md": render_markdown(report)}
-    return write_or_rescue(
-        out_dir, stem if complete else f"{stem}-incomplete", contents, now=datetime.now(UTC), latest=complete
-    )
