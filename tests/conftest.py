@@ -1,8 +1,14 @@
-"""Hypothesis profiles: CI runs are reproducible and never spend minutes shrinking a failure."""
+"""Hypothesis profiles (CI runs are reproducible and never spend minutes shrinking a failure), and
+`any_backend`: each registered backend in turn, for tests that must give the same answer on all."""
 
 import os
+from collections.abc import Iterator
 
+import pytest
 from hypothesis import Phase, settings
+
+from harness.backends import registry
+from harness.backends.base import Backend
 
 settings.register_profile(
     "ci",
@@ -11,3 +17,15 @@ settings.register_profile(
     phases=[Phase.explicit, Phase.reuse, Phase.generate, Phase.target],
 )
 settings.load_profile("ci" if os.environ.get("CI") else "default")
+
+
+@pytest.fixture(
+    scope="module",
+    params=[pytest.param(d.name, id=d.name, marks=getattr(pytest.mark, d.name)) for d in registry.DESCRIPTORS],
+)
+def any_backend(request: pytest.FixtureRequest, server_url) -> Iterator[Backend]:
+    """Each registered backend in turn (a server backend only when selected with `--backend`)."""
+    name = request.param
+    backend = registry.connect(name, server_url(name) if registry.descriptor(name).server else None)
+    yield backend
+    backend.close()

@@ -9,7 +9,6 @@ import pytest
 from harness.models.project import Project
 from harness.resources import data_root
 from harness.suites.projects import ingest
-from tests.projects.conftest import backend  # noqa: F401 - the same backend fixture
 
 LEDGER = data_root() / "cases" / "code-tasks" / "nano-brain-format" / "ledger"
 TASK_FILE = LEDGER / "benchmarks" / "capability" / "dataset.json"

@@ -55,8 +55,8 @@ def reference(kind: CodeTasksKind) -> dict[tuple[str, str], CodeTaskResult]:
         engine.close()
 
 
-def test_same_results_on_every_backend(backend: Backend, kind: CodeTasksKind, reference) -> None:
-    results = run(kind, backend, modes_of(backend))
+def test_same_results_on_every_backend(any_backend: Backend, kind: CodeTasksKind, reference) -> None:
+    results = run(kind, any_backend, modes_of(any_backend))
     assert [r for r in results if r.error] == []
     for result in results:
         expected = reference[(result.task_id, result.mode)]

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -57,18 +56,8 @@ def reference() -> list[TurnResult]:
     return results
 
 
-@pytest.fixture(
-    params=[pytest.param(d.name, id=d.name, marks=getattr(pytest.mark, d.name)) for d in registry.DESCRIPTORS],
-)
-def backend(request: pytest.FixtureRequest, server_url) -> Iterator[Backend]:
-    name = request.param
-    engine = registry.connect(name, server_url(name) if registry.descriptor(name).server else None)
-    yield engine
-    engine.close()
-
-
-def test_same_turns_on_every_backend(backend: Backend, reference: list[TurnResult]) -> None:
-    results, report = run_kind(backend, SUITE)
+def test_same_turns_on_every_backend(any_backend: Backend, reference: list[TurnResult]) -> None:
+    results, report = run_kind(any_backend, SUITE)
     assert [r.error for r in results] == [None] * SUITE.turns
     assert _comparable(results) == _comparable(reference)
     assert report.data["summary"]["bm25"]["turns"] == SUITE.turns

@@ -53,16 +53,3 @@ def embedded() -> Iterator[Backend]:
     backend = registry.connect("embedded")
     yield backend
     backend.close()
-
-
-@pytest.fixture(
-    scope="module",
-    params=[pytest.param(d.name, id=d.name, marks=getattr(pytest.mark, d.name)) for d in registry.DESCRIPTORS],
-)
-def any_backend(request: pytest.FixtureRequest, server_url) -> Iterator[Backend]:
-    """Each registered backend in turn (servers only when selected with --backend)."""
-    name = request.param
-    server = registry.descriptor(name).server is not None
-    backend = registry.connect(name, server_url(name) if server else None)
-    yield backend
-    backend.close()

@@ -20,8 +20,8 @@ QUERIES = ["AllTrees", "harvest weights", "prune dead wood", "orchard api client
 
 
 @pytest.fixture(scope="module")
-def memory(backend: Backend, sample: Project) -> Iterator[ProjectMemory]:
-    loaded = ProjectMemory.open(backend, f"p{uuid.uuid4().hex[:12]}", SeededEmbedder())
+def memory(any_backend: Backend, sample: Project) -> Iterator[ProjectMemory]:
+    loaded = ProjectMemory.open(any_backend, f"p{uuid.uuid4().hex[:12]}", SeededEmbedder())
     loaded.load(sample)
     yield loaded
     loaded.index.drop()
@@ -78,10 +78,10 @@ def test_fetch_by_kind_and_path(memory: ProjectMemory, sample: Project) -> None:
 
 @pytest.mark.parametrize("mode", list(Mode))
 def test_same_answers_as_the_embedded_engine(
-    backend: Backend, memory: ProjectMemory, reference: ProjectMemory, mode: Mode
+    any_backend: Backend, memory: ProjectMemory, reference: ProjectMemory, mode: Mode
 ) -> None:
-    if mode.needs_vectors and backend.info().vector_engine is None:
-        pytest.skip(f"{backend.name}: no vector engine ({mode.value} mode is not run there)")
+    if mode.needs_vectors and any_backend.info().vector_engine is None:
+        pytest.skip(f"{any_backend.name}: no vector engine ({mode.value} mode is not run there)")
     for query in QUERIES:
         got = memory.search(query, mode, limit=8)
         want = reference.search(query, mode, limit=8)
@@ -91,8 +91,8 @@ def test_same_answers_as_the_embedded_engine(
         assert got, query
 
 
-def test_put_is_searchable_at_once(backend: Backend, sample: Project) -> None:
-    memory = ProjectMemory.open(backend, f"p{uuid.uuid4().hex[:12]}")
+def test_put_is_searchable_at_once(any_backend: Backend, sample: Project) -> None:
+    memory = ProjectMemory.open(any_backend, f"p{uuid.uuid4().hex[:12]}")
     try:
         memory.load(sample)
         assert memory.search("quince") == []
