@@ -7,8 +7,7 @@ from dataclasses import asdict, dataclass, field
 from statistics import fmean
 from typing import Any
 
-from harness.backends.failures import connection_lost
-from harness.messages import error_text
+from harness.evaluation.results import Errs
 from harness.metrics.grades import THRESHOLDS, overall
 from harness.metrics.lifecycle_ranking import RankingScores, concept_hits, id_hits, ranking_scores
 from harness.metrics.lifecycle_states import dedup_effectiveness, noise_suppression, signal_retention
@@ -21,7 +20,7 @@ RANKING = ("precision", "trec_precision", "recall", "mrr", "ndcg")
 
 
 @dataclass
-class LifecycleResult:
+class LifecycleResult(Errs):
     scenario: str
     raw: bool
     backend: str
@@ -44,11 +43,6 @@ class LifecycleResult:
     @property
     def item_id(self) -> str:
         return self.scenario
-
-    def fail_with(self, exc: Exception) -> LifecycleResult:
-        self.error = error_text(exc)
-        self.backend_lost = connection_lost(exc)
-        return self
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)

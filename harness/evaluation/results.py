@@ -32,18 +32,27 @@ def context_record(context: Context) -> dict[str, Any]:
     }
 
 
-class Fails:
-    """A result row that records an exception as its error: it fails, and the run goes on (and
-    says if the server went)."""
+class Errs:
+    """A result row that records an exception as its error, and whether the server went with it:
+    the run goes on, and the runner's verdict counts it."""
 
     error: str | None
     backend_lost: bool
-    reasons: list[str]
-    passed: bool
 
     def fail_with(self, exc: Exception) -> Self:
         self.error = error_text(exc)
         self.backend_lost = connection_lost(exc)
+        return self
+
+
+class Fails(Errs):
+    """A result row with a verdict and its reasons: an error also fails it, as its first reason."""
+
+    reasons: list[str]
+    passed: bool
+
+    def fail_with(self, exc: Exception) -> Self:
+        super().fail_with(exc)
         self.reasons.append(f"error: {self.error}")
         self.passed = False
         return self

@@ -11,9 +11,8 @@ from dataclasses import asdict, dataclass, field
 from pathlib import PurePath
 from typing import TYPE_CHECKING, Any
 
-from harness.backends.failures import connection_lost
 from harness.evaluation.kind import Engine, Report, Result, RunInfo, Step
-from harness.messages import error_text
+from harness.evaluation.results import Errs
 from harness.metrics.surfaced import surfaced_recall
 from harness.models.code_task import CodeTask, TaskSet
 from harness.models.project import Project
@@ -28,7 +27,7 @@ if TYPE_CHECKING:
 
 
 @dataclass
-class CodeTaskResult:
+class CodeTaskResult(Errs):
     """One task in one mode: the recall after each layer, what matched, what each layer surfaced."""
 
     suite: str
@@ -56,11 +55,6 @@ class CodeTaskResult:
     @property
     def item_id(self) -> str:
         return self.task_id
-
-    def fail_with(self, exc: Exception) -> CodeTaskResult:
-        self.error = error_text(exc)
-        self.backend_lost = connection_lost(exc)
-        return self
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
