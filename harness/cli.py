@@ -54,10 +54,10 @@ from harness.baselines import (
 from harness.embeddings.device import Device
 from harness.embeddings.model import DEFAULT_MODEL, ENCODERS
 from harness.errors import BackendUnavailable, HarnessError, Interrupted
+from harness.evaluation import kinds as kind_registry
 from harness.evaluation import runner
 from harness.evaluation.embedders import dataset_embedder, embed_ahead, suite_embedder
 from harness.evaluation.kind import CaseKind, KindOptions, KindSpec, Report, Scorecard
-from harness.evaluation import kinds as kind_registry
 from harness.evaluation.kinds import Planned, kinds_for, prefix_of, spec_of
 from harness.evaluation.kinds.beliefs import BeliefOptions, FieldSet
 from harness.evaluation.model_check import load_model
