@@ -216,7 +216,7 @@ class KindSpec:
     mode_major: bool = False
     grouped: bool = False
     selector: str | None = None
-    merge: Callable[[Sequence[Mapping[str, Any]], list[str]], Report] | None = None
+    merge: Callable[[Sequence[dict[str, Any]], list[str]], Report] | None = None
 
 
 def default_options(kind: KindSpec) -> Any:

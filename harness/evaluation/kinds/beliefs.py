@@ -331,7 +331,9 @@ class BeliefKind:
         return [path for s in self.plan.suites for path in s.sources]
 
     def item_ids(self) -> list[str]:
-        return [c.id for s in self.plan.limited() for c in (*s.static_cases, *s.session_cases) if self.plan.runs(c.id)]
+        ids = [c.id for s in self.plan.limited() for c in s.static_cases]
+        ids += [c.id for s in self.plan.limited() for c in s.session_cases]
+        return [i for i in ids if self.plan.runs(i)]
 
     def execute(self, engine: Engine) -> Iterator[Step]:
         for case_id, results in steps(self._in(engine.modes), engine.backend, engine.embedder):
