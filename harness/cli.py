@@ -172,7 +172,9 @@ def _check_applicable(ctx: typer.Context, kinds: Sequence[KindSpec]) -> None:
             continue
         if given := [_option(ctx, name) for name, *_ in _spec_options(kind) if _given(ctx, name)]:
             where = f"--suite {', '.join(kind.prefixes)}:..." if kind.prefixes else kind.suite_help
-            raise HarnessError(f"{', '.join(given)} applies to {kind.title.lower()} ({where}), not to {names}")
+            raise HarnessError(
+                f"{', '.join(given)} does not apply to {names} (an option of {kind.title.lower()}: {where})"
+            )
     for name in HONOURED:
         if _given(ctx, name) and (deaf := [k.title.lower() for k in kinds if name not in k.honours]):
             raise HarnessError(f"{_option(ctx, name)} does not apply to {', '.join(deaf)}")
@@ -301,8 +303,6 @@ def run(
         _check_url(backends[0], url)
     dataset = own["haystack"].dataset
     dry_run = own["haystack"].dry_run
-    if dry_run and dataset is None:
-        raise HarnessError("--dry-run shows what a dataset run would do: give --dataset")
     if not dry_run:
         check_out_dir(out)
     gate = _baseline_gate(check_baseline, freeze_baseline, baseline_dir, baseline_tolerance, shard, dry_run)

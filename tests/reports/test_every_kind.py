@@ -183,15 +183,21 @@ def test_a_subset_run_is_checked_against_the_same_items_of_the_baseline(
     [
         (("--suite", "conversation:builtin", "--trec"), "--trec does not apply to conversation turns"),
         (("--suite", "nano-brain:{ledger}", "--trec"), "--trec does not apply to code tasks"),
-        (("--suite", "conversation:builtin", "--fields", "content"), "--fields applies to belief suites"),
-        (("--suite", "nano-brain:{ledger}", "--fields", "content"), "--fields applies to belief suites"),
+        (
+            ("--suite", "conversation:builtin", "--fields", "content"),
+            "--fields does not apply to conversation turns (an option of belief suites",
+        ),
+        (
+            ("--suite", "nano-brain:{ledger}", "--fields", "content"),
+            "--fields does not apply to code tasks (an option of belief suites",
+        ),
         (("--suite", "lifecycle:builtin", "--fail-under", "0.5"), "--fail-under does not apply to lifecycle"),
         (
             (
                 "--cycles",
                 "2",
             ),
-            "--cycles applies to lifecycle scenarios",
+            "--cycles does not apply to belief suites (an option of lifecycle scenarios",
         ),
     ],
 )
