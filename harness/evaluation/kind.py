@@ -200,6 +200,8 @@ class KindSpec:
     `honours`: which common options it acts on besides modes, limit, shard and the embedding model
     (`fail_under`, `trec`); another is refused for it, never ignored;
     `mode_major`: its run goes mode by mode (else item by item, every mode per item);
+    `order(kind, modes)`: for a run whose order is neither, the sort key of a result's position in
+    an unsharded run of `kind` (merge puts the shards' results in that order);
     `grouped`: all its `--suite` arguments make one kind (one report), else one kind each;
     `selector`: the own option that chooses this kind instead of `--suite` (`dataset`), if any;
     `builtin`: its built-in suite, which pytest makes items of (None: it has none, or no items);
@@ -216,6 +218,7 @@ class KindSpec:
     options: type | None = None
     honours: frozenset[str] = frozenset()
     mode_major: bool = False
+    order: Callable[[Any, Sequence[str]], Callable[[Any], tuple[int, ...]]] | None = None
     grouped: bool = False
     selector: str | None = None
     builtin: str | None = None

@@ -59,6 +59,7 @@ def ledger(tmp_path: Path) -> Path:
 @pytest.mark.parametrize(
     ("suite", "stem"),
     [
+        ("builtin", "run-embedded"),
         ("nano-brain:{ledger}", "code-tasks-ledger-embedded"),
         ("lifecycle:builtin", "lifecycle-embedded"),
         ("conversation:builtin", "conversation-embedded"),
@@ -82,7 +83,7 @@ def test_shards_of_every_kind_merge_into_the_unsharded_report(
     parts = [json.loads(p.read_text()) for p in shards]
     assert [p["shard"]["index"] for p in parts] == [1, 2]
     whole = json.loads((tmp_path / "whole" / f"{stem}-latest.json").read_text())
-    key = (whole["kind"] == "conversation" and "turns") or "results"
+    key = {"conversation": "turns", "beliefs": "cases"}.get(whole["kind"], "results")
     assert sorted(len(p[key]) for p in parts) != [0, len(whole[key])], "both shards hold items"
     assert harness(monkeypatch, tmp_path, "merge", *map(str, reversed(shards)), "--out", "merged") == 0
     merged = json.loads((tmp_path / "merged" / f"{stem}-latest.json").read_text())

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import time
 import uuid
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from enum import StrEnum
 from pathlib import Path
@@ -28,7 +28,6 @@ from harness.pipeline.memory_layer import Request, TextEmbedder
 from harness.pipeline.ruleset import CaseKind, MutationTiming, Ruleset, ruleset
 from harness.pipeline.settings import CONTENT_FIELDS, SURFACE_FIELDS
 from harness.reports import run_report
-from harness.reports.merge import merge_suite_runs
 from harness.reports.metadata import run_metadata, suite_record
 from harness.reports.scores import suite_scores
 from harness.reports.summary import ModeSummary, summarize
@@ -424,6 +423,19 @@ def build(suites: Sequence[str], common: KindOptions, own: BeliefOptions) -> Bel
     return BeliefKind(plan, common.fail_under, common.embedding_model)
 
 
+def run_order(kind: BeliefKind, modes: Sequence[str]) -> Callable[[CaseResult], tuple[int, ...]]:
+    """A result's position in a run: per suite, its static cases mode by mode, then its session
+    cases, each turn by turn in every mode (as `steps` runs them)."""
+    suites = [s.name for s in kind.plan.suites]
+    cases = {(s.name, c.id): i for s in kind.plan.suites for i, c in enumerate((*s.static_cases, *s.session_cases))}
+
+    def key(result: CaseResult) -> tuple[int, ...]:
+        where, case, mode = suites.index(result.suite), cases[(result.suite, result.case_id)], modes.index(result.mode)
+        return (where, 0, mode, case, 0) if result.kind == "static" else (where, 1, case, result.turn or 0, mode)
+
+    return key
+
+
 def result_from_json(data: Mapping[str, Any]) -> CaseResult:
     return CaseResult(**data)
 
@@ -434,7 +446,7 @@ SPEC = KindSpec(
     suite_help="builtin, tenure:DIR, a suite folder",
     build=build,
     result=result_from_json,
-    merge=merge_suite_runs,
+    order=run_order,
     builtin="builtin",
     results_key="cases",
     options=BeliefOptions,
