@@ -24,6 +24,7 @@ from __future__ import annotations
 import json
 import os
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -33,7 +34,7 @@ import pytest
 from harness.backends import registry
 from harness.backends.base import Backend
 from harness.baselines import DEFAULT_TOLERANCE, BaselineKey, BaselineStore, run_gate
-from harness.embeddings.model import DEFAULT_MODEL
+from harness.embeddings import DEFAULT_MODEL
 from harness.errors import BackendUnavailable, HarnessError
 from harness.evaluation.embedders import suite_embedder
 from harness.evaluation.kinds.beliefs import SuiteRunner
@@ -287,7 +288,7 @@ _STATE = pytest.StashKey[_State]()
 
 
 @pytest.fixture
-def harness_runner(request: pytest.FixtureRequest):
+def harness_runner(request: pytest.FixtureRequest) -> Callable[[CaseParam], SuiteRunner]:
     """`harness_runner(param)`: the runner for a CaseParam, its index loaded once per process."""
     state = request.config.stash[_STATE]
     needs_vectors = any(m.needs_vectors for m in _selected_modes(request.config))
@@ -302,7 +303,7 @@ def harness_runner(request: pytest.FixtureRequest):
 
 
 @pytest.fixture
-def harness_record(request: pytest.FixtureRequest):
+def harness_record(request: pytest.FixtureRequest) -> Callable[[CaseParam, list[CaseResult]], None]:
     """`harness_record(param, results)`: hand a case item's results to the baseline gate, when
     the session freezes or checks baselines (a no-op otherwise)."""
     recording = _baseline_action(request.config) is not None
@@ -335,7 +336,7 @@ class BaselineGate:
         if report.when != "call":
             return
         for name, value in report.user_properties:
-            if name == RESULT_PROPERTY:
+            if name == RESULT_PROPERTY and isinstance(value, dict):  # as harness_record wrote it
                 self.results.setdefault(value["suite"], []).append(CaseResult(**value["result"]))
 
     @pytest.hookimpl(tryfirst=True)  # before the exit status is final
@@ -387,6 +388,6 @@ class BaselineGate:
 
 
 @pytest.fixture(scope="session")
-def server_url(pytestconfig: pytest.Config):
+def server_url(pytestconfig: pytest.Config) -> Callable[[str], str]:
     """`server_url(name)`: the URL of the run's shared server of that backend."""
     return pytestconfig.stash[_STATE].url
