@@ -40,8 +40,8 @@ RUN_WITH_DOCKER: dict[str, int] = {
 NOT_RUN = {
     "harness run --suite code-tasks:builtin": "minutes: embeds about 1,300 records of harness/ for the vector modes",
     "harness run --dataset locomo --granularity turn": "needs ../shared/datasets and minutes of embedding",
-    "harness run --dataset longmemeval-s --file longmemeval_s.json -b postgres -m bm25 --limit 100 --sample stratified": (
-        "needs the LongMemEval-S file, which is not in the repository"
+    "harness run --dataset longmemeval-s -b postgres -m bm25 --limit 100 --sample stratified": (
+        "needs ../shared/datasets and minutes of ingestion"
     ),
     "harness embed --dataset longmemeval-m --file longmemeval_m_cleaned.json --model all-MiniLM-L6-v2-int8": (
         "LongMemEval-M (several GB) is not in the repository"
