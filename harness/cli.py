@@ -52,8 +52,9 @@ from harness.baselines import (
     run_gate,
     stored_lines,
 )
+from harness.embeddings import DEFAULT_MODEL
+from harness.embeddings import registry as encoders
 from harness.embeddings.device import Device
-from harness.embeddings.model import DEFAULT_MODEL, ENCODERS
 from harness.errors import BackendUnavailable, HarnessError, Interrupted
 from harness.evaluation import kinds as kind_registry
 from harness.evaluation import runner
@@ -91,6 +92,9 @@ app.add_typer(baseline_app, name="baseline")
 
 out_console = Console(width=None if sys.stdout.isatty() else 160)
 err_console = Console(stderr=True)
+
+ENCODERS = encoders.names()
+"""The offline `--model` choices, from the encoder list (harness/embeddings/registry.py)."""
 
 
 def _progress() -> Progress:
@@ -312,8 +316,9 @@ def run(
         return _run_dataset(request, where, backends, own["haystack"], limit, model, device, dry_run)
     common = KindOptions(modes, limit, fail_under, model, part)
     planned = kinds_for(suite, common, own)
-    for each in planned if gate else ():
-        gate.require(each.kind, backends, modes)
+    if gate is not None:
+        for each in planned:
+            gate.require(each.kind, backends, modes)
     for each in planned:
         each.kind.prepare()
     needs_vectors = any(m.needs_vectors for m in modes)
@@ -635,7 +640,7 @@ def embed(
     device: Annotated[Device, typer.Option(help="Where to embed (auto: cuda when torch sees a GPU).")] = Device.AUTO,
 ) -> int:
     """Embed every memory and query text of the suites, or every turn and question of a dataset."""
-    from harness.embeddings.embedder import Embedder, default_cache_dir
+    from harness.embeddings import Embedder, default_cache_dir
 
     if dataset is not None:
         if suite is not None or fields != "surface":

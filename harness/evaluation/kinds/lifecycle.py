@@ -9,7 +9,7 @@ from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from harness.embeddings.model import DEFAULT_MODEL
+from harness.embeddings import DEFAULT_MODEL
 from harness.errors import HarnessError
 from harness.evaluation.embedders import embed_ahead, suite_embedder
 from harness.evaluation.kind import Engine, Item, KindOptions, KindSpec, Report, RunInfo, Scorecard, Step, option
@@ -122,7 +122,7 @@ class LifecycleKind:
             if grade == "FAIL" and THRESHOLDS[name].gating
         ]
 
-    def report(self, results: Sequence[LifecycleResult], run: RunInfo) -> Report:  # type: ignore[override]
+    def report(self, results: Sequence[LifecycleResult], run: RunInfo) -> Report:
         modes = [m.value for m in run.modes]
         summaries = {m: summarise(m, [r for r in results if r.mode == m]) for m in modes}
         data = {
