@@ -43,6 +43,7 @@ from harness.baselines import (
     BaselineKey,
     BaselineStore,
     GateResult,
+    history,
     report_sheets,
     require,
     run_gate,
@@ -317,7 +318,7 @@ def run(
         _check_url(backends[0], url)
     if not dry_run:
         check_out_dir(out)
-    gate = _baseline_gate(check_baseline, freeze_baseline, baseline_dir, baseline_tolerance, shard, dry_run)
+    gate = _baseline_gate(check_baseline, freeze_baseline, baseline_dir, baseline_tolerance, shard, dry_run, out)
     request = runner.RunRequest(tuple(modes), out, error_threshold, trec)
     where = (url, allow_extension, gate)
     if dataset is not None:
@@ -439,7 +440,7 @@ def _run_kind(
         _error(f"{name}: baselines not frozen: a failed run is no baseline")
         return verdict.exit_code
     checked = gate.apply(finished.report, kind.baseline_suite, name)
-    for line in checked.lines:
+    for line in [*checked.lines, f"baseline history: {gate.history_file}"]:
         _say(line)
     return max(verdict.exit_code, 1 if checked.failed else 0)
 
@@ -451,6 +452,8 @@ class BaselineGate:
     store: BaselineStore
     freeze_run: bool
     tolerance: float
+    history_file: Path
+    """Beside the reports: a check never writes into the baselines folder (a checkout's `cases/`)."""
 
     def require(self, kind: CaseKind, backends: Sequence[str], modes: Sequence[Mode]) -> None:
         """Before the run: a check needs a baseline of each backend and mode it asks for."""
@@ -461,11 +464,18 @@ class BaselineGate:
 
     def apply(self, report: Report, suite: str | None, backend: str) -> GateResult:
         sheets = report_sheets(report, suite, backend)
-        return run_gate(self.store, sheets, report.settings, freeze_run=self.freeze_run, tolerance=self.tolerance)
+        return run_gate(
+            self.store,
+            sheets,
+            report.settings,
+            freeze_run=self.freeze_run,
+            history_file=self.history_file,
+            tolerance=self.tolerance,
+        )
 
 
 def _baseline_gate(
-    check: bool, freeze: bool, folder: Path | None, tolerance: float, shard: str | None, dry_run: bool
+    check: bool, freeze: bool, folder: Path | None, tolerance: float, shard: str | None, dry_run: bool, out: Path
 ) -> BaselineGate | None:
     if not (check or freeze):
         return None
@@ -476,7 +486,7 @@ def _baseline_gate(
     store = BaselineStore(folder)
     if check and not store.root.is_dir():
         raise HarnessError(f"--check-baseline: no baselines folder {store.root} (freeze first, or --baseline-dir)")
-    return BaselineGate(store, freeze, tolerance)
+    return BaselineGate(store, freeze, tolerance, out / history.FILE_NAME)
 
 
 @contextmanager

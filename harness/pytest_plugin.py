@@ -12,7 +12,8 @@ the server items skip with the reason, unless HARNESS_REQUIRE_DOCKER=1 makes tha
 
 Baselines: with `--check-baseline` the items' results (carried to the controller in each test
 report's user properties, so xdist works) are checked against the committed baselines when the
-session ends, and a regression fails the session; HARNESS_FREEZE=1 freezes them instead.
+session ends, and a regression fails the session; HARNESS_FREEZE=1 freezes them instead. The
+history of either goes into the session's basetemp, never into the checkout.
 
 The controller hands its run id, pid and records folder to the workers through xdist's
 `workerinput`, never through the environment. The records (server URLs, passwords included) live
@@ -32,7 +33,7 @@ import pytest
 
 from harness.backends import registry
 from harness.backends.base import Backend
-from harness.baselines import DEFAULT_TOLERANCE, BaselineKey, BaselineStore, run_gate
+from harness.baselines import DEFAULT_TOLERANCE, BaselineKey, BaselineStore, history, run_gate
 from harness.embeddings.model import DEFAULT_MODEL
 from harness.errors import BackendUnavailable, HarnessError
 from harness.evaluation.embedders import suite_embedder
@@ -116,12 +117,20 @@ def pytest_configure(config: pytest.Config) -> None:
         # the controller's basetemp: xdist gives each worker a folder below it, so all processes see it
         basetemp = config._tmp_path_factory.getbasetemp()  # type: ignore[attr-defined]
         run = _Run(f"pytest-{uuid.uuid4().hex[:12]}", os.getpid(), basetemp / "harness-servers")
+        _register_baseline_gate(config, basetemp)
     config.stash[_STATE] = _State(_selected_backends(config), SharedServers(run))
+
+
+def _register_baseline_gate(config: pytest.Config, basetemp: Path) -> None:
+    """In the controller, when the session freezes or checks: the gate, writing its history into
+    the session's basetemp (never into the checkout)."""
     action = _baseline_action(config)
-    if action is not None and not _is_worker(config):
-        store = BaselineStore(config.getoption("--baseline-dir"))
-        model = DEFAULT_MODEL if any(m.needs_vectors for m in _selected_modes(config)) else None
-        config.pluginmanager.register(BaselineGate(store, action, config.getoption("--baseline-tolerance"), model))
+    if action is None:
+        return
+    store = BaselineStore(config.getoption("--baseline-dir"))
+    model = DEFAULT_MODEL if any(m.needs_vectors for m in _selected_modes(config)) else None
+    gate = BaselineGate(store, action, config.getoption("--baseline-tolerance"), model, basetemp / history.FILE_NAME)
+    config.pluginmanager.register(gate)
 
 
 def _baseline_action(config: pytest.Config) -> str | None:
@@ -323,11 +332,14 @@ class BaselineGate:
     of the suite to have run in that backend and mode (a -k, -x or skip would freeze or check a
     part as if it were the whole)."""
 
-    def __init__(self, store: BaselineStore, action: str, tolerance: float, embedding_model: str | None) -> None:
+    def __init__(
+        self, store: BaselineStore, action: str, tolerance: float, embedding_model: str | None, history_file: Path
+    ) -> None:
         self.store = store
         self.action = action
         self.tolerance = tolerance
         self.embedding_model = embedding_model
+        self.history_file = history_file
         self.results: dict[str, list[CaseResult]] = {}
         self.lines: list[str] = []
 
@@ -348,13 +360,14 @@ class BaselineGate:
                 self._sheets(),
                 baseline_settings(PipelineSettings(), None, self.embedding_model),
                 freeze_run=self.action == "freeze",
+                history_file=self.history_file,
                 tolerance=self.tolerance,
             )
         except HarnessError as exc:
             self.lines = [f"harness: {exc}"]
             session.exitstatus = pytest.ExitCode.USAGE_ERROR
             return
-        self.lines = gate.lines
+        self.lines = [*gate.lines, f"baseline history: {self.history_file}"]
         if gate.failed and session.exitstatus == pytest.ExitCode.OK:
             session.exitstatus = pytest.ExitCode.TESTS_FAILED
 
