@@ -842,12 +842,15 @@ def down(
 ) -> int:
     """Remove every container (and network) the harness started that is still there; or, with
     --url, the namespaces and extension that killed runs left on that server, and nothing else."""
-    from harness.containers import ContainerError, remove_all
+    from harness.containers import ContainerError, NoDockerEngine, remove_all
 
     if url is not None:
         return _down_url(url)
     try:
         removed = remove_all()
+    except NoDockerEngine as exc:  # nothing runs, so nothing is left to remove: done, not a failure
+        out_console.print(f"removed 0 container(s): {exc}", highlight=False, soft_wrap=True)
+        return 0
     except ContainerError as exc:
         raise BackendUnavailable(str(exc)) from None
     out_console.print(f"removed {len(removed)} container(s)" + (f": {', '.join(removed)}" if removed else ""))
