@@ -342,10 +342,28 @@ def run(
     if embedder is not None:
         for kind in kinds:
             embed_ahead(kind, embedder)
-    codes = [_run_kind(backends[0], kind, embedder, request, *where) for kind in kinds]
-    for name in backends[1:]:  # a kind may keep state for its report: a fresh one per backend
-        codes += [_run_kind(name, kind, embedder, request, *where) for kind in kinds_for(suite, options)]
+    written: list[Path] = []
+    with _naming_reports(written):
+        codes = [_run_kind(backends[0], kind, embedder, request, *where, written) for kind in kinds]
+        for name in backends[1:]:  # a kind may keep state for its report: a fresh one per backend
+            codes += [_run_kind(name, kind, embedder, request, *where, written) for kind in kinds_for(suite, options)]
     return max(codes)
+
+
+@contextmanager
+def _naming_reports(written: list[Path]) -> Iterator[None]:
+    """A run of several kinds or backends stopped part way (an interrupt, a lost backend) names, in
+    its last line, the reports of the runs that finished before it, not only the incomplete one."""
+    try:
+        yield
+    except (Interrupted, HarnessError) as exc:
+        if written:
+            before = f"reports written before it: {', '.join(str(path) for path in written)}"
+            if isinstance(exc, Interrupted):
+                exc.detail = f"{exc.detail}; {before}" if exc.detail else before
+            else:
+                exc.args = (f"{exc}; {before}",)
+        raise
 
 
 def _run_dataset(
@@ -381,7 +399,9 @@ def _run_dataset(
 
     if (gate := where[2]) is not None:
         gate.require(kind(), backends, request.modes)
-    return max(_run_kind(name, kind(), embedder, request, *where) for name in backends)
+    written: list[Path] = []
+    with _naming_reports(written):
+        return max([_run_kind(name, kind(), embedder, request, *where, written) for name in backends])
 
 
 def _dry_run(selection: Selection, grain: Granularity, modes: Sequence[Mode], embedder: Embedder | None) -> None:
@@ -402,11 +422,13 @@ def _run_kind(
     url: str | None,
     allow_extension: bool,
     gate: BaselineGate | None,
+    written: list[Path],
 ) -> int:
     """Run one kind of case on one backend: progress, scorecard, reports, baselines, and the run's exit code.
 
     An interrupted run, or one an error stopped, has written what finished as an incomplete
-    report and re-raises here, after the backend session removed its container.
+    report and re-raises here, after the backend session removed its container. A finished run
+    adds its JSON report to `written`.
     """
     finished: runner.Finished | None = None
     late: Interrupted | None = None
@@ -432,6 +454,7 @@ def _run_kind(
         else:
             stopped.args = (f"{stopped} ({where})",)
         raise stopped
+    written.append(finished.paths[0])
     verdict = finished.verdict(request.error_threshold)
     for line in verdict.lines:
         _error(f"{name}: {line}")
