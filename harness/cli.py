@@ -524,7 +524,10 @@ def _session(name: str, url: str | None, allow_extension: bool) -> Iterator[Back
 
 @app.command()
 def compare(
-    reports: Annotated[list[Path] | None, typer.Argument(help="Run reports (default: each latest one).")] = None,
+    reports: Annotated[
+        list[Path] | None,
+        typer.Argument(help="Run reports (default: the newest complete one of each backend and mode)."),
+    ] = None,
     out: Annotated[Path, typer.Option(help="Report folder to read and write.")] = Path("reports"),
 ) -> int:
     """Side-by-side table of backends and modes from run reports."""
