@@ -184,7 +184,8 @@ def _check_url(backend: str, url: str) -> None:
 def run(
     ctx: typer.Context,
     backend: Annotated[
-        list[str], typer.Option("--backend", "-b", rich_help_panel="Backend", help="Backend(s) to run on.")
+        list[str],
+        typer.Option("--backend", "-b", rich_help_panel="Backend", help=f"{', '.join(registry.names())} (repeatable)."),
     ] = ["embedded"],
     mode: Annotated[list[str], typer.Option("--mode", "-m", help="bm25, vector, hybrid (repeatable).")] = [
         "bm25",
@@ -198,7 +199,7 @@ def run(
             "-s",
             rich_help_panel="Suites",
             help="builtin, tenure:DIR, a suite folder; lifecycle:builtin, mnemonic:PATH; conversation:builtin, "
-            "acervo:DIR; code-tasks:builtin, nano-brain:TASKFILE[:CODEBASE] (repeatable).",
+            "acervo:DIR; code-tasks:builtin, nano-brain:TASKFILE[:DIR] (repeatable).",
         ),
     ] = [BUILTIN],
     limit: Annotated[int | None, typer.Option(min=1, help="Run only the first N cases of each kind.")] = None,
@@ -270,6 +271,8 @@ def run(
     allow_extension: Annotated[
         bool,
         typer.Option(
+            "--allow-extension",  # a flag alone (no --no-... form): every option name fits 80 columns
+            show_default=False,
             rich_help_panel="Backend",
             help="With --url on postgres: create pgvector's extension if missing (dropped at the end).",
         ),
@@ -288,12 +291,20 @@ def run(
     check_baseline: Annotated[
         bool,
         typer.Option(
+            "--check-baseline",
+            show_default=False,
             rich_help_panel="Baselines",
             help="Check each mode's scores against its baseline: exit 1 on a regression, 2 if none is frozen.",
         ),
     ] = False,
     freeze_baseline: Annotated[
-        bool, typer.Option(rich_help_panel="Baselines", help="Freeze each mode's scores as its baseline.")
+        bool,
+        typer.Option(
+            "--freeze-baseline",
+            show_default=False,
+            rich_help_panel="Baselines",
+            help="Freeze each mode's scores as its baseline.",
+        ),
     ] = False,
     baseline_dir: Annotated[
         Path | None, typer.Option(rich_help_panel="Baselines", help="Baselines folder (default: cases/baselines).")
