@@ -60,7 +60,7 @@ from harness.evaluation.model_check import load_model
 from harness.models.haystack import Granularity
 from harness.pipeline import Mode, PipelineSettings
 from harness.pipeline.settings import CONTENT_FIELDS, SURFACE_FIELDS
-from harness.pipes import StdoutUntilClosed
+from harness.pipes import stdout_until_closed
 from harness.reports import compare as compare_reports
 from harness.reports import run_report
 from harness.reports.writer import check_out_dir, report_json, write_or_rescue, write_run_files
@@ -84,7 +84,7 @@ baseline_app = typer.Typer(
 )
 app.add_typer(baseline_app, name="baseline")
 
-out_console = Console(file=StdoutUntilClosed(), width=None if sys.stdout.isatty() else 160)  # `| head` is fine
+out_console = Console(file=stdout_until_closed(), width=None if sys.stdout.isatty() else 160)  # `| head` is fine
 err_console = Console(stderr=True)
 
 FIELD_SETS = {"surface": SURFACE_FIELDS, "content": CONTENT_FIELDS}

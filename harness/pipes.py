@@ -10,19 +10,20 @@ from __future__ import annotations
 import io
 import os
 import sys
-from typing import Any
+from typing import TextIO, cast
 
 
-class StdoutUntilClosed:
+class StdoutUntilClosed(io.TextIOBase):
     """A file for a console that writes to the current `sys.stdout` (so captured output still
     works) until a write finds the pipe closed; then that descriptor points at /dev/null, so the
     interpreter's last flush cannot fail either."""
 
     def __init__(self) -> None:
-        self._closed = False
+        super().__init__()
+        self._gone = False
 
     def write(self, text: str) -> int:
-        if not self._closed:
+        if not self._gone and sys.stdout is not None:
             try:
                 sys.stdout.write(text)
             except BrokenPipeError:
@@ -30,17 +31,27 @@ class StdoutUntilClosed:
         return len(text)
 
     def flush(self) -> None:
-        if not self._closed:
+        if not self._gone and sys.stdout is not None:
             try:
                 sys.stdout.flush()
             except BrokenPipeError:
                 self._drop()
 
+    def isatty(self) -> bool:
+        return sys.stdout is not None and sys.stdout.isatty()
+
+    def fileno(self) -> int:
+        return sys.stdout.fileno()
+
+    @property
+    def encoding(self) -> str:  # type: ignore[override]  # read-only here: the current stdout's
+        return getattr(sys.stdout, "encoding", None) or "utf-8"
+
     def _drop(self) -> None:
-        self._closed = True
+        self._gone = True
         try:
             descriptor = sys.stdout.fileno()
-        except (OSError, io.UnsupportedOperation):  # not a real file: nothing left to flush there
+        except (OSError, ValueError):  # not a real file (io.UnsupportedOperation): nothing to flush there
             return
         devnull = os.open(os.devnull, os.O_WRONLY)
         try:
@@ -48,6 +59,8 @@ class StdoutUntilClosed:
         finally:
             os.close(devnull)
 
-    def __getattr__(self, name: str) -> Any:
-        """Everything else (isatty, encoding, fileno) is the current stdout's."""
-        return getattr(sys.stdout, name)
+
+def stdout_until_closed() -> TextIO:
+    """A `StdoutUntilClosed` as the text file it is (typeshed's `TextIO` is a class no `io` type
+    subclasses, so the type checker needs telling)."""
+    return cast(TextIO, StdoutUntilClosed())
