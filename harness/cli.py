@@ -25,6 +25,7 @@ from urllib.parse import urlsplit
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.progress import (
     BarColumn,
     MofNCompleteColumn,
@@ -959,6 +960,29 @@ def backends_list(
         table.add_row(name, where, "yes" if found.local else "no (pytest --backend " + name + ")")
     out_console.print(table)
     return 0
+
+
+@app.command()
+def doctor(
+    as_json: Annotated[bool, typer.Option("--json", help="The checks as a JSON list, for scripts.")] = False,
+) -> int:
+    """Say what is installed, what is missing and the one command that fixes each (exit 1 if something is missing)."""
+    from dataclasses import asdict
+
+    from harness.doctor import Status, checks, healthy
+
+    found = checks()
+    if as_json:
+        out_console.print(json.dumps([asdict(c) for c in found]), highlight=False, markup=False, soft_wrap=True)
+        return 0 if healthy(found) else 1
+    table = Table(title="harness doctor")
+    for column in ("check", "status", "detail", "fix"):
+        table.add_column(column, overflow="fold")
+    style = {Status.OK: "green", Status.MISSING: "red", Status.OPTIONAL: "yellow"}
+    for c in found:
+        table.add_row(escape(c.name), f"[{style[c.status]}]{c.status}[/]", escape(c.detail), escape(c.fix))
+    out_console.print(table)
+    return 0 if healthy(found) else 1
 
 
 @contextmanager
