@@ -50,8 +50,9 @@ from harness.baselines import (
     run_gate,
     stored_lines,
 )
+from harness.embeddings import DEFAULT_MODEL
+from harness.embeddings import registry as encoders
 from harness.embeddings.device import parse_device
-from harness.embeddings.model import DEFAULT_MODEL, ENCODERS
 from harness.errors import BackendUnavailable, HarnessError, Interrupted
 from harness.evaluation import runner
 from harness.evaluation.embedders import dataset_embedder, embed_ahead, suite_embedder
@@ -89,6 +90,8 @@ out_console = Console(file=stdout_until_closed(), width=None if sys.stdout.isatt
 err_console = Console(stderr=True)
 
 FIELD_SETS = {"surface": SURFACE_FIELDS, "content": CONTENT_FIELDS}
+ENCODERS = encoders.names()
+"""The offline `--model` choices, from the encoder list (harness/embeddings/registry.py)."""
 
 
 def _modes(names: list[str]) -> list[Mode]:
@@ -347,8 +350,9 @@ def run(
         )
     options = KindOptions(modes, _settings(fields), limit, fail_under, model, part, extra)
     kinds = kinds_for(suite, options)
-    for kind in kinds if gate else ():
-        gate.require(kind, backends, modes)
+    if gate is not None:
+        for kind in kinds:
+            gate.require(kind, backends, modes)
     needs_vectors = any(m.needs_vectors for m in modes)
     embedder = suite_embedder(model, device) if needs_vectors else None
     if embedder is not None:
@@ -647,7 +651,7 @@ def embed(
     device: Annotated[str, typer.Option(help="auto (cuda when torch sees a GPU), cpu or cuda.")] = "auto",
 ) -> int:
     """Embed every memory and query text of the suites, or every turn and question of a dataset."""
-    from harness.embeddings.embedder import Embedder, default_cache_dir
+    from harness.embeddings import Embedder, default_cache_dir
 
     if dataset is not None:
         if suite is not None or fields != "surface":

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 import os
 import uuid
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -20,7 +21,7 @@ import pytest
 
 from harness.backends import registry
 from harness.baselines import DEFAULT_TOLERANCE, BaselineStore, history
-from harness.embeddings.model import DEFAULT_MODEL
+from harness.embeddings import DEFAULT_MODEL
 from harness.evaluation.kinds import BUILTIN_SUITES
 from harness.evaluation.runner import runnable_modes
 from harness.pipeline import Mode
@@ -157,7 +158,7 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
 
 
 @pytest.fixture
-def harness_check(request: pytest.FixtureRequest):
+def harness_check(request: pytest.FixtureRequest) -> Callable[[ItemParam], None]:
     """`harness_check(item)`: run the item's group (once per process) and pass, fail or xfail it
     with the judge's reasons; its belief results go to the baseline gate when one runs."""
     state = request.config.stash[_STATE]
@@ -179,6 +180,6 @@ def harness_check(request: pytest.FixtureRequest):
 
 
 @pytest.fixture(scope="session")
-def server_url(pytestconfig: pytest.Config):
+def server_url(pytestconfig: pytest.Config) -> Callable[[str], str]:
     """`server_url(name)`: the URL of the run's shared server of that backend."""
     return pytestconfig.stash[_STATE].connections.url

@@ -65,7 +65,7 @@ class BaselineGate:
         if report.when != "call":
             return
         for name, value in report.user_properties:
-            if name == RESULT_PROPERTY:
+            if name == RESULT_PROPERTY and isinstance(value, dict):  # as `record` wrote it
                 self.results.setdefault(value["suite"], []).append(CaseResult(**value["result"]))
 
     @pytest.hookimpl(tryfirst=True)  # before the exit status is final

@@ -23,7 +23,7 @@ import pytest
 from harness.backends.base import Backend
 from harness.baselines import BaselineKey, BaselineStore
 from harness.baselines.store import Baseline
-from harness.embeddings.model import DEFAULT_MODEL
+from harness.embeddings import DEFAULT_MODEL
 from harness.errors import HarnessError
 from harness.evaluation.embedders import suite_embedder
 from harness.evaluation.kind import Engine, Item, Itemized, Result
