@@ -44,6 +44,7 @@ from harness.baselines import (
     BaselineKey,
     BaselineStore,
     GateResult,
+    history,
     report_sheets,
     require,
     run_gate,
@@ -61,6 +62,7 @@ from harness.evaluation.model_check import load_model
 from harness.models.haystack import Granularity
 from harness.pipeline import Mode, PipelineSettings
 from harness.pipeline.settings import CONTENT_FIELDS, SURFACE_FIELDS
+from harness.pipes import stdout_until_closed
 from harness.reports import compare as compare_reports
 from harness.reports import run_report
 from harness.reports.writer import check_out_dir, report_json, write_or_rescue, write_run_files
@@ -84,7 +86,7 @@ baseline_app = typer.Typer(
 )
 app.add_typer(baseline_app, name="baseline")
 
-out_console = Console(width=None if sys.stdout.isatty() else 160)
+out_console = Console(file=stdout_until_closed(), width=None if sys.stdout.isatty() else 160)  # `| head` is fine
 err_console = Console(stderr=True)
 
 FIELD_SETS = {"surface": SURFACE_FIELDS, "content": CONTENT_FIELDS}
@@ -186,7 +188,8 @@ def _check_url(backend: str, url: str) -> None:
 def run(
     ctx: typer.Context,
     backend: Annotated[
-        list[str], typer.Option("--backend", "-b", rich_help_panel="Backend", help="Backend(s) to run on.")
+        list[str],
+        typer.Option("--backend", "-b", rich_help_panel="Backend", help=f"{', '.join(registry.names())} (repeatable)."),
     ] = ["embedded"],
     mode: Annotated[list[str], typer.Option("--mode", "-m", help="bm25, vector, hybrid (repeatable).")] = [
         "bm25",
@@ -200,7 +203,7 @@ def run(
             "-s",
             rich_help_panel="Suites",
             help="builtin, tenure:DIR, a suite folder; lifecycle:builtin, mnemonic:PATH; conversation:builtin, "
-            "acervo:DIR; code-tasks:builtin, nano-brain:TASKFILE[:CODEBASE] (repeatable).",
+            "acervo:DIR; code-tasks:builtin, nano-brain:TASKFILE[:DIR] (repeatable).",
         ),
     ] = [BUILTIN],
     limit: Annotated[int | None, typer.Option(min=1, help="Run only the first N cases of each kind.")] = None,
@@ -272,6 +275,8 @@ def run(
     allow_extension: Annotated[
         bool,
         typer.Option(
+            "--allow-extension",  # a flag alone (no --no-... form): every option name fits 80 columns
+            show_default=False,
             rich_help_panel="Backend",
             help="With --url on postgres: create pgvector's extension if missing (dropped at the end).",
         ),
@@ -290,12 +295,20 @@ def run(
     check_baseline: Annotated[
         bool,
         typer.Option(
+            "--check-baseline",
+            show_default=False,
             rich_help_panel="Baselines",
             help="Check each mode's scores against its baseline: exit 1 on a regression, 2 if none is frozen.",
         ),
     ] = False,
     freeze_baseline: Annotated[
-        bool, typer.Option(rich_help_panel="Baselines", help="Freeze each mode's scores as its baseline.")
+        bool,
+        typer.Option(
+            "--freeze-baseline",
+            show_default=False,
+            rich_help_panel="Baselines",
+            help="Freeze each mode's scores as its baseline.",
+        ),
     ] = False,
     baseline_dir: Annotated[
         Path | None, typer.Option(rich_help_panel="Baselines", help="Baselines folder (default: cases/baselines).")
@@ -321,7 +334,7 @@ def run(
         _check_url(backends[0], url)
     if not dry_run:
         check_out_dir(out)
-    gate = _baseline_gate(check_baseline, freeze_baseline, baseline_dir, baseline_tolerance, shard, dry_run)
+    gate = _baseline_gate(check_baseline, freeze_baseline, baseline_dir, baseline_tolerance, shard, dry_run, out)
     request = runner.RunRequest(tuple(modes), out, error_threshold, trec)
     where = (url, allow_extension, gate)
     if dataset is not None:
@@ -345,10 +358,28 @@ def run(
     if embedder is not None:
         for kind in kinds:
             embed_ahead(kind, embedder)
-    codes = [_run_kind(backends[0], kind, embedder, request, *where) for kind in kinds]
-    for name in backends[1:]:  # a kind may keep state for its report: a fresh one per backend
-        codes += [_run_kind(name, kind, embedder, request, *where) for kind in kinds_for(suite, options)]
+    written: list[Path] = []
+    with _naming_reports(written):
+        codes = [_run_kind(backends[0], kind, embedder, request, *where, written) for kind in kinds]
+        for name in backends[1:]:  # a kind may keep state for its report: a fresh one per backend
+            codes += [_run_kind(name, kind, embedder, request, *where, written) for kind in kinds_for(suite, options)]
     return max(codes)
+
+
+@contextmanager
+def _naming_reports(written: list[Path]) -> Iterator[None]:
+    """A run of several kinds or backends stopped part way (an interrupt, a lost backend) names, in
+    its last line, the reports of the runs that finished before it, not only the incomplete one."""
+    try:
+        yield
+    except (Interrupted, HarnessError) as exc:
+        if written:
+            before = f"reports written before it: {', '.join(str(path) for path in written)}"
+            if isinstance(exc, Interrupted):
+                exc.detail = f"{exc.detail}; {before}" if exc.detail else before
+            else:
+                exc.args = (f"{exc}; {before}",)
+        raise
 
 
 def _run_dataset(
@@ -384,7 +415,9 @@ def _run_dataset(
 
     if (gate := where[2]) is not None:
         gate.require(kind(), backends, request.modes)
-    return max(_run_kind(name, kind(), embedder, request, *where) for name in backends)
+    written: list[Path] = []
+    with _naming_reports(written):
+        return max([_run_kind(name, kind(), embedder, request, *where, written) for name in backends])
 
 
 def _dry_run(selection: Selection, grain: Granularity, modes: Sequence[Mode], embedder: Embedder | None) -> None:
@@ -405,11 +438,13 @@ def _run_kind(
     url: str | None,
     allow_extension: bool,
     gate: BaselineGate | None,
+    written: list[Path],
 ) -> int:
     """Run one kind of case on one backend: progress, scorecard, reports, baselines, and the run's exit code.
 
     An interrupted run, or one an error stopped, has written what finished as an incomplete
-    report and re-raises here, after the backend session removed its container.
+    report and re-raises here, after the backend session removed its container. A finished run
+    adds its JSON report to `written`.
     """
     finished: runner.Finished | None = None
     late: Interrupted | None = None
@@ -435,6 +470,7 @@ def _run_kind(
         else:
             stopped.args = (f"{stopped} ({where})",)
         raise stopped
+    written.append(finished.paths[0])
     verdict = finished.verdict(request.error_threshold)
     for line in verdict.lines:
         _error(f"{name}: {line}")
@@ -444,7 +480,7 @@ def _run_kind(
         _error(f"{name}: baselines not frozen: a failed run is no baseline")
         return verdict.exit_code
     checked = gate.apply(finished.report, kind.baseline_suite, name)
-    for line in checked.lines:
+    for line in [*checked.lines, f"baseline history: {gate.history_file}"]:
         _say(line)
     return max(verdict.exit_code, 1 if checked.failed else 0)
 
@@ -456,6 +492,8 @@ class BaselineGate:
     store: BaselineStore
     freeze_run: bool
     tolerance: float
+    history_file: Path
+    """Beside the reports: a check never writes into the baselines folder (a checkout's `cases/`)."""
 
     def require(self, kind: CaseKind, backends: Sequence[str], modes: Sequence[Mode]) -> None:
         """Before the run: a check needs a baseline of each backend and mode it asks for."""
@@ -466,11 +504,18 @@ class BaselineGate:
 
     def apply(self, report: Report, suite: str | None, backend: str) -> GateResult:
         sheets = report_sheets(report, suite, backend)
-        return run_gate(self.store, sheets, report.settings, freeze_run=self.freeze_run, tolerance=self.tolerance)
+        return run_gate(
+            self.store,
+            sheets,
+            report.settings,
+            freeze_run=self.freeze_run,
+            history_file=self.history_file,
+            tolerance=self.tolerance,
+        )
 
 
 def _baseline_gate(
-    check: bool, freeze: bool, folder: Path | None, tolerance: float, shard: str | None, dry_run: bool
+    check: bool, freeze: bool, folder: Path | None, tolerance: float, shard: str | None, dry_run: bool, out: Path
 ) -> BaselineGate | None:
     if not (check or freeze):
         return None
@@ -481,7 +526,7 @@ def _baseline_gate(
     store = BaselineStore(folder)
     if check and not store.root.is_dir():
         raise HarnessError(f"--check-baseline: no baselines folder {store.root} (freeze first, or --baseline-dir)")
-    return BaselineGate(store, freeze, tolerance)
+    return BaselineGate(store, freeze, tolerance, out / history.FILE_NAME)
 
 
 @contextmanager
@@ -495,7 +540,10 @@ def _session(name: str, url: str | None, allow_extension: bool) -> Iterator[Back
 
 @app.command()
 def compare(
-    reports: Annotated[list[Path] | None, typer.Argument(help="Run reports (default: each latest one).")] = None,
+    reports: Annotated[
+        list[Path] | None,
+        typer.Argument(help="Run reports (default: the newest complete one of each backend and mode)."),
+    ] = None,
     out: Annotated[Path, typer.Option(help="Report folder to read and write.")] = Path("reports"),
 ) -> int:
     """Side-by-side table of backends and modes from run reports."""
@@ -836,12 +884,15 @@ def down(
 ) -> int:
     """Remove every container (and network) the harness started that is still there; or, with
     --url, the namespaces and extension that killed runs left on that server, and nothing else."""
-    from harness.containers import ContainerError, remove_all
+    from harness.containers import ContainerError, NoDockerEngine, remove_all
 
     if url is not None:
         return _down_url(url)
     try:
         removed = remove_all()
+    except NoDockerEngine as exc:  # nothing runs, so nothing is left to remove: done, not a failure
+        out_console.print(f"removed 0 container(s): {exc}", highlight=False, soft_wrap=True)
+        return 0
     except ContainerError as exc:
         raise BackendUnavailable(str(exc)) from None
     out_console.print(f"removed {len(removed)} container(s)" + (f": {', '.join(removed)}" if removed else ""))
