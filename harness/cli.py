@@ -47,6 +47,7 @@ from harness.baselines import (
     BaselineKey,
     BaselineStore,
     GateResult,
+    history,
     report_sheets,
     require,
     run_gate,
@@ -64,6 +65,7 @@ from harness.evaluation.kinds import Planned, kinds_for, prefix_of, spec_of
 from harness.evaluation.kinds.beliefs import BeliefOptions, FieldSet
 from harness.evaluation.model_check import load_model
 from harness.pipeline import Mode
+from harness.pipes import stdout_until_closed
 from harness.reports import compare as compare_reports
 from harness.reports import run_report
 from harness.reports.envelope import write_report
@@ -90,7 +92,7 @@ baseline_app = typer.Typer(
 )
 app.add_typer(baseline_app, name="baseline")
 
-out_console = Console(width=None if sys.stdout.isatty() else 160)
+out_console = Console(file=stdout_until_closed(), width=None if sys.stdout.isatty() else 160)  # `| head` is fine
 err_console = Console(stderr=True)
 
 ENCODERS = encoders.names()
@@ -210,7 +212,8 @@ def _check_url(backend: str, url: str) -> None:
 def run(
     ctx: typer.Context,
     backend: Annotated[
-        list[str], typer.Option("--backend", "-b", rich_help_panel="Backend", help="Backend(s) to run on.")
+        list[str],
+        typer.Option("--backend", "-b", rich_help_panel="Backend", help=f"{', '.join(registry.names())} (repeatable)."),
     ] = ["embedded"],
     mode: Annotated[list[Mode], typer.Option("--mode", "-m", help="Retrieval modes (repeatable).")] = [
         Mode.BM25,
@@ -253,6 +256,8 @@ def run(
     allow_extension: Annotated[
         bool,
         typer.Option(
+            "--allow-extension",  # a flag alone (no --no-... form): every option name fits 80 columns
+            show_default=False,
             rich_help_panel="Backend",
             help="With --url on postgres: create pgvector's extension if missing (dropped at the end).",
         ),
@@ -274,12 +279,20 @@ def run(
     check_baseline: Annotated[
         bool,
         typer.Option(
+            "--check-baseline",
+            show_default=False,
             rich_help_panel="Baselines",
             help="Check each mode's scores against its baseline: exit 1 on a regression, 2 if none is frozen.",
         ),
     ] = False,
     freeze_baseline: Annotated[
-        bool, typer.Option(rich_help_panel="Baselines", help="Freeze each mode's scores as its baseline.")
+        bool,
+        typer.Option(
+            "--freeze-baseline",
+            show_default=False,
+            rich_help_panel="Baselines",
+            help="Freeze each mode's scores as its baseline.",
+        ),
     ] = False,
     baseline_dir: Annotated[
         Path | None, typer.Option(rich_help_panel="Baselines", help="Baselines folder (default: cases/baselines).")
@@ -309,7 +322,7 @@ def run(
     dry_run = own["haystack"].dry_run
     if not dry_run:
         check_out_dir(out)
-    gate = _baseline_gate(check_baseline, freeze_baseline, baseline_dir, baseline_tolerance, shard, dry_run)
+    gate = _baseline_gate(check_baseline, freeze_baseline, baseline_dir, baseline_tolerance, shard, dry_run, out)
     request = runner.RunRequest(tuple(modes), out, error_threshold, trec, part)
     where = (url, allow_extension, gate)
     if dataset is not None:
@@ -326,10 +339,29 @@ def run(
     if embedder is not None:
         for each in planned:
             embed_ahead(each.kind, embedder)
-    codes = [_run_kind(backends[0], each, common, embedder, request, *where) for each in planned]
-    for name in backends[1:]:  # a kind may keep state for its report: a fresh one per backend
-        codes += [_run_kind(name, each, common, embedder, request, *where) for each in kinds_for(suite, common, own)]
+    written: list[Path] = []
+    with _naming_reports(written):
+        codes = [_run_kind(backends[0], each, common, embedder, request, *where, written) for each in planned]
+        for name in backends[1:]:  # a kind may keep state for its report: a fresh one per backend
+            again = kinds_for(suite, common, own)
+            codes += [_run_kind(name, each, common, embedder, request, *where, written) for each in again]
     return max(codes)
+
+
+@contextmanager
+def _naming_reports(written: list[Path]) -> Iterator[None]:
+    """A run of several kinds or backends stopped part way (an interrupt, a lost backend) names, in
+    its last line, the reports of the runs that finished before it, not only the incomplete one."""
+    try:
+        yield
+    except (Interrupted, HarnessError) as exc:
+        if written:
+            before = f"reports written before it: {', '.join(str(path) for path in written)}"
+            if isinstance(exc, Interrupted):
+                exc.detail = f"{exc.detail}; {before}" if exc.detail else before
+            else:
+                exc.args = (f"{exc}; {before}",)
+        raise
 
 
 def _run_signature() -> inspect.Signature:
@@ -403,7 +435,9 @@ def _run_dataset(
     def planned() -> Planned:
         return Planned(kind(), HAYSTACK, (own.dataset,), own)  # type: ignore[arg-type]  # checked above
 
-    return max(_run_kind(name, planned(), common, embedder, request, *where) for name in backends)
+    written: list[Path] = []
+    with _naming_reports(written):
+        return max([_run_kind(name, planned(), common, embedder, request, *where, written) for name in backends])
 
 
 def _dry_run(selection: Selection, grain: Granularity, modes: Sequence[Mode], embedder: Embedder | None) -> None:
@@ -425,11 +459,13 @@ def _run_kind(
     url: str | None,
     allow_extension: bool,
     gate: BaselineGate | None,
+    written: list[Path],
 ) -> int:
     """Run one kind of case on one backend: progress, scorecard, reports, baselines, and the run's exit code.
 
     An interrupted run, or one an error stopped, has written what finished as an incomplete
-    report and re-raises here, after the backend session removed its container.
+    report and re-raises here, after the backend session removed its container. A finished run
+    adds its JSON report to `written`.
     """
     kind = planned.kind
     finished: runner.Finished | None = None
@@ -456,6 +492,7 @@ def _run_kind(
         else:
             stopped.args = (f"{stopped} ({where})",)
         raise stopped
+    written.append(finished.paths[0])
     verdict = finished.verdict(request.error_threshold)
     for line in verdict.lines:
         _error(f"{name}: {line}")
@@ -466,7 +503,7 @@ def _run_kind(
         return verdict.exit_code
     subset = common.limit is not None or common.shard is not None
     checked = gate.apply(finished.report, kind.baseline_suite, name, subset)
-    for line in checked.lines:
+    for line in [*checked.lines, f"baseline history: {gate.history_file}"]:
         _say(line)
     return max(verdict.exit_code, 1 if checked.failed else 0)
 
@@ -478,6 +515,8 @@ class BaselineGate:
     store: BaselineStore
     freeze_run: bool
     tolerance: float
+    history_file: Path
+    """Beside the reports: a check never writes into the baselines folder (a checkout's `cases/`)."""
 
     def require(self, kind: CaseKind, backends: Sequence[str], modes: Sequence[Mode]) -> None:
         """Before the run: a check needs a baseline of each backend and mode it asks for."""
@@ -491,12 +530,18 @@ class BaselineGate:
         check compares those items with the same items of the baseline."""
         sheets = report_sheets(report, suite, backend)
         return run_gate(
-            self.store, sheets, report.settings, freeze_run=self.freeze_run, tolerance=self.tolerance, subset=subset
+            self.store,
+            sheets,
+            report.settings,
+            freeze_run=self.freeze_run,
+            history_file=self.history_file,
+            tolerance=self.tolerance,
+            subset=subset,
         )
 
 
 def _baseline_gate(
-    check: bool, freeze: bool, folder: Path | None, tolerance: float, shard: str | None, dry_run: bool
+    check: bool, freeze: bool, folder: Path | None, tolerance: float, shard: str | None, dry_run: bool, out: Path
 ) -> BaselineGate | None:
     """A check may run on a shard (its items are checked against the same items of the baseline);
     a freeze needs the whole run."""
@@ -511,7 +556,7 @@ def _baseline_gate(
     store = BaselineStore(folder)
     if check and not store.root.is_dir():
         raise HarnessError(f"--check-baseline: no baselines folder {store.root} (freeze first, or --baseline-dir)")
-    return BaselineGate(store, freeze, tolerance)
+    return BaselineGate(store, freeze, tolerance, out / history.FILE_NAME)
 
 
 @contextmanager
@@ -525,7 +570,10 @@ def _session(name: str, url: str | None, allow_extension: bool) -> Iterator[Back
 
 @app.command()
 def compare(
-    reports: Annotated[list[Path] | None, typer.Argument(help="Run reports (default: each latest one).")] = None,
+    reports: Annotated[
+        list[Path] | None,
+        typer.Argument(help="Run reports (default: the newest complete one of each backend and mode)."),
+    ] = None,
     out: Annotated[Path, typer.Option(help="Report folder to read and write.")] = Path("reports"),
 ) -> int:
     """Side-by-side table of run reports of any kind, and whether runs differ significantly on shared items."""
@@ -873,12 +921,15 @@ def down(
 ) -> int:
     """Remove every container (and network) the harness started that is still there; or, with
     --url, the namespaces and extension that killed runs left on that server, and nothing else."""
-    from harness.containers import ContainerError, remove_all
+    from harness.containers import ContainerError, NoDockerEngine, remove_all
 
     if url is not None:
         return _down_url(url)
     try:
         removed = remove_all()
+    except NoDockerEngine as exc:  # nothing runs, so nothing is left to remove: done, not a failure
+        out_console.print(f"removed 0 container(s): {exc}", highlight=False, soft_wrap=True)
+        return 0
     except ContainerError as exc:
         raise BackendUnavailable(str(exc)) from None
     out_console.print(f"removed {len(removed)} container(s)" + (f": {', '.join(removed)}" if removed else ""))

@@ -1,5 +1,8 @@
-"""The version history beside a suite's baselines: one JSON line per freeze and per checked run.
+"""The history of freezes and checks: one JSON line per freeze and per checked run.
 
+It lies beside the run's reports (`<--out>/baseline-history.jsonl`; under pytest, in the session's
+basetemp), never beside the committed baselines, so a check leaves the checkout as it found it and
+a freeze changes it only by the baseline files it writes (their git log is the baselines' history).
 Lines are only ever appended, each in one write to a file opened for appending, so two runs
 checking at once never interleave inside a line and nothing earlier is rewritten.
 """
@@ -11,6 +14,8 @@ import os
 from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
+
+FILE_NAME = "baseline-history.jsonl"
 
 
 def append(path: Path, entry: Mapping[str, Any]) -> None:

@@ -1,7 +1,7 @@
 """Committed baselines: one JSON file per suite x backend x mode, written only by a freeze.
 
-Layout under the root (default `cases/baselines/`): `<suite slug>/<backend>-<mode>.json`, and
-beside them the suite's `history.jsonl` (see `history.py`). A file holds the score sheet (overall,
+Layout under the root (default `cases/baselines/`): `<suite slug>/<backend>-<mode>.json`, nothing
+else (the history of freezes and checks lies beside each run's reports: `history.py`). A file holds the score sheet (overall,
 per category, per case), the harness version and the settings that produced it. Reading one
 validates it, so a hand-edited or truncated file is a one-line error naming it.
 """
@@ -136,9 +136,6 @@ class BaselineStore:
 
     def path(self, key: BaselineKey) -> Path:
         return self.root / key.folder / key.file_name
-
-    def history_path(self, key: BaselineKey) -> Path:
-        return self.root / key.folder / "history.jsonl"
 
     def find(self, key: BaselineKey) -> Baseline | None:
         """The stored baseline of `key`, None when there is none."""

@@ -20,7 +20,7 @@ from typing import Any
 import pytest
 
 from harness.backends import registry
-from harness.baselines import DEFAULT_TOLERANCE, BaselineStore
+from harness.baselines import DEFAULT_TOLERANCE, BaselineStore, history
 from harness.embeddings import DEFAULT_MODEL
 from harness.evaluation.kinds import BUILTIN_SUITES
 from harness.evaluation.runner import runnable_modes
@@ -90,6 +90,7 @@ _STATE = pytest.StashKey[_State]()
 def pytest_configure(config: pytest.Config) -> None:
     for name in registry.names():
         config.addinivalue_line("markers", f"{name}: runs on the {name} backend")
+    store = BaselineStore(config.getoption("--baseline-dir"))
     if _is_worker(config):
         given = config.workerinput[RUN_INPUT]  # type: ignore[attr-defined]  # set by xdist on workers
         run = Run(given["run_id"], given["owner"], Path(given["records"]))
@@ -97,17 +98,26 @@ def pytest_configure(config: pytest.Config) -> None:
         # the controller's basetemp: xdist gives each worker a folder below it, so all processes see it
         basetemp = config._tmp_path_factory.getbasetemp()  # type: ignore[attr-defined]
         run = Run(f"pytest-{uuid.uuid4().hex[:12]}", os.getpid(), basetemp / "harness-servers")
-    store = BaselineStore(config.getoption("--baseline-dir"))
+        _register_gate(config, store, basetemp)
     config.stash[_STATE] = _State(
         Connections(_selected_backends(config), SharedServers(run)),
         Kinds(_selected_modes(config)),
         GroupRuns(),
         Baselines(store),
     )
+
+
+def _register_gate(config: pytest.Config, store: BaselineStore, basetemp: Path) -> None:
+    """In the controller, when the session freezes or checks: the gate, writing its history into
+    the session's basetemp (never into the checkout)."""
     action = gate.baseline_action(config)
-    if action is not None and not _is_worker(config):
-        model = DEFAULT_MODEL if any(m.needs_vectors for m in _selected_modes(config)) else None
-        config.pluginmanager.register(gate.BaselineGate(store, action, config.getoption("--baseline-tolerance"), model))
+    if action is None:
+        return
+    model = DEFAULT_MODEL if any(m.needs_vectors for m in _selected_modes(config)) else None
+    history_file = basetemp / history.FILE_NAME
+    config.pluginmanager.register(
+        gate.BaselineGate(store, action, config.getoption("--baseline-tolerance"), model, history_file)
+    )
 
 
 @pytest.hookimpl(optionalhook=True)  # an xdist hook, called in the controller for each worker

@@ -1,13 +1,15 @@
 """The session's baseline gate: with `--check-baseline` the belief-suite items' results (carried to
 the controller in each test report's user properties, so xdist works) are checked against the
 committed baselines when the session ends, and a regression fails the session; HARNESS_FREEZE=1
-freezes them instead. Other kinds are held to their baselines item by item (`items.py`), and
+freezes them instead. The history of either goes into the session's basetemp, never into the
+checkout. Other kinds are held to their baselines item by item (`items.py`), and
 gated as a whole by `harness run --check-baseline`."""
 
 from __future__ import annotations
 
 import os
 from collections.abc import Sequence
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -48,11 +50,14 @@ class BaselineGate:
     of the suite to have run in that backend and mode (a -k, -x or skip would freeze or check a
     part as if it were the whole)."""
 
-    def __init__(self, store: BaselineStore, action: str, tolerance: float, embedding_model: str | None) -> None:
+    def __init__(
+        self, store: BaselineStore, action: str, tolerance: float, embedding_model: str | None, history_file: Path
+    ) -> None:
         self.store = store
         self.action = action
         self.tolerance = tolerance
         self.embedding_model = embedding_model
+        self.history_file = history_file
         self.results: dict[str, list[CaseResult]] = {}
         self.lines: list[str] = []
 
@@ -73,13 +78,14 @@ class BaselineGate:
                 self._sheets(),
                 baseline_settings(PipelineSettings(), None, self.embedding_model),
                 freeze_run=self.action == "freeze",
+                history_file=self.history_file,
                 tolerance=self.tolerance,
             )
         except HarnessError as exc:
             self.lines = [f"harness: {exc}"]
             session.exitstatus = pytest.ExitCode.USAGE_ERROR
             return
-        self.lines = gate.lines
+        self.lines = [*gate.lines, f"baseline history: {self.history_file}"]
         if gate.failed and session.exitstatus == pytest.ExitCode.OK:
             session.exitstatus = pytest.ExitCode.TESTS_FAILED
 

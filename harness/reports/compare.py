@@ -10,6 +10,7 @@ test (`metrics.significance`), never by a raw difference against a tolerance.
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from itertools import combinations
@@ -30,10 +31,37 @@ SHOWN_MEASURES = 4
 """Overall measures a row shows (the sheet's first ones; every one is in the report)."""
 
 
+_TIMESTAMPED = re.compile(r"run-.+-(\d{8}T\d{6}Z)(?:-(\d+))?\.json")
+"""A run report as the writer names it (`-2`, `-3`: later runs of the same second); not a `-latest` copy."""
+
+
+_TIMESTAMPED = re.compile(r".+-(\d{8}T\d{6}Z)(?:-(\d+))?\.json")
+"""A report as the writer names it (`-2`, `-3`: later runs of the same second); not a `-latest` copy."""
+
+
 def default_reports(out_dir: Path) -> list[Path]:
-    """The latest report of each kind, suite and backend in the output folder (only whole,
-    complete runs have a `-latest` copy)."""
-    return sorted(p for p in out_dir.glob("*-latest.json") if not p.name.startswith("compare-"))
+    """The newest complete report of each kind, suite, backend and mode in the folder, oldest
+    first. Not only the `-latest` copies: a run of one mode replaces its backend's `-latest`, and
+    the other modes' newest rows are in earlier reports. Incomplete runs and shards are left out."""
+    runs = sorted(
+        (named.group(1), int(named.group(2) or 1), path)
+        for path in out_dir.glob("*.json")
+        if (named := _TIMESTAMPED.fullmatch(path.name)) is not None
+    )
+    newest: dict[tuple[str, str, str, str], Path] = {}
+    for *_, path in runs:
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            continue
+        if not isinstance(data, dict) or not all(name in data for name in FIELDS):
+            continue
+        if data["incomplete"] or data["shard"] is not None:
+            continue
+        for mode in data["modes"]:
+            newest[(data["kind"], str(data["suite"]), data["backend"]["backend"], mode)] = path
+    chosen = set(newest.values())
+    return [path for *_, path in runs if path in chosen]
 
 
 @dataclass(frozen=True)

@@ -98,7 +98,7 @@ class _File(BaseModel):
 def load_acervo(folder: Path, name: str | None = None) -> ConversationSuite:
     """Every turn file of `folder`, with its project folder resolved and its checks mapped."""
     if not folder.is_dir():
-        raise CaseFileError(folder, "not a folder of Acervo turn files (*.yaml)")
+        raise CaseFileError.missing(folder, "not a folder of Acervo turn files (*.yaml)")
     files = sorted(p for p in folder.iterdir() if p.suffix in (".yaml", ".yml") and p.is_file())
     if not files:
         raise CaseFileError(folder, "no turn files (*.yaml, *.yml) in the folder")

@@ -31,7 +31,7 @@ def read_text(path: Path, kind: str = "JSON") -> str:
         with open(path, "rb") as handle:
             data = handle.read(MAX_FILE_BYTES + 1)
     except FileNotFoundError:
-        raise CaseFileError(path, "no such file") from None
+        raise CaseFileError.missing(path, "no such file") from None
     except OSError as exc:
         raise CaseFileError(path, f"cannot read: {exc.strerror}") from None
     if len(data) > MAX_FILE_BYTES:

@@ -264,7 +264,7 @@ class Session(_Model):
 def find_fixtures(root: Path) -> Path:
     """The folder holding the fixtures: `root` itself, or the one folder below it that does."""
     if not root.is_dir():
-        raise CaseFileError(root, "no such folder (expected a Tenure or PrecisionMemBench checkout)")
+        raise CaseFileError.missing(root, "no such folder (expected a Tenure or PrecisionMemBench checkout)")
     if (root / SEED).is_file():
         return root
     found = sorted(p.parent for p in root.rglob(SEED) if ".git" not in p.parts)

@@ -372,7 +372,8 @@ def test_compare_after_a_run_writes_a_compare_file(runs: dict[str, Any]) -> None
     assert "bm25" in text
     assert "embedded" in text
     assert (out / "compare-latest.md").read_text(encoding="utf-8") == text
-    assert "run-embedded-latest.json" in text  # names the report it compared
+    (report,) = [p.name for p in out.glob("run-embedded-2*.json")]
+    assert f"`{report}`" in text  # names the report it compared
 
 
 def test_vector_baseline_fails_the_gate_with_committed_embeddings_only(

@@ -243,3 +243,42 @@ def test_compare_later_report_replaces_earlier_row(tmp_path: Path, report: dict[
     _write(tmp_path, "b.json", newer)
     (row,) = compare.belief_summaries(compare.load_reports([tmp_path / "a.json", tmp_path / "b.json"]))
     assert row["static_passed"] == 2
+
+
+def test_compare_by_default_shows_the_newest_complete_run_of_every_backend_and_mode(
+    tmp_path: Path, report: dict[str, Any]
+) -> None:
+    """A run of one mode replaces its backend's `-latest` copy; the other modes' newest rows are in
+    earlier reports, and compare shows them. Incomplete runs and shards are never compared."""
+
+    def run(backend: str, passed: dict[str, int], **extra: Any) -> dict[str, Any]:
+        data = json.loads(json.dumps(report["json"]))
+        (row,) = data["summary"]
+        data["summary"] = [row | {"backend": backend, "mode": m, "static_passed": n} for m, n in passed.items()]
+        envelope = dict.fromkeys(FIELDS) | {"kind": "beliefs", "suite": "builtin", "scores": {}, "incomplete": False}
+        return envelope | {"backend": {"backend": backend}, "modes": list(passed)} | data | extra
+
+    _write(tmp_path, "run-embedded-20260101T000000Z.json", run("embedded", {"bm25": 0, "vector": 1}))
+    _write(tmp_path, "run-postgres-20260101T000000Z.json", run("postgres", {"bm25": 1}))
+    _write(tmp_path, "run-embedded-20260102T000000Z.json", run("embedded", {"bm25": 1}))
+    _write(tmp_path, "run-embedded-20260102T000000Z-2.json", run("embedded", {"hybrid": 1}))  # later, same second
+    _write(tmp_path, "run-embedded-latest.json", run("embedded", {"hybrid": 1}))  # the copy of the newest
+    stopped = run("embedded", {"vector": 0}, incomplete=True)
+    _write(tmp_path, "run-embedded-incomplete-20260103T000000Z.json", stopped)
+    shard = run("embedded", {"bm25": 0}, shard={"index": 1, "count": 2})
+    _write(tmp_path, "run-embedded-shard1of2-20260104T000000Z.json", shard)
+
+    sources = compare.default_reports(tmp_path)
+    assert [p.name for p in sources] == [
+        "run-embedded-20260101T000000Z.json",
+        "run-postgres-20260101T000000Z.json",
+        "run-embedded-20260102T000000Z.json",
+        "run-embedded-20260102T000000Z-2.json",
+    ]
+    rows = compare.belief_summaries(compare.load_reports(sources))
+    assert [(r["backend"], r["mode"], r["static_passed"]) for r in rows] == [
+        ("embedded", "bm25", 1),
+        ("embedded", "hybrid", 1),
+        ("embedded", "vector", 1),
+        ("postgres", "bm25", 1),
+    ]

@@ -174,7 +174,7 @@ def result_from_json(data: Mapping[str, Any]) -> CodeTaskResult:
 SPEC = KindSpec(
     name="code-tasks",
     title="Code tasks",
-    suite_help="code-tasks:builtin, nano-brain:TASKFILE[:CODEBASE]",
+    suite_help="code-tasks:builtin, nano-brain:TASKFILE[:DIR]",
     build=build,
     result=result_from_json,
     builtin="code-tasks:builtin",
