@@ -16,6 +16,7 @@ import os
 import signal
 import sys
 import threading
+import warnings
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -50,7 +51,7 @@ from harness.baselines import (
 )
 from harness.embeddings.device import parse_device
 from harness.embeddings.model import DEFAULT_MODEL, ENCODERS
-from harness.errors import BackendUnavailable, HarnessError, Interrupted
+from harness.errors import BackendUnavailable, HarnessError, HarnessWarning, Interrupted
 from harness.evaluation import runner
 from harness.evaluation.embedders import dataset_embedder, embed_ahead, suite_embedder
 from harness.evaluation.kind import CaseKind, Report, Scorecard
@@ -119,6 +120,17 @@ def _notice(line: str) -> None:
 
 def _error(message: str) -> None:
     err_console.print(f"harness: {message}", highlight=False, markup=False, soft_wrap=True)
+
+
+def _show_warning(message: Warning | str, category: type[Warning], *args: object, **kwargs: object) -> None:
+    """The harness's own warnings as one `harness: warning: ...` line; others as Python shows them."""
+    if issubclass(category, HarnessWarning):
+        _error(f"warning: {message}")
+    else:
+        _python_show_warning(message, category, *args, **kwargs)  # type: ignore[arg-type]
+
+
+_python_show_warning = warnings.showwarning
 
 
 def print_scorecard(card: Scorecard) -> None:
@@ -942,6 +954,7 @@ def main() -> None:
     if not any(isinstance(h, logging.NullHandler) for h in psycopg_log.handlers):
         psycopg_log.addHandler(logging.NullHandler())
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    warnings.showwarning = _show_warning
     try:
         with _signals_interrupt():
             code = app(standalone_mode=False)

@@ -17,7 +17,6 @@ import hashlib
 import json
 import os
 import socket
-import tempfile
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -27,6 +26,7 @@ from urllib.parse import urlsplit, urlunsplit
 
 from harness.backends import registry
 from harness.errors import HarnessError
+from harness.files import atomic_write
 from harness.messages import redacted
 from harness.processes import process_alive
 
@@ -102,10 +102,7 @@ class Ledger:
             "created_at": time.time(),
             "details": details,
         }
-        fd, temp = tempfile.mkstemp(dir=self.folder, prefix=".entry-", suffix=".tmp")
-        with os.fdopen(fd, "w", encoding="utf-8") as out:
-            json.dump(data, out)
-        os.replace(temp, self._file(kind, name))
+        atomic_write(self._file(kind, name), json.dumps(data))
 
     def forget(self, kind: str, name: str) -> None:
         self._file(kind, name).unlink(missing_ok=True)
