@@ -37,6 +37,7 @@ from rich.progress import (
 from rich.table import Table
 
 from harness.backends import registry
+from harness.backends.ledger import server_identity
 from harness.backends.provision import backend_session, start_server
 from harness.backends.registry import check_backend, connect
 from harness.baselines import (
@@ -57,6 +58,7 @@ from harness.evaluation.embedders import dataset_embedder, embed_ahead, suite_em
 from harness.evaluation.kind import CaseKind, Report, Scorecard
 from harness.evaluation.kinds import KindOptions, kinds_for, prefix_of
 from harness.evaluation.model_check import load_model
+from harness.messages import is_conninfo, redacted
 from harness.models.haystack import Granularity
 from harness.pipeline import Mode, PipelineSettings
 from harness.pipeline.settings import CONTENT_FIELDS, SURFACE_FIELDS
@@ -173,21 +175,16 @@ def _check_url(backend: str, url: str) -> None:
     if found.server is None:
         raise HarnessError(f"--url names a running server; the {backend} backend runs in process (drop --url)")
     schemes = tuple(found.url_schemes)
-    if backend == "postgres" and "://" not in url and "=" in url:  # a libpq key=value connection string
-        from psycopg.conninfo import conninfo_to_dict
-
-        try:
-            conninfo_to_dict(url)
-        except Exception as exc:  # noqa: BLE001 - psycopg says what is wrong with the string
-            raise HarnessError(f"--url: not a PostgreSQL connection string: {exc}") from None
+    if backend == "postgres" and is_conninfo(url):  # a libpq key=value connection string
+        server_identity(url)  # parsed by psycopg; a bad one is a one-line error, its secrets masked
         return
-    parts = urlsplit(url)
     try:
+        parts = urlsplit(url)
         parts.port  # noqa: B018 - parsing the port is the check
     except ValueError as exc:
-        raise HarnessError(f"--url {url!r}: {exc}") from None
+        raise HarnessError(f"--url {redacted(url)!r}: {exc}") from None
     if parts.scheme not in schemes:
-        raise HarnessError(f"--url {url!r} is not a {backend} URL (expected {schemes[0]}://HOST:PORT...)")
+        raise HarnessError(f"--url {redacted(url)!r} is not a {backend} URL (expected {schemes[0]}://HOST:PORT...)")
 
 
 @app.command()
