@@ -183,8 +183,13 @@ class BaselineStore:
         path = self.path(key)
         if previous is not None and _same(previous, baseline):
             return Frozen(previous, path, previous, written=False)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        atomic_write(path, json.dumps(baseline.to_json(), indent=2, sort_keys=True, allow_nan=False) + "\n")
+        if path.parent.exists() and not path.parent.is_dir():
+            raise BadBaseline(f"baseline {path}: its folder {path.parent} is a file")
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            atomic_write(path, json.dumps(baseline.to_json(), indent=2, sort_keys=True, allow_nan=False) + "\n")
+        except OSError as exc:
+            raise BadBaseline(f"baseline {path}: cannot write: {exc.strerror}") from None
         return Frozen(baseline, path, previous, written=True)
 
 
