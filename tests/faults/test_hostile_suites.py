@@ -12,7 +12,7 @@ import pytest
 from harness.limits import MAX_ARCHIVE_BYTES, MAX_PATH_BYTES, MAX_TEXT_CHARS, MAX_WORD_CHARS
 from harness.suites.acervo import load_acervo
 from harness.suites.projects.ingest import ingest
-from tests.faults.helpers import one_line
+from tests.faults.helpers import harness, one_line
 
 TURN = "  - turn: 1\n    user: what is in the project?\n    category: RESOLVE\n"
 
@@ -156,3 +156,14 @@ def test_a_file_name_that_is_not_utf8_is_skipped(tmp_path: Path) -> None:
     result = ingest(project)
     assert [(s.path, s.reason) for s in result.skipped] == [("caf\ufffd.md", "name not UTF-8")]
     assert all(r.path != "caf\ufffd.md" for r in result.records)
+
+
+def test_a_fifo_in_a_project_folder_never_blocks_a_run(tmp_path: Path) -> None:
+    """Ingest skips it, and so does the scripted agent that measures what reading the folder costs."""
+    suite = _suite(tmp_path / "suite", f"name: s\nproject_fixture: p\nturns:\n{TURN}")
+    os.mkfifo(suite / "projects" / "p" / "pipe.md")
+    done = harness(
+        "run", "-s", f"acervo:{suite}", "-m", "bm25", "--out", str(tmp_path / "out"), cwd=tmp_path, timeout=120
+    )
+    assert done.returncode == 0, done.stderr
+    assert (tmp_path / "out" / "conversation-embedded-latest.json").is_file()
