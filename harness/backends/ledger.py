@@ -7,16 +7,23 @@ removes exactly what killed runs left, never the server's own data, and the next
 server can say that some exist.
 
 One file per entry and process under `<state dir>/url-ledger/<server>/`: concurrent runs never
-write the same file, and each file appears whole (written aside, then renamed). The state dir is
+write the same file, and each file appears whole (written aside, then renamed). Each entry carries
+a digest (HMAC-SHA256 under a key kept beside the ledger, readable by its owner only) of what it
+records: `harness down --url` drops only what an entry with a matching digest names, so a forged
+or edited entry (or one from before digests) never makes it drop a server's own data. The state dir is
 `$HARNESS_STATE_DIR`, else `$XDG_STATE_HOME/harness`, else `~/.local/state/harness`.
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
+import hmac
 import json
 import os
+import secrets
 import socket
+import tempfile
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -92,6 +99,8 @@ class Entry:
     host: str
     details: Mapping[str, Any]
     path: Path
+    authentic: bool = True
+    """Its digest matches what it records: the harness wrote it (`down --url` drops only these)."""
 
     @property
     def owner_alive(self) -> bool:
@@ -106,6 +115,29 @@ class Ledger:
         self.server = server_identity(url)
         digest = hashlib.sha256(self.server.encode()).hexdigest()[:16]
         self.folder = (root or state_dir()) / "url-ledger" / digest
+        self._key_file = self.folder.parent / ".key"
+
+    def _key(self) -> bytes:
+        """The ledger's HMAC key, made on first use (owner-only, linked into place whole, so two
+        runs making it at once agree on one)."""
+        try:
+            return self._key_file.read_bytes()
+        except FileNotFoundError:
+            pass
+        self._key_file.parent.mkdir(parents=True, exist_ok=True)
+        fd, temp = tempfile.mkstemp(dir=self._key_file.parent, prefix=".key-", suffix=".tmp")  # mode 0600
+        try:
+            with os.fdopen(fd, "wb") as out:
+                out.write(secrets.token_bytes(32))
+            with contextlib.suppress(FileExistsError):
+                os.link(temp, self._key_file)
+        finally:
+            os.unlink(temp)
+        return self._key_file.read_bytes()
+
+    def _digest(self, data: Mapping[str, Any]) -> str:
+        body = json.dumps({k: v for k, v in data.items() if k != "digest"}, sort_keys=True).encode("utf-8")
+        return hmac.new(self._key(), body, hashlib.sha256).hexdigest()
 
     def _file(self, kind: str, name: str) -> Path:
         # The pid too: two runs' entries never share a file, whatever the names they record.
@@ -123,7 +155,7 @@ class Ledger:
             "created_at": time.time(),
             "details": details,
         }
-        atomic_write(self._file(kind, name), json.dumps(data))
+        atomic_write(self._file(kind, name), json.dumps({**data, "digest": self._digest(data)}))
 
     def forget(self, kind: str, name: str) -> None:
         self._file(kind, name).unlink(missing_ok=True)
@@ -142,6 +174,8 @@ class Ledger:
                         host=str(data["host"]),
                         details=dict(data.get("details") or {}),
                         path=path,
+                        authentic=data.get("server") == self.server
+                        and hmac.compare_digest(str(data.get("digest", "")), self._digest(data)),
                     )
                 )
             except (OSError, ValueError, KeyError, TypeError):
