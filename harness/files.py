@@ -1,11 +1,14 @@
 """Reading and writing files safely, one way everywhere: only regular files are read, never more
 than a limit (a FIFO blocks, `/dev/zero` never ends, `/proc` files lie about their size); every
-write goes to a sibling temporary file renamed over the target, removed if anything fails."""
+write goes to a sibling temporary file (or folder: `build_once`, derived models) renamed over the
+target, removed if anything fails."""
 
 from __future__ import annotations
 
 import os
+import shutil
 import stat
+import tempfile
 import uuid
 from collections.abc import Callable
 from pathlib import Path
@@ -54,3 +57,22 @@ def atomic_write(path: Path, content: str | bytes | Callable[[BinaryIO], object]
     except BaseException:
         tmp.unlink(missing_ok=True)
         raise
+
+
+def build_once(folder: Path, build: Callable[[Path], None]) -> None:
+    """Run `build` into a scratch folder beside `folder`, then rename it into place.
+
+    A crash leaves no half-built model; of two processes building at once, the first rename wins
+    and the other's result is discarded (both built the same thing from the same source).
+    """
+    folder.parent.mkdir(parents=True, exist_ok=True)
+    scratch = Path(tempfile.mkdtemp(dir=folder.parent, prefix=f".{folder.name}."))
+    try:
+        build(scratch)
+        try:
+            os.rename(scratch, folder)
+        except OSError:
+            if not folder.is_dir():
+                raise
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)

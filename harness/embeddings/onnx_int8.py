@@ -28,10 +28,10 @@ from typing import Any
 
 import numpy as np
 
-from harness.embeddings.build import build_once
 from harness.embeddings.device import Device, machine_threads
 from harness.embeddings.model import INT8_MODEL, RECIPES, EmbedExtraMissing, unit_rows
 from harness.errors import HarnessError
+from harness.files import build_once
 
 EXPORT_FORMAT = RECIPES[INT8_MODEL]
 """The export recipe's name: a model is built into `<models>/<name>/<format>`, so an export made by

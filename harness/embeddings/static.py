@@ -13,9 +13,9 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from harness.embeddings.build import build_once
 from harness.embeddings.device import Device
 from harness.embeddings.model import STATIC_DIMENSIONS, EmbedExtraMissing, unit_rows
+from harness.files import build_once
 
 if TYPE_CHECKING:
     from model2vec import StaticModel
