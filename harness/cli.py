@@ -26,6 +26,7 @@ from urllib.parse import urlsplit
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.progress import (
     BarColumn,
     MofNCompleteColumn,
@@ -50,8 +51,9 @@ from harness.baselines import (
     run_gate,
     stored_lines,
 )
+from harness.embeddings import DEFAULT_MODEL
+from harness.embeddings import registry as encoders
 from harness.embeddings.device import parse_device
-from harness.embeddings.model import DEFAULT_MODEL, ENCODERS
 from harness.errors import BackendUnavailable, HarnessError, HarnessWarning, Interrupted
 from harness.evaluation import runner
 from harness.evaluation.embedders import dataset_embedder, embed_ahead, suite_embedder
@@ -89,6 +91,8 @@ out_console = Console(width=None if sys.stdout.isatty() else 160)
 err_console = Console(stderr=True)
 
 FIELD_SETS = {"surface": SURFACE_FIELDS, "content": CONTENT_FIELDS}
+ENCODERS = encoders.names()
+"""The offline `--model` choices, from the encoder list (harness/embeddings/registry.py)."""
 
 
 def _modes(names: list[str]) -> list[Mode]:
@@ -342,8 +346,9 @@ def run(
         )
     options = KindOptions(modes, _settings(fields), limit, fail_under, model, part, extra)
     kinds = kinds_for(suite, options)
-    for kind in kinds if gate else ():
-        gate.require(kind, backends, modes)
+    if gate is not None:
+        for kind in kinds:
+            gate.require(kind, backends, modes)
     needs_vectors = any(m.needs_vectors for m in modes)
     embedder = suite_embedder(model, device) if needs_vectors else None
     if embedder is not None:
@@ -607,7 +612,7 @@ def embed(
     device: Annotated[str, typer.Option(help="auto (cuda when torch sees a GPU), cpu or cuda.")] = "auto",
 ) -> int:
     """Embed every memory and query text of the suites, or every turn and question of a dataset."""
-    from harness.embeddings.embedder import Embedder, default_cache_dir
+    from harness.embeddings import Embedder, default_cache_dir
 
     if dataset is not None:
         if suite is not None or fields != "surface":
@@ -917,6 +922,29 @@ def backends_list(
         table.add_row(name, where, "yes" if found.local else "no (pytest --backend " + name + ")")
     out_console.print(table)
     return 0
+
+
+@app.command()
+def doctor(
+    as_json: Annotated[bool, typer.Option("--json", help="The checks as a JSON list, for scripts.")] = False,
+) -> int:
+    """Say what is installed, what is missing and the one command that fixes each (exit 1 if something is missing)."""
+    from dataclasses import asdict
+
+    from harness.doctor import Status, checks, healthy
+
+    found = checks()
+    if as_json:
+        out_console.print(json.dumps([asdict(c) for c in found]), highlight=False, markup=False, soft_wrap=True)
+        return 0 if healthy(found) else 1
+    table = Table(title="harness doctor")
+    for column in ("check", "status", "detail", "fix"):
+        table.add_column(column, overflow="fold")
+    style = {Status.OK: "green", Status.MISSING: "red", Status.OPTIONAL: "yellow"}
+    for c in found:
+        table.add_row(escape(c.name), f"[{style[c.status]}]{c.status}[/]", escape(c.detail), escape(c.fix))
+    out_console.print(table)
+    return 0 if healthy(found) else 1
 
 
 @contextmanager

@@ -6,7 +6,8 @@ loaded suite and the run's settings; the runner asks it for its progress total a
 vector modes embed, then iterates `execute`, which yields each finished item with its judged
 results, so an interrupted run keeps (and reports) what finished. `report` turns the results into
 the files `reports/` writes, the scorecard the CLI draws, the score sheets baselines compare and
-the quality gates that fail the run. Nothing here draws or prints.
+the quality gates that fail the run. A kind that is also `Itemized` becomes pytest items, one per
+case, scenario, turn or task. Nothing here draws or prints.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, Protocol, runtime_checkable
 
 from harness.backends.base import Backend, BackendInfo
 from harness.metrics.evaluate import QrelsByQuery, RunByQuery
@@ -129,4 +130,38 @@ class CaseKind(Protocol):
 
     def report(self, results: Sequence[Result], run: RunInfo) -> Report:
         """The run's report from its results (those of an interrupted run too)."""
+        ...
+
+
+@dataclass(frozen=True, slots=True)
+class Item:
+    """One pytest item of a kind, in each backend and mode the test run selects."""
+
+    id: str
+    """The `Step.item_id` its results come back under (a case, scenario, `scenario#turn`, task)."""
+    group: str
+    """Items of one group come from one execution of `only(group)`: one ingest serves them all,
+    and items whose state depends on each other (a conversation's turns) are played in order."""
+
+
+@runtime_checkable
+class Itemized(Protocol):
+    """A kind whose items pytest runs one by one (haystack questions are benchmarks: not items)."""
+
+    name: str
+    baseline_suite: str | None
+    asserted: frozenset[Mode]
+    """The modes whose judged failures fail the test run when `--mode` names none: the system under
+    test. In any other mode a judged failure fails only as a regression from a committed baseline."""
+
+    def items(self) -> Sequence[Item]:
+        """Every item, known before anything runs (collection lists them)."""
+        ...
+
+    def only(self, group: str) -> CaseKind:
+        """This kind restricted to the items of `group`; its `execute` yields their steps."""
+        ...
+
+    def failures(self, result: Any) -> list[str]:
+        """The judge's reasons a result fails (empty: it passed); its error is reported apart."""
         ...

@@ -91,6 +91,9 @@ FORMATS: Mapping[str, Callable[[str, KindOptions], CaseKind]] = {
 }
 """`--suite PREFIX:REST` formats of kinds other than belief suites: prefix -> builder(REST, options)."""
 
+BUILTIN_SUITES = ("builtin", "lifecycle:builtin", "conversation:builtin", "code-tasks:builtin")
+"""The built-in suite of every kind with pytest items (haystack datasets are benchmarks: not items)."""
+
 
 def prefix_of(spec: str) -> str | None:
     """The registered format prefix `spec` starts with, if any."""

@@ -12,12 +12,12 @@ import time
 import uuid
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any
+from typing import Any, ClassVar
 
 from harness.backends.base import Backend
 from harness.evaluation import teardown
 from harness.evaluation.judge import judge
-from harness.evaluation.kind import Engine, Report, Result, RunInfo, Step
+from harness.evaluation.kind import Engine, Item, Report, Result, RunInfo, Step
 from harness.evaluation.results import CaseResult, context_record
 from harness.metrics import classify, drift_score
 from harness.metrics.measures import SUITE_MEASURES
@@ -239,16 +239,18 @@ class SuiteRunner:
 @dataclass(frozen=True)
 class Plan:
     """Suites in modes: `limit` keeps the first N cases of each kind of each suite, `shard` the
-    cases whose id hashes to it (a session case still replays every earlier session, owned or not)."""
+    cases whose id hashes to it, `only` the cases of these ids (a session case still replays every
+    earlier session, run or not)."""
 
     suites: Sequence[Suite]
     modes: Sequence[Mode]
     settings: PipelineSettings = field(default_factory=PipelineSettings)
     limit: int | None = None
     shard: Shard | None = None
+    only: frozenset[str] | None = None
 
     def runs(self, case_id: str) -> bool:
-        return self.shard is None or self.shard.owns(case_id)
+        return (self.shard is None or self.shard.owns(case_id)) and (self.only is None or case_id in self.only)
 
     def limited(self) -> list[Suite]:
         if self.limit is None:
@@ -304,6 +306,8 @@ class BeliefKind:
     embedding_model: str | None = None
     name: str = "beliefs"
     unit: str = "cases"
+    asserted: ClassVar[frozenset[Mode]] = frozenset({Mode.BM25})
+    """bm25 is the system under test: every case of a suite is written for it to pass."""
 
     @property
     def baseline_suite(self) -> str:
@@ -322,6 +326,30 @@ class BeliefKind:
     def execute(self, engine: Engine) -> Iterator[Step]:
         for case_id, results in steps(self._in(engine.modes), engine.backend, engine.embedder):
             yield Step(case_id, results)
+
+    def items(self) -> list[Item]:
+        """A static case or a whole session case per item: the static cases of a suite share one
+        index (one group), each session case plays its turns in an index of its own. Groups name
+        their suite by position, as suites may share names."""
+        return [
+            item
+            for i, suite in enumerate(self.plan.limited())
+            for item in [Item(c.id, f"{i}:static") for c in suite.static_cases if self.plan.runs(c.id)]
+            + [Item(c.id, f"{i}:session:{c.id}") for c in suite.session_cases if self.plan.runs(c.id)]
+        ]
+
+    def only(self, group: str) -> BeliefKind:
+        ids = frozenset(item.id for item in self.items() if item.group == group)
+        suite = self.plan.suites[int(group.partition(":")[0])]
+        return replace(self, plan=replace(self.plan, suites=[suite], only=ids))
+
+    def failures(self, result: CaseResult) -> list[str]:
+        """The judge's reasons; a session turn's on one line, after the turn."""
+        if result.passed:
+            return []
+        if result.kind == "session":
+            return [f"turn {result.turn} ({result.turn_label}): " + "; ".join(result.reasons)]
+        return list(result.reasons)
 
     def report(self, results: Sequence[Result], run: RunInfo) -> Report:
         cases = [r for r in results if isinstance(r, CaseResult)]

@@ -9,10 +9,10 @@ from dataclasses import asdict, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from harness.embeddings.model import DEFAULT_MODEL
+from harness.embeddings import DEFAULT_MODEL
 from harness.errors import HarnessError
 from harness.evaluation.embedders import embed_ahead, suite_embedder
-from harness.evaluation.kind import Engine, Report, RunInfo, Scorecard, Step
+from harness.evaluation.kind import Engine, Item, Report, RunInfo, Scorecard, Step
 from harness.evaluation.lifecycle_results import LifecycleResult, judge
 from harness.evaluation.lifecycle_summary import ModeSummary, summarise
 from harness.metrics.evaluate import QrelsByQuery, RunByQuery
@@ -38,6 +38,9 @@ class LifecycleKind:
 
     name = "lifecycle"
     unit = "scenarios"
+    asserted: frozenset[Mode] = frozenset()
+    """No mode is the system under test: the gate is a mode's overall grade, and a scenario's own
+    grade is a measurement (built-in scenarios FAIL on P@5 in every mode while the modes pass)."""
 
     def __init__(
         self,
@@ -81,6 +84,27 @@ class LifecycleKind:
                 except Exception as exc:  # noqa: BLE001 - a scenario's error is its result; the run goes on
                     results.append(result.fail_with(exc))
             yield Step(scenario.name, results)
+
+    def items(self) -> list[Item]:
+        """A scenario per item: it runs in a namespace of its own, so it is its own group."""
+        return [Item(s.name, s.name) for s in self.suite.scenarios]
+
+    def only(self, group: str) -> LifecycleKind:
+        scenarios = tuple(s for s in self.suite.scenarios if s.name == group)
+        return LifecycleKind(
+            replace(self.suite, scenarios=scenarios), self.embedder, self.settings, self.verbose, self.embedding_model
+        )
+
+    def failures(self, result: LifecycleResult) -> list[str]:
+        """A FAIL grade: each gating metric under its warning threshold, with its value."""
+        if result.grade != "FAIL":
+            return []
+        values = {**result.after, **result.lifecycle}
+        return [
+            f"{name} {values[name]:.2f}: FAIL (PASS at {THRESHOLDS[name].passing}, WARN at {THRESHOLDS[name].warning})"
+            for name, grade in result.grades.items()
+            if grade == "FAIL" and THRESHOLDS[name].gating
+        ]
 
     def report(self, results: Sequence[LifecycleResult], run: RunInfo) -> Report:  # type: ignore[override]
         modes = [m.value for m in run.modes]
