@@ -475,7 +475,8 @@ class PostgresBackend:
                 row = conn.execute("SELECT oid FROM pg_extension WHERE extname = 'vector'").fetchone()
                 if row is None or int(row[0]) != oid:
                     return True  # gone already, or replaced by one the harness did not create
-                if not conn.execute("SELECT pg_try_advisory_xact_lock(%s)", (EXTENSION_USERS,)).fetchone()[0]:
+                alone = conn.execute("SELECT pg_try_advisory_xact_lock(%s)", (EXTENSION_USERS,)).fetchone()
+                if not (alone and alone[0]):
                     return True  # another run shares it: the last one to leave drops it
                 conn.execute("DROP EXTENSION vector RESTRICT")
         except psycopg.errors.DependentObjectsStillExist:

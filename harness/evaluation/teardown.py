@@ -9,11 +9,17 @@ results already say (exit 3), or another error is already ending the run.
 from __future__ import annotations
 
 import sys
+from typing import Protocol
 
-from harness.backends.base import Index
 from harness.backends.failures import connection_lost
 from harness.errors import HarnessError
 from harness.messages import masked, one_line
+
+
+class Droppable(Protocol):
+    """An engine index, or anything else a run created that `drop` removes."""
+
+    def drop(self) -> None: ...
 
 
 class TeardownFailed(HarnessError):
@@ -22,7 +28,7 @@ class TeardownFailed(HarnessError):
     exit_code = 3
 
 
-def drop(index: Index, what: str) -> None:
+def drop(index: Droppable, what: str) -> None:
     """Drop `index` (the data of `what`); call it in a `finally`."""
     ending = sys.exc_info()[1] is not None  # an error, an interruption or a generator's close propagates
     try:

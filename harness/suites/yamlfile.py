@@ -31,7 +31,7 @@ class _StrictLoader(yaml.SafeLoader):
         super().__init__(stream)
         self._depth = 0
 
-    def compose_node(self, parent: Node | None, index: object) -> Node | None:  # type: ignore[override]
+    def compose_node(self, parent: Node | None, index: object) -> Node | None:
         if self.check_event(AliasEvent):
             event = self.peek_event()
             raise _Refused("aliases (*name) are not accepted", event.start_mark.line + 1)
@@ -46,7 +46,7 @@ class _StrictLoader(yaml.SafeLoader):
     def construct_mapping(self, node: MappingNode, deep: bool = False) -> dict[Any, Any]:
         seen: set[Any] = set()
         for key_node, _ in node.value:
-            key = self.construct_object(key_node, deep=deep)  # type: ignore[no-untyped-call]
+            key = self.construct_object(key_node, deep=deep)
             try:
                 repeated = key in seen
                 seen.add(key)
