@@ -9,6 +9,7 @@ from harness.evaluation.kind import Report, RunInfo, Scorecard
 from harness.evaluation.results import CaseResult
 from harness.metrics.measures import NDCG, SET_PRECISION, SET_RECALL, SUITE_MEASURES
 from harness.pipeline.settings import PipelineSettings
+from harness.reports import tables
 from harness.reports.banners import incomplete_banner
 from harness.reports.metadata import run_metadata, suite_record
 from harness.reports.scores import suite_scores
@@ -161,9 +162,7 @@ def scorecard_rows(summaries: Sequence[dict[str, Any]]) -> list[list[str]]:
 
 
 def markdown_table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
-    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-    lines += ["| " + " | ".join(row) + " |" for row in rows]
-    return "\n".join(lines)
+    return "\n".join(tables.table(header, rows))
 
 
 def _suite_label(suite: dict[str, Any]) -> str:

@@ -72,9 +72,13 @@ def _acervo(rest: str, options: KindOptions) -> CaseKind:
     from harness.evaluation.kinds.conversation import ConversationKind
     from harness.suites.acervo import load_acervo
 
-    if not rest:
+    folder, _, projects = rest.partition(":")
+    if not folder:
         raise HarnessError("--suite acervo:DIR: name the folder of turn files and fixture projects")
-    return ConversationKind.for_run(load_acervo(Path(rest).expanduser(), name=f"acervo:{rest}"), options)
+    suite = load_acervo(
+        Path(folder).expanduser(), name=f"acervo:{rest}", projects=Path(projects).expanduser() if projects else None
+    )
+    return ConversationKind.for_run(suite, options)
 
 
 FORMATS: Mapping[str, Callable[[str, KindOptions], CaseKind]] = {

@@ -11,6 +11,7 @@ from dataclasses import asdict, dataclass, field
 from pathlib import PurePath
 from typing import TYPE_CHECKING, Any
 
+from harness.evaluation import teardown
 from harness.evaluation.kind import Engine, Item, Report, Result, RunInfo, Step
 from harness.evaluation.results import Errs
 from harness.metrics.surfaced import surfaced_recall
@@ -127,10 +128,7 @@ class CodeTasksKind:
                 yield Step(task.id, [self._run(answerer, task, engine, mode) for mode in engine.modes])
         finally:
             if memory is not None:
-                try:
-                    memory.index.drop()
-                except Exception:  # noqa: BLE001 - dropping on a lost server must not hide the run's own error
-                    pass
+                teardown.drop(memory.index, f"code tasks {self.tasks.name!r} on {engine.backend.name}")
 
     def _result(self, task: CodeTask, engine: Engine, mode: Mode) -> CodeTaskResult:
         return CodeTaskResult(

@@ -14,6 +14,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from harness import tokens
+from harness.evaluation import teardown
 from harness.evaluation.kind import Engine, Item, Report, RunInfo, Step
 from harness.evaluation.results import Fails
 from harness.evaluation.scripted_agent import AgentRun, ScriptedAgent
@@ -166,10 +167,7 @@ class ConversationKind:
                 yield Step(result.item_id, [result])
         finally:
             if memory is not None:
-                try:
-                    memory.index.drop()
-                except Exception:  # noqa: BLE001 - a dead backend must not hide the results
-                    pass
+                teardown.drop(memory.index, f"conversation {scenario.name!r} ({mode.value}) on {backend.name}")
 
     def _result(
         self, backend: str, mode: Mode, scenario: Scenario, turn: ConversationTurn, history: list[tuple[str, str]]
