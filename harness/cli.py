@@ -19,6 +19,7 @@ import signal
 import sys
 import threading
 import typing
+import warnings
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -40,6 +41,7 @@ from rich.progress import (
 from rich.table import Table
 
 from harness.backends import registry
+from harness.backends.ledger import server_identity
 from harness.backends.provision import backend_session, start_server
 from harness.backends.registry import check_backend, connect
 from harness.baselines import (
@@ -56,7 +58,7 @@ from harness.baselines import (
 from harness.embeddings import DEFAULT_MODEL
 from harness.embeddings import registry as encoders
 from harness.embeddings.device import Device
-from harness.errors import BackendUnavailable, HarnessError, Interrupted
+from harness.errors import BackendUnavailable, HarnessError, HarnessWarning, Interrupted
 from harness.evaluation import kinds as kind_registry
 from harness.evaluation import runner
 from harness.evaluation.embedders import dataset_embedder, embed_ahead, suite_embedder
@@ -64,6 +66,7 @@ from harness.evaluation.kind import CaseKind, KindOptions, KindSpec, Report, Sco
 from harness.evaluation.kinds import Planned, kinds_for, prefix_of, spec_of
 from harness.evaluation.kinds.beliefs import BeliefOptions, FieldSet
 from harness.evaluation.model_check import load_model
+from harness.messages import is_conninfo, redacted
 from harness.pipeline import Mode
 from harness.pipes import stdout_until_closed
 from harness.reports import compare as compare_reports
@@ -116,6 +119,17 @@ def _notice(line: str) -> None:
 
 def _error(message: str) -> None:
     err_console.print(f"harness: {message}", highlight=False, markup=False, soft_wrap=True)
+
+
+def _show_warning(message: Warning | str, category: type[Warning], *args: object, **kwargs: object) -> None:
+    """The harness's own warnings as one `harness: warning: ...` line; others as Python shows them."""
+    if issubclass(category, HarnessWarning):
+        _error(f"warning: {message}")
+    else:
+        _python_show_warning(message, category, *args, **kwargs)  # type: ignore[arg-type]
+
+
+_python_show_warning = warnings.showwarning
 
 
 def print_scorecard(card: Scorecard) -> None:
@@ -192,21 +206,16 @@ def _check_url(backend: str, url: str) -> None:
     if found.server is None:
         raise HarnessError(f"--url names a running server; the {backend} backend runs in process (drop --url)")
     schemes = tuple(found.url_schemes)
-    if backend == "postgres" and "://" not in url and "=" in url:  # a libpq key=value connection string
-        from psycopg.conninfo import conninfo_to_dict
-
-        try:
-            conninfo_to_dict(url)
-        except Exception as exc:  # noqa: BLE001 - psycopg says what is wrong with the string
-            raise HarnessError(f"--url: not a PostgreSQL connection string: {exc}") from None
+    if backend == "postgres" and is_conninfo(url):  # a libpq key=value connection string
+        server_identity(url)  # parsed by psycopg; a bad one is a one-line error, its secrets masked
         return
-    parts = urlsplit(url)
     try:
+        parts = urlsplit(url)
         parts.port  # noqa: B018 - parsing the port is the check
     except ValueError as exc:
-        raise HarnessError(f"--url {url!r}: {exc}") from None
+        raise HarnessError(f"--url {redacted(url)!r}: {exc}") from None
     if parts.scheme not in schemes:
-        raise HarnessError(f"--url {url!r} is not a {backend} URL (expected {schemes[0]}://HOST:PORT...)")
+        raise HarnessError(f"--url {redacted(url)!r} is not a {backend} URL (expected {schemes[0]}://HOST:PORT...)")
 
 
 def run(
@@ -1059,6 +1068,7 @@ def main() -> None:
         psycopg_log.addHandler(logging.NullHandler())
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     run.__signature__ = _run_signature()  # type: ignore[attr-defined]  # the kinds registered now
+    warnings.showwarning = _show_warning
     try:
         with _signals_interrupt():
             code = app(standalone_mode=False)

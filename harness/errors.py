@@ -48,6 +48,10 @@ class ModelUnavailable(HarnessError):
     exit_code = 3
 
 
+class HarnessWarning(UserWarning):
+    """Something the user should know that does not stop the run; the CLI prints it as one line."""
+
+
 class Interrupted(BaseException):
     """SIGINT or SIGTERM, raised by the CLI's signal handler.
 

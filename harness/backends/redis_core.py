@@ -65,7 +65,7 @@ from harness.backends.base import (
 )
 from harness.backends.descriptor import BackendDescriptor, ConnectOptions, UrlScheme, server_url
 from harness.errors import BackendUnavailable
-from harness.messages import one_line, redacted
+from harness.messages import masked, one_line, redacted
 
 if TYPE_CHECKING:
     from redis import Redis
@@ -189,7 +189,7 @@ def open_client(url: str, name: str, *, protocol: int) -> Redis:
         client.ping()
     except redis.RedisError as exc:
         client.close()
-        raise BackendUnavailable(f"{name} at {redacted(url)} is unreachable: {one_line(exc)}") from exc
+        raise BackendUnavailable(f"{name} at {redacted(url)} is unreachable: {masked(one_line(exc))}") from exc
     return client
 
 

@@ -15,23 +15,41 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from harness.errors import HarnessError
+from harness.files import NotReadable, read_bounded
+
+MAX_HISTORY_BYTES = 256 * 2**20
+"""Largest history file read: years of freezes and checks are far below it."""
+
+
+class HistoryError(HarnessError):
+    """A history file that cannot be written or read (its folder is a file, it is a folder, ...)."""
+
+
 FILE_NAME = "baseline-history.jsonl"
 
 
 def append(path: Path, entry: Mapping[str, Any]) -> None:
     data = (json.dumps(entry, sort_keys=True, allow_nan=False) + "\n").encode("utf-8")
-    path.parent.mkdir(parents=True, exist_ok=True)
-    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o666)
     try:
-        written = os.write(fd, data)
-    finally:
-        os.close(fd)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o666)
+        try:
+            written = os.write(fd, data)
+        finally:
+            os.close(fd)
+    except OSError as exc:
+        raise HistoryError(f"baseline history {path}: cannot write: {exc.strerror}") from None
     if written != len(data):
-        raise OSError(f"{path}: wrote {written} of {len(data)} bytes of a history line (disk full?)")
+        raise HistoryError(f"{path}: wrote {written} of {len(data)} bytes of a history line (disk full?)")
 
 
 def read(path: Path) -> list[dict[str, Any]]:
     """Every entry, oldest first (none when the file does not exist yet)."""
     if not path.exists():
         return []
-    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines() if line.strip()]
+    try:
+        text = read_bounded(path, MAX_HISTORY_BYTES).decode("utf-8")
+        return [json.loads(line) for line in text.splitlines() if line.strip()]
+    except (NotReadable, ValueError) as exc:
+        raise HistoryError(f"baseline history {path}: {exc}") from None

@@ -20,11 +20,13 @@ from pydantic import BaseModel, ConfigDict, FiniteFloat, ValidationError
 from harness import __version__
 from harness.baselines.key import BaselineKey
 from harness.errors import HarnessError
+from harness.files import NotReadable, atomic_write, read_bounded
 from harness.models.scoresheet import CaseScore, ScoreSheet, sheet_json
-from harness.reports.writer import atomic_write
 from harness.suites.resolve import cases_dir
 
 FORMAT = 1
+MAX_BASELINE_BYTES = 64 * 2**20
+"""Largest baseline file read: a score sheet of every case of the largest suite is far below it."""
 
 
 def default_root() -> Path:
@@ -99,9 +101,9 @@ class _BaselineFile(BaseModel):
 
 def _parse(path: Path) -> Baseline:
     try:
-        data = _BaselineFile.model_validate_json(path.read_bytes())
-    except OSError as exc:
-        raise BadBaseline(f"baseline {path}: cannot read it: {exc.strerror or exc}") from None
+        data = _BaselineFile.model_validate_json(read_bounded(path, MAX_BASELINE_BYTES))
+    except NotReadable as exc:
+        raise BadBaseline(f"baseline {path}: {exc}") from None
     except ValidationError as exc:
         first = exc.errors()[0]
         where = ".".join(str(part) for part in first["loc"]) or "file"
@@ -166,8 +168,13 @@ class BaselineStore:
         path = self.path(key)
         if previous is not None and _same(previous, baseline):
             return Frozen(previous, path, previous, written=False)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        atomic_write(path, json.dumps(baseline.to_json(), indent=2, sort_keys=True, allow_nan=False) + "\n")
+        if path.parent.exists() and not path.parent.is_dir():
+            raise BadBaseline(f"baseline {path}: its folder {path.parent} is a file")
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            atomic_write(path, json.dumps(baseline.to_json(), indent=2, sort_keys=True, allow_nan=False) + "\n")
+        except OSError as exc:
+            raise BadBaseline(f"baseline {path}: cannot write: {exc.strerror}") from None
         return Frozen(baseline, path, previous, written=True)
 
 

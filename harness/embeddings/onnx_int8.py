@@ -28,11 +28,11 @@ from typing import Any
 
 import numpy as np
 
-from harness.embeddings.build import build_once
 from harness.embeddings.device import Device, machine_threads
 from harness.embeddings.encoder import EmbedExtraMissing, EncoderSpec, unit_rows
 from harness.embeddings.packaged import DEFAULT_MODEL, float_source
 from harness.errors import HarnessError
+from harness.files import build_once
 
 EXPORT_FORMAT = "fused-int8-v2"
 """The export recipe's name (the spec's `recipe`): a model is built into `<models>/<name>/<format>`, so an

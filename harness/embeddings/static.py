@@ -13,10 +13,10 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from harness.embeddings.build import build_once
 from harness.embeddings.device import Device
 from harness.embeddings.encoder import EmbedExtraMissing, EncoderSpec, unit_rows
 from harness.embeddings.packaged import DEFAULT_MODEL, float_source
+from harness.files import build_once
 
 if TYPE_CHECKING:
     from model2vec import StaticModel

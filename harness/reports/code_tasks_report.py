@@ -16,6 +16,7 @@ from harness.models.code_task import REGRESSION_MARGIN, TaskCategory, TaskSet
 from harness.models.project import Project
 from harness.models.scoresheet import CaseScore, ScoreSheet
 from harness.pipeline.code_answer import LAYERS
+from harness.reports import tables
 from harness.reports.metadata import machine
 from harness.suites.projects.structure import structure
 
@@ -141,12 +142,12 @@ def markdown(
     for mode, entry in summary.items():
         lines += [f"## {mode}", ""]
         lines += ["| layer | overall |", "|---|---:|"]
-        lines += [f"| {LAYER_LABELS[layer]} | {entry['layers'][layer]:.3f} |" for layer in LAYERS]
+        lines += [tables.row([LAYER_LABELS[layer], f"{entry['layers'][layer]:.3f}"]) for layer in LAYERS]
         lines += ["", "| category | recall | baseline |", "|---|---:|---:|"]
         baseline = entry.get("baseline") or {}
         for category, value in entry["by_category"].items():
             base = baseline.get("by_category", {}).get(category)
-            lines.append(f"| {category} | {value:.3f} | {'–' if base is None else f'{base:.3f}'} |")
+            lines.append(tables.row([category, f"{value:.3f}", "–" if base is None else f"{base:.3f}"]))
         if baseline:
             verdict = "REGRESSION" if baseline["regression"] else "no regression"
             lines += ["", f"Overall {entry['overall']:.3f} against the baseline's {baseline['overall']:.3f} "
@@ -154,11 +155,11 @@ def markdown(
         lines += ["", "| task | category | search | +identifiers | +graph | baseline | missed |"]
         lines.append("|---|---|---:|---:|---:|---:|---|")
         for row in (r for r in results if r.mode == mode):
-            layers = " | ".join(f"{row.layers[layer]:.3f}" if layer in row.layers else "–" for layer in LAYERS)
+            layers = [f"{row.layers[layer]:.3f}" if layer in row.layers else "–" for layer in LAYERS]
             base = baseline.get("tasks", {}).get(row.task_id)
             missed = row.error or ", ".join(row.missed) or ""
             lines.append(
-                f"| {row.task_id} | {row.category} | {layers} | {'–' if base is None else f'{base:.3f}'} | {missed} |"
+                tables.row([row.task_id, row.category, *layers, "–" if base is None else f"{base:.3f}", missed])
             )
         lines.append("")
     return "\n".join(lines)

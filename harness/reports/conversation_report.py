@@ -22,6 +22,7 @@ from typing import Any
 from harness.evaluation.kind import Report, RunInfo, Scorecard
 from harness.models.conversation import Category, Component, ConversationSuite, TurnChecks
 from harness.models.scoresheet import CaseScore, ScoreSheet
+from harness.reports import tables
 
 COMPONENTS = tuple(c.value for c in Component)
 CATEGORIES = tuple(c.value for c in Category)
@@ -214,7 +215,7 @@ def markdown(data: dict[str, Any]) -> str:
         ]
         for cat, c in s["categories"].items():
             row = [cat, str(c["turns"]), str(c["passed"]), _num(c["score"]), *(_num(c[k]) for k in COMPONENTS)]
-            lines.append("| " + " | ".join(row) + " |")
+            lines.append(tables.row(row))
         lines.append(
             "| all | "
             + f"{s['turns']} | {s['passed']} | – | "
@@ -232,11 +233,24 @@ def markdown(data: dict[str, Any]) -> str:
             "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---|",
         ]
         for t in (t for t in data["turns"] if t["mode"] == mode):
-            verdict = "pass" if t["passed"] else "FAIL: " + "; ".join(t["reasons"]).replace("|", "\\|")
+            verdict = "pass" if t["passed"] else "FAIL: " + "; ".join(t["reasons"])
+            agent = t["agent_tokens"] if t["agent_tokens"] is not None else "–"
             lines.append(
-                f"| {t['scenario']}#{t['turn']} | {t['category']} | {t['intent'] or '–'} | {t['tokens']} | "
-                f"{t['input_tokens']} | {t['history_tokens']} | {t['agent_tokens'] if t['agent_tokens'] is not None else '–'} | "
-                f"{len(t['agent_steps'])} | {_times(t['vs_agent'])} | {_times(t['vs_history'])} | {verdict} |"
+                tables.row(
+                    [
+                        f"{t['scenario']}#{t['turn']}",
+                        t["category"],
+                        t["intent"] or "–",
+                        t["tokens"],
+                        t["input_tokens"],
+                        t["history_tokens"],
+                        agent,
+                        len(t["agent_steps"]),
+                        _times(t["vs_agent"]),
+                        _times(t["vs_history"]),
+                        verdict,
+                    ]
+                )
             )
         lines += ["", "Input tokens per turn (a text chart; `write_chart` draws the same as a PNG):", "", "```"]
         lines += text_chart([t for t in data["turns"] if t["mode"] == mode and t["error"] is None])

@@ -12,6 +12,7 @@ from harness.evaluation.question_results import Evaluation
 from harness.metrics.dataset_measures import HEADLINE, definition_of, definitions, label
 from harness.pipeline.fusion import RRF_K
 from harness.pipeline.haystack import CONTEXT_WEIGHT, DEPTH, NEIGHBOUR_SHARE
+from harness.reports import tables
 from harness.reports.dataset_summary import DatasetSummary, defect_counts, skipped_counts, summarize
 from harness.reports.metadata import machine as host_machine
 from harness.reports.published import published_for
@@ -217,7 +218,7 @@ def render_markdown(report: dict[str, Any]) -> str:
             lines.append("|---|---|" + "---|" * len(HEADLINE))
             for category, agg in data["by_category"].items():
                 cells = " | ".join(_fmt(agg["metrics"][m]) for m in HEADLINE)
-                lines.append(f"| {category} | {agg['questions']} | {cells} |")
+                lines.append(tables.row([category, agg["questions"], *(_fmt(agg["metrics"][m]) for m in HEADLINE)]))
             lines.append("")
     lines += ["## Compared with published numbers", ""]
     if report["published"]:

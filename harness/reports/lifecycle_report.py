@@ -6,6 +6,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from harness.reports import tables
+
 BAR_WIDTH = 10
 
 LABELS = {
@@ -95,9 +97,7 @@ def scorecard_rows(data: Mapping[str, Any], verbose: bool) -> tuple[tuple[str, .
 
 
 def _table(columns: Sequence[str], rows: Sequence[Sequence[Any]]) -> list[str]:
-    lines = ["| " + " | ".join(columns) + " |", "|" + "---|" * len(columns)]
-    lines += ["| " + " | ".join(str(c).replace("|", "\\|") for c in row) + " |" for row in rows]
-    return lines
+    return tables.table(columns, rows)
 
 
 def render_markdown(data: Mapping[str, Any]) -> str:

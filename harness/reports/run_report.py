@@ -9,6 +9,7 @@ from harness.evaluation.kind import Scorecard
 from harness.evaluation.results import CaseResult
 from harness.metrics.measures import NDCG, SET_PRECISION, SET_RECALL, SUITE_MEASURES
 from harness.pipeline.settings import PipelineSettings
+from harness.reports import tables
 from harness.reports.summary import ModeSummary
 
 
@@ -105,9 +106,7 @@ def scorecard_rows(summaries: Sequence[dict[str, Any]]) -> list[list[str]]:
 
 
 def markdown_table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
-    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-    lines += ["| " + " | ".join(row) + " |" for row in rows]
-    return "\n".join(lines)
+    return "\n".join(tables.table(header, rows))
 
 
 def _suite_label(suite: dict[str, Any]) -> str:

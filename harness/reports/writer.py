@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import math
 import os
 import tempfile
 import uuid
@@ -12,24 +13,34 @@ from pathlib import Path
 from typing import Any
 
 from harness.errors import HarnessError
+from harness.files import atomic_write
+
+
+class NonFinite(HarnessError):
+    """A NaN or infinite number about to be written: a metric computed from nothing, or a bug."""
+
+    exit_code = 1
 
 
 def report_json(data: Mapping[str, Any]) -> str:
-    """A report as written to its `.json` file: indented, UTF-8 as it is, dates and paths as text."""
-    return json.dumps(data, indent=1, ensure_ascii=False, default=str) + "\n"
+    """A report as written to its `.json` file: indented, UTF-8 as it is, dates and paths as text.
+    NaN is not JSON (and every comparison with it is false): one is an error naming where it is."""
+    if (where := non_finite(data)) is not None:
+        raise NonFinite(f"report value {where} is not a finite number; nothing was written")
+    return json.dumps(data, indent=1, ensure_ascii=False, default=str, allow_nan=False) + "\n"
 
 
-def atomic_write(path: Path, content: str) -> None:
-    """Write a sibling temp file (created with the umask's usual mode), then rename over `path`."""
-    tmp = path.with_name(f".{path.name}.{uuid.uuid4().hex[:12]}.tmp")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(content)
-        os.replace(tmp, path)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
+def non_finite(value: Any, where: str = "") -> str | None:
+    """The path (`summary.bm25.mrr`, `cases[3].score`) of the first NaN or infinity in `value`."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return where or "(the value)"
+    if isinstance(value, Mapping):
+        items: Any = ((f"{where}.{key}" if where else str(key), item) for key, item in value.items())
+    elif isinstance(value, list | tuple):
+        items = ((f"{where}[{index}]", item) for index, item in enumerate(value))
+    else:
+        return None
+    return next((found for path, item in items if (found := non_finite(item, path)) is not None), None)
 
 
 def _claim(path: Path) -> bool:

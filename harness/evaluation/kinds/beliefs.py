@@ -17,6 +17,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from harness.backends.base import Backend
+from harness.evaluation import teardown
 from harness.evaluation.judge import judge
 from harness.evaluation.kind import Engine, Item, KindOptions, KindSpec, Report, Result, RunInfo, Step, option
 from harness.evaluation.results import CaseResult, context_record
@@ -69,14 +70,17 @@ class SuiteRunner:
         return self._static
 
     def close(self) -> None:
-        """Drop every namespace this runner created; best effort, the backend may be gone."""
+        """Drop every namespace this runner created (each tried); the first failure is raised after."""
+        failed: teardown.TeardownFailed | None = None
         for pipeline in self._open:
             try:
-                pipeline.index.drop()
-            except Exception:  # noqa: BLE001 - a dead backend must not hide the results
-                pass
+                teardown.drop(pipeline.index, f"suite {self.suite.name!r} on {self.backend.name}")
+            except teardown.TeardownFailed as exc:
+                failed = failed or exc
         self._open.clear()
         self._static = None
+        if failed is not None:
+            raise failed
 
     # -- static ---------------------------------------------------------------------------------
 

@@ -10,6 +10,7 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path, PurePath
 from typing import Any
 
+from harness.evaluation import teardown
 from harness.evaluation.code_task_results import CodeTaskResult
 from harness.evaluation.kind import Engine, Item, KindOptions, KindSpec, Report, Result, RunInfo, Step
 from harness.metrics.surfaced import surfaced_recall
@@ -99,10 +100,7 @@ class CodeTasksKind:
                 yield Step(task.id, [self._run(answerer, task, engine, mode) for mode in engine.modes])
         finally:
             if memory is not None:
-                try:
-                    memory.index.drop()
-                except Exception:  # noqa: BLE001 - dropping on a lost server must not hide the run's own error
-                    pass
+                teardown.drop(memory.index, f"code tasks {self.tasks.name!r} on {engine.backend.name}")
 
     def _result(self, task: CodeTask, engine: Engine, mode: Mode) -> CodeTaskResult:
         return CodeTaskResult(

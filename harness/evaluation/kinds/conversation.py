@@ -15,6 +15,7 @@ from typing import Any
 
 from harness import tokens
 from harness.errors import HarnessError
+from harness.evaluation import teardown
 from harness.evaluation.kind import Engine, Item, KindOptions, KindSpec, Report, RunInfo, Step
 from harness.evaluation.results import Fails
 from harness.evaluation.scripted_agent import AgentRun, ScriptedAgent
@@ -177,10 +178,7 @@ class ConversationKind:
                 yield Step(result.item_id, [result])
         finally:
             if memory is not None:
-                try:
-                    memory.index.drop()
-                except Exception:  # noqa: BLE001 - a dead backend must not hide the results
-                    pass
+                teardown.drop(memory.index, f"conversation {scenario.name!r} ({mode.value}) on {backend.name}")
 
     def _result(
         self, backend: str, mode: Mode, scenario: Scenario, turn: ConversationTurn, history: list[tuple[str, str]]
@@ -269,9 +267,13 @@ def build(suites: Sequence[str], common: KindOptions, own: None) -> Conversation
     prefix, _, rest = suite.partition(":")
     if prefix == "conversation":
         return ConversationKind.for_run(load_conversation(rest), common)
-    if not rest:
+    folder, _, projects = rest.partition(":")
+    if not folder:
         raise HarnessError("--suite acervo:DIR: name the folder of turn files and fixture projects")
-    return ConversationKind.for_run(load_acervo(Path(rest).expanduser(), name=suite), common)
+    loaded = load_acervo(
+        Path(folder).expanduser(), name=suite, projects=Path(projects).expanduser() if projects else None
+    )
+    return ConversationKind.for_run(loaded, common)
 
 
 def result_from_json(data: Mapping[str, Any]) -> TurnResult:

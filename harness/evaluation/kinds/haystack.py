@@ -21,6 +21,7 @@ import numpy as np
 from harness.backends.base import Hit
 from harness.backends.failures import connection_lost
 from harness.embeddings import Embedder
+from harness.evaluation import teardown
 from harness.evaluation.kind import Engine, KindOptions, KindSpec, Report, Result, RunInfo, Step, option
 from harness.evaluation.question_results import (
     REPORTED_HITS,
@@ -133,10 +134,7 @@ class HaystackKind:
             for question, query_vector in zip(asked, query_vectors, strict=True):
                 yield Step(question.id, [_ask(index, haystack.id, question, m, query_vector) for m in engine.modes])
         finally:
-            try:
-                index.drop()
-            except Exception:  # noqa: BLE001 - a lost backend is already in the questions' errors; the run goes on
-                pass
+            teardown.drop(index, f"haystack {haystack.id!r}")
 
     def evaluation(self, results: Sequence[Result], modes: Sequence[Mode], wall_s: float) -> Evaluation:
         """The run as the dataset report reads it: asked and skipped questions, timings, notes."""
