@@ -10,18 +10,21 @@ started, or was lost mid-run, or a valid model id cannot be loaded here; 130 SIG
 
 from __future__ import annotations
 
+import dataclasses
+import inspect
 import json
 import logging
 import os
 import signal
 import sys
 import threading
+import typing
 import warnings
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 from urllib.parse import urlsplit
 
 import typer
@@ -54,21 +57,22 @@ from harness.baselines import (
 )
 from harness.embeddings import DEFAULT_MODEL
 from harness.embeddings import registry as encoders
-from harness.embeddings.device import parse_device
+from harness.embeddings.device import Device
 from harness.errors import BackendUnavailable, HarnessError, HarnessWarning, Interrupted
+from harness.evaluation import kinds as kind_registry
 from harness.evaluation import runner
 from harness.evaluation.embedders import dataset_embedder, embed_ahead, suite_embedder
-from harness.evaluation.kind import CaseKind, Report, Scorecard
-from harness.evaluation.kinds import KindOptions, kinds_for, prefix_of
+from harness.evaluation.kind import CaseKind, KindOptions, KindSpec, Report, Scorecard
+from harness.evaluation.kinds import Planned, kinds_for, prefix_of, spec_of
+from harness.evaluation.kinds.beliefs import BeliefOptions, FieldSet
 from harness.evaluation.model_check import load_model
 from harness.messages import is_conninfo, redacted
-from harness.models.haystack import Granularity
-from harness.pipeline import Mode, PipelineSettings
-from harness.pipeline.settings import CONTENT_FIELDS, SURFACE_FIELDS
+from harness.pipeline import Mode
 from harness.pipes import stdout_until_closed
 from harness.reports import compare as compare_reports
 from harness.reports import run_report
-from harness.reports.writer import check_out_dir, report_json, write_or_rescue, write_run_files
+from harness.reports.envelope import write_report
+from harness.reports.writer import check_out_dir, write_run_files
 from harness.resources import data_root
 from harness.shards import parse_shard
 from harness.suites import BUILTIN, load_suite
@@ -77,6 +81,8 @@ from harness.suites.resolve import cases_dir
 if TYPE_CHECKING:
     from harness.backends.base import Backend
     from harness.embeddings.embedder import Embedder
+    from harness.evaluation.kinds.haystack import HaystackOptions
+    from harness.models.haystack import Granularity
     from harness.suites.datasets import Selection
 
 app = typer.Typer(no_args_is_help=True, add_completion=False, pretty_exceptions_enable=False, rich_markup_mode="rich")
@@ -92,23 +98,8 @@ app.add_typer(baseline_app, name="baseline")
 out_console = Console(file=stdout_until_closed(), width=None if sys.stdout.isatty() else 160)  # `| head` is fine
 err_console = Console(stderr=True)
 
-FIELD_SETS = {"surface": SURFACE_FIELDS, "content": CONTENT_FIELDS}
 ENCODERS = encoders.names()
 """The offline `--model` choices, from the encoder list (harness/embeddings/registry.py)."""
-
-
-def _modes(names: list[str]) -> list[Mode]:
-    try:
-        return [Mode(name) for name in dict.fromkeys(names)]
-    except ValueError:
-        bad = next(n for n in names if n not in Mode._value2member_map_)
-        raise HarnessError(f"unknown mode {bad!r} (choose from: {', '.join(m.value for m in Mode)})") from None
-
-
-def _settings(fields: str) -> PipelineSettings:
-    if fields not in FIELD_SETS:
-        raise HarnessError(f"unknown field set {fields!r} (choose from: {', '.join(FIELD_SETS)})")
-    return PipelineSettings(fields=FIELD_SETS[fields])
 
 
 def _progress() -> Progress:
@@ -151,11 +142,6 @@ def print_scorecard(card: Scorecard) -> None:
     out_console.print(table)
 
 
-DATASET_ONLY = ("file", "granularity", "sample", "seed", "dry_run")
-SUITE_ONLY = ("suite", "fields", "fail_under", "cycles", "verbose")
-LIFECYCLE_FORMATS = ("lifecycle", "mnemonic")
-
-
 def _option(ctx: typer.Context, name: str) -> str:
     param = next(p for p in ctx.command.params if p.name == name)
     return "/".join(param.opts)
@@ -167,12 +153,51 @@ def _given(ctx: typer.Context, name: str) -> bool:
     return source is not None and source.name not in ("DEFAULT", "DEFAULT_MAP")
 
 
-def _check_applicable(ctx: typer.Context, dataset: str | None) -> None:
+HONOURED = ("fail_under", "trec")
+"""Common options of `harness run` that only some kinds act on (each spec's `honours` says which)."""
+
+
+def _spec_options(kind: KindSpec) -> list[tuple[str, Any, Any, dict[str, Any]]]:
+    """(name, type, default, metadata) of each of a kind's own options."""
+    if kind.options is None:
+        return []
+    hints = typing.get_type_hints(kind.options)
+    return [(f.name, hints[f.name], f.default, dict(f.metadata)) for f in dataclasses.fields(kind.options)]
+
+
+def _own_options(params: dict[str, Any]) -> dict[str, Any]:
+    """Each kind's own options dataclass, from the run's parameters."""
+    return {
+        kind.name: kind.options(**{name: params[name] for name, *_ in _spec_options(kind)})
+        for kind in kind_registry.SPECS
+        if kind.options is not None
+    }
+
+
+def _run_specs(suites: Sequence[str], own: dict[str, Any]) -> list[KindSpec]:
+    """The kinds a run runs: the one an own option selects (`--dataset`), else those `--suite` names."""
+    for kind in kind_registry.SPECS:
+        if kind.selector is not None and getattr(own.get(kind.name), kind.selector, None) is not None:
+            return [kind]
+    return list(dict.fromkeys(spec_of(s) for s in suites))
+
+
+def _check_applicable(ctx: typer.Context, kinds: Sequence[KindSpec]) -> None:
     """An option the run would ignore is a mistake: say so rather than run something else than asked."""
-    kind, foreign = ("a dataset run (--dataset)", SUITE_ONLY) if dataset is not None else ("a suite run", DATASET_ONLY)
-    given = [_option(ctx, name) for name in foreign if _given(ctx, name)]
-    if given:
-        raise HarnessError(f"{', '.join(given)} does not apply to {kind}")
+    names = ", ".join(k.title.lower() for k in kinds)
+    if any(k.selector is not None for k in kinds) and _given(ctx, "suite"):
+        raise HarnessError(f"{_option(ctx, 'suite')} does not apply to {names}")
+    for kind in kind_registry.SPECS:
+        if kind in kinds:
+            continue
+        if given := [_option(ctx, name) for name, *_ in _spec_options(kind) if _given(ctx, name)]:
+            where = f"--suite {', '.join(kind.prefixes)}:..." if kind.prefixes else kind.suite_help
+            raise HarnessError(
+                f"{', '.join(given)} does not apply to {names} (an option of {kind.title.lower()}: {where})"
+            )
+    for name in HONOURED:
+        if _given(ctx, name) and (deaf := [k.title.lower() for k in kinds if name not in k.honours]):
+            raise HarnessError(f"{_option(ctx, name)} does not apply to {', '.join(deaf)}")
 
 
 def _check_url(backend: str, url: str) -> None:
@@ -193,17 +218,16 @@ def _check_url(backend: str, url: str) -> None:
         raise HarnessError(f"--url {redacted(url)!r} is not a {backend} URL (expected {schemes[0]}://HOST:PORT...)")
 
 
-@app.command()
 def run(
     ctx: typer.Context,
     backend: Annotated[
         list[str],
         typer.Option("--backend", "-b", rich_help_panel="Backend", help=f"{', '.join(registry.names())} (repeatable)."),
     ] = ["embedded"],
-    mode: Annotated[list[str], typer.Option("--mode", "-m", help="bm25, vector, hybrid (repeatable).")] = [
-        "bm25",
-        "vector",
-        "hybrid",
+    mode: Annotated[list[Mode], typer.Option("--mode", "-m", help="Retrieval modes (repeatable).")] = [
+        Mode.BM25,
+        Mode.VECTOR,
+        Mode.HYBRID,
     ],
     suite: Annotated[
         list[str],
@@ -211,8 +235,7 @@ def run(
             "--suite",
             "-s",
             rich_help_panel="Suites",
-            help="builtin, tenure:DIR, a suite folder; lifecycle:builtin, mnemonic:PATH; conversation:builtin, "
-            "acervo:DIR; code-tasks:builtin, nano-brain:TASKFILE[:DIR] (repeatable).",
+            help="Every kind's suite formats (see `_run_signature`).",
         ),
     ] = [BUILTIN],
     limit: Annotated[int | None, typer.Option(min=1, help="Run only the first N cases of each kind.")] = None,
@@ -223,21 +246,6 @@ def run(
             rich_help_panel="Suites", min=0.0, max=1.0, help="Exit 1 if a mode's case pass rate is below this."
         ),
     ] = None,
-    fields: Annotated[
-        str, typer.Option(rich_help_panel="Suites", help="Retrieval surface: surface (name+aliases) or content.")
-    ] = "surface",
-    cycles: Annotated[
-        int | None,
-        typer.Option(
-            rich_help_panel="Lifecycle scenarios", min=0, help="Consolidation cycles between the queries (default 5)."
-        ),
-    ] = None,
-    verbose: Annotated[
-        bool,
-        typer.Option(
-            rich_help_panel="Lifecycle scenarios", help="Add per-cycle and per-query lines under the scorecard."
-        ),
-    ] = False,
     model: Annotated[
         str, typer.Option(rich_help_panel="Embeddings", help="Embedding model for vector and hybrid modes.")
     ] = DEFAULT_MODEL,
@@ -248,39 +256,12 @@ def run(
             help="Use this running server (e.g. from `harness up`) instead of a new container.",
         ),
     ] = None,
-    dataset: Annotated[
-        str | None,
-        typer.Option(
-            rich_help_panel="Public datasets",
-            help="A public dataset instead of suites: longmemeval-s, longmemeval-m, longmemeval-oracle, locomo.",
-        ),
-    ] = None,
-    file: Annotated[
-        Path | None,
-        typer.Option(
-            rich_help_panel="Public datasets",
-            help="The dataset file (default: looked up in HARNESS_DATA_DIR, ../shared/datasets).",
-        ),
-    ] = None,
-    granularity: Annotated[
-        str, typer.Option(rich_help_panel="Public datasets", help="Dataset documents: session or turn.")
-    ] = "session",
-    sample: Annotated[
-        str,
-        typer.Option(
-            rich_help_panel="Public datasets", help="With --limit: head, stride or stratified (by question type)."
-        ),
-    ] = "head",
-    seed: Annotated[int, typer.Option(rich_help_panel="Public datasets", help="Seed for --sample stratified.")] = 0,
     error_threshold: Annotated[
         float,
         typer.Option(
             min=0.0, max=1.0, help="Exit 1 when more than this fraction of cases or questions errored (default 0)."
         ),
     ] = 0.0,
-    dry_run: Annotated[
-        bool, typer.Option(rich_help_panel="Public datasets", help="Show what a dataset run would do, and run nothing.")
-    ] = False,
     allow_extension: Annotated[
         bool,
         typer.Option(
@@ -290,17 +271,20 @@ def run(
             help="With --url on postgres: create pgvector's extension if missing (dropped at the end).",
         ),
     ] = False,
-    trec: Annotated[bool, typer.Option(help="Also write each mode's run and qrels as TREC files.")] = False,
+    trec: Annotated[
+        bool,
+        typer.Option(
+            help="Also write each mode's run and qrels as TREC files (kinds that rank: suites, datasets, lifecycle)."
+        ),
+    ] = False,
     shard: Annotated[
         str | None,
         typer.Option(help="Run only shard I/N of the questions or cases (by id hash); `harness merge` joins them."),
     ] = None,
     device: Annotated[
-        str,
-        typer.Option(
-            rich_help_panel="Embeddings", help="Where to embed: auto (cuda when torch sees a GPU), cpu, cuda."
-        ),
-    ] = "auto",
+        Device,
+        typer.Option(rich_help_panel="Embeddings", help="Where to embed (auto: cuda when torch sees a GPU)."),
+    ] = Device.AUTO,
     check_baseline: Annotated[
         bool,
         typer.Option(
@@ -326,52 +310,50 @@ def run(
         float,
         typer.Option(rich_help_panel="Baselines", min=0.0, help="How far a score may fall below its baseline."),
     ] = DEFAULT_TOLERANCE,
+    **own_params: Any,
 ) -> int:
     """Run suites (or a public dataset) on a backend in each mode; print the scorecard, write JSON + Markdown reports.
 
     Errored cases are counted and shown; the exit code is 3 if the backend was lost mid-run, else 1
     if more than --error-threshold of the results errored or a mode is under --fail-under.
     """
-    _check_applicable(ctx, dataset)
+    own = _own_options(own_params)
+    kinds = _run_specs(suite, own)
+    _check_applicable(ctx, kinds)
     part = parse_shard(shard) if shard is not None else None
-    parse_device(device)
-    modes = _modes(mode)
+    modes = list(dict.fromkeys(mode))
     backends = [check_backend(b) for b in dict.fromkeys(backend)]
     if url is not None:
         if len(backends) != 1:
             raise HarnessError("--url needs exactly one --backend")
         _check_url(backends[0], url)
+    dataset = own["haystack"].dataset
+    dry_run = own["haystack"].dry_run
     if not dry_run:
         check_out_dir(out)
     gate = _baseline_gate(check_baseline, freeze_baseline, baseline_dir, baseline_tolerance, shard, dry_run, out)
-    request = runner.RunRequest(tuple(modes), out, error_threshold, trec)
+    request = runner.RunRequest(tuple(modes), out, error_threshold, trec, part)
     where = (url, allow_extension, gate)
     if dataset is not None:
-        from harness.suites.datasets import open_selection
-
-        selection = open_selection(dataset, file, limit=limit, sample=sample, seed=seed, shard=part)
-        return _run_dataset(request, where, backends, selection, granularity, model, device, dry_run)
-    extra = {"cycles": cycles} if cycles is not None else {}
-    extra |= {"verbose": True} if verbose else {}
-    if extra and not any(prefix_of(s) in LIFECYCLE_FORMATS for s in suite):
-        raise HarnessError(
-            f"--{'/--'.join(extra)} applies to lifecycle scenarios (--suite lifecycle:... or mnemonic:...)"
-        )
-    options = KindOptions(modes, _settings(fields), limit, fail_under, model, part, extra)
-    kinds = kinds_for(suite, options)
+        return _run_dataset(request, where, backends, own["haystack"], limit, model, device, dry_run)
+    common = KindOptions(modes, limit, fail_under, model, part)
+    planned = kinds_for(suite, common, own)
     if gate is not None:
-        for kind in kinds:
-            gate.require(kind, backends, modes)
+        for each in planned:
+            gate.require(each.kind, backends, modes)
+    for each in planned:
+        each.kind.prepare()
     needs_vectors = any(m.needs_vectors for m in modes)
     embedder = suite_embedder(model, device) if needs_vectors else None
     if embedder is not None:
-        for kind in kinds:
-            embed_ahead(kind, embedder)
+        for each in planned:
+            embed_ahead(each.kind, embedder)
     written: list[Path] = []
     with _naming_reports(written):
-        codes = [_run_kind(backends[0], kind, embedder, request, *where, written) for kind in kinds]
+        codes = [_run_kind(backends[0], each, common, embedder, request, *where, written) for each in planned]
         for name in backends[1:]:  # a kind may keep state for its report: a fresh one per backend
-            codes += [_run_kind(name, kind, embedder, request, *where, written) for kind in kinds_for(suite, options)]
+            again = kinds_for(suite, common, own)
+            codes += [_run_kind(name, each, common, embedder, request, *where, written) for each in again]
     return max(codes)
 
 
@@ -391,21 +373,54 @@ def _naming_reports(written: list[Path]) -> Iterator[None]:
         raise
 
 
+def _run_signature() -> inspect.Signature:
+    """`run`'s parameters: its own, then every kind's own options (declared once, in its spec), each
+    in its kind's help panel; an enum type lists its choices in `--help`."""
+    base = _RUN_PARAMETERS
+    formats = "; ".join(k.suite_help for k in kind_registry.SPECS if k.selector is None)
+    suite = typer.Option("--suite", "-s", rich_help_panel="Suites", help=f"{formats} (repeatable).")
+    params = [
+        p.replace(annotation=Annotated[list[str], suite]) if p.name == "suite" else p
+        for p in base.parameters.values()
+        if p.kind is not inspect.Parameter.VAR_KEYWORD
+    ]
+    for kind in kind_registry.SPECS:
+        for name, hint, default, meta in _spec_options(kind):
+            flags = [meta["flag"]] if meta.get("flag") else []  # else typer's own (`--dry-run/--no-dry-run`)
+            info = typer.Option(*flags, help=meta["help"], rich_help_panel=kind.title, **meta.get("limits", {}))
+            annotation = Annotated[hint, info]  # type: ignore[valid-type]
+            params.append(
+                inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=default, annotation=annotation)
+            )
+    return base.replace(parameters=params)
+
+
+_RUN_PARAMETERS = inspect.signature(run, eval_str=True)
+"""`run`'s own parameters (its `__signature__` adds the kinds' options: see `_run_signature`)."""
+run.__signature__ = _run_signature()  # type: ignore[attr-defined]
+app.command()(run)
+
+
 def _run_dataset(
     request: runner.RunRequest,
     where: tuple[str | None, bool, BaselineGate | None],
     backends: list[str],
-    selection: Selection,
-    granularity: str,
+    own: HaystackOptions,
+    limit: int | None,
     model: str,
-    device: str,
+    device: Device,
     dry_run: bool,
 ) -> int:
     """A public dataset as haystack questions; a bad file or value fails before a container starts."""
+    from harness.evaluation.kinds.haystack import SPEC as HAYSTACK
     from harness.evaluation.kinds.haystack import HaystackKind
-    from harness.suites.datasets import choose
+    from harness.suites.datasets import open_selection
 
-    grain = choose(Granularity, granularity, "granularity")
+    assert own.dataset is not None
+    selection = open_selection(
+        own.dataset, own.file, limit=limit, sample=own.sample, seed=own.seed, shard=request.shard
+    )
+    grain = own.granularity
     needs_vectors = any(m.needs_vectors for m in request.modes)
     embedder = dataset_embedder(model, device, preload=not dry_run) if needs_vectors else None
     if dry_run:
@@ -424,9 +439,14 @@ def _run_dataset(
 
     if (gate := where[2]) is not None:
         gate.require(kind(), backends, request.modes)
+    common = KindOptions(request.modes, limit, None, model if embedder else None, request.shard)
+
+    def planned() -> Planned:
+        return Planned(kind(), HAYSTACK, (own.dataset,), own)  # type: ignore[arg-type]  # checked above
+
     written: list[Path] = []
     with _naming_reports(written):
-        return max([_run_kind(name, kind(), embedder, request, *where, written) for name in backends])
+        return max([_run_kind(name, planned(), common, embedder, request, *where, written) for name in backends])
 
 
 def _dry_run(selection: Selection, grain: Granularity, modes: Sequence[Mode], embedder: Embedder | None) -> None:
@@ -441,7 +461,8 @@ def _dry_run(selection: Selection, grain: Granularity, modes: Sequence[Mode], em
 
 def _run_kind(
     name: str,
-    kind: CaseKind,
+    planned: Planned,
+    common: KindOptions,
     embedder: Embedder | None,
     request: runner.RunRequest,
     url: str | None,
@@ -455,6 +476,7 @@ def _run_kind(
     report and re-raises here, after the backend session removed its container. A finished run
     adds its JSON report to `written`.
     """
+    kind = planned.kind
     finished: runner.Finished | None = None
     late: Interrupted | None = None
     try:
@@ -464,7 +486,7 @@ def _run_kind(
                 task = progress.add_task(f"{name}: {unit}", total=total)
                 return lambda _: progress.advance(task)
 
-            finished = runner.run_and_report(kind, backend, embedder, request, start, _notice)
+            finished = runner.run_and_report(kind, backend, embedder, request, start, _notice, planned.origin(common))
     except Interrupted as exc:
         if finished is None:
             exc.detail = exc.detail or f"while starting the {name} backend"
@@ -488,7 +510,8 @@ def _run_kind(
     if gate.freeze_run and verdict.exit_code != 0:
         _error(f"{name}: baselines not frozen: a failed run is no baseline")
         return verdict.exit_code
-    checked = gate.apply(finished.report, kind.baseline_suite, name)
+    subset = common.limit is not None or common.shard is not None
+    checked = gate.apply(finished.report, kind.baseline_suite, name, subset)
     for line in [*checked.lines, f"baseline history: {gate.history_file}"]:
         _say(line)
     return max(verdict.exit_code, 1 if checked.failed else 0)
@@ -511,7 +534,9 @@ class BaselineGate:
         if not self.freeze_run:
             require(self.store, [BaselineKey(kind.baseline_suite, b, m.value) for b in backends for m in modes])
 
-    def apply(self, report: Report, suite: str | None, backend: str) -> GateResult:
+    def apply(self, report: Report, suite: str | None, backend: str, subset: bool) -> GateResult:
+        """`subset`: the run may have run part of the baseline's items (`--limit`, `--shard`): a
+        check compares those items with the same items of the baseline."""
         sheets = report_sheets(report, suite, backend)
         return run_gate(
             self.store,
@@ -520,18 +545,23 @@ class BaselineGate:
             freeze_run=self.freeze_run,
             history_file=self.history_file,
             tolerance=self.tolerance,
+            subset=subset,
         )
 
 
 def _baseline_gate(
     check: bool, freeze: bool, folder: Path | None, tolerance: float, shard: str | None, dry_run: bool, out: Path
 ) -> BaselineGate | None:
+    """A check may run on a shard (its items are checked against the same items of the baseline);
+    a freeze needs the whole run."""
     if not (check or freeze):
         return None
     if check and freeze:
         raise HarnessError("--check-baseline and --freeze-baseline: pick one")
-    if shard is not None or dry_run:
-        raise HarnessError(f"--{'check' if check else 'freeze'}-baseline needs a whole run (not --shard or --dry-run)")
+    if freeze and shard is not None:
+        raise HarnessError("--freeze-baseline needs a whole run (not --shard): a baseline holds every item")
+    if dry_run:
+        raise HarnessError(f"--{'check' if check else 'freeze'}-baseline needs a run (not --dry-run)")
     store = BaselineStore(folder)
     if check and not store.root.is_dir():
         raise HarnessError(f"--check-baseline: no baselines folder {store.root} (freeze first, or --baseline-dir)")
@@ -555,17 +585,23 @@ def compare(
     ] = None,
     out: Annotated[Path, typer.Option(help="Report folder to read and write.")] = Path("reports"),
 ) -> int:
-    """Side-by-side table of backends and modes from run reports."""
-    sources = reports or compare_reports.default_reports(out)
-    summaries = compare_reports.load_summaries(sources)
-    print_scorecard(run_report.scorecard({"summary": summaries}, "comparison"))
-    paths = write_run_files(out, "compare", {"md": compare_reports.comparison_markdown(summaries, sources)})
-    try:
-        from harness.reports.chart import write_chart
+    """Side-by-side table of run reports of any kind, and whether runs differ significantly on shared items."""
+    loaded = compare_reports.load_reports(reports or compare_reports.default_reports(out))
+    found = compare_reports.differences(loaded)
+    print_scorecard(compare_reports.table(loaded))
+    summaries = compare_reports.belief_summaries(loaded)
+    if summaries:
+        print_scorecard(run_report.scorecard({"summary": summaries}, "belief suites"))
+    for difference in found:
+        _say(difference.line())
+    paths = write_run_files(out, "compare", {"md": compare_reports.comparison_markdown(loaded, found)})
+    if summaries:
+        try:
+            from harness.reports.chart import write_chart
 
-        paths.append(write_chart(summaries, paths[0].with_suffix(".png")))
-    except ImportError:
-        err_console.print("no chart: install the chart extra (matplotlib)", highlight=False)
+            paths.append(write_chart(summaries, paths[0].with_suffix(".png")))
+        except ImportError:
+            err_console.print("no chart: install the chart extra (matplotlib)", highlight=False)
     out_console.print(f"written: {', '.join(str(p) for p in paths)}")
     return 0
 
@@ -575,13 +611,13 @@ def merge(
     reports: Annotated[list[Path], typer.Argument(help="The JSON reports of every shard of one run.")],
     out: Annotated[Path, typer.Option(help="Report folder.")] = Path("reports"),
 ) -> int:
-    """Combine `run ... --shard I/N` reports (of suites, or of a dataset) into the report of the whole run."""
+    """Combine `run ... --shard I/N` reports (of any kind) into the report of the whole run."""
     from harness.reports.merge import merge_reports
 
-    merged = merge_reports(reports)
+    envelope, merged = merge_reports(reports, kind_registry.SPECS)
     check_out_dir(out)
     print_scorecard(merged.scorecard)
-    for path in write_or_rescue(out, merged.stem, {"json": report_json(merged.data), "md": merged.markdown}):
+    for path in write_report(out, envelope, merged)[0]:
         out_console.print(f"report: {path}")
     return 0
 
@@ -625,7 +661,8 @@ def cases_validate(
 ) -> int:
     """Parse and cross-check a suite; one line per problem, exit 2 on the first."""
     if prefix_of(path) is not None:
-        (kind,) = kinds_for([path], KindOptions([Mode.BM25]))
+        (planned,) = kinds_for([path], KindOptions([Mode.BM25]))
+        kind = planned.kind
         out_console.print(f"ok: {path}: {kind.total([Mode.BM25])} {kind.unit} ({kind.name})", highlight=False)
         return 0
     loaded = load_suite(path)
@@ -648,7 +685,7 @@ def embed(
     model: Annotated[
         str, typer.Option(help=f"{', '.join(ENCODERS)}, or a sentence-transformers model path.")
     ] = DEFAULT_MODEL,
-    fields: Annotated[str, typer.Option()] = "surface",
+    fields: Annotated[FieldSet, typer.Option(help="The belief suites' retrieval surface.")] = FieldSet.SURFACE,
     out: Annotated[
         Path | None,
         typer.Option(help="Cache folder to write (default: cases/embeddings when every suite is a built-in one)."),
@@ -657,7 +694,7 @@ def embed(
         str | None, typer.Option(help="Embed a whole public dataset ahead of time (resumable after Ctrl-C).")
     ] = None,
     file: Annotated[Path | None, typer.Option(help="The dataset file (with --dataset).")] = None,
-    device: Annotated[str, typer.Option(help="auto (cuda when torch sees a GPU), cpu or cuda.")] = "auto",
+    device: Annotated[Device, typer.Option(help="Where to embed (auto: cuda when torch sees a GPU).")] = Device.AUTO,
 ) -> int:
     """Embed every memory and query text of the suites, or every turn and question of a dataset."""
     from harness.embeddings import Embedder, default_cache_dir
@@ -674,8 +711,8 @@ def embed(
     embedder = Embedder(
         model, read_dirs=[cases_dir() / "embeddings"], cache_dir=target, device=device, loader=load_model
     )
-    kinds = kinds_for(suites, KindOptions([Mode.HYBRID], _settings(fields)))
-    texts = list(dict.fromkeys(t for kind in kinds for t in kind.texts()))
+    kinds = kinds_for(suites, KindOptions([Mode.HYBRID]), {"beliefs": BeliefOptions(fields)})
+    texts = list(dict.fromkeys(t for planned in kinds for t in planned.kind.texts()))
     missing = sum(v is None for v in embedder.cache.lookup(texts))
     with _embed_progress(model, missing) as advance:
         embedder.on_progress = advance
@@ -776,13 +813,13 @@ def bench(
         typer.Option(help=f"With --embeddings: encoders to compare with the float one ({', '.join(ENCODERS)})."),
     ] = list(ENCODERS),
     texts: Annotated[int, typer.Option(min=1, help="With --embeddings: LongMemEval turns timed per encoder.")] = 1000,
-    device: Annotated[str, typer.Option(help="With --embeddings: auto, cpu or cuda.")] = "auto",
+    device: Annotated[Device, typer.Option(help="With --embeddings: where to embed.")] = Device.AUTO,
 ) -> int:
     """Time the whole built-in run in every mode and per-query latency; or the datasets (--datasets)."""
     if embeddings:
         if datasets or synthetic:
             raise HarnessError("--embeddings is its own benchmark: --datasets and --synthetic do not apply")
-        return _bench_embeddings(check_backend(backend), model, texts, parse_device(device), out)
+        return _bench_embeddings(check_backend(backend), model, texts, device, out)
     if not datasets:
         from harness.benchmarks.builtin import bench_builtin
 
@@ -1030,6 +1067,7 @@ def main() -> None:
     if not any(isinstance(h, logging.NullHandler) for h in psycopg_log.handlers):
         psycopg_log.addHandler(logging.NullHandler())
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    run.__signature__ = _run_signature()  # type: ignore[attr-defined]  # the kinds registered now
     warnings.showwarning = _show_warning
     try:
         with _signals_interrupt():

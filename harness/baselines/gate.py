@@ -86,15 +86,17 @@ def check(
     scores: ScoreSheet,
     settings: Mapping[str, Any],
     tolerance: float = DEFAULT_TOLERANCE,
+    subset: bool = False,
     *,
     history_file: Path,
 ) -> Checked:
-    """Compare a run with its baseline (MissingBaseline when there is none) and append it to `history_file`."""
+    """Compare a run with its baseline (MissingBaseline when there is none) and append it to
+    `history_file`; `subset`: a run of part of the items, compared with the same items of the baseline."""
     baseline = store.load(key)
     checked = Checked(
         key,
         baseline,
-        compare(baseline.scores, scores, tolerance),
+        compare(baseline.scores, scores, tolerance, subset=subset),
         tuple(setting_changes(baseline.settings, plain(settings))),
     )
     history.append(
@@ -103,6 +105,7 @@ def check(
         | {
             "passed": checked.passed,
             "tolerance": tolerance,
+            "subset": subset,
             "baseline_frozen_at": baseline.frozen_at,
             **_changed(checked.comparison),
         },
@@ -160,6 +163,7 @@ def run_gate(
     freeze_run: bool,
     history_file: Path,
     tolerance: float = DEFAULT_TOLERANCE,
+    subset: bool = False,
 ) -> GateResult:
     """Freeze every sheet of a run, or check each against its baseline. A check reads every
     baseline first, so one that is missing or bad is an error before any history is written."""
@@ -168,7 +172,10 @@ def run_gate(
         return GateResult([line for result in frozen for line in result.lines()], [])
     for key in sheets:
         store.load(key)
-    checks = [check(store, key, sheet, settings, tolerance, history_file=history_file) for key, sheet in sheets.items()]
+    checks = [
+        check(store, key, sheet, settings, tolerance, subset, history_file=history_file)
+        for key, sheet in sheets.items()
+    ]
     return GateResult([line for c in checks for line in c.lines()], [c.key for c in checks if not c.passed])
 
 

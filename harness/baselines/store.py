@@ -21,7 +21,7 @@ from harness import __version__
 from harness.baselines.key import BaselineKey
 from harness.errors import HarnessError
 from harness.files import NotReadable, atomic_write, read_bounded
-from harness.models.scoresheet import CaseScore, ScoreSheet
+from harness.models.scoresheet import CaseScore, ScoreSheet, sheet_json
 from harness.suites.resolve import cases_dir
 
 FORMAT = 1
@@ -75,18 +75,6 @@ class Baseline:
             "settings": plain(self.settings),
             **sheet_json(self.scores),
         }
-
-
-def sheet_json(sheet: ScoreSheet) -> dict[str, Any]:
-    """A score sheet as baselines and the history store it (a case keeps only the fields it has)."""
-    return {
-        "overall": dict(sheet.overall),
-        "categories": {name: dict(measures) for name, measures in sheet.categories.items()},
-        "cases": {
-            case: {name: value for name, value in (("passed", s.passed), ("score", s.score)) if value is not None}
-            for case, s in sheet.cases.items()
-        },
-    }
 
 
 class _CaseFile(BaseModel):

@@ -57,9 +57,10 @@ class Kinds:
         if spec not in self._kinds:
             model = DEFAULT_MODEL if any(m.needs_vectors for m in self.modes) else None
             try:
-                (kind,) = kinds_for([spec], KindOptions(self.modes, embedding_model=model))
+                (planned,) = kinds_for([spec], KindOptions(self.modes, embedding_model=model))
             except HarnessError as exc:
                 raise pytest.UsageError(f"harness: --suite {spec}: {exc}") from None
+            kind = planned.kind
             if not isinstance(kind, Itemized):
                 raise pytest.UsageError(f"harness: --suite {spec}: its kind ({kind.name}) makes no test items")
             self._kinds[spec] = kind

@@ -15,7 +15,6 @@ Scores:
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import asdict
 from pathlib import Path
 from statistics import mean
 from typing import Any
@@ -24,7 +23,6 @@ from harness.evaluation.kind import Report, RunInfo, Scorecard
 from harness.models.conversation import Category, Component, ConversationSuite, TurnChecks
 from harness.models.scoresheet import CaseScore, ScoreSheet
 from harness.reports import tables
-from harness.reports.banners import incomplete_banner
 
 COMPONENTS = tuple(c.value for c in Component)
 CATEGORIES = tuple(c.value for c in Category)
@@ -111,20 +109,12 @@ def build_report(
     modes = [m.value for m in run.modes]
     summaries = {mode: summarize([r for r in results if r.mode == mode]) for mode in modes}
     data = {
-        "kind": "conversation",
-        "suite": suite.name,
-        "backend": asdict(run.backend),
-        "modes": modes,
-        "unsupported": {m.value: why for m, why in run.unsupported.items()},
-        "settings": {**run.settings, **settings, "tokenizer": "cl100k_base", "fail_under": fail_under},
-        "started_at": run.started_at.isoformat(timespec="seconds"),
-        "wall_s": run.wall_s,
-        "incomplete": run.incomplete is not None,
-        "incomplete_reason": run.incomplete,
+        "tokenizer": "cl100k_base",
         "dropped_fields": list(suite.dropped),
         "summary": summaries,
         "turns": [{**r.to_json(), **turn_efficiency(r)} for r in results],
     }
+    view = run.envelope() | {"suite": suite.name, "settings": settings} | data
     gates = []
     for mode, summary in summaries.items():
         rate = summary["pass_rate"]
@@ -133,14 +123,14 @@ def build_report(
     return Report(
         stem=f"conversation-{backend}",
         data=data,
-        markdown=markdown(data),
+        markdown=markdown(view),
         scorecard=scorecard(backend, summaries, run),
         scores={
             mode: score_sheet(summary, [r for r in results if r.mode == mode]) for mode, summary in summaries.items()
         },
         settings={**settings, "tokenizer": "cl100k_base"},
         gates=gates,
-        charts={"efficiency": lambda path: write_chart(data, path)},
+        charts={"efficiency": lambda path: write_chart(view, path)},
     )
 
 
@@ -209,7 +199,6 @@ def scorecard(backend: str, summaries: dict[str, dict[str, Any]], run: RunInfo) 
 
 def markdown(data: dict[str, Any]) -> str:
     lines = [f"# Conversation report: {data['suite']} on {data['backend']['backend']}", ""]
-    lines += incomplete_banner(data, "turns")
     lines += [f"Started {data['started_at']}, {data['wall_s']:.1f} s. Settings: `{data['settings']}`.", ""]
     for line in data["dropped_fields"]:
         lines.append(f"- dropped: {line}")

@@ -3,29 +3,19 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from harness import __version__
-from harness.backends.base import BackendInfo
-from harness.evaluation.kind import Report, RunInfo, Scorecard
+from harness.evaluation.kind import Scorecard
 from harness.evaluation.question_results import Evaluation
 from harness.metrics.dataset_measures import HEADLINE, definition_of, definitions, label
 from harness.pipeline.fusion import RRF_K
 from harness.pipeline.haystack import CONTEXT_WEIGHT, DEPTH, NEIGHBOUR_SHARE
 from harness.reports import tables
-from harness.reports.banners import incomplete_banner
 from harness.reports.dataset_summary import DatasetSummary, defect_counts, skipped_counts, summarize
 from harness.reports.metadata import machine as host_machine
 from harness.reports.published import published_for
-from harness.reports.scores import dataset_scores
-from harness.reports.trec import dataset_trec
-from harness.shards import METHOD as SHARD_METHOD
-from harness.shards import Shard
-
-if TYPE_CHECKING:
-    from harness.evaluation.kinds.haystack import HaystackKind
 
 METHOD = (
     f"Indexed text is analysed by the harness analyzer (lowercased words, stopwords dropped, no stemming). "
@@ -46,7 +36,6 @@ class RunContext:
 
     dataset: str
     file: Path
-    backend: BackendInfo
     embedding_model: str | None
     limit: int | None
     sample: str
@@ -54,9 +43,7 @@ class RunContext:
     total_questions: int
     selected_questions: int
     error_threshold: float
-    started_at: datetime
     embedding_device: str | None = None
-    shard: Shard | None = None
 
 
 def machine() -> dict[str, Any]:
@@ -109,26 +96,16 @@ def comparison(dataset: str, summaries: list[DatasetSummary]) -> list[dict[str, 
 
 
 def build_report(run: Evaluation, context: RunContext) -> dict[str, Any]:
-    """The JSON document: settings, machine, definitions, summaries, comparison, every question."""
+    """The report's body: settings, machine, definitions, summaries, comparison, every question
+    (backend, modes, shard, start and completeness are the runner's envelope)."""
     summaries = summarize(run)
     return {
-        "kind": "dataset-run",
         "dataset": context.dataset,
         "file": str(context.file),
-        "started_at": context.started_at.isoformat(timespec="seconds"),
         "machine": machine(),
-        "backend": {
-            "name": context.backend.backend,
-            "engine": context.backend.engine,
-            "version": context.backend.server_version,
-            "lexical_scorer": context.backend.lexical_scorer,
-            "vector_engine": context.backend.vector_engine,
-        },
         "embedding_model": context.embedding_model,
         "embedding_device": context.embedding_device,
-        "shard": shard_json(context.shard),
         "granularity": str(run.granularity),
-        "modes": [str(m) for m in run.modes],
         "selection": {
             "limit": context.limit,
             "sample": context.sample,
@@ -146,8 +123,6 @@ def build_report(run: Evaluation, context: RunContext) -> dict[str, Any]:
             "documents": sum(h.documents for h in run.haystacks),
             "peak_rss_mb": run.peak_rss_mb,
         },
-        "incomplete": False,
-        "incomplete_reason": None,
         "error_fraction": run.error_fraction(),
         "errors": {
             "count": len(run.errors),
@@ -163,44 +138,6 @@ def build_report(run: Evaluation, context: RunContext) -> dict[str, Any]:
         "published": comparison(context.dataset, summaries),
         "questions": [r.to_json() for r in run.results],
     }
-
-
-def report(evaluation: Evaluation, kind: HaystackKind, run: RunInfo) -> Report:
-    """A dataset run's report on one backend: its files, scorecard and TREC runs."""
-    selection = kind.selection
-    context = RunContext(
-        dataset=selection.dataset,
-        file=selection.path,
-        backend=run.backend,
-        embedding_model=kind.embedding_model,
-        embedding_device=kind.embedding_device,
-        shard=selection.shard,
-        limit=selection.limit,
-        sample=selection.sample,
-        seed=selection.seed,
-        total_questions=selection.total if selection.total is not None else len({r.id for r in evaluation.results}),
-        selected_questions=len({r.id for r in evaluation.results}),
-        error_threshold=kind.error_threshold,
-        started_at=run.started_at,
-    )
-    data = build_report(evaluation, context)
-    if run.incomplete is not None:
-        data |= {"incomplete": True, "incomplete_reason": run.incomplete}
-    return Report(
-        stem=report_stem(data),
-        data=data,
-        markdown=render_markdown(data),
-        scorecard=scorecard(data),
-        trec=dataset_trec(evaluation) if run.incomplete is None else {},
-        scores=dataset_scores(evaluation.results),
-        settings={
-            "file": selection.path.name,
-            "limit": selection.limit,
-            "sample": selection.sample,
-            "seed": selection.seed,
-            "embedding_model": kind.embedding_model,
-        },
-    )
 
 
 def scorecard(report: dict[str, Any]) -> Scorecard:
@@ -221,7 +158,7 @@ def scorecard(report: dict[str, Any]) -> Scorecard:
                 ]
             )
     timing = report["timing"]
-    caption = [f"INCOMPLETE: {report['incomplete_reason']}"] if report.get("incomplete") else []
+    caption = []
     if report.get("merged_from"):
         caption.append(f"merged from {len(report['merged_from'])} shard reports")
     else:
@@ -238,11 +175,6 @@ def scorecard(report: dict[str, Any]) -> Scorecard:
     )
 
 
-def shard_json(shard: Shard | None) -> dict[str, Any] | None:
-    """How a shard report says which part of the selection it holds (None: all of it)."""
-    return None if shard is None else {"index": shard.index, "count": shard.count, "method": SHARD_METHOD}
-
-
 def _fmt(value: float | None) -> str:
     return "—" if value is None else f"{value:.3f}"
 
@@ -253,12 +185,12 @@ def render_markdown(report: dict[str, Any]) -> str:
     lines = [
         f"# {report['dataset']} retrieval, {report['granularity']} granularity",
         "",
-        *incomplete_banner(report, "questions"),
         f"- file: `{report['file']}`; questions: {sel['selected']} of {sel['total']}"
         + (f" (limit {sel['limit']}, sample {sel['sample']}, seed {sel['seed']})" if sel["limit"] else "")
         + (f"; shard {report['shard']['index']} of {report['shard']['count']}" if report.get("shard") else "")
         + (f"; merged from {len(report['merged_from'])} shard reports" if report.get("merged_from") else ""),
-        f"- backend: {report['backend']['name']} ({report['backend']['engine']}, {report['backend']['version']})",
+        f"- backend: {report['backend']['backend']} ({report['backend']['engine']}, "
+        f"{report['backend']['server_version']})",
         f"- embedding model: {report['embedding_model'] or 'none (bm25 only)'}"
         + (f" on {report['embedding_device']}" if report.get("embedding_device") else ""),
         f"- started {report['started_at']}; wall {timing['wall_s']:.1f} s; ingest {timing['ingest_s']:.1f} s over "
@@ -318,8 +250,5 @@ def render_markdown(report: dict[str, Any]) -> str:
 
 
 def report_stem(report: dict[str, Any]) -> str:
-    """`dataset-<name>-<granularity>[-shard<I>of<N>]`."""
-    stem = f"dataset-{report['dataset']}-{report['granularity']}"
-    if shard := report.get("shard"):
-        stem += f"-shard{shard['index']}of{shard['count']}"
-    return stem
+    """`dataset-<name>-<granularity>` (the runner adds a shard's part)."""
+    return f"dataset-{report['dataset']}-{report['granularity']}"

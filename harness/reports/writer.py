@@ -7,7 +7,7 @@ import math
 import os
 import tempfile
 import uuid
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
@@ -65,8 +65,12 @@ def _reserve(out_dir: Path, stem: str, extensions: list[str], stamp: str) -> dic
     raise FileExistsError(f"no free report name for {stem}-{stamp} in {out_dir}")
 
 
+Contents = Mapping[str, str | Callable[[Mapping[str, Path]], str]]
+"""Per extension, the text, or what makes it from the names the files get (a report that names its files)."""
+
+
 def write_run_files(
-    out_dir: Path, stem: str, contents: Mapping[str, str], now: datetime | None = None, *, latest: bool = True
+    out_dir: Path, stem: str, contents: Contents, now: datetime | None = None, *, latest: bool = True
 ) -> list[Path]:
     """Write each `{extension: text}` as a new timestamped file, then refresh `<stem>-latest.<ext>`.
 
@@ -77,21 +81,22 @@ def write_run_files(
     out_dir.mkdir(parents=True, exist_ok=True)
     stamp = (now or datetime.now(UTC)).astimezone(UTC).strftime("%Y%m%dT%H%M%SZ")
     paths = _reserve(out_dir, stem, list(contents), stamp)
+    texts = {ext: text if isinstance(text, str) else text(paths) for ext, text in contents.items()}
     try:
-        for ext, text in contents.items():
+        for ext, text in texts.items():
             atomic_write(paths[ext], text)
     except BaseException:
         for path in paths.values():
             path.unlink(missing_ok=True)
         raise
     if latest:
-        for ext, text in contents.items():
+        for ext, text in texts.items():
             atomic_write(out_dir / f"{stem}-latest.{ext}", text)
     return list(paths.values())
 
 
 def write_or_rescue(
-    out_dir: Path, stem: str, contents: Mapping[str, str], now: datetime | None = None, *, latest: bool = True
+    out_dir: Path, stem: str, contents: Contents, now: datetime | None = None, *, latest: bool = True
 ) -> list[Path]:
     """`write_run_files`; if the folder fails after the run (removed, full), the files go to a new temp
     folder and the error names it, so a finished run is never lost."""

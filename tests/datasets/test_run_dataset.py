@@ -166,8 +166,6 @@ def test_the_data_folder_variable_is_searched(
     ("override", "message"),
     [
         ({"dataset": "squad"}, "unknown dataset 'squad'"),
-        ({"granularity": "word"}, "unknown granularity 'word'"),
-        ({"sample": "random"}, "unknown sample method 'random'"),
         ({"limit": 0}, "--limit must be at least 1"),
     ],
 )

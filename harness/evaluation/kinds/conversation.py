@@ -8,14 +8,15 @@ from __future__ import annotations
 import copy
 import time
 import uuid
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from harness import tokens
+from harness.errors import HarnessError
 from harness.evaluation import teardown
-from harness.evaluation.kind import Engine, Item, Report, RunInfo, Step
+from harness.evaluation.kind import Engine, Item, KindOptions, KindSpec, Report, RunInfo, Step
 from harness.evaluation.results import Fails
 from harness.evaluation.scripted_agent import AgentRun, ScriptedAgent
 from harness.evaluation.turn_judge import judge_turn
@@ -26,10 +27,9 @@ from harness.pipeline.facts import fact_record, stated_facts
 from harness.pipeline.project_memory import ProjectMemory, embedding_text
 from harness.pipeline.settings import Mode
 from harness.reports.conversation_report import build_report
+from harness.suites.acervo import load_acervo
 from harness.suites.projects.ingest import ingest
-
-if TYPE_CHECKING:
-    from harness.evaluation.kinds import KindOptions
+from harness.suites.resolve import load_conversation
 
 
 @dataclass
@@ -128,6 +128,17 @@ class ConversationKind:
 
     def total(self, modes: Sequence[Mode]) -> int:
         return self.suite.turns * len(modes)
+
+    def prepare(self) -> None:
+        """Nothing: the runner's embedder is all it needs."""
+
+    def inputs(self) -> list[Path]:
+        """The suite folder's turn files (the projects are folders of code, read as they are)."""
+        folder = self.suite.source
+        return sorted(p for p in folder.iterdir() if p.suffix in (".yaml", ".yml")) if folder.is_dir() else [folder]
+
+    def item_ids(self) -> list[str]:
+        return [f"{s.name}#{t.number}" for s in self.suite.scenarios for t in s.turns]
 
     def texts(self) -> Iterable[str]:
         for scenario in self.suite.scenarios:
@@ -248,3 +259,36 @@ def _expected(turn: ConversationTurn) -> dict[str, Any]:
     """The turn's asserted checks, in the report's words."""
     checks = asdict(turn.checks)
     return {k: v for k, v in checks.items() if v not in (None, ())}
+
+
+def build(suites: Sequence[str], common: KindOptions, own: None) -> ConversationKind:  # noqa: ARG001 - no options of its own
+    """`conversation:builtin` or `acervo:DIR` (a folder of turn files and fixture projects)."""
+    (suite,) = suites
+    prefix, _, rest = suite.partition(":")
+    if prefix == "conversation":
+        return ConversationKind.for_run(load_conversation(rest), common)
+    folder, _, projects = rest.partition(":")
+    if not folder:
+        raise HarnessError("--suite acervo:DIR: name the folder of turn files and fixture projects")
+    loaded = load_acervo(
+        Path(folder).expanduser(), name=suite, projects=Path(projects).expanduser() if projects else None
+    )
+    return ConversationKind.for_run(loaded, common)
+
+
+def result_from_json(data: Mapping[str, Any]) -> TurnResult:
+    return TurnResult.from_json(data)
+
+
+SPEC = KindSpec(
+    name="conversation",
+    title="Conversation turns",
+    suite_help="conversation:builtin, acervo:DIR",
+    build=build,
+    result=result_from_json,
+    builtin="conversation:builtin",
+    results_key="turns",
+    prefixes=("conversation", "acervo"),
+    honours=frozenset({"fail_under"}),
+    mode_major=True,
+)
