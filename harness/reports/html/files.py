@@ -1,0 +1,47 @@
+"""`harness report render|open`: a report's page from its JSON file, beside it or where asked; a file
+that is not a page of ours is never overwritten."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from harness.errors import HarnessError
+from harness.reports.envelope import FIELDS
+from harness.reports.html.page import GENERATOR, render_html
+from harness.reports.html.rows import kind_of
+from harness.reports.writer import atomic_write
+
+
+def read_report(path: Path) -> dict[str, Any]:
+    """A run report's JSON document: one with the envelope, or an old one whose items the page knows."""
+    try:
+        document = json.loads(path.read_text(encoding="utf-8"))
+    except FileNotFoundError:
+        raise HarnessError(f"{path}: no such file") from None
+    except (OSError, ValueError) as exc:
+        raise HarnessError(f"{path}: not a harness run report ({exc.__class__.__name__})") from None
+    if not isinstance(document, dict) or not (all(f in document for f in FIELDS) or kind_of(document)):
+        raise HarnessError(f"{path}: not a harness run report (no envelope, no items of a known kind)")
+    return document
+
+
+def is_page(path: Path) -> bool:
+    """Whether `path` is a page this harness wrote (its generator tag within the first bytes)."""
+    with path.open("rb") as handle:
+        return GENERATOR.encode() in handle.read(2048)
+
+
+def render_file(report: Path, out: Path | None = None) -> tuple[Path, bool]:
+    """Write `report`'s page to `out` (default: beside it, `.html`); returns the page and whether one was replaced."""
+    document = read_report(report)
+    target = out or report.with_suffix(".html")
+    replaced = target.exists()
+    if replaced and (target.is_dir() or not is_page(target)):
+        raise HarnessError(f"{target}: exists and is not a harness report page; name another with --out")
+    try:
+        atomic_write(target, render_html(document))
+    except OSError as exc:
+        raise HarnessError(f"{target}: cannot write the page: {exc.strerror or exc}") from None
+    return target, replaced
