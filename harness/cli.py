@@ -54,10 +54,11 @@ from harness.baselines import (
 from harness.embeddings.device import Device
 from harness.embeddings.model import DEFAULT_MODEL, ENCODERS
 from harness.errors import BackendUnavailable, HarnessError, Interrupted
+from harness.evaluation import kinds as kind_registry
 from harness.evaluation import runner
 from harness.evaluation.embedders import dataset_embedder, embed_ahead, suite_embedder
 from harness.evaluation.kind import CaseKind, KindOptions, KindSpec, Report, Scorecard
-from harness.evaluation.kinds import SPECS, Planned, kinds_for, prefix_of, spec_of
+from harness.evaluation.kinds import Planned, kinds_for, prefix_of, spec_of
 from harness.evaluation.kinds.beliefs import BeliefOptions, FieldSet
 from harness.evaluation.model_check import load_model
 from harness.pipeline import Mode
@@ -149,14 +150,14 @@ def _own_options(params: dict[str, Any]) -> dict[str, Any]:
     """Each kind's own options dataclass, from the run's parameters."""
     return {
         kind.name: kind.options(**{name: params[name] for name, *_ in _spec_options(kind)})
-        for kind in SPECS
+        for kind in kind_registry.SPECS
         if kind.options is not None
     }
 
 
 def _run_specs(suites: Sequence[str], own: dict[str, Any]) -> list[KindSpec]:
     """The kinds a run runs: the one an own option selects (`--dataset`), else those `--suite` names."""
-    for kind in SPECS:
+    for kind in kind_registry.SPECS:
         if kind.selector is not None and getattr(own.get(kind.name), kind.selector, None) is not None:
             return [kind]
     return list(dict.fromkeys(spec_of(s) for s in suites))
@@ -167,7 +168,7 @@ def _check_applicable(ctx: typer.Context, kinds: Sequence[KindSpec]) -> None:
     names = ", ".join(k.title.lower() for k in kinds)
     if any(k.selector is not None for k in kinds) and _given(ctx, "suite"):
         raise HarnessError(f"{_option(ctx, 'suite')} does not apply to {names}")
-    for kind in SPECS:
+    for kind in kind_registry.SPECS:
         if kind in kinds:
             continue
         if given := [_option(ctx, name) for name, *_ in _spec_options(kind) if _given(ctx, name)]:
@@ -217,7 +218,7 @@ def run(
             "--suite",
             "-s",
             rich_help_panel="Suites",
-            help="; ".join(k.suite_help for k in SPECS if k.selector is None) + " (repeatable).",
+            help="Every kind's suite formats (see `_run_signature`).",
         ),
     ] = [BUILTIN],
     limit: Annotated[int | None, typer.Option(min=1, help="Run only the first N cases of each kind.")] = None,
@@ -330,9 +331,15 @@ def run(
 def _run_signature() -> inspect.Signature:
     """`run`'s parameters: its own, then every kind's own options (declared once, in its spec), each
     in its kind's help panel; an enum type lists its choices in `--help`."""
-    base = inspect.signature(run, eval_str=True)
-    params = [p for p in base.parameters.values() if p.kind is not inspect.Parameter.VAR_KEYWORD]
-    for kind in SPECS:
+    base = _RUN_PARAMETERS
+    formats = "; ".join(k.suite_help for k in kind_registry.SPECS if k.selector is None)
+    suite = typer.Option("--suite", "-s", rich_help_panel="Suites", help=f"{formats} (repeatable).")
+    params = [
+        p.replace(annotation=Annotated[list[str], suite]) if p.name == "suite" else p
+        for p in base.parameters.values()
+        if p.kind is not inspect.Parameter.VAR_KEYWORD
+    ]
+    for kind in kind_registry.SPECS:
         for name, hint, default, meta in _spec_options(kind):
             flags = [meta["flag"]] if meta.get("flag") else []  # else typer's own (`--dry-run/--no-dry-run`)
             info = typer.Option(*flags, help=meta["help"], rich_help_panel=kind.title, **meta.get("limits", {}))
@@ -343,6 +350,8 @@ def _run_signature() -> inspect.Signature:
     return base.replace(parameters=params)
 
 
+_RUN_PARAMETERS = inspect.signature(run, eval_str=True)
+"""`run`'s own parameters (its `__signature__` adds the kinds' options: see `_run_signature`)."""
 run.__signature__ = _run_signature()  # type: ignore[attr-defined]
 app.command()(run)
 
@@ -546,7 +555,7 @@ def merge(
     """Combine `run ... --shard I/N` reports (of any kind) into the report of the whole run."""
     from harness.reports.merge import merge_reports
 
-    envelope, merged = merge_reports(reports, SPECS)
+    envelope, merged = merge_reports(reports, kind_registry.SPECS)
     check_out_dir(out)
     print_scorecard(merged.scorecard)
     for path in write_report(out, envelope, merged)[0]:
@@ -626,7 +635,8 @@ def cases_validate(
 ) -> int:
     """Parse and cross-check a suite; one line per problem, exit 2 on the first."""
     if prefix_of(path) is not None:
-        ((kind, *_),) = kinds_for([path], KindOptions([Mode.BM25]))
+        (planned,) = kinds_for([path], KindOptions([Mode.BM25]))
+        kind = planned.kind
         out_console.print(f"ok: {path}: {kind.total([Mode.BM25])} {kind.unit} ({kind.name})", highlight=False)
         return 0
     loaded = load_suite(path)
@@ -1005,6 +1015,7 @@ def main() -> None:
     if not any(isinstance(h, logging.NullHandler) for h in psycopg_log.handlers):
         psycopg_log.addHandler(logging.NullHandler())
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    run.__signature__ = _run_signature()  # type: ignore[attr-defined]  # the kinds registered now
     try:
         with _signals_interrupt():
             code = app(standalone_mode=False)

@@ -36,8 +36,9 @@ from harness.reports.summary import summarize as summarize_cases
 
 SAME_SETTINGS = ("dataset", "backend", "embedding_model", "granularity", "modes", "method", "definitions")
 """Dataset report fields every shard must share (plus the file name, the selection and the shard count)."""
-SAME_RUN = ("kind", "suite", "origin", "inputs", "backend", "modes", "unsupported_modes", "settings")
-"""Envelope fields every shard of a run of another kind must share."""
+SAME_RUN = ("kind", "suite", "origin", "inputs", "backend", "modes", "unsupported_modes")
+"""Envelope fields every shard of a run of another kind must share (its `settings` may name the
+shard's own items, as a lifecycle run's scenarios)."""
 
 
 def _is_dataset(report: dict[str, Any]) -> bool:
