@@ -1,0 +1,157 @@
+"""Each run's HTML page (issue 22), read as a file: beside every kind's JSON, self-contained, listing
+every item with the report's own verdict; `harness report render|open` for any report, old ones too."""
+
+from __future__ import annotations
+
+import json
+import re
+import webbrowser
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from harness.reports.envelope import FIELDS
+from harness.reports.html.page import render_html
+
+from .pages import FAILED, failed_items, harness
+
+KINDS = sorted(FAILED)
+
+
+def page_data(html: str) -> dict[str, Any]:
+    """The report data the page embeds for its script."""
+    match = re.search(r'<script type="application/json" id="report-data">(.*?)</script>', html, re.S)
+    assert match, "the page embeds no report data"
+    return json.loads(match.group(1))
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_every_kind_writes_its_page_beside_its_json(report_of_kind: dict[str, Path], kind: str) -> None:
+    report = json.loads(report_of_kind[kind].read_text())
+    stamped = report_of_kind[kind].with_name(report["files"]["html"])
+    assert report["files"]["html"] == Path(report["files"]["json"]).with_suffix(".html").name
+    assert stamped.is_file()
+    assert report_of_kind[kind].with_suffix(".html").read_text() == stamped.read_text()
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_the_page_fetches_nothing(report_of_kind: dict[str, Path], kind: str) -> None:
+    html = report_of_kind[kind].with_suffix(".html").read_text()
+    assert re.findall(r"""(?:src|href)\s*=\s*["'](?!#)""", html) == []
+    assert "<link" not in html
+    assert "@import" not in html
+    assert re.findall(r"url\((?!#)", html) == []
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_the_page_lists_every_item_with_the_reports_verdict(report_of_kind: dict[str, Path], kind: str) -> None:
+    report = json.loads(report_of_kind[kind].read_text())
+    data = page_data(report_of_kind[kind].with_suffix(".html").read_text())
+    key, _ = FAILED[kind]
+    assert data["items"] == report[key]
+    failed = [item for item, row in zip(data["items"], data["rows"], strict=True) if row[0] in ("fail", "error")]
+    assert failed == failed_items(report)
+    assert failed, f"the {kind} run was set up with a failing item"
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_the_scorecard_shows_the_reports_scores(report_of_kind: dict[str, Path], kind: str) -> None:
+    report = json.loads(report_of_kind[kind].read_text())
+    html = report_of_kind[kind].with_suffix(".html").read_text()
+    scorecard = html[html.index('<section id="scorecard">') : html.index("</section>")]
+    for name, value in report["scores"]["bm25"]["overall"].items():
+        assert f"<th>{name}</th>" in scorecard
+        assert f">{value:.4g}<" in scorecard if isinstance(value, float) else f">{value}<" in scorecard
+
+
+def test_an_incomplete_shard_says_so_above_everything(report_of_kind: dict[str, Path]) -> None:
+    report = json.loads(report_of_kind["lifecycle"].read_text())
+    report |= {"incomplete": True, "incomplete_reason": "stopped by Ctrl-C", "shard": {"index": 1, "count": 2}}
+    html = render_html(report)
+    assert 'id="banner-incomplete"><strong>INCOMPLETE RUN:</strong> stopped by Ctrl-C.' in html
+    assert 'id="banner-shard"><strong>SHARD 1 of 2:</strong>' in html
+    assert html.index("banner-incomplete") < html.index('id="scorecard"')
+
+
+def test_an_old_report_without_an_envelope_is_rendered(report_of_kind: dict[str, Path], tmp_path: Path) -> None:
+    report = json.loads(report_of_kind["beliefs"].read_text())
+    old = tmp_path / "run-embedded-old.json"
+    old.write_text(json.dumps({k: v for k, v in report.items() if k not in FIELDS}))
+    assert harness(tmp_path, "report", "render", str(old)) == 0
+    html = old.with_suffix(".html").read_text()
+    assert html.startswith("<!doctype html>")
+    assert page_data(html)["items"] == report["cases"]
+    assert "<title>beliefs · embedded</title>" in html
+
+
+def test_render_replaces_its_own_page_and_nothing_else(
+    report_of_kind: dict[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    report = tmp_path / "lifecycle.json"
+    report.write_text(report_of_kind["lifecycle"].read_text())
+    assert harness(tmp_path, "report", "render", str(report)) == 0
+    assert harness(tmp_path, "report", "render", str(report)) == 0
+    assert f"page: {report.with_suffix('.html')} (replaced)" in capsys.readouterr().out
+    notes = tmp_path / "notes.md"
+    notes.write_text("mine")
+    assert harness(tmp_path, "report", "render", str(report), "--out", str(notes)) == 2
+    err = capsys.readouterr().err
+    assert err.strip().splitlines() == [
+        f"harness: error: {notes}: exists and is not a harness report page; name another with --out"
+    ]
+    assert notes.read_text() == "mine"
+
+
+@pytest.mark.parametrize(
+    ("content", "message"),
+    [
+        (None, "no such file"),
+        ("{not json", "not a harness run report (JSONDecodeError)"),
+        ('{"summary": {}}', "not a harness run report (no envelope, no items of a known kind)"),
+    ],
+)
+def test_render_of_what_is_not_a_report_is_one_line(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], content: str | None, message: str
+) -> None:
+    path = tmp_path / "x.json"
+    if content is not None:
+        path.write_text(content)
+    assert harness(tmp_path, "report", "render", str(path)) == 2
+    assert capsys.readouterr().err.strip().splitlines() == [f"harness: error: {path}: {message}"]
+    assert not path.with_suffix(".html").exists()
+
+
+def test_open_renders_a_missing_page_and_hands_it_to_the_browser(
+    report_of_kind: dict[str, Path], tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    report = tmp_path / "conversation.json"
+    report.write_text(report_of_kind["conversation"].read_text())
+    opened: list[str] = []
+    monkeypatch.setattr(webbrowser, "open", lambda uri: opened.append(uri) or True)
+    assert harness(tmp_path, "report", "open", str(report)) == 0
+    assert opened == [report.with_suffix(".html").resolve().as_uri()]
+    assert page_data(report.with_suffix(".html").read_text())["items"] == json.loads(report.read_text())["turns"]
+    monkeypatch.setattr(webbrowser, "open", lambda _uri: False)
+    assert harness(tmp_path, "report", "open", str(report.with_suffix(".html"))) == 0
+    assert f"no browser to open it here; open {opened[0]}" in capsys.readouterr().err
+
+
+def test_a_run_names_its_page(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert harness(tmp_path, "run", "-m", "bm25", "--suite", "lifecycle:builtin", "--limit", "1", "--out", "out") in (
+        0,
+        1,
+    )
+    (line,) = [line for line in capsys.readouterr().out.splitlines() if line.startswith("page: ")]
+    (page,) = (tmp_path / "out").glob("lifecycle-embedded-2*.html")
+    assert line == f"page: {page.resolve().as_uri()}"
+
+
+def test_a_thousand_items_stay_a_compact_page(report_of_kind: dict[str, Path]) -> None:
+    """Rows travel once, as compact JSON: the page is about its JSON's size, not a table per row."""
+    report = json.loads(report_of_kind["beliefs"].read_text())
+    report["cases"] = [case | {"case_id": f"{case['case_id']}-{n}"} for n in range(12) for case in report["cases"]]
+    assert len(report["cases"]) > 1000
+    html = render_html(report)
+    assert len(page_data(html)["rows"]) == len(report["cases"])
+    assert len(html.encode()) < len(json.dumps(report, indent=1).encode())
