@@ -22,7 +22,9 @@ FAILED: dict[str, tuple[str, Callable[[Item], bool]]] = {
     "beliefs": ("cases", lambda i: not i["passed"] or bool(i["error"])),
     "haystack": (
         "questions",
-        lambda i: bool(i["error"]) or (i["status"] == "ok" and i["levels"]["session"]["metrics"]["recall_all@10"] < 1),
+        lambda i: (
+            i["status"] == "error" or (i["status"] == "ok" and i["levels"]["session"]["metrics"]["recall_all@10"] < 1)
+        ),
     ),
     "code-tasks": ("results", lambda i: i["recall"] < 1 or bool(i["error"])),
     "lifecycle": ("results", lambda i: i["grade"] == "FAIL" or bool(i["error"])),

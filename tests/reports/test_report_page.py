@@ -55,6 +55,15 @@ def test_the_page_lists_every_item_with_the_reports_verdict(report_of_kind: dict
     assert failed, f"the {kind} run was set up with a failing item"
 
 
+def test_a_skipped_question_is_no_error(report_of_kind: dict[str, Path]) -> None:
+    """An abstention question is left out of retrieval metrics; its `error` field says why."""
+    report = json.loads(report_of_kind["haystack"].read_text())
+    data = page_data(report_of_kind["haystack"].with_suffix(".html").read_text())
+    verdicts = {(row[1], row[0]) for row in data["rows"]}
+    assert ("q2_abs", "skipped") in verdicts
+    assert next(q for q in report["questions"] if q["id"] == "q2_abs")["error"]
+
+
 @pytest.mark.parametrize("kind", KINDS)
 def test_the_scorecard_shows_the_reports_scores(report_of_kind: dict[str, Path], kind: str) -> None:
     report = json.loads(report_of_kind[kind].read_text())
