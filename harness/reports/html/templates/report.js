@@ -24,9 +24,12 @@
 
   const scalar = (v) => v === null || typeof v !== "object";
   const format = (v) => typeof v === "number" && !Number.isInteger(v) ? String(+v.toPrecision(4)) : String(v);
+  // what an item expected to find: every string under `expected`/`gold`, except what it must not find
   const collect = (v, into) => {
     if (typeof v === "string") into.add(v);
-    else if (v && typeof v === "object") Object.values(v).forEach((x) => collect(x, into));
+    else if (Array.isArray(v)) v.forEach((x) => collect(x, into));
+    else if (v && typeof v === "object")
+      Object.entries(v).forEach(([k, x]) => { if (!/(^|_)not_/.test(k)) collect(x, into); });
     return into;
   };
   const expectedOf = (item) => collect([item.expected, item.gold, item.levels &&
@@ -60,7 +63,8 @@
   function dl(object, hits, first = []) {
     const keys = Object.keys(object);
     const ordered = [...first.filter((k) => keys.includes(k)), ...keys.filter((k) => !first.includes(k))];
-    return el("dl", {}, ...ordered.flatMap((k) => [el("dt", {}, k), el("dd", {}, value(object[k], hits))]));
+    const marked = (k) => (k === "expected" ? new Set() : hits);  // marks show what was found, not the wish list
+    return el("dl", {}, ...ordered.flatMap((k) => [el("dt", {}, k), el("dd", {}, value(object[k], marked(k)))]));
   }
 
   function itemPanel(i) {
