@@ -137,7 +137,12 @@ def test_open_renders_a_missing_page_and_hands_it_to_the_browser(
     report = tmp_path / "conversation.json"
     report.write_text(report_of_kind["conversation"].read_text())
     opened: list[str] = []
-    monkeypatch.setattr(webbrowser, "open", lambda uri: opened.append(uri) or True)
+
+    def browser_opens(uri: str) -> bool:
+        opened.append(uri)
+        return True
+
+    monkeypatch.setattr(webbrowser, "open", browser_opens)
     assert harness(tmp_path, "report", "open", str(report)) == 0
     assert opened == [report.with_suffix(".html").resolve().as_uri()]
     assert page_data(report.with_suffix(".html").read_text())["items"] == json.loads(report.read_text())["turns"]

@@ -171,7 +171,8 @@ def charts(document: Mapping[str, Any], rows: Sequence[Row]) -> list[Chart]:
     if not chart_library():
         return []
     scores = document.get("scores") or {}
-    summary = document.get("summary") if isinstance(document.get("summary"), Mapping) else {}
+    found = document.get("summary")
+    summary: Mapping[str, Any] = found if isinstance(found, Mapping) else {}
     drawn = (
         _overall(scores),
         _categories(scores),

@@ -16,7 +16,7 @@ from markupsafe import Markup
 
 from harness.reports.envelope import FIELDS
 from harness.reports.html.charts import chart_library, charts
-from harness.reports.html.rows import ERROR, FAIL, PASS, SKIPPED, rows
+from harness.reports.html.rows import ERROR, FAIL, PASS, SKIPPED, Row, rows
 
 GENERATOR = '<meta name="generator" content="memory-retrieval-harness">'
 """The tag that marks a page as this harness's (so re-rendering may replace it)."""
@@ -35,30 +35,70 @@ def _environment() -> Environment:
     )
 
 
+def _inline(env: Environment, name: str) -> Markup:
+    """A template folder's file as it is (the page's style and script), to inline verbatim."""
+    assert env.loader is not None
+    return Markup(env.loader.get_source(env, name)[0])
+
+
 def _script_json(value: Any) -> str:
     """JSON safe inside a <script> element: no `</script>` or comment opener can end it early."""
     text = json.dumps(value, ensure_ascii=False, separators=(",", ":"), default=str)
     return text.replace("<", "\\u003c").replace("\u2028", "\\u2028").replace("\u2029", "\\u2029")
 
 
-def _scorecard(document: Mapping[str, Any], listed: list[Any]) -> tuple[list[str], list[list[Any]]]:
-    """Per backend x mode: how many items got each verdict, then the overall scores the report holds."""
+def _backend(document: Mapping[str, Any]) -> str:
+    backend = document.get("backend")
+    return str(backend.get("backend", "")) if isinstance(backend, Mapping) else ""
+
+
+def _summaries(document: Mapping[str, Any]) -> dict[tuple[str, str], Mapping[str, Any]]:
+    """The kind's own summary per backend x mode: a list of rows (belief suites) or a dict per mode."""
+    summary, backend = document.get("summary"), _backend(document)
+    if isinstance(summary, list):
+        return {(str(s.get("backend", backend)), str(s.get("mode", ""))): s for s in summary if isinstance(s, Mapping)}
+    if isinstance(summary, Mapping):
+        return {(backend, str(mode)): s for mode, s in summary.items() if isinstance(s, Mapping)}
+    return {}
+
+
+def _summary_cells(summary: Mapping[str, Any]) -> dict[str, Any]:
+    """The pass types and latency percentiles a kind's summary holds, under one set of names."""
+    cells: dict[str, Any] = {}
+    if isinstance(summary.get("pass_types"), Mapping):
+        cells["pass types"] = " / ".join(f"{n} {name}" for name, n in summary["pass_types"].items())
+    latency = summary.get("latency_ms")
+    quantiles = (
+        latency if isinstance(latency, Mapping) else {"p50": summary.get("p50_ms"), "p95": summary.get("p95_ms")}
+    )
+    for name in ("p50", "p95"):
+        if isinstance(quantiles.get(name), int | float):
+            cells[f"{name} ms"] = quantiles[name]
+    return cells
+
+
+def _scorecard(document: Mapping[str, Any], listed: list[Row]) -> tuple[list[str], list[list[Any]]]:
+    """Per backend x mode: how many items got each verdict, the pass types and latency the kind's
+    summary holds, then the overall scores of the report's score sheets."""
     scores: Mapping[str, Any] = document.get("scores") or {}
     metrics = list(dict.fromkeys(m for sheet in scores.values() for m in (sheet.get("overall") or {})))
     counts = Counter((row.backend, row.mode, row.verdict) for row in listed)
     pairs = list(dict.fromkeys((row.backend, row.mode) for row in listed))
-    backend = (document.get("backend") or {}).get("backend", "") if isinstance(document.get("backend"), dict) else ""
-    pairs += [(backend, mode) for mode in scores if not any(m == mode for _, m in pairs)]
+    pairs += [(_backend(document), mode) for mode in scores if not any(m == mode for _, m in pairs)]
+    summaries = _summaries(document)
+    cells = {pair: _summary_cells(summaries.get(pair, {})) for pair in pairs}
+    extra = list(dict.fromkeys(name for by_pair in cells.values() for name in by_pair))
     table = [
         [
             b,
             m,
             *(counts[(b, m, v)] for v in VERDICTS),
+            *(cells[(b, m)].get(name) for name in extra),
             *((scores.get(m) or {}).get("overall", {}).get(k) for k in metrics),
         ]
         for b, m in pairs
     ]
-    return ["backend", "mode", *VERDICTS, *metrics], table
+    return ["backend", "mode", *VERDICTS, *extra, *metrics], table
 
 
 def render_html(document: Mapping[str, Any]) -> str:
@@ -68,6 +108,7 @@ def render_html(document: Mapping[str, Any]) -> str:
     body = {k: v for k, v in document.items() if k not in FIELDS and k != (spec.key if spec else None)}
     sections = {
         "Settings the scores depend on": document.get("settings"),
+        "Suites and their rulesets": meta.get("suites") if isinstance(meta := document.get("meta"), Mapping) else None,
         "Backend": document.get("backend"),
         "Run": {k: document[k] for k in RUN_FIELDS if document.get(k) is not None},
         "Summary as reported": body.pop("summary", None),
@@ -79,16 +120,15 @@ def render_html(document: Mapping[str, Any]) -> str:
         "items": [r.item for r in listed],
         "sections": {name: value for name, value in sections.items() if value not in (None, {}, [])},
     }
-    backend_name = scorecard[0][0] if scorecard else ""
+    backend_name = _backend(document) or (scorecard[0][0] if scorecard else "")
     suite = document.get("suite") or ""
     env = _environment()
-    source = lambda name: Markup(env.loader.get_source(env, name)[0])  # type: ignore[union-attr]  # noqa: E731
     drawn = charts(document, listed)
     return env.get_template("report.html.j2").render(
         generator=Markup(GENERATOR),
         title=" · ".join(str(p) for p in (spec.kind if spec else "report", suite, backend_name) if p),
         kind=spec.kind if spec else None,
-        unit=spec.key if spec else "items",
+        unit=spec.unit if spec else "items",
         rule=spec.rule if spec else None,
         incomplete=document.get("incomplete_reason") if document.get("incomplete") else None,
         shard=document.get("shard"),
@@ -97,6 +137,6 @@ def render_html(document: Mapping[str, Any]) -> str:
         charts=[(chart.title, Markup(chart.svg)) for chart in drawn],
         charts_missing=not drawn and not chart_library(),
         data=Markup(_script_json(data)),
-        style=source("report.css"),
-        script=source("report.js"),
+        style=_inline(env, "report.css"),
+        script=_inline(env, "report.js"),
     )

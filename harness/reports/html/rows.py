@@ -37,6 +37,7 @@ class RowSpec:
 
     kind: str
     key: str
+    unit: str
     id: Callable[[Item], str]
     category: Callable[[Item], str]
     title: Callable[[Item], str]
@@ -75,6 +76,7 @@ SPECS: dict[str, RowSpec] = {
         RowSpec(
             "beliefs",
             "cases",
+            "cases",
             _belief_id,
             lambda i: _text(i.get("category")),
             lambda i: _text(i.get("query")),
@@ -83,6 +85,7 @@ SPECS: dict[str, RowSpec] = {
         ),
         RowSpec(
             "haystack",
+            "questions",
             "questions",
             lambda i: _text(i.get("id")),
             lambda i: _text(i.get("type")),
@@ -93,6 +96,7 @@ SPECS: dict[str, RowSpec] = {
         RowSpec(
             "code-tasks",
             "results",
+            "tasks",
             lambda i: _text(i.get("task_id")),
             lambda i: _text(i.get("category")),
             lambda i: _text(i.get("question")),
@@ -102,6 +106,7 @@ SPECS: dict[str, RowSpec] = {
         RowSpec(
             "lifecycle",
             "results",
+            "scenarios",
             lambda i: _text(i.get("scenario")),
             lambda i: "raw events" if i.get("raw") else "scenario",
             lambda i: "; ".join(_text(q.get("query")) for q in i.get("queries") or []),
@@ -110,6 +115,7 @@ SPECS: dict[str, RowSpec] = {
         ),
         RowSpec(
             "conversation",
+            "turns",
             "turns",
             lambda i: f"{i.get('scenario', '')}#{i.get('turn', '')}",
             lambda i: _text(i.get("category")),
