@@ -74,6 +74,21 @@ def test_the_scorecard_shows_the_reports_scores(report_of_kind: dict[str, Path],
         assert f">{value:.4g}<" in scorecard if isinstance(value, float) else f">{value}<" in scorecard
 
 
+def test_the_scorecard_shows_pass_types_and_latency_of_the_summary(report_of_kind: dict[str, Path]) -> None:
+    beliefs = json.loads(report_of_kind["beliefs"].read_text())
+    html = report_of_kind["beliefs"].with_suffix(".html").read_text()
+    scorecard = html[html.index('<section id="scorecard">') : html.index("</section>")]
+    (summary,) = beliefs["summary"]
+    types = " / ".join(f"{n} {name}" for name, n in summary["pass_types"].items())
+    assert f"<td>{types}</td>" in scorecard
+    assert f">{summary['p50_ms']:.4g}<" in scorecard
+    assert f">{summary['p95_ms']:.4g}<" in scorecard
+    dataset = json.loads(report_of_kind["haystack"].read_text())
+    html = report_of_kind["haystack"].with_suffix(".html").read_text()
+    scorecard = html[html.index('<section id="scorecard">') : html.index("</section>")]
+    assert f">{dataset['summary']['bm25']['latency_ms']['p95']:.4g}<" in scorecard
+
+
 def test_an_incomplete_shard_says_so_above_everything(report_of_kind: dict[str, Path]) -> None:
     report = json.loads(report_of_kind["lifecycle"].read_text())
     report |= {"incomplete": True, "incomplete_reason": "stopped by Ctrl-C", "shard": {"index": 1, "count": 2}}
