@@ -98,6 +98,21 @@ def test_an_incomplete_shard_says_so_above_everything(report_of_kind: dict[str, 
     assert html.index("banner-incomplete") < html.index('id="scorecard"')
 
 
+def test_shards_have_their_pages_and_so_has_their_merge(tmp_path: Path) -> None:
+    run = ["run", "-m", "bm25", "--suite", "lifecycle:builtin", "--out", "shards"]
+    for index in (1, 2):
+        assert harness(tmp_path, *run, "--shard", f"{index}/2") in (0, 1)
+    shards = sorted((tmp_path / "shards").glob("lifecycle-embedded-shard*of2-2*.json"))
+    for index, shard in enumerate(shards, 1):
+        assert f"<strong>SHARD {index} of 2:</strong>" in shard.with_suffix(".html").read_text()
+    assert harness(tmp_path, "merge", *map(str, shards), "--out", "merged") == 0
+    merged = json.loads((tmp_path / "merged" / "lifecycle-embedded-latest.json").read_text())
+    html = (tmp_path / "merged" / "lifecycle-embedded-latest.html").read_text()
+    assert page_data(html)["items"] == merged["results"]
+    assert len(merged["results"]) == sum(len(json.loads(s.read_text())["results"]) for s in shards)
+    assert "SHARD" not in html
+
+
 def test_an_old_report_without_an_envelope_is_rendered(report_of_kind: dict[str, Path], tmp_path: Path) -> None:
     report = json.loads(report_of_kind["beliefs"].read_text())
     old = tmp_path / "run-embedded-old.json"
