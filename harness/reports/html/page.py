@@ -115,8 +115,7 @@ def render_html(document: Mapping[str, Any]) -> str:
         **{f"Report: {k}": v for k, v in body.items()},
     }
     data = {
-        "columns": ["verdict", "id", "mode", "backend", "category", "title"],
-        "rows": [[r.verdict, r.id, r.mode, r.backend, r.category, r.title] for r in listed],
+        "rows": [[r.verdict, r.id, r.mode, r.backend, r.category, r.title] for r in listed],  # as report.js reads them
         "items": [r.item for r in listed],
         "sections": {name: value for name, value in sections.items() if value not in (None, {}, [])},
     }
