@@ -28,6 +28,7 @@ from urllib.parse import urlsplit
 
 import typer
 from rich.console import Console
+from rich.markup import escape
 from rich.progress import (
     BarColumn,
     MofNCompleteColumn,
@@ -51,8 +52,9 @@ from harness.baselines import (
     run_gate,
     stored_lines,
 )
+from harness.embeddings import DEFAULT_MODEL
+from harness.embeddings import registry as encoders
 from harness.embeddings.device import Device
-from harness.embeddings.model import DEFAULT_MODEL, ENCODERS
 from harness.errors import BackendUnavailable, HarnessError, Interrupted
 from harness.evaluation import kinds as kind_registry
 from harness.evaluation import runner
@@ -92,6 +94,9 @@ app.add_typer(report_app, name="report")
 
 out_console = Console(width=None if sys.stdout.isatty() else 160)
 err_console = Console(stderr=True)
+
+ENCODERS = encoders.names()
+"""The offline `--model` choices, from the encoder list (harness/embeddings/registry.py)."""
 
 
 def _progress() -> Progress:
@@ -173,7 +178,9 @@ def _check_applicable(ctx: typer.Context, kinds: Sequence[KindSpec]) -> None:
             continue
         if given := [_option(ctx, name) for name, *_ in _spec_options(kind) if _given(ctx, name)]:
             where = f"--suite {', '.join(kind.prefixes)}:..." if kind.prefixes else kind.suite_help
-            raise HarnessError(f"{', '.join(given)} applies to {kind.title.lower()} ({where}), not to {names}")
+            raise HarnessError(
+                f"{', '.join(given)} does not apply to {names} (an option of {kind.title.lower()}: {where})"
+            )
     for name in HONOURED:
         if _given(ctx, name) and (deaf := [k.title.lower() for k in kinds if name not in k.honours]):
             raise HarnessError(f"{_option(ctx, name)} does not apply to {', '.join(deaf)}")
@@ -302,8 +309,6 @@ def run(
         _check_url(backends[0], url)
     dataset = own["haystack"].dataset
     dry_run = own["haystack"].dry_run
-    if dry_run and dataset is None:
-        raise HarnessError("--dry-run shows what a dataset run would do: give --dataset")
     if not dry_run:
         check_out_dir(out)
     gate = _baseline_gate(check_baseline, freeze_baseline, baseline_dir, baseline_tolerance, shard, dry_run)
@@ -313,8 +318,9 @@ def run(
         return _run_dataset(request, where, backends, own["haystack"], limit, model, device, dry_run)
     common = KindOptions(modes, limit, fail_under, model, part)
     planned = kinds_for(suite, common, own)
-    for each in planned if gate else ():
-        gate.require(each.kind, backends, modes)
+    if gate is not None:
+        for each in planned:
+            gate.require(each.kind, backends, modes)
     for each in planned:
         each.kind.prepare()
     needs_vectors = any(m.needs_vectors for m in modes)
@@ -671,7 +677,7 @@ def embed(
     device: Annotated[Device, typer.Option(help="Where to embed (auto: cuda when torch sees a GPU).")] = Device.AUTO,
 ) -> int:
     """Embed every memory and query text of the suites, or every turn and question of a dataset."""
-    from harness.embeddings.embedder import Embedder, default_cache_dir
+    from harness.embeddings import Embedder, default_cache_dir
 
     if dataset is not None:
         if suite is not None or fields != "surface":
@@ -981,6 +987,29 @@ def backends_list(
         table.add_row(name, where, "yes" if found.local else "no (pytest --backend " + name + ")")
     out_console.print(table)
     return 0
+
+
+@app.command()
+def doctor(
+    as_json: Annotated[bool, typer.Option("--json", help="The checks as a JSON list, for scripts.")] = False,
+) -> int:
+    """Say what is installed, what is missing and the one command that fixes each (exit 1 if something is missing)."""
+    from dataclasses import asdict
+
+    from harness.doctor import Status, checks, healthy
+
+    found = checks()
+    if as_json:
+        out_console.print(json.dumps([asdict(c) for c in found]), highlight=False, markup=False, soft_wrap=True)
+        return 0 if healthy(found) else 1
+    table = Table(title="harness doctor")
+    for column in ("check", "status", "detail", "fix"):
+        table.add_column(column, overflow="fold")
+    style = {Status.OK: "green", Status.MISSING: "red", Status.OPTIONAL: "yellow"}
+    for c in found:
+        table.add_row(escape(c.name), f"[{style[c.status]}]{c.status}[/]", escape(c.detail), escape(c.fix))
+    out_console.print(table)
+    return 0 if healthy(found) else 1
 
 
 @contextmanager

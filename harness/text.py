@@ -22,8 +22,3 @@ def tokenize(text: str) -> list[str]:
 def content_terms(text: str) -> list[str]:
     """Tokens that carry meaning on their own (stopwords dropped), for bag-of-words fields."""
     return [t for t in tokenize(text) if t not in STOPWORDS]
-
-
-def count_tokens(text: str) -> int:
-    """Approximate LLM token count: words plus punctuation marks (no model tokenizer needed)."""
-    return len(re.findall(r"\w+|[^\w\s]", text))

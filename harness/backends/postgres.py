@@ -34,6 +34,7 @@ from harness.backends.base import (
     AttributeType,
     BackendInfo,
     Clause,
+    Eq,
     Filters,
     Hit,
     IndexDoc,
@@ -95,7 +96,7 @@ def _where(filters: Filters, spec: IndexSpec) -> tuple[str, dict[str, Any]]:
         column, kind = f'd."a_{condition.attribute}"', spec.attributes[condition.attribute]
         if isinstance(condition, Present | Absent):
             conditions.append(f"{column} IS {'NOT ' if isinstance(condition, Present) else ''}NULL")
-        elif kind is AttributeType.BOOLEAN:
+        elif isinstance(condition, Eq) and kind is AttributeType.BOOLEAN:  # check_filters: booleans take Eq only
             conditions.append(column if condition.value else f"NOT {column}")
         else:
             values = condition.accepted
@@ -175,7 +176,7 @@ class _Session:
     def _status(self) -> TransactionStatus:
         from psycopg.pq import TransactionStatus
 
-        return TransactionStatus.UNKNOWN if self.conn.closed else self.conn.pgconn.transaction_status
+        return TransactionStatus.UNKNOWN if self.conn.closed else self.conn.info.transaction_status
 
     def for_cleanup(self) -> Connection[Any]:
         """The connection if it is idle (clean-up never runs inside a transaction), else a new one:

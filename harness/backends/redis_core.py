@@ -52,6 +52,7 @@ from harness.backends.base import (
     AttributeType,
     BackendInfo,
     Clause,
+    Eq,
     Filters,
     Hit,
     IndexDoc,
@@ -231,7 +232,7 @@ def vsim_filter(filters: Filters, spec: IndexSpec) -> str | None:
         if isinstance(condition, Present | Absent):
             test = f'"{name}" in ._present'
             parts.append(test if isinstance(condition, Present) else f"not ({test})")
-        elif kind is AttributeType.BOOLEAN:
+        elif isinstance(condition, Eq) and kind is AttributeType.BOOLEAN:  # check_filters: booleans take Eq only
             parts.append(f".{name} == {int(condition.value)}")
         else:
             values = [str(v) for v in condition.accepted]

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import numpy as np
 
-from harness.embeddings.model import RECIPES
+from harness.embeddings.registry import spec
 from harness.errors import HarnessError
 
 SHARD_SUFFIX = ".npz"
@@ -30,9 +30,10 @@ def text_key(text: str) -> str:
 
 def model_folder(model: str) -> str:
     """A model name as a single folder name (`org/name` becomes `org__name`), with the recipe of an
-    encoder built here (`harness.embeddings.model.RECIPES`)."""
+    encoder built here (its spec's `recipe`)."""
     folder = model.replace("/", "__")
-    return f"{folder}@{RECIPES[model]}" if model in RECIPES else folder
+    recipe = spec(model).recipe
+    return f"{folder}@{recipe}" if recipe is not None else folder
 
 
 class EmbeddingCache:

@@ -6,7 +6,8 @@ loaded suite and the run's settings; the runner asks it for its progress total a
 vector modes embed, then iterates `execute`, which yields each finished item with its judged
 results, so an interrupted run keeps (and reports) what finished. `report` turns the results into
 the files `reports/` writes, the scorecard the CLI draws, the score sheets baselines compare and
-the quality gates that fail the run. Nothing here draws or prints.
+the quality gates that fail the run. A kind that is also `Itemized` becomes pytest items, one per
+case, scenario, turn or task. Nothing here draws or prints.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import asdict, dataclass, field, fields
 from datetime import datetime
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, Protocol, runtime_checkable
 
 from harness.backends.base import Backend, BackendInfo
 from harness.metrics.evaluate import QrelsByQuery, RunByQuery
@@ -199,8 +200,11 @@ class KindSpec:
     `honours`: which common options it acts on besides modes, limit, shard and the embedding model
     (`fail_under`, `trec`); another is refused for it, never ignored;
     `mode_major`: its run goes mode by mode (else item by item, every mode per item);
+    `order(kind, modes)`: for a run whose order is neither, the sort key of a result's position in
+    an unsharded run of `kind` (merge puts the shards' results in that order);
     `grouped`: all its `--suite` arguments make one kind (one report), else one kind each;
-    `selector`: the own option that chooses this kind instead of `--suite` (`dataset`), if any.
+    `selector`: the own option that chooses this kind instead of `--suite` (`dataset`), if any;
+    `builtin`: its built-in suite, which pytest makes items of (None: it has none, or no items);
     `merge`: its own shard merge (None: rebuild the kind from the envelope and report the shards' results).
     """
 
@@ -214,9 +218,11 @@ class KindSpec:
     options: type | None = None
     honours: frozenset[str] = frozenset()
     mode_major: bool = False
+    order: Callable[[Any, Sequence[str]], Callable[[Any], tuple[int, ...]]] | None = None
     grouped: bool = False
     selector: str | None = None
-    merge: Callable[[Sequence[Mapping[str, Any]], list[str]], Report] | None = None
+    builtin: str | None = None
+    merge: Callable[[Sequence[dict[str, Any]], list[str]], Report] | None = None
 
 
 def default_options(kind: KindSpec) -> Any:
@@ -255,3 +261,37 @@ def rebuild(kind: KindSpec, origin: Mapping[str, Any], modes: Sequence[str]) -> 
     """The kind an unsharded run of a report's `origin` would have run (`harness merge`)."""
     common = KindOptions([Mode(m) for m in modes], origin["limit"], origin["fail_under"], origin["embedding_model"])
     return kind.build(tuple(origin["suites"]), common, options_from_json(kind, origin["options"]))
+
+
+@dataclass(frozen=True, slots=True)
+class Item:
+    """One pytest item of a kind, in each backend and mode the test run selects."""
+
+    id: str
+    """The `Step.item_id` its results come back under (a case, scenario, `scenario#turn`, task)."""
+    group: str
+    """Items of one group come from one execution of `only(group)`: one ingest serves them all,
+    and items whose state depends on each other (a conversation's turns) are played in order."""
+
+
+@runtime_checkable
+class Itemized(Protocol):
+    """A kind whose items pytest runs one by one (haystack questions are benchmarks: not items)."""
+
+    name: str
+    baseline_suite: str | None
+    asserted: frozenset[Mode]
+    """The modes whose judged failures fail the test run when `--mode` names none: the system under
+    test. In any other mode a judged failure fails only as a regression from a committed baseline."""
+
+    def items(self) -> Sequence[Item]:
+        """Every item, known before anything runs (collection lists them)."""
+        ...
+
+    def only(self, group: str) -> CaseKind:
+        """This kind restricted to the items of `group`; its `execute` yields their steps."""
+        ...
+
+    def failures(self, result: Any) -> list[str]:
+        """The judge's reasons a result fails (empty: it passed); its error is reported apart."""
+        ...

@@ -51,7 +51,7 @@ class ScriptedAgent:
                 self._texts[path] = text
 
     def _files(self) -> list[str]:
-        found = []
+        found: list[str] = []
         for directory, subfolders, files in os.walk(self.root):
             subfolders[:] = sorted(s for s in subfolders if s not in IGNORED_FOLDERS)
             base = Path(directory).relative_to(self.root)

@@ -22,17 +22,14 @@ from harness.backends.base import BackendInfo
 from harness.errors import HarnessError
 from harness.evaluation.kind import KindSpec, Report, Result, RunInfo, rebuild
 from harness.evaluation.question_results import Evaluation, QuestionResult
-from harness.evaluation.results import CaseResult
 from harness.models.haystack import Granularity
 from harness.models.scoresheet import sheet_json
 from harness.pipeline.settings import Mode
-from harness.reports import dataset_report, run_report
+from harness.reports import dataset_report
 from harness.reports.dataset_report import comparison, mode_json
 from harness.reports.dataset_summary import defect_counts, skipped_counts, summarize
 from harness.reports.envelope import FIELDS, Envelope, inputs_json
-from harness.reports.scores import dataset_scores, suite_scores
-from harness.reports.summary import ModeSummary
-from harness.reports.summary import summarize as summarize_cases
+from harness.reports.scores import dataset_scores
 
 SAME_SETTINGS = ("dataset", "backend", "embedding_model", "granularity", "modes", "method", "definitions")
 """Dataset report fields every shard must share (plus the file name, the selection and the shard count)."""
@@ -149,11 +146,11 @@ def _rebuilt(kind: KindSpec, reports: Sequence[dict[str, Any]]) -> Report:
     items = {item: position for position, item in enumerate(built.item_ids())}
     modes = list(first["modes"])
 
-    def position(result: Result) -> tuple[int, int]:
+    def position(result: Result) -> tuple[int, ...]:
         item, mode = items.get(result.item_id, len(items)), modes.index(result.mode) if result.mode in modes else 0
         return (mode, item) if kind.mode_major else (item, mode)
 
-    results.sort(key=position)
+    results.sort(key=kind.order(built, modes) if kind.order is not None else position)
     run = RunInfo(
         BackendInfo(**first["backend"]),
         tuple(Mode(m) for m in modes),
@@ -174,32 +171,6 @@ def merge_dataset(reports: Sequence[dict[str, Any]], merged_from: list[str]) -> 
         dataset_report.render_markdown(data),
         dataset_report.scorecard(data),
         scores=dataset_scores(results),
-        settings=reports[0]["settings"],
-    )
-
-
-def merge_suite_runs(reports: Sequence[dict[str, Any]], merged_from: list[str]) -> Report:
-    """Cases of every shard, summarized again per mode in the run's mode order."""
-    meta = dict(reports[0]["meta"])
-    modes = meta["modes"]
-    results = [CaseResult(**case) for report in reports for case in report["cases"]]
-    keys = Counter((r.suite, r.item_id, r.mode) for r in results)
-    if duplicated := sorted(f"{suite}/{item}" for (suite, item, _), n in keys.items() if n > 1):
-        raise HarnessError(f"case {duplicated[0]} is in more than one shard report: not shards of one run")
-    results.sort(key=lambda r: (modes.index(r.mode) if r.mode in modes else len(modes), r.kind != "static"))
-    backend = (meta["backend"] or {}).get("backend", "?")
-    summaries = summarize_cases(results) + [
-        ModeSummary.not_run(backend, mode, reason) for mode, reason in meta.get("unsupported_modes", {}).items()
-    ]
-    meta.update(merged_from=merged_from)
-    data = run_report.build(meta, summaries, results)
-    title = f"{backend}: {', '.join(s['name'] for s in meta['suites'])} ({len(merged_from)} shards merged)"
-    return Report(
-        f"run-{backend}",
-        data,
-        run_report.to_markdown(data),
-        run_report.scorecard(data, title),
-        scores=suite_scores(results),
         settings=reports[0]["settings"],
     )
 

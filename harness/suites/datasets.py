@@ -15,6 +15,7 @@ from harness.errors import HarnessError
 from harness.models.haystack import DatasetReader
 from harness.resources import shared_datasets_dir
 from harness.shards import Shard
+from harness.suites.compressed import published_names
 from harness.suites.locomo import LoCoMoFile
 from harness.suites.longmemeval import LongMemEvalFile
 from harness.suites.sampling import SampleMethod, select
@@ -58,7 +59,9 @@ def data_dirs() -> list[Path]:
 
 
 def find_file(names: Sequence[str]) -> Path | None:
-    return next((d / n for d in data_dirs() for n in names if (d / n).is_file()), None)
+    """The first of `names` in the data folders, plain or compressed (`.gz`, `.xz`, `.zst`)."""
+    candidates = (d / n for d in data_dirs() for name in names for n in published_names(name))
+    return next((path for path in candidates if path.is_file()), None)
 
 
 def resolve_file(dataset: str, file: Path | None) -> Path:
@@ -74,7 +77,7 @@ def resolve_file(dataset: str, file: Path | None) -> Path:
         return found
     looked = ", ".join(str(d) for d in data_dirs())
     raise HarnessError(
-        f"{spec.title} data not found: looked for {' or '.join(spec.files)} in {looked}. Nothing is downloaded "
+        f"{spec.title} data not found: looked for {' or '.join(spec.files)} (plain, .gz, .xz or .zst) in {looked}. Nothing is downloaded "
         f"at run time: get {spec.files[0]} from {spec.source}, then pass --file PATH or put it in "
         f"${DATA_DIR_ENV} or {shared_datasets_dir()}"
     )

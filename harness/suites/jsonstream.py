@@ -9,9 +9,10 @@ what is built before the refusal (reading speed is the same).
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import BinaryIO
 
 import ijson
+
+from harness.suites.compressed import ByteStream
 
 MAX_DEPTH = 64
 """Deepest nesting read; LongMemEval and LoCoMo records nest under 10 levels."""
@@ -35,6 +36,6 @@ def _bounded(events: Iterator[tuple[str, str, object]], limit: int) -> Iterator[
         yield event
 
 
-def items(handle: BinaryIO, prefix: str, limit: int = MAX_DEPTH) -> Iterator[object]:
+def items(handle: ByteStream, prefix: str, limit: int = MAX_DEPTH) -> Iterator[object]:
     """`ijson.items(handle, prefix)` (floats as float), refusing nesting deeper than `limit`."""
     return ijson.items(_bounded(ijson.parse(handle, buf_size=BUFFER_BYTES, use_float=True), limit), prefix)

@@ -17,7 +17,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 
 from harness.errors import CaseFileError
 from harness.models.haystack import Document, Haystack, Question, QuestionRef
-from harness.suites import jsonstream
+from harness.suites import compressed, jsonstream
 
 CATEGORIES = {1: "multi-hop", 2: "temporal", 3: "open-domain", 4: "single-hop", 5: "adversarial"}
 """LoCoMo's category numbers by their names (the numbering is not the paper's order of mention)."""
@@ -119,11 +119,13 @@ class LoCoMoFile:
 
     def _conversations(self) -> Iterator[_Conversation]:
         try:
-            with self.path.open("rb") as handle:
+            with compressed.open_binary(self.path) as handle:
                 for index, raw in enumerate(jsonstream.items(handle, "item")):
                     yield self._validate(index, raw)
         except ijson.JSONError as exc:
             raise CaseFileError(self.path, f"not valid JSON: {exc}") from exc
+        except compressed.ERRORS as exc:
+            raise CaseFileError(self.path, f"a damaged {self.path.suffix} file: {exc}") from exc
 
     def _validate(self, index: int, raw: object) -> _Conversation:
         try:

@@ -16,7 +16,7 @@ from pydantic import BaseModel, ConfigDict, ValidationError
 
 from harness.errors import CaseFileError
 from harness.models.haystack import Document, Haystack, Question, QuestionRef
-from harness.suites import jsonstream
+from harness.suites import compressed, jsonstream
 
 ABSTENTION_SUFFIX = "_abs"
 
@@ -68,10 +68,12 @@ class LongMemEvalFile:
 
     def _items(self, prefix: str) -> Iterator[object]:
         try:
-            with self.path.open("rb") as handle:
+            with compressed.open_binary(self.path) as handle:
                 yield from jsonstream.items(handle, prefix)
         except ijson.JSONError as exc:
             raise CaseFileError(self.path, f"not valid JSON: {exc}") from exc
+        except compressed.ERRORS as exc:
+            raise CaseFileError(self.path, f"a damaged {self.path.suffix} file: {exc}") from exc
 
     def _haystack(self, position: int, raw: object) -> Haystack:
         try:

@@ -350,7 +350,7 @@ def load_tenure(root: Path, version: str | None = None) -> Suite:
     folder = find_fixtures(root)
     seed_path, static_path, session_path = folder / SEED, folder / STATIC, folder / SESSIONS
 
-    def key(name: str):
+    def key(name: str) -> Callable[[Any], str | None]:
         return lambda item: item.get(name) if isinstance(item.get(name), str) else None
 
     beliefs = validate_records(Belief, read_json(seed_path), seed_path, key("_id"))

@@ -36,8 +36,8 @@ def _pytest(project: Path, *args: str, freeze: bool = False) -> subprocess.Compl
 
 
 def _failed_items(output: str) -> set[str]:
-    """Case ids of the items pytest reports FAILED (`test_static_case[embedded-bm25-<id>]`)."""
-    return set(re.findall(r"^FAILED \S+\[embedded-bm25-(.+?)\]", output, re.M))
+    """Case ids of the items pytest reports FAILED (`test_item[beliefs-embedded-bm25-<id>]`)."""
+    return set(re.findall(r"^FAILED \S+\[beliefs-embedded-bm25-(.+?)\]", output, re.M))
 
 
 def _drop_aliases(suite: Path) -> None:

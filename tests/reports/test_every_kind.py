@@ -59,6 +59,7 @@ def ledger(tmp_path: Path) -> Path:
 @pytest.mark.parametrize(
     ("suite", "stem"),
     [
+        ("builtin", "run-embedded"),
         ("nano-brain:{ledger}", "code-tasks-ledger-embedded"),
         ("lifecycle:builtin", "lifecycle-embedded"),
         ("conversation:builtin", "conversation-embedded"),
@@ -82,7 +83,7 @@ def test_shards_of_every_kind_merge_into_the_unsharded_report(
     parts = [json.loads(p.read_text()) for p in shards]
     assert [p["shard"]["index"] for p in parts] == [1, 2]
     whole = json.loads((tmp_path / "whole" / f"{stem}-latest.json").read_text())
-    key = (whole["kind"] == "conversation" and "turns") or "results"
+    key = {"conversation": "turns", "beliefs": "cases"}.get(whole["kind"], "results")
     assert sorted(len(p[key]) for p in parts) != [0, len(whole[key])], "both shards hold items"
     assert harness(monkeypatch, tmp_path, "merge", *map(str, reversed(shards)), "--out", "merged") == 0
     merged = json.loads((tmp_path / "merged" / f"{stem}-latest.json").read_text())
@@ -183,15 +184,21 @@ def test_a_subset_run_is_checked_against_the_same_items_of_the_baseline(
     [
         (("--suite", "conversation:builtin", "--trec"), "--trec does not apply to conversation turns"),
         (("--suite", "nano-brain:{ledger}", "--trec"), "--trec does not apply to code tasks"),
-        (("--suite", "conversation:builtin", "--fields", "content"), "--fields applies to belief suites"),
-        (("--suite", "nano-brain:{ledger}", "--fields", "content"), "--fields applies to belief suites"),
+        (
+            ("--suite", "conversation:builtin", "--fields", "content"),
+            "--fields does not apply to conversation turns (an option of belief suites",
+        ),
+        (
+            ("--suite", "nano-brain:{ledger}", "--fields", "content"),
+            "--fields does not apply to code tasks (an option of belief suites",
+        ),
         (("--suite", "lifecycle:builtin", "--fail-under", "0.5"), "--fail-under does not apply to lifecycle"),
         (
             (
                 "--cycles",
                 "2",
             ),
-            "--cycles applies to lifecycle scenarios",
+            "--cycles does not apply to belief suites (an option of lifecycle scenarios",
         ),
     ],
 )

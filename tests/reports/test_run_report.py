@@ -18,6 +18,7 @@ from harness.errors import HarnessError
 from harness.evaluation.kinds.beliefs import Plan, execute
 from harness.pipeline import Mode
 from harness.reports import compare, run_report
+from harness.reports.envelope import FIELDS
 from harness.reports.metadata import run_metadata
 from harness.reports.summary import summarize
 from harness.reports.writer import report_json
@@ -211,7 +212,7 @@ def test_compare_refuses_a_non_report_with_one_harness_error(tmp_path: Path, con
     path = tmp_path / "other.json"
     path.write_text(content, encoding="utf-8")
     with pytest.raises(HarnessError) as info:
-        compare.load_summaries([path])
+        compare.load_reports([path])
     assert str(path) in str(info.value)
     assert "\n" not in str(info.value)
 
@@ -224,20 +225,21 @@ def test_compare_refuses_a_folder_or_non_utf8_file(tmp_path: Path, kind: str) ->
     else:
         path.write_bytes(b'{"summary": "caf\xe9"}')
     with pytest.raises(HarnessError) as info:
-        compare.load_summaries([path])
+        compare.load_reports([path])
     assert str(path) in str(info.value)
 
 
 def test_compare_with_no_reports_is_a_harness_error(tmp_path: Path) -> None:
     with pytest.raises(HarnessError):
-        compare.load_summaries(compare.default_reports(tmp_path))
+        compare.load_reports(compare.default_reports(tmp_path))
 
 
 def test_compare_later_report_replaces_earlier_row(tmp_path: Path, report: dict[str, Any]) -> None:
-    older = report["json"]
+    envelope = dict.fromkeys(FIELDS) | {"kind": "beliefs", "scores": {}, "shard": None, "incomplete": False}
+    older = envelope | report["json"]
     newer = json.loads(json.dumps(older))
     newer["summary"][0]["static_passed"] = 2
     _write(tmp_path, "a.json", older)
     _write(tmp_path, "b.json", newer)
-    (row,) = compare.load_summaries([tmp_path / "a.json", tmp_path / "b.json"])
+    (row,) = compare.belief_summaries(compare.load_reports([tmp_path / "a.json", tmp_path / "b.json"]))
     assert row["static_passed"] == 2

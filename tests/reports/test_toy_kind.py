@@ -140,7 +140,10 @@ def test_a_toy_kind_gets_options_shards_merge_compare_and_baselines(
     assert "toy:eight" in help_text
 
     assert harness("run", "-m", "bm25", "--toy-bonus", "0.5") == 2  # the builtin belief suite takes no bonus
-    assert "--toy-bonus applies to toy items (--suite toy:...)" in capsys.readouterr().err
+    assert (
+        "--toy-bonus does not apply to belief suites (an option of toy items: --suite toy:...)"
+        in capsys.readouterr().err
+    )
     assert harness("run", "-s", "toy:eight", "-m", "bm25", "--trec") == 2
     assert "--trec does not apply to toy items" in capsys.readouterr().err
 

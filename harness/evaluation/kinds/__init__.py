@@ -21,9 +21,9 @@ from harness.evaluation.kinds import beliefs, code_tasks, conversation, haystack
 SPECS: tuple[KindSpec, ...] = (
     beliefs.SPEC,
     haystack.SPEC,
-    code_tasks.SPEC,
     lifecycle.SPEC,
     conversation.SPEC,
+    code_tasks.SPEC,
 )
 
 __all__ = ["SPECS", "KindOptions", "Planned", "kinds_for", "prefix_of", "spec", "spec_of"]
@@ -86,3 +86,7 @@ def kinds_for(suites: Sequence[str], common: KindOptions, own: Mapping[str, Any]
         if not (kind := spec_of(suite)).grouped:
             planned.append(Planned(kind.build((suite,), common, options(kind)), kind, (suite,), options(kind)))
     return planned
+
+
+BUILTIN_SUITES = tuple(s.builtin for s in SPECS if s.builtin is not None)
+"""The built-in suite of every kind with pytest items (haystack datasets are benchmarks: not items)."""

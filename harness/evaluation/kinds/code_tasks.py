@@ -11,7 +11,7 @@ from pathlib import Path, PurePath
 from typing import Any
 
 from harness.evaluation.code_task_results import CodeTaskResult
-from harness.evaluation.kind import Engine, KindOptions, KindSpec, Report, Result, RunInfo, Step
+from harness.evaluation.kind import Engine, Item, KindOptions, KindSpec, Report, Result, RunInfo, Step
 from harness.metrics.surfaced import surfaced_recall
 from harness.models.code_task import CodeTask, TaskSet
 from harness.models.project import Project
@@ -28,6 +28,9 @@ class CodeTasksKind:
 
     name = "code-tasks"
     unit = "tasks"
+    asserted: frozenset[Mode] = frozenset()
+    """No mode is the system under test: a task's recall is a score, and the built-in tasks name
+    symbols of `harness/` that move with it (no code-task baseline is committed)."""
 
     def __init__(
         self,
@@ -131,6 +134,19 @@ class CodeTasksKind:
         result.externals = list(answer.externals)
         return result
 
+    def items(self) -> list[Item]:
+        """A task per item, all in one group: the code base is loaded once per backend and mode."""
+        return [Item(t.id, self.tasks.name) for t in self.tasks.tasks]
+
+    def only(self, group: str) -> CodeTasksKind:  # noqa: ARG002 - one group: the whole task set
+        return self
+
+    def failures(self, result: CodeTaskResult) -> list[str]:
+        """A correct answer surfaces every expected symbol and file: each one missed is a reason."""
+        if result.recall is None or result.recall >= 1.0:
+            return []
+        return [f"recall {result.recall:.3f}: missed {', '.join(result.missed)}"]
+
     def report(self, results: Sequence[Result], run: RunInfo) -> Report:
         rows = [r for r in results if isinstance(r, CodeTaskResult)]
         settings = {
@@ -161,6 +177,7 @@ SPEC = KindSpec(
     suite_help="code-tasks:builtin, nano-brain:TASKFILE[:CODEBASE]",
     build=build,
     result=result_from_json,
+    builtin="code-tasks:builtin",
     results_key="results",
     prefixes=("code-tasks", "nano-brain"),
     honours=frozenset({"fail_under"}),

@@ -5,6 +5,7 @@ turn is judged (`turn_judge`) and measured against the scripted agent and the wh
 
 from __future__ import annotations
 
+import copy
 import time
 import uuid
 from collections.abc import Iterable, Iterator, Mapping, Sequence
@@ -14,7 +15,7 @@ from typing import Any
 
 from harness import tokens
 from harness.errors import HarnessError
-from harness.evaluation.kind import Engine, KindOptions, KindSpec, Report, RunInfo, Step
+from harness.evaluation.kind import Engine, Item, KindOptions, KindSpec, Report, RunInfo, Step
 from harness.evaluation.results import Fails
 from harness.evaluation.scripted_agent import AgentRun, ScriptedAgent
 from harness.evaluation.turn_judge import judge_turn
@@ -78,6 +79,9 @@ class ConversationKind:
 
     name = "conversation"
     unit = "turns"
+    asserted: frozenset[Mode] = frozenset()
+    """No mode is the system under test: turn verdicts are scores (the built-in bm25 baselines
+    record the turns that fail), so pytest holds turns to their committed baseline."""
 
     def __init__(
         self,
@@ -235,6 +239,19 @@ class ConversationKind:
         result.reasons = verdict.reasons
         result.passed = verdict.passed
 
+    def items(self) -> list[Item]:
+        """A turn per item; a scenario's turns depend on each other, so they are played as one group."""
+        return [Item(f"{s.name}#{t.number}", s.name) for s in self.suite.scenarios for t in s.turns]
+
+    def only(self, group: str) -> ConversationKind:
+        """The scenario `group`, sharing this kind's ingested projects and agent measurements."""
+        kind = copy.copy(self)
+        kind.suite = replace(self.suite, scenarios=tuple(s for s in self.suite.scenarios if s.name == group))
+        return kind
+
+    def failures(self, result: TurnResult) -> list[str]:
+        return [] if result.passed else result.reasons or ["failed"]
+
     def report(self, results: Sequence[Any], run: RunInfo) -> Report:
         settings = {**asdict(self.settings), "limit": self.limit, "embedding_model": self.embedding_model}
         return build_report(self.suite, results, run, settings, self.fail_under)
@@ -267,6 +284,7 @@ SPEC = KindSpec(
     suite_help="conversation:builtin, acervo:DIR",
     build=build,
     result=result_from_json,
+    builtin="conversation:builtin",
     results_key="turns",
     prefixes=("conversation", "acervo"),
     honours=frozenset({"fail_under"}),

@@ -9,10 +9,10 @@ from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from harness.embeddings.model import DEFAULT_MODEL
+from harness.embeddings import DEFAULT_MODEL
 from harness.errors import HarnessError
 from harness.evaluation.embedders import embed_ahead, suite_embedder
-from harness.evaluation.kind import Engine, KindOptions, KindSpec, Report, RunInfo, Scorecard, Step, option
+from harness.evaluation.kind import Engine, Item, KindOptions, KindSpec, Report, RunInfo, Scorecard, Step, option
 from harness.evaluation.lifecycle_results import LifecycleResult, judge
 from harness.evaluation.lifecycle_summary import ModeSummary, summarise
 from harness.metrics.evaluate import QrelsByQuery, RunByQuery
@@ -35,6 +35,9 @@ class LifecycleKind:
 
     name = "lifecycle"
     unit = "scenarios"
+    asserted: frozenset[Mode] = frozenset()
+    """No mode is the system under test: the gate is a mode's overall grade, and a scenario's own
+    grade is a measurement (built-in scenarios FAIL on P@5 in every mode while the modes pass)."""
 
     def __init__(
         self,
@@ -98,7 +101,28 @@ class LifecycleKind:
                     results.append(result.fail_with(exc))
             yield Step(scenario.name, results)
 
-    def report(self, results: Sequence[LifecycleResult], run: RunInfo) -> Report:  # type: ignore[override]
+    def items(self) -> list[Item]:
+        """A scenario per item: it runs in a namespace of its own, so it is its own group."""
+        return [Item(s.name, s.name) for s in self.suite.scenarios]
+
+    def only(self, group: str) -> LifecycleKind:
+        scenarios = tuple(s for s in self.suite.scenarios if s.name == group)
+        return LifecycleKind(
+            replace(self.suite, scenarios=scenarios), self.embedder, self.settings, self.verbose, self.embedding_model
+        )
+
+    def failures(self, result: LifecycleResult) -> list[str]:
+        """A FAIL grade: each gating metric under its warning threshold, with its value."""
+        if result.grade != "FAIL":
+            return []
+        values = {**result.after, **result.lifecycle}
+        return [
+            f"{name} {values[name]:.2f}: FAIL (PASS at {THRESHOLDS[name].passing}, WARN at {THRESHOLDS[name].warning})"
+            for name, grade in result.grades.items()
+            if grade == "FAIL" and THRESHOLDS[name].gating
+        ]
+
+    def report(self, results: Sequence[LifecycleResult], run: RunInfo) -> Report:
         modes = [m.value for m in run.modes]
         summaries = {m: summarise(m, [r for r in results if r.mode == m]) for m in modes}
         data = {
@@ -202,6 +226,7 @@ SPEC = KindSpec(
     suite_help="lifecycle:builtin, mnemonic:PATH",
     build=build,
     result=result_from_json,
+    builtin="lifecycle:builtin",
     results_key="results",
     prefixes=("lifecycle", "mnemonic"),
     options=LifecycleOptions,

@@ -1,0 +1,143 @@
+"""The README's commands are the ones CI runs, and its examples run as written.
+
+Every command line of the README's `sh` blocks must be known here: the set-up, test and Docker
+steps must appear verbatim in `.ci/run` (which runs them on a fresh clone), the cheap examples are
+run here exactly as written, and the rest are listed with the reason they are not run in the test
+suite (the public data they need is not in the repository, or they take minutes). A new README
+command fails `test_every_readme_command_is_classified` until it is put in one of those tables.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from harness.containers.engine import docker_available
+
+ROOT = Path(__file__).resolve().parents[1]
+README = ROOT / "README.md"
+CI_RUN = ROOT / ".ci" / "run"
+
+IN_CI = "set-up, tests and Docker steps: .ci/run runs them verbatim on a fresh clone"
+RUN_HERE: dict[str, int] = {
+    # command as written -> the exit code it documents
+    "harness run -b embedded --freeze-baseline": 0,
+    "harness run -b embedded --check-baseline": 0,
+    "harness baseline show": 0,
+    "harness run --suite nano-brain:cases/code-tasks/nano-brain-format/ledger/benchmarks/capability/dataset.json -m bm25": 0,
+    # exit 1: the lifecycle quality grades of the baseline modes fail (README, "Lifecycle scenarios")
+    "harness run --suite mnemonic:cases/lifecycle/builtin -m bm25": 1,
+}
+RUN_WITH_DOCKER: dict[str, int] = {
+    "harness run --suite lifecycle:builtin -b postgres -m hybrid": 0,
+}
+NOT_RUN = {
+    "harness run --suite code-tasks:builtin": "minutes: embeds about 1,300 records of harness/ for the vector modes",
+    "harness run --dataset locomo --granularity turn": "needs ../shared/datasets and minutes of embedding",
+    "harness run --dataset longmemeval-s -b postgres -m bm25 --limit 100 --sample stratified": (
+        "needs ../shared/datasets and minutes of ingestion"
+    ),
+    "harness embed --dataset longmemeval-m --file longmemeval_m_cleaned.json --model all-MiniLM-L6-v2-int8": (
+        "LongMemEval-M (several GB) is not in the repository"
+    ),
+    "for i in 1 2 3 4; do": "the LongMemEval-M shard loop",
+    "harness run --dataset longmemeval-m --file longmemeval_m_cleaned.json -m bm25 -m hybrid --granularity turn "
+    "--model all-MiniLM-L6-v2-int8 --shard $i/4 --out reports/m &": "the LongMemEval-M shard loop",
+    "done; wait": "the LongMemEval-M shard loop",
+    "harness merge reports/m/dataset-longmemeval-m-turn-shard*of4-2*.json --out reports": "the LongMemEval-M shard loop",
+}
+
+
+def readme_blocks() -> list[list[str]]:
+    """Each `sh` block of the README as its command lines: continuations joined, comments and blanks dropped."""
+    blocks = []
+    for body in re.findall(r"```sh\n(.*?)```", README.read_text(encoding="utf-8"), re.S):
+        joined = re.sub(r"\\\n\s*", "", body)
+        lines = [re.sub(r"\s+#.*$", "", line).strip() for line in joined.splitlines()]
+        blocks.append([line for line in lines if line and not line.startswith("#")])
+    return blocks
+
+
+def ci_lines() -> list[str]:
+    return [line.strip() for line in CI_RUN.read_text(encoding="utf-8").splitlines()]
+
+
+def in_ci() -> set[str]:
+    """The README's first two blocks (set-up + main job, set-up + tests) and the Docker steps."""
+    blocks = readme_blocks()
+    docker = next(b for b in blocks if any("start-engine" in line for line in b))
+    return {*blocks[0], *blocks[1], *docker}
+
+
+def test_the_first_two_readme_blocks_are_the_setup_and_the_test_command() -> None:
+    first, second = readme_blocks()[:2]
+    assert len(first) == 1
+    assert first[0].endswith("harness run")
+    assert len(second) == 1
+    assert second[0].endswith("pytest -n auto")
+    assert first[0].rsplit(" && ", 1)[0] == second[0].rsplit(" && ", 1)[0], "one set-up for both commands"
+
+
+def test_ci_runs_the_readme_commands_verbatim_in_their_order() -> None:
+    lines = ci_lines()
+    blocks = readme_blocks()
+    docker = next(b for b in blocks if any("start-engine" in line for line in b))
+    ordered = [*blocks[0], *(f".venv/bin/{c}" if c.startswith("harness ") else c for c in docker), *blocks[1]]
+    positions = []
+    for command in ordered:
+        assert command in lines, f".ci/run does not run the README's {command!r} as written"
+        positions.append(lines.index(command))
+    assert positions == sorted(positions), ".ci/run runs the README's commands in another order"
+
+
+def test_every_readme_command_is_classified() -> None:
+    known = in_ci() | set(RUN_HERE) | set(RUN_WITH_DOCKER) | set(NOT_RUN)
+    unknown = [line for block in readme_blocks() for line in block if line not in known]
+    assert not unknown, f"README commands this test does not know (add each to a table here): {unknown}"
+    stale = (set(RUN_HERE) | set(RUN_WITH_DOCKER) | set(NOT_RUN)) - {line for b in readme_blocks() for line in b}
+    assert not stale, f"commands listed here that the README no longer has: {sorted(stale)}"
+
+
+@pytest.fixture
+def sandbox(tmp_path: Path) -> tuple[Path, dict[str, str]]:
+    """A folder to run README commands in, as a user in the checkout would, without writing into the checkout:
+    `cases/` is a copy (a freeze writes its baselines there), reports land in the folder."""
+    cases = tmp_path / "cases"
+    shutil.copytree(ROOT / "cases", cases)
+    env = {
+        **os.environ,
+        "PATH": f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', '')}",
+        "HARNESS_CASES_DIR": str(cases),
+        "HARNESS_STATE_DIR": str(tmp_path / "state"),
+        "COLUMNS": "200",
+    }
+    return tmp_path, env
+
+
+def _run_as_written(command: str, expected: int, sandbox: tuple[Path, dict[str, str]]) -> None:
+    folder, env = sandbox
+    done = subprocess.run(["bash", "-c", command], cwd=folder, env=env, capture_output=True, text=True, timeout=600)
+    assert done.returncode == expected, (
+        f"{command}: exit {done.returncode}\n{done.stdout[-3000:]}\n{done.stderr[-3000:]}"
+    )
+    assert "Traceback" not in done.stderr
+
+
+@pytest.mark.parametrize("command", list(RUN_HERE))
+def test_readme_example_runs_as_written(command: str, sandbox: tuple[Path, dict[str, str]]) -> None:
+    _run_as_written(command, RUN_HERE[command], sandbox)
+
+
+@pytest.mark.parametrize("command", list(RUN_WITH_DOCKER))
+def test_readme_server_example_runs_as_written(command: str, sandbox: tuple[Path, dict[str, str]]) -> None:
+    if (reason := docker_available()) is not None:
+        if os.environ.get("HARNESS_REQUIRE_DOCKER") == "1":
+            pytest.fail(f"HARNESS_REQUIRE_DOCKER=1 but {reason}")
+        pytest.skip(reason)
+    _run_as_written(command, RUN_WITH_DOCKER[command], sandbox)
