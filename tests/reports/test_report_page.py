@@ -124,6 +124,13 @@ def test_an_old_report_without_an_envelope_is_rendered(report_of_kind: dict[str,
     assert "<title>beliefs · embedded</title>" in html
 
 
+def test_an_old_code_task_report_names_its_task_set(report_of_kind: dict[str, Path]) -> None:
+    """Before the envelope, a code-task report's `suite` was its task set (name, source, code base)."""
+    report = json.loads(report_of_kind["code-tasks"].read_text())
+    old = {k: v for k, v in report.items() if k not in FIELDS} | {"suite": {"name": "ledger", "source": "x.json"}}
+    assert "<title>code-tasks · ledger · embedded</title>" in render_html(old)
+
+
 def test_render_replaces_its_own_page_and_nothing_else(
     report_of_kind: dict[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:

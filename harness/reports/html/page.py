@@ -121,6 +121,8 @@ def render_html(document: Mapping[str, Any]) -> str:
     }
     backend_name = _backend(document) or (scorecard[0][0] if scorecard else "")
     suite = document.get("suite") or ""
+    if isinstance(suite, Mapping):  # an old code-task report kept its task set here
+        suite = suite.get("name", "")
     env = _environment()
     drawn = charts(document, listed)
     return env.get_template("report.html.j2").render(
