@@ -120,7 +120,7 @@ class Envelope:
 
 def write_report(out: Path, envelope: Envelope, report: Report) -> tuple[list[Path], str, Report]:
     """Write the report's JSON, Markdown and HTML page; returns their paths, their stem and the report as shown."""
-    from harness.reports.html.page import render_html  # the page reads the envelope's FIELDS: imported here, not above
+    from harness.reports.html.page import page_or_note  # the page reads the envelope's FIELDS: imported here, not above
 
     shown = envelope.framed(report)
     stem = envelope.stem(report.stem)
@@ -130,7 +130,7 @@ def write_report(out: Path, envelope: Envelope, report: Report) -> tuple[list[Pa
         {
             "json": lambda files: report_json(envelope.document(report.data, files)),
             "md": shown.markdown,
-            "html": lambda files: render_html(envelope.document(report.data, files)),
+            "html": lambda files: page_or_note(envelope.document(report.data, files)),
         },
         latest=not envelope.incomplete and envelope.shard is None,
     )

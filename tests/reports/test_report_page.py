@@ -188,6 +188,26 @@ def test_open_renders_a_missing_page_and_hands_it_to_the_browser(
     assert f"no browser to open it here; open {opened[0]}" in capsys.readouterr().err
 
 
+def test_a_page_that_cannot_be_drawn_costs_the_run_nothing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    from harness.reports.html import page
+
+    def broken(*_: object) -> list[Any]:
+        raise ValueError("a bug in a chart")
+
+    monkeypatch.setattr(page, "charts", broken)
+    assert harness(tmp_path, "run", "-m", "bm25", "--suite", "lifecycle:builtin", "--limit", "1", "--out", "out") in (
+        0,
+        1,
+    )
+    report = json.loads((tmp_path / "out" / "lifecycle-embedded-latest.json").read_text())
+    assert len(report["results"]) == 1
+    html = (tmp_path / "out" / "lifecycle-embedded-latest.html").read_text()
+    assert "could not be drawn (ValueError: a bug in a chart)" in html
+    monkeypatch.undo()
+    assert harness(tmp_path, "report", "render", str(tmp_path / "out" / "lifecycle-embedded-latest.json")) == 0
+    assert page_data((tmp_path / "out" / "lifecycle-embedded-latest.html").read_text())["items"] == report["results"]
+
+
 def test_a_run_names_its_page(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     assert harness(tmp_path, "run", "-m", "bm25", "--suite", "lifecycle:builtin", "--limit", "1", "--out", "out") in (
         0,

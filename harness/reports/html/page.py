@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescape
-from markupsafe import Markup
+from markupsafe import Markup, escape
 
 from harness.reports.envelope import FIELDS
 from harness.reports.html.charts import chart_library, charts
@@ -141,3 +141,18 @@ def render_html(document: Mapping[str, Any]) -> str:
         style=_inline(env, "report.css"),
         script=_inline(env, "report.js"),
     )
+
+
+def page_or_note(document: Mapping[str, Any]) -> str:
+    """The page, or, if drawing it fails, a page that says why: a bug of the page must never cost a
+    finished run its JSON (the writer writes all of a report's files or none)."""
+    try:
+        return render_html(document)
+    except Exception as exc:  # noqa: BLE001 - any failure of the page; the run's own files come first
+        return (
+            f'<!doctype html>\n<html lang="en"><head><meta charset="utf-8">{GENERATOR}'
+            "<title>report page not drawn</title></head><body>"
+            f"<p>This report's page could not be drawn ({escape(type(exc).__name__)}: {escape(str(exc))}). "
+            "Its JSON beside this file is complete: <code>harness report render</code> draws the page again.</p>"
+            "</body></html>\n"
+        )
