@@ -582,6 +582,20 @@ def report_render(
     return 0
 
 
+@report_app.command("diff")
+def report_diff(
+    base: Annotated[Path, typer.Argument(help="The report to compare against (a baseline run, another backend).")],
+    new: Annotated[Path, typer.Argument(help="The report of the same kind to compare.")],
+    out: Annotated[Path | None, typer.Option(help="Where to write the page (default: <NEW>-vs-<BASE>.html).")] = None,
+) -> int:
+    """A page of what changed from BASE to NEW, item by item: regressed, fixed, changed, added, removed."""
+    from harness.reports.html.files import diff_file
+
+    page, replaced = diff_file(base, new, out)
+    _say(f"page: {page}" + (" (replaced)" if replaced else ""))
+    return 0
+
+
 @report_app.command("open")
 def report_open(
     report: Annotated[Path, typer.Argument(help="A run report's JSON file, or its .html page.")],

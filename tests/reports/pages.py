@@ -47,12 +47,12 @@ def harness(tmp_path: Path, *args: str) -> int:
     return int(info.value.code or 0)
 
 
-def belief_suite(root: Path) -> Path:
-    """The built-in belief suite, with one case expecting another memory than the one it finds."""
+def belief_suite(root: Path, case: int = 0, wrong: str = "m-ent-k8s-cluster") -> Path:
+    """The built-in belief suite, with one case (`case`) expecting another memory (`wrong`) than the one it finds."""
     suite = root / "beliefs"
     shutil.copytree(data_root() / "cases" / "builtin", suite)
     static = json.loads((suite / "static.json").read_text())
-    static["cases"][0]["expect"]["relevant"]["should_only_include"] = ["m-ent-k8s-cluster"]
+    static["cases"][case]["expect"]["relevant"]["should_only_include"] = [wrong]
     (suite / "static.json").write_text(json.dumps(static))
     return suite
 

@@ -14,6 +14,7 @@ from typing import Any
 
 import pytest
 
+from harness.reports.html.diff import render_diff
 from harness.reports.html.page import render_html
 
 from .browser import Browser, chromium_path
@@ -126,4 +127,27 @@ def test_a_thousand_items_page_through_and_search(
     in_category = [i for i, case in enumerate(report["cases"]) if case["category"] == category]
     assert count(browser).startswith(f"{len(in_category)} of {total} shown")
     assert listed(browser) == in_category[:200]
+    assert browser.errors() == []
+
+
+def test_the_diff_page_in_a_browser(
+    browser: Browser, artifacts: Path, report_of_kind: dict[str, Path], tmp_path: Path
+) -> None:
+    base = json.loads(report_of_kind["beliefs"].read_text())
+    new = json.loads(json.dumps(base))
+    regressed = next(case for case in new["cases"] if case["passed"])
+    regressed |= {"passed": False, "reasons": ["relevant: expected exactly [a], got [b]"]}
+    page = tmp_path / "diff.html"
+    page.write_text(render_diff(base, new, "base.json", "new.json"))
+    browser.events.clear()
+    browser.open(page)
+    listed = browser.evaluate(
+        "[...document.querySelectorAll('tr.change')].map((tr) => [tr.dataset.status, tr.dataset.id])"
+    )
+    assert listed == [["regressed", f"{regressed['suite']}/{regressed['case_id']}"]]
+    browser.evaluate("document.querySelector('tr.change details').open = true")
+    assert "relevant: expected exactly [a], got [b]" in browser.evaluate(
+        "document.querySelector('tr.change').innerText"
+    )
+    browser.screenshot(artifacts / "report-diff.png")
     assert browser.errors() == []

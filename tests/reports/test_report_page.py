@@ -10,11 +10,12 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from markupsafe import escape
 
 from harness.reports.envelope import FIELDS
 from harness.reports.html.page import render_html
 
-from .pages import FAILED, failed_items, harness
+from .pages import FAILED, belief_suite, failed_items, harness
 
 KINDS = sorted(FAILED)
 
@@ -206,6 +207,32 @@ def test_a_page_that_cannot_be_drawn_costs_the_run_nothing(tmp_path: Path, monke
     monkeypatch.undo()
     assert harness(tmp_path, "report", "render", str(tmp_path / "out" / "lifecycle-embedded-latest.json")) == 0
     assert page_data((tmp_path / "out" / "lifecycle-embedded-latest.html").read_text())["items"] == report["results"]
+
+
+def test_diff_lists_what_regressed_and_what_was_fixed(report_of_kind: dict[str, Path], tmp_path: Path) -> None:
+    """The base run fails its first case; the new run passes it and fails the second."""
+    (tmp_path / "new").mkdir()
+    suite = belief_suite(tmp_path / "new", case=1, wrong="m-ent-postgres")
+    assert harness(tmp_path, "run", "-m", "bm25", "--suite", str(suite), "--out", "new") == 0  # no gate: exit 0
+    base, new = report_of_kind["beliefs"], tmp_path / "new" / "run-embedded-latest.json"
+    assert harness(tmp_path, "report", "diff", str(base), str(new), "--out", "diff.html") == 0
+    html = (tmp_path / "diff.html").read_text()
+    changed = re.findall(r'<tr class="change" data-status="(\w+)" data-id="([^"]+)">', html)
+    assert changed == [("regressed", "beliefs/alias-short-k8s"), ("fixed", "beliefs/alias-short-pg")]
+    (regressed,) = [c for c in json.loads(new.read_text())["cases"] if c["case_id"] == "alias-short-k8s"]
+    assert all(f"<li>{escape(reason)}</li>" in html for reason in regressed["reasons"])
+    same = len(json.loads(new.read_text())["cases"]) - 2
+    assert f'id="count-same">{same}<' in html
+
+
+def test_diff_of_two_kinds_is_one_line(
+    report_of_kind: dict[str, Path], tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    base, new = report_of_kind["beliefs"], report_of_kind["lifecycle"]
+    assert harness(tmp_path, "report", "diff", str(base), str(new)) == 2
+    assert capsys.readouterr().err.strip().splitlines() == [
+        "harness: error: report diff needs two reports of one kind, not beliefs and lifecycle"
+    ]
 
 
 def test_a_run_names_its_page(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

@@ -25,7 +25,7 @@ RUN_FIELDS = ("harness_version", "git_commit", "started_at", "wall_s", "files", 
 """Envelope fields shown under 'Run'; `settings` and `backend` have their own sections."""
 
 
-def _environment() -> Environment:
+def environment() -> Environment:
     return Environment(
         loader=PackageLoader("harness.reports.html", "templates"),
         autoescape=select_autoescape(default=True, default_for_string=True),
@@ -35,7 +35,7 @@ def _environment() -> Environment:
     )
 
 
-def _inline(env: Environment, name: str) -> Markup:
+def inline(env: Environment, name: str) -> Markup:
     """A template folder's file as it is (the page's style and script), to inline verbatim."""
     assert env.loader is not None
     return Markup(env.loader.get_source(env, name)[0])
@@ -123,7 +123,7 @@ def render_html(document: Mapping[str, Any]) -> str:
     suite = document.get("suite") or ""
     if isinstance(suite, Mapping):  # an old code-task report kept its task set here
         suite = suite.get("name", "")
-    env = _environment()
+    env = environment()
     drawn = charts(document, listed)
     return env.get_template("report.html.j2").render(
         generator=Markup(GENERATOR),
@@ -138,8 +138,8 @@ def render_html(document: Mapping[str, Any]) -> str:
         charts=[(chart.title, Markup(chart.svg)) for chart in drawn],
         charts_missing=not drawn and not chart_library(),
         data=Markup(_script_json(data)),
-        style=_inline(env, "report.css"),
-        script=_inline(env, "report.js"),
+        style=inline(env, "report.css"),
+        script=inline(env, "report.js"),
     )
 
 
