@@ -94,6 +94,8 @@ baseline_app = typer.Typer(
     no_args_is_help=True, help="Baselines: freeze a run's scores per suite, backend and mode; check later runs."
 )
 app.add_typer(baseline_app, name="baseline")
+report_app = typer.Typer(no_args_is_help=True, help="A run report's HTML page.")
+app.add_typer(report_app, name="report")
 
 out_console = Console(file=stdout_until_closed(), width=None if sys.stdout.isatty() else 160)  # `| head` is fine
 err_console = Console(stderr=True)
@@ -494,6 +496,8 @@ def _run_kind(
         late = exc  # during the session's clean-up: the report is written, the run counts as stopped
     print_scorecard(finished.report.scorecard)
     out_console.print(f"reports: {', '.join(str(p) for p in finished.paths)}", soft_wrap=True)
+    if page := next((p for p in finished.paths if p.suffix == ".html"), None):
+        out_console.print(f"page: {page.resolve().as_uri()}", soft_wrap=True, highlight=False)
     if (stopped := finished.outcome.stopped or late) is not None:
         where = f"run on {name} after {finished.outcome.progress} {kind.unit}; finished part in {finished.paths[0]}"
         if isinstance(stopped, Interrupted):
@@ -619,6 +623,53 @@ def merge(
     print_scorecard(merged.scorecard)
     for path in write_report(out, envelope, merged)[0]:
         out_console.print(f"report: {path}")
+    return 0
+
+
+@report_app.command("render")
+def report_render(
+    report: Annotated[Path, typer.Argument(help="A run report's JSON file (any kind, old ones too).")],
+    out: Annotated[Path | None, typer.Option(help="Where to write the page (default: beside it, .html).")] = None,
+) -> int:
+    """Write a run report's HTML page again from its JSON (replacing only a page this harness wrote)."""
+    from harness.reports.html.files import render_file
+
+    page, replaced = render_file(report, out)
+    _say(f"page: {page}" + (" (replaced)" if replaced else ""))
+    return 0
+
+
+@report_app.command("diff")
+def report_diff(
+    base: Annotated[Path, typer.Argument(help="The report to compare against (a baseline run, another backend).")],
+    new: Annotated[Path, typer.Argument(help="The report of the same kind to compare.")],
+    out: Annotated[Path | None, typer.Option(help="Where to write the page (default: <NEW>-vs-<BASE>.html).")] = None,
+) -> int:
+    """A page of what changed from BASE to NEW, item by item: regressed, fixed, changed, added, removed."""
+    from harness.reports.html.files import diff_file
+
+    page, replaced = diff_file(base, new, out)
+    _say(f"page: {page}" + (" (replaced)" if replaced else ""))
+    return 0
+
+
+@report_app.command("open")
+def report_open(
+    report: Annotated[Path, typer.Argument(help="A run report's JSON file, or its .html page.")],
+) -> int:
+    """Open a run report's page in the browser, writing it first if the report has none beside it."""
+    import webbrowser
+
+    from harness.reports.html.files import render_file
+
+    page = report if report.suffix == ".html" else report.with_suffix(".html")
+    if not page.is_file():
+        page, _ = render_file(report)
+    uri = page.resolve().as_uri()
+    if webbrowser.open(uri):
+        _say(f"opened: {uri}")
+    else:
+        _notice(f"no browser to open it here; open {uri}")
     return 0
 
 

@@ -119,13 +119,19 @@ class Envelope:
 
 
 def write_report(out: Path, envelope: Envelope, report: Report) -> tuple[list[Path], str, Report]:
-    """Write the report's JSON and Markdown files; returns their paths, their stem and the report as shown."""
+    """Write the report's JSON, Markdown and HTML page; returns their paths, their stem and the report as shown."""
+    from harness.reports.html.page import page_or_note  # the page reads the envelope's FIELDS: imported here, not above
+
     shown = envelope.framed(report)
     stem = envelope.stem(report.stem)
     paths = write_or_rescue(
         out,
         stem,
-        {"json": lambda files: report_json(envelope.document(report.data, files)), "md": shown.markdown},
+        {
+            "json": lambda files: report_json(envelope.document(report.data, files)),
+            "md": shown.markdown,
+            "html": lambda files: page_or_note(envelope.document(report.data, files)),
+        },
         latest=not envelope.incomplete and envelope.shard is None,
     )
     return paths, stem, shown
