@@ -7,6 +7,11 @@ import unicodedata
 
 _TOKEN = re.compile(r"[^\W_]+")
 
+_ASCII_WORDS = bytes(
+    (b + 32 if 65 <= b <= 90 else b) if chr(b).isascii() and chr(b).isalnum() else 32 for b in range(256)
+)
+"""ASCII letters lowercased, digits kept, every other byte a space: `tokenize` on ASCII text in C."""
+
 STOPWORDS = frozenset(
     """a an and are as at be but by can could did do does for from had has have how i if in into is it
     its me my no not of on or our should so than that the their them then there these they this to
@@ -15,7 +20,12 @@ STOPWORDS = frozenset(
 
 
 def tokenize(text: str) -> list[str]:
-    """Lowercased word tokens; underscores split, so `typescript_strict` reads as two words."""
+    """Lowercased word tokens; underscores split, so `typescript_strict` reads as two words.
+
+    ASCII text (NFKC leaves it as it is) is split by a byte table, the same tokens as the
+    expression, several times faster on the long turns of the datasets."""
+    if text.isascii():
+        return text.encode("ascii").translate(_ASCII_WORDS).decode("ascii").split()
     return _TOKEN.findall(unicodedata.normalize("NFKC", text).lower())
 
 
