@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import re
 import unicodedata
+from itertools import filterfalse
 
 _TOKEN = re.compile(r"[^\W_]+")
 
@@ -31,7 +32,7 @@ def tokenize(text: str) -> list[str]:
 
 def content_terms(text: str) -> list[str]:
     """Tokens that carry meaning on their own (stopwords dropped), for bag-of-words fields."""
-    return [t for t in tokenize(text) if t not in STOPWORDS]
+    return list(filterfalse(STOPWORDS.__contains__, tokenize(text)))
 
 
 def count_tokens(text: str) -> int:

@@ -3,14 +3,12 @@
 ijson's parser builds every event of a read buffer at once, each with its full prefix path, so its
 memory grows with the square of the nesting depth within a buffer (a file nested 100,000 deep
 exhausts the memory). The datasets nest a few levels: deeper is refused. The depth is checked on
-the raw bytes of each buffer before the parser sees them (strings skipped with one regular
-expression, the brackets left over summed by NumPy), so the parser never holds a deep buffer and
-its events stay in C: a check per event in Python cost more than the parsing itself.
+the raw bytes of each buffer, in NumPy, before the parser sees them, so the parser never holds a
+deep buffer and its events stay in C: a check per event in Python cost more than the parsing.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator
 from typing import BinaryIO
 
@@ -23,61 +21,66 @@ MAX_DEPTH = 64
 BUFFER_BYTES = 64 * 1024
 """Bytes handed to the parser at a time, each buffer checked before it is parsed."""
 
-_STRING = re.compile(rb'"[^"\\]*(?:\\.[^"\\]*)*"', re.DOTALL)
-"""A whole JSON string (escapes included); brackets inside strings are text, not nesting."""
-
-_STRING_REST = re.compile(rb'[^"\\]*(?:\\.[^"\\]*)*', re.DOTALL)
-"""The rest of a string begun in an earlier buffer, up to its closing quote (not included)."""
-
-_STEPS = bytes.maketrans(b"[{]}", b"\x01\x01\xff\xff")
-_NOT_BRACKETS = bytes(b for b in range(256) if b not in b"[]{}")
+_QUOTE, _BACKSLASH = ord('"'), ord("\\")
+_OPEN, _CLOSE = ord("{"), ord("}")
+"""`[` and `]` are these with bit 5 clear: `byte | 0x20` finds both kinds in one pass."""
 
 
 class DepthLimited:
-    """A binary stream whose reads fail (`ijson.JSONError`) on bytes nested deeper than `limit`."""
+    """A binary stream whose reads fail (`ijson.JSONError`) on bytes nested deeper than `limit`.
+
+    Per buffer, in NumPy: a quote ends or opens a string unless an odd run of backslashes precedes
+    it; a bracket nests when an even number of such quotes precede it (counting from outside a
+    string). What a buffer leaves open (a string, a backslash run) carries into the next."""
 
     def __init__(self, handle: BinaryIO, limit: int = MAX_DEPTH):
         self._handle = handle
         self._limit = limit
         self._depth = 0
         self._in_string = False
-        self._escaped = False
-        """The last buffer ended inside a string, on a backslash that escapes the next byte."""
+        self._backslashes = 0
+        """Length of the backslash run that ended the bytes read so far."""
 
     def read(self, size: int = -1) -> bytes:
         chunk = self._handle.read(size)
-        self._check(chunk)
+        if chunk:
+            self._check(np.frombuffer(chunk, dtype=np.uint8))
         return chunk
 
-    def _check(self, chunk: bytes) -> None:
-        if not chunk:
-            return
-        start = self._string_end(chunk) if self._in_string else 0
-        if start is None:
-            return
-        structure = _STRING.sub(b"", chunk[start:])
-        unterminated = structure.find(b'"')  # every whole string is gone: a quote left opens the last one
-        if unterminated >= 0:
-            structure = structure[:unterminated]
-            trailing = len(chunk) - len(chunk.rstrip(b"\\"))  # after the opening quote, so aligned
-            self._in_string, self._escaped = True, trailing % 2 == 1
-        steps = np.frombuffer(structure.translate(_STEPS, _NOT_BRACKETS), dtype=np.int8)
-        if not len(steps):
-            return
-        depths = self._depth + np.cumsum(steps, dtype=np.int64)
-        if int(depths.max()) > self._limit:
-            raise ijson.JSONError(f"nested deeper than {self._limit} levels")
-        self._depth = int(depths[-1])
+    def _check(self, data: np.ndarray) -> None:
+        quotes = np.flatnonzero(data == _QUOTE)
+        real = quotes[self._unescaped(data, quotes)]
+        folded = data | 0x20
+        opens, closes = folded == _OPEN, folded == _CLOSE
+        brackets = np.flatnonzero(opens | closes)
+        outside = brackets[(np.searchsorted(real, brackets) + self._in_string) % 2 == 0]
+        if len(outside):
+            depths = self._depth + np.cumsum(np.where(opens[outside], 1, -1))
+            if int(depths.max()) > self._limit:
+                raise ijson.JSONError(f"nested deeper than {self._limit} levels")
+            self._depth = int(depths[-1])
+        self._in_string = self._in_string != (len(real) % 2 == 1)
 
-    def _string_end(self, chunk: bytes) -> int | None:
-        """Where structure resumes in a buffer that begins inside a string (None: it never does)."""
-        begin = 1 if self._escaped else 0
-        end = _STRING_REST.match(chunk, begin).end()  # type: ignore[union-attr]  # matches the empty string
-        if end < len(chunk) and chunk[end : end + 1] == b'"':
-            self._in_string = self._escaped = False
-            return end + 1
-        self._escaped = end < len(chunk)  # the other place it stops: a backslash ending the buffer
-        return None
+    def _unescaped(self, data: np.ndarray, quotes: np.ndarray) -> np.ndarray:
+        """Which quotes an even run of backslashes (often none) precedes; keeps the run ending the buffer."""
+        slashes = np.flatnonzero(data == _BACKSLASH)
+        ran = self._backslashes
+        self._backslashes = 0
+        if not len(slashes):
+            return (quotes > 0) | (ran % 2 == 0)
+        starts = np.ones(len(slashes), dtype=bool)
+        starts[1:] = slashes[1:] != slashes[:-1] + 1
+        first = np.maximum.accumulate(np.where(starts, np.arange(len(slashes)), 0))
+        last = np.searchsorted(slashes, quotes - 1)  # the backslash just before each quote, if any
+        found = np.minimum(last, len(slashes) - 1)
+        after_slash = slashes[found] == quotes - 1
+        runs = np.where(after_slash, found - first[found] + 1, 0)
+        begun = (quotes == 0) | (after_slash & (slashes[first[found]] == 0))  # runs begun in the last buffer
+        runs += np.where(begun, ran, 0)
+        if slashes[-1] == len(data) - 1:
+            run = len(slashes) - int(first[-1])
+            self._backslashes = run + ran if slashes[first[-1]] == 0 else run
+        return runs % 2 == 0
 
 
 def items(handle: BinaryIO, prefix: str, limit: int = MAX_DEPTH) -> Iterator[object]:
