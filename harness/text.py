@@ -35,6 +35,23 @@ def content_terms(text: str) -> list[str]:
     return list(filterfalse(STOPWORDS.__contains__, tokenize(text)))
 
 
+_STOPWORD_BYTES = frozenset(w.encode("ascii") for w in STOPWORDS)
+
+
+def content_text(text: str) -> str:
+    """`content_terms` joined by single spaces, the form every index stores; ASCII text never
+    becomes Python strings per token (bytes throughout, decoded once)."""
+    if text.isascii():
+        words = text.encode("ascii").translate(_ASCII_WORDS).split()
+        return b" ".join(filterfalse(_STOPWORD_BYTES.__contains__, words)).decode("ascii")
+    return " ".join(content_terms(text))
+
+
+def content_texts(texts: list[str]) -> list[str]:
+    """`content_text` of each text (one call per batch, for a worker process)."""
+    return [content_text(text) for text in texts]
+
+
 def count_tokens(text: str) -> int:
     """Approximate LLM token count: words plus punctuation marks (no model tokenizer needed)."""
     return len(re.findall(r"\w+|[^\w\s]", text))

@@ -8,7 +8,7 @@ import unicodedata
 from hypothesis import given
 from hypothesis import strategies as st
 
-from harness.text import tokenize
+from harness.text import content_terms, content_text, tokenize
 
 _REFERENCE = re.compile(r"[^\W_]+")
 
@@ -30,3 +30,11 @@ def test_every_ascii_character_is_split_or_kept_as_the_expression_says() -> None
 
 def test_text_with_other_characters_keeps_the_unicode_rules() -> None:
     assert tokenize("Caf\u00e9\u2019s \uff21\uff22\uff23 snake_case") == ["caf\u00e9", "s", "abc", "snake", "case"]
+
+
+_PIECES = ["the", "The", "an", "x_1", " ", "\t", "caf\u00e9", "IT'S", "9", "-"]
+
+
+@given(st.lists(st.sampled_from(_PIECES)).map("".join))
+def test_content_text_is_the_content_terms_single_spaced(text: str) -> None:
+    assert content_text(text) == " ".join(content_terms(text))
