@@ -16,5 +16,8 @@ def data_packages(folder: str) -> list[str]:
 setup(
     packages=[*find_packages(include=["harness", "harness.*"]), *(p for d in DATA_FOLDERS for p in data_packages(d))],
     package_dir={f"harness.resources.{d}": d for d in DATA_FOLDERS},
-    package_data={f"harness.resources.{d}": ["**/*"] for d in DATA_FOLDERS},
+    package_data={
+        **{f"harness.resources.{d}": ["**/*"] for d in DATA_FOLDERS},
+        "harness.reports.html": ["templates/*"],  # the report page's template, style and script
+    },
 )

@@ -10,17 +10,21 @@ started, or was lost mid-run, or a valid model id cannot be loaded here; 130 SIG
 
 from __future__ import annotations
 
+import dataclasses
+import inspect
 import json
 import logging
 import os
 import signal
 import sys
 import threading
+import typing
+import warnings
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 from urllib.parse import urlsplit
 
 import typer
@@ -37,6 +41,7 @@ from rich.progress import (
 from rich.table import Table
 
 from harness.backends import registry
+from harness.backends.ledger import server_identity
 from harness.backends.provision import backend_session, start_server
 from harness.backends.registry import check_backend, connect
 from harness.baselines import (
@@ -44,25 +49,30 @@ from harness.baselines import (
     BaselineKey,
     BaselineStore,
     GateResult,
+    history,
     report_sheets,
     require,
     run_gate,
     stored_lines,
 )
-from harness.embeddings.device import parse_device
-from harness.embeddings.model import DEFAULT_MODEL, ENCODERS
-from harness.errors import BackendUnavailable, HarnessError, Interrupted
+from harness.embeddings import DEFAULT_MODEL
+from harness.embeddings import registry as encoders
+from harness.embeddings.device import Device
+from harness.errors import BackendUnavailable, HarnessError, HarnessWarning, Interrupted
+from harness.evaluation import kinds as kind_registry
 from harness.evaluation import runner
 from harness.evaluation.embedders import dataset_embedder, embed_ahead, suite_embedder
-from harness.evaluation.kind import CaseKind, Report, Scorecard
-from harness.evaluation.kinds import KindOptions, kinds_for, prefix_of
+from harness.evaluation.kind import CaseKind, KindOptions, KindSpec, Report, Scorecard
+from harness.evaluation.kinds import Planned, kinds_for, prefix_of, spec_of
+from harness.evaluation.kinds.beliefs import BeliefOptions, FieldSet
 from harness.evaluation.model_check import load_model
-from harness.models.haystack import Granularity
-from harness.pipeline import Mode, PipelineSettings
-from harness.pipeline.settings import CONTENT_FIELDS, SURFACE_FIELDS
+from harness.messages import is_conninfo, redacted
+from harness.pipeline import Mode
+from harness.pipes import stdout_until_closed
 from harness.reports import compare as compare_reports
 from harness.reports import run_report
-from harness.reports.writer import check_out_dir, report_json, write_or_rescue, write_run_files
+from harness.reports.envelope import write_report
+from harness.reports.writer import check_out_dir, write_run_files
 from harness.resources import data_root
 from harness.shards import parse_shard
 from harness.suites import BUILTIN, load_suite
@@ -71,6 +81,8 @@ from harness.suites.resolve import cases_dir
 if TYPE_CHECKING:
     from harness.backends.base import Backend
     from harness.embeddings.embedder import Embedder
+    from harness.evaluation.kinds.haystack import HaystackOptions
+    from harness.models.haystack import Granularity
     from harness.suites.datasets import Selection
 
 app = typer.Typer(no_args_is_help=True, add_completion=False, pretty_exceptions_enable=False, rich_markup_mode="rich")
@@ -82,25 +94,14 @@ baseline_app = typer.Typer(
     no_args_is_help=True, help="Baselines: freeze a run's scores per suite, backend and mode; check later runs."
 )
 app.add_typer(baseline_app, name="baseline")
+report_app = typer.Typer(no_args_is_help=True, help="A run report's HTML page.")
+app.add_typer(report_app, name="report")
 
-out_console = Console(width=None if sys.stdout.isatty() else 160)
+out_console = Console(file=stdout_until_closed(), width=None if sys.stdout.isatty() else 160)  # `| head` is fine
 err_console = Console(stderr=True)
 
-FIELD_SETS = {"surface": SURFACE_FIELDS, "content": CONTENT_FIELDS}
-
-
-def _modes(names: list[str]) -> list[Mode]:
-    try:
-        return [Mode(name) for name in dict.fromkeys(names)]
-    except ValueError:
-        bad = next(n for n in names if n not in Mode._value2member_map_)
-        raise HarnessError(f"unknown mode {bad!r} (choose from: {', '.join(m.value for m in Mode)})") from None
-
-
-def _settings(fields: str) -> PipelineSettings:
-    if fields not in FIELD_SETS:
-        raise HarnessError(f"unknown field set {fields!r} (choose from: {', '.join(FIELD_SETS)})")
-    return PipelineSettings(fields=FIELD_SETS[fields])
+ENCODERS = encoders.names()
+"""The offline `--model` choices, from the encoder list (harness/embeddings/registry.py)."""
 
 
 def _progress() -> Progress:
@@ -122,6 +123,17 @@ def _error(message: str) -> None:
     err_console.print(f"harness: {message}", highlight=False, markup=False, soft_wrap=True)
 
 
+def _show_warning(message: Warning | str, category: type[Warning], *args: object, **kwargs: object) -> None:
+    """The harness's own warnings as one `harness: warning: ...` line; others as Python shows them."""
+    if issubclass(category, HarnessWarning):
+        _error(f"warning: {message}")
+    else:
+        _python_show_warning(message, category, *args, **kwargs)  # type: ignore[arg-type]
+
+
+_python_show_warning = warnings.showwarning
+
+
 def print_scorecard(card: Scorecard) -> None:
     """Draw a kind's scorecard as it is: the report decides every cell and caption line."""
     table = Table(title=card.title, caption="\n".join(card.caption))
@@ -130,11 +142,6 @@ def print_scorecard(card: Scorecard) -> None:
     for row in card.rows:
         table.add_row(*row)
     out_console.print(table)
-
-
-DATASET_ONLY = ("file", "granularity", "sample", "seed", "dry_run")
-SUITE_ONLY = ("suite", "fields", "fail_under", "cycles", "verbose")
-LIFECYCLE_FORMATS = ("lifecycle", "mnemonic")
 
 
 def _option(ctx: typer.Context, name: str) -> str:
@@ -148,12 +155,51 @@ def _given(ctx: typer.Context, name: str) -> bool:
     return source is not None and source.name not in ("DEFAULT", "DEFAULT_MAP")
 
 
-def _check_applicable(ctx: typer.Context, dataset: str | None) -> None:
+HONOURED = ("fail_under", "trec")
+"""Common options of `harness run` that only some kinds act on (each spec's `honours` says which)."""
+
+
+def _spec_options(kind: KindSpec) -> list[tuple[str, Any, Any, dict[str, Any]]]:
+    """(name, type, default, metadata) of each of a kind's own options."""
+    if kind.options is None:
+        return []
+    hints = typing.get_type_hints(kind.options)
+    return [(f.name, hints[f.name], f.default, dict(f.metadata)) for f in dataclasses.fields(kind.options)]
+
+
+def _own_options(params: dict[str, Any]) -> dict[str, Any]:
+    """Each kind's own options dataclass, from the run's parameters."""
+    return {
+        kind.name: kind.options(**{name: params[name] for name, *_ in _spec_options(kind)})
+        for kind in kind_registry.SPECS
+        if kind.options is not None
+    }
+
+
+def _run_specs(suites: Sequence[str], own: dict[str, Any]) -> list[KindSpec]:
+    """The kinds a run runs: the one an own option selects (`--dataset`), else those `--suite` names."""
+    for kind in kind_registry.SPECS:
+        if kind.selector is not None and getattr(own.get(kind.name), kind.selector, None) is not None:
+            return [kind]
+    return list(dict.fromkeys(spec_of(s) for s in suites))
+
+
+def _check_applicable(ctx: typer.Context, kinds: Sequence[KindSpec]) -> None:
     """An option the run would ignore is a mistake: say so rather than run something else than asked."""
-    kind, foreign = ("a dataset run (--dataset)", SUITE_ONLY) if dataset is not None else ("a suite run", DATASET_ONLY)
-    given = [_option(ctx, name) for name in foreign if _given(ctx, name)]
-    if given:
-        raise HarnessError(f"{', '.join(given)} does not apply to {kind}")
+    names = ", ".join(k.title.lower() for k in kinds)
+    if any(k.selector is not None for k in kinds) and _given(ctx, "suite"):
+        raise HarnessError(f"{_option(ctx, 'suite')} does not apply to {names}")
+    for kind in kind_registry.SPECS:
+        if kind in kinds:
+            continue
+        if given := [_option(ctx, name) for name, *_ in _spec_options(kind) if _given(ctx, name)]:
+            where = f"--suite {', '.join(kind.prefixes)}:..." if kind.prefixes else kind.suite_help
+            raise HarnessError(
+                f"{', '.join(given)} does not apply to {names} (an option of {kind.title.lower()}: {where})"
+            )
+    for name in HONOURED:
+        if _given(ctx, name) and (deaf := [k.title.lower() for k in kinds if name not in k.honours]):
+            raise HarnessError(f"{_option(ctx, name)} does not apply to {', '.join(deaf)}")
 
 
 def _check_url(backend: str, url: str) -> None:
@@ -162,33 +208,28 @@ def _check_url(backend: str, url: str) -> None:
     if found.server is None:
         raise HarnessError(f"--url names a running server; the {backend} backend runs in process (drop --url)")
     schemes = tuple(found.url_schemes)
-    if backend == "postgres" and "://" not in url and "=" in url:  # a libpq key=value connection string
-        from psycopg.conninfo import conninfo_to_dict
-
-        try:
-            conninfo_to_dict(url)
-        except Exception as exc:  # noqa: BLE001 - psycopg says what is wrong with the string
-            raise HarnessError(f"--url: not a PostgreSQL connection string: {exc}") from None
+    if backend == "postgres" and is_conninfo(url):  # a libpq key=value connection string
+        server_identity(url)  # parsed by psycopg; a bad one is a one-line error, its secrets masked
         return
-    parts = urlsplit(url)
     try:
+        parts = urlsplit(url)
         parts.port  # noqa: B018 - parsing the port is the check
     except ValueError as exc:
-        raise HarnessError(f"--url {url!r}: {exc}") from None
+        raise HarnessError(f"--url {redacted(url)!r}: {exc}") from None
     if parts.scheme not in schemes:
-        raise HarnessError(f"--url {url!r} is not a {backend} URL (expected {schemes[0]}://HOST:PORT...)")
+        raise HarnessError(f"--url {redacted(url)!r} is not a {backend} URL (expected {schemes[0]}://HOST:PORT...)")
 
 
-@app.command()
 def run(
     ctx: typer.Context,
     backend: Annotated[
-        list[str], typer.Option("--backend", "-b", rich_help_panel="Backend", help="Backend(s) to run on.")
+        list[str],
+        typer.Option("--backend", "-b", rich_help_panel="Backend", help=f"{', '.join(registry.names())} (repeatable)."),
     ] = ["embedded"],
-    mode: Annotated[list[str], typer.Option("--mode", "-m", help="bm25, vector, hybrid (repeatable).")] = [
-        "bm25",
-        "vector",
-        "hybrid",
+    mode: Annotated[list[Mode], typer.Option("--mode", "-m", help="Retrieval modes (repeatable).")] = [
+        Mode.BM25,
+        Mode.VECTOR,
+        Mode.HYBRID,
     ],
     suite: Annotated[
         list[str],
@@ -196,8 +237,7 @@ def run(
             "--suite",
             "-s",
             rich_help_panel="Suites",
-            help="builtin, tenure:DIR, a suite folder; lifecycle:builtin, mnemonic:PATH; conversation:builtin, "
-            "acervo:DIR; code-tasks:builtin, nano-brain:TASKFILE[:CODEBASE] (repeatable).",
+            help="Every kind's suite formats (see `_run_signature`).",
         ),
     ] = [BUILTIN],
     limit: Annotated[int | None, typer.Option(min=1, help="Run only the first N cases of each kind.")] = None,
@@ -208,21 +248,6 @@ def run(
             rich_help_panel="Suites", min=0.0, max=1.0, help="Exit 1 if a mode's case pass rate is below this."
         ),
     ] = None,
-    fields: Annotated[
-        str, typer.Option(rich_help_panel="Suites", help="Retrieval surface: surface (name+aliases) or content.")
-    ] = "surface",
-    cycles: Annotated[
-        int | None,
-        typer.Option(
-            rich_help_panel="Lifecycle scenarios", min=0, help="Consolidation cycles between the queries (default 5)."
-        ),
-    ] = None,
-    verbose: Annotated[
-        bool,
-        typer.Option(
-            rich_help_panel="Lifecycle scenarios", help="Add per-cycle and per-query lines under the scorecard."
-        ),
-    ] = False,
     model: Annotated[
         str, typer.Option(rich_help_panel="Embeddings", help="Embedding model for vector and hybrid modes.")
     ] = DEFAULT_MODEL,
@@ -233,66 +258,52 @@ def run(
             help="Use this running server (e.g. from `harness up`) instead of a new container.",
         ),
     ] = None,
-    dataset: Annotated[
-        str | None,
-        typer.Option(
-            rich_help_panel="Public datasets",
-            help="A public dataset instead of suites: longmemeval-s, longmemeval-m, longmemeval-oracle, locomo.",
-        ),
-    ] = None,
-    file: Annotated[
-        Path | None,
-        typer.Option(
-            rich_help_panel="Public datasets",
-            help="The dataset file (default: looked up in HARNESS_DATA_DIR, ../shared/datasets).",
-        ),
-    ] = None,
-    granularity: Annotated[
-        str, typer.Option(rich_help_panel="Public datasets", help="Dataset documents: session or turn.")
-    ] = "session",
-    sample: Annotated[
-        str,
-        typer.Option(
-            rich_help_panel="Public datasets", help="With --limit: head, stride or stratified (by question type)."
-        ),
-    ] = "head",
-    seed: Annotated[int, typer.Option(rich_help_panel="Public datasets", help="Seed for --sample stratified.")] = 0,
     error_threshold: Annotated[
         float,
         typer.Option(
             min=0.0, max=1.0, help="Exit 1 when more than this fraction of cases or questions errored (default 0)."
         ),
     ] = 0.0,
-    dry_run: Annotated[
-        bool, typer.Option(rich_help_panel="Public datasets", help="Show what a dataset run would do, and run nothing.")
-    ] = False,
     allow_extension: Annotated[
         bool,
         typer.Option(
+            "--allow-extension",  # a flag alone (no --no-... form): every option name fits 80 columns
+            show_default=False,
             rich_help_panel="Backend",
             help="With --url on postgres: create pgvector's extension if missing (dropped at the end).",
         ),
     ] = False,
-    trec: Annotated[bool, typer.Option(help="Also write each mode's run and qrels as TREC files.")] = False,
+    trec: Annotated[
+        bool,
+        typer.Option(
+            help="Also write each mode's run and qrels as TREC files (kinds that rank: suites, datasets, lifecycle)."
+        ),
+    ] = False,
     shard: Annotated[
         str | None,
         typer.Option(help="Run only shard I/N of the questions or cases (by id hash); `harness merge` joins them."),
     ] = None,
     device: Annotated[
-        str,
-        typer.Option(
-            rich_help_panel="Embeddings", help="Where to embed: auto (cuda when torch sees a GPU), cpu, cuda."
-        ),
-    ] = "auto",
+        Device,
+        typer.Option(rich_help_panel="Embeddings", help="Where to embed (auto: cuda when torch sees a GPU)."),
+    ] = Device.AUTO,
     check_baseline: Annotated[
         bool,
         typer.Option(
+            "--check-baseline",
+            show_default=False,
             rich_help_panel="Baselines",
             help="Check each mode's scores against its baseline: exit 1 on a regression, 2 if none is frozen.",
         ),
     ] = False,
     freeze_baseline: Annotated[
-        bool, typer.Option(rich_help_panel="Baselines", help="Freeze each mode's scores as its baseline.")
+        bool,
+        typer.Option(
+            "--freeze-baseline",
+            show_default=False,
+            rich_help_panel="Baselines",
+            help="Freeze each mode's scores as its baseline.",
+        ),
     ] = False,
     baseline_dir: Annotated[
         Path | None, typer.Option(rich_help_panel="Baselines", help="Baselines folder (default: cases/baselines).")
@@ -301,67 +312,117 @@ def run(
         float,
         typer.Option(rich_help_panel="Baselines", min=0.0, help="How far a score may fall below its baseline."),
     ] = DEFAULT_TOLERANCE,
+    **own_params: Any,
 ) -> int:
     """Run suites (or a public dataset) on a backend in each mode; print the scorecard, write JSON + Markdown reports.
 
     Errored cases are counted and shown; the exit code is 3 if the backend was lost mid-run, else 1
     if more than --error-threshold of the results errored or a mode is under --fail-under.
     """
-    _check_applicable(ctx, dataset)
+    own = _own_options(own_params)
+    kinds = _run_specs(suite, own)
+    _check_applicable(ctx, kinds)
     part = parse_shard(shard) if shard is not None else None
-    parse_device(device)
-    modes = _modes(mode)
+    modes = list(dict.fromkeys(mode))
     backends = [check_backend(b) for b in dict.fromkeys(backend)]
     if url is not None:
         if len(backends) != 1:
             raise HarnessError("--url needs exactly one --backend")
         _check_url(backends[0], url)
+    dataset = own["haystack"].dataset
+    dry_run = own["haystack"].dry_run
     if not dry_run:
         check_out_dir(out)
-    gate = _baseline_gate(check_baseline, freeze_baseline, baseline_dir, baseline_tolerance, shard, dry_run)
-    request = runner.RunRequest(tuple(modes), out, error_threshold, trec)
+    gate = _baseline_gate(check_baseline, freeze_baseline, baseline_dir, baseline_tolerance, shard, dry_run, out)
+    request = runner.RunRequest(tuple(modes), out, error_threshold, trec, part)
     where = (url, allow_extension, gate)
     if dataset is not None:
-        from harness.suites.datasets import open_selection
-
-        selection = open_selection(dataset, file, limit=limit, sample=sample, seed=seed, shard=part)
-        return _run_dataset(request, where, backends, selection, granularity, model, device, dry_run)
-    extra = {"cycles": cycles} if cycles is not None else {}
-    extra |= {"verbose": True} if verbose else {}
-    if extra and not any(prefix_of(s) in LIFECYCLE_FORMATS for s in suite):
-        raise HarnessError(
-            f"--{'/--'.join(extra)} applies to lifecycle scenarios (--suite lifecycle:... or mnemonic:...)"
-        )
-    options = KindOptions(modes, _settings(fields), limit, fail_under, model, part, extra)
-    kinds = kinds_for(suite, options)
-    for kind in kinds if gate else ():
-        gate.require(kind, backends, modes)
+        return _run_dataset(request, where, backends, own["haystack"], limit, model, device, dry_run)
+    common = KindOptions(modes, limit, fail_under, model, part)
+    planned = kinds_for(suite, common, own)
+    if gate is not None:
+        for each in planned:
+            gate.require(each.kind, backends, modes)
+    for each in planned:
+        each.kind.prepare()
     needs_vectors = any(m.needs_vectors for m in modes)
     embedder = suite_embedder(model, device) if needs_vectors else None
     if embedder is not None:
-        for kind in kinds:
-            embed_ahead(kind, embedder)
-    codes = [_run_kind(backends[0], kind, embedder, request, *where) for kind in kinds]
-    for name in backends[1:]:  # a kind may keep state for its report: a fresh one per backend
-        codes += [_run_kind(name, kind, embedder, request, *where) for kind in kinds_for(suite, options)]
+        for each in planned:
+            embed_ahead(each.kind, embedder)
+    written: list[Path] = []
+    with _naming_reports(written):
+        codes = [_run_kind(backends[0], each, common, embedder, request, *where, written) for each in planned]
+        for name in backends[1:]:  # a kind may keep state for its report: a fresh one per backend
+            again = kinds_for(suite, common, own)
+            codes += [_run_kind(name, each, common, embedder, request, *where, written) for each in again]
     return max(codes)
+
+
+@contextmanager
+def _naming_reports(written: list[Path]) -> Iterator[None]:
+    """A run of several kinds or backends stopped part way (an interrupt, a lost backend) names, in
+    its last line, the reports of the runs that finished before it, not only the incomplete one."""
+    try:
+        yield
+    except (Interrupted, HarnessError) as exc:
+        if written:
+            before = f"reports written before it: {', '.join(str(path) for path in written)}"
+            if isinstance(exc, Interrupted):
+                exc.detail = f"{exc.detail}; {before}" if exc.detail else before
+            else:
+                exc.args = (f"{exc}; {before}",)
+        raise
+
+
+def _run_signature() -> inspect.Signature:
+    """`run`'s parameters: its own, then every kind's own options (declared once, in its spec), each
+    in its kind's help panel; an enum type lists its choices in `--help`."""
+    base = _RUN_PARAMETERS
+    formats = "; ".join(k.suite_help for k in kind_registry.SPECS if k.selector is None)
+    suite = typer.Option("--suite", "-s", rich_help_panel="Suites", help=f"{formats} (repeatable).")
+    params = [
+        p.replace(annotation=Annotated[list[str], suite]) if p.name == "suite" else p
+        for p in base.parameters.values()
+        if p.kind is not inspect.Parameter.VAR_KEYWORD
+    ]
+    for kind in kind_registry.SPECS:
+        for name, hint, default, meta in _spec_options(kind):
+            flags = [meta["flag"]] if meta.get("flag") else []  # else typer's own (`--dry-run/--no-dry-run`)
+            info = typer.Option(*flags, help=meta["help"], rich_help_panel=kind.title, **meta.get("limits", {}))
+            annotation = Annotated[hint, info]  # type: ignore[valid-type]
+            params.append(
+                inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=default, annotation=annotation)
+            )
+    return base.replace(parameters=params)
+
+
+_RUN_PARAMETERS = inspect.signature(run, eval_str=True)
+"""`run`'s own parameters (its `__signature__` adds the kinds' options: see `_run_signature`)."""
+run.__signature__ = _run_signature()  # type: ignore[attr-defined]
+app.command()(run)
 
 
 def _run_dataset(
     request: runner.RunRequest,
     where: tuple[str | None, bool, BaselineGate | None],
     backends: list[str],
-    selection: Selection,
-    granularity: str,
+    own: HaystackOptions,
+    limit: int | None,
     model: str,
-    device: str,
+    device: Device,
     dry_run: bool,
 ) -> int:
     """A public dataset as haystack questions; a bad file or value fails before a container starts."""
+    from harness.evaluation.kinds.haystack import SPEC as HAYSTACK
     from harness.evaluation.kinds.haystack import HaystackKind
-    from harness.suites.datasets import choose
+    from harness.suites.datasets import open_selection
 
-    grain = choose(Granularity, granularity, "granularity")
+    assert own.dataset is not None
+    selection = open_selection(
+        own.dataset, own.file, limit=limit, sample=own.sample, seed=own.seed, shard=request.shard
+    )
+    grain = own.granularity
     needs_vectors = any(m.needs_vectors for m in request.modes)
     embedder = dataset_embedder(model, device, preload=not dry_run) if needs_vectors else None
     if dry_run:
@@ -380,7 +441,14 @@ def _run_dataset(
 
     if (gate := where[2]) is not None:
         gate.require(kind(), backends, request.modes)
-    return max(_run_kind(name, kind(), embedder, request, *where) for name in backends)
+    common = KindOptions(request.modes, limit, None, model if embedder else None, request.shard)
+
+    def planned() -> Planned:
+        return Planned(kind(), HAYSTACK, (own.dataset,), own)  # type: ignore[arg-type]  # checked above
+
+    written: list[Path] = []
+    with _naming_reports(written):
+        return max([_run_kind(name, planned(), common, embedder, request, *where, written) for name in backends])
 
 
 def _dry_run(selection: Selection, grain: Granularity, modes: Sequence[Mode], embedder: Embedder | None) -> None:
@@ -395,18 +463,22 @@ def _dry_run(selection: Selection, grain: Granularity, modes: Sequence[Mode], em
 
 def _run_kind(
     name: str,
-    kind: CaseKind,
+    planned: Planned,
+    common: KindOptions,
     embedder: Embedder | None,
     request: runner.RunRequest,
     url: str | None,
     allow_extension: bool,
     gate: BaselineGate | None,
+    written: list[Path],
 ) -> int:
     """Run one kind of case on one backend: progress, scorecard, reports, baselines, and the run's exit code.
 
     An interrupted run, or one an error stopped, has written what finished as an incomplete
-    report and re-raises here, after the backend session removed its container.
+    report and re-raises here, after the backend session removed its container. A finished run
+    adds its JSON report to `written`.
     """
+    kind = planned.kind
     finished: runner.Finished | None = None
     late: Interrupted | None = None
     try:
@@ -416,7 +488,7 @@ def _run_kind(
                 task = progress.add_task(f"{name}: {unit}", total=total)
                 return lambda _: progress.advance(task)
 
-            finished = runner.run_and_report(kind, backend, embedder, request, start, _notice)
+            finished = runner.run_and_report(kind, backend, embedder, request, start, _notice, planned.origin(common))
     except Interrupted as exc:
         if finished is None:
             exc.detail = exc.detail or f"while starting the {name} backend"
@@ -424,6 +496,8 @@ def _run_kind(
         late = exc  # during the session's clean-up: the report is written, the run counts as stopped
     print_scorecard(finished.report.scorecard)
     out_console.print(f"reports: {', '.join(str(p) for p in finished.paths)}", soft_wrap=True)
+    if page := next((p for p in finished.paths if p.suffix == ".html"), None):
+        out_console.print(f"page: {page.resolve().as_uri()}", soft_wrap=True, highlight=False)
     if (stopped := finished.outcome.stopped or late) is not None:
         where = f"run on {name} after {finished.outcome.progress} {kind.unit}; finished part in {finished.paths[0]}"
         if isinstance(stopped, Interrupted):
@@ -431,6 +505,7 @@ def _run_kind(
         else:
             stopped.args = (f"{stopped} ({where})",)
         raise stopped
+    written.append(finished.paths[0])
     verdict = finished.verdict(request.error_threshold)
     for line in verdict.lines:
         _error(f"{name}: {line}")
@@ -439,8 +514,9 @@ def _run_kind(
     if gate.freeze_run and verdict.exit_code != 0:
         _error(f"{name}: baselines not frozen: a failed run is no baseline")
         return verdict.exit_code
-    checked = gate.apply(finished.report, kind.baseline_suite, name)
-    for line in checked.lines:
+    subset = common.limit is not None or common.shard is not None
+    checked = gate.apply(finished.report, kind.baseline_suite, name, subset)
+    for line in [*checked.lines, f"baseline history: {gate.history_file}"]:
         _say(line)
     return max(verdict.exit_code, 1 if checked.failed else 0)
 
@@ -452,6 +528,8 @@ class BaselineGate:
     store: BaselineStore
     freeze_run: bool
     tolerance: float
+    history_file: Path
+    """Beside the reports: a check never writes into the baselines folder (a checkout's `cases/`)."""
 
     def require(self, kind: CaseKind, backends: Sequence[str], modes: Sequence[Mode]) -> None:
         """Before the run: a check needs a baseline of each backend and mode it asks for."""
@@ -460,24 +538,38 @@ class BaselineGate:
         if not self.freeze_run:
             require(self.store, [BaselineKey(kind.baseline_suite, b, m.value) for b in backends for m in modes])
 
-    def apply(self, report: Report, suite: str | None, backend: str) -> GateResult:
+    def apply(self, report: Report, suite: str | None, backend: str, subset: bool) -> GateResult:
+        """`subset`: the run may have run part of the baseline's items (`--limit`, `--shard`): a
+        check compares those items with the same items of the baseline."""
         sheets = report_sheets(report, suite, backend)
-        return run_gate(self.store, sheets, report.settings, freeze_run=self.freeze_run, tolerance=self.tolerance)
+        return run_gate(
+            self.store,
+            sheets,
+            report.settings,
+            freeze_run=self.freeze_run,
+            history_file=self.history_file,
+            tolerance=self.tolerance,
+            subset=subset,
+        )
 
 
 def _baseline_gate(
-    check: bool, freeze: bool, folder: Path | None, tolerance: float, shard: str | None, dry_run: bool
+    check: bool, freeze: bool, folder: Path | None, tolerance: float, shard: str | None, dry_run: bool, out: Path
 ) -> BaselineGate | None:
+    """A check may run on a shard (its items are checked against the same items of the baseline);
+    a freeze needs the whole run."""
     if not (check or freeze):
         return None
     if check and freeze:
         raise HarnessError("--check-baseline and --freeze-baseline: pick one")
-    if shard is not None or dry_run:
-        raise HarnessError(f"--{'check' if check else 'freeze'}-baseline needs a whole run (not --shard or --dry-run)")
+    if freeze and shard is not None:
+        raise HarnessError("--freeze-baseline needs a whole run (not --shard): a baseline holds every item")
+    if dry_run:
+        raise HarnessError(f"--{'check' if check else 'freeze'}-baseline needs a run (not --dry-run)")
     store = BaselineStore(folder)
     if check and not store.root.is_dir():
         raise HarnessError(f"--check-baseline: no baselines folder {store.root} (freeze first, or --baseline-dir)")
-    return BaselineGate(store, freeze, tolerance)
+    return BaselineGate(store, freeze, tolerance, out / history.FILE_NAME)
 
 
 @contextmanager
@@ -491,20 +583,29 @@ def _session(name: str, url: str | None, allow_extension: bool) -> Iterator[Back
 
 @app.command()
 def compare(
-    reports: Annotated[list[Path] | None, typer.Argument(help="Run reports (default: each latest one).")] = None,
+    reports: Annotated[
+        list[Path] | None,
+        typer.Argument(help="Run reports (default: the newest complete one of each backend and mode)."),
+    ] = None,
     out: Annotated[Path, typer.Option(help="Report folder to read and write.")] = Path("reports"),
 ) -> int:
-    """Side-by-side table of backends and modes from run reports."""
-    sources = reports or compare_reports.default_reports(out)
-    summaries = compare_reports.load_summaries(sources)
-    print_scorecard(run_report.scorecard({"summary": summaries}, "comparison"))
-    paths = write_run_files(out, "compare", {"md": compare_reports.comparison_markdown(summaries, sources)})
-    try:
-        from harness.reports.chart import write_chart
+    """Side-by-side table of run reports of any kind, and whether runs differ significantly on shared items."""
+    loaded = compare_reports.load_reports(reports or compare_reports.default_reports(out))
+    found = compare_reports.differences(loaded)
+    print_scorecard(compare_reports.table(loaded))
+    summaries = compare_reports.belief_summaries(loaded)
+    if summaries:
+        print_scorecard(run_report.scorecard({"summary": summaries}, "belief suites"))
+    for difference in found:
+        _say(difference.line())
+    paths = write_run_files(out, "compare", {"md": compare_reports.comparison_markdown(loaded, found)})
+    if summaries:
+        try:
+            from harness.reports.chart import write_chart
 
-        paths.append(write_chart(summaries, paths[0].with_suffix(".png")))
-    except ImportError:
-        err_console.print("no chart: install the chart extra (matplotlib)", highlight=False)
+            paths.append(write_chart(summaries, paths[0].with_suffix(".png")))
+        except ImportError:
+            err_console.print("no chart: install the chart extra (matplotlib)", highlight=False)
     out_console.print(f"written: {', '.join(str(p) for p in paths)}")
     return 0
 
@@ -514,14 +615,61 @@ def merge(
     reports: Annotated[list[Path], typer.Argument(help="The JSON reports of every shard of one run.")],
     out: Annotated[Path, typer.Option(help="Report folder.")] = Path("reports"),
 ) -> int:
-    """Combine `run ... --shard I/N` reports (of suites, or of a dataset) into the report of the whole run."""
+    """Combine `run ... --shard I/N` reports (of any kind) into the report of the whole run."""
     from harness.reports.merge import merge_reports
 
-    merged = merge_reports(reports)
+    envelope, merged = merge_reports(reports, kind_registry.SPECS)
     check_out_dir(out)
     print_scorecard(merged.scorecard)
-    for path in write_or_rescue(out, merged.stem, {"json": report_json(merged.data), "md": merged.markdown}):
+    for path in write_report(out, envelope, merged)[0]:
         out_console.print(f"report: {path}")
+    return 0
+
+
+@report_app.command("render")
+def report_render(
+    report: Annotated[Path, typer.Argument(help="A run report's JSON file (any kind, old ones too).")],
+    out: Annotated[Path | None, typer.Option(help="Where to write the page (default: beside it, .html).")] = None,
+) -> int:
+    """Write a run report's HTML page again from its JSON (replacing only a page this harness wrote)."""
+    from harness.reports.html.files import render_file
+
+    page, replaced = render_file(report, out)
+    _say(f"page: {page}" + (" (replaced)" if replaced else ""))
+    return 0
+
+
+@report_app.command("diff")
+def report_diff(
+    base: Annotated[Path, typer.Argument(help="The report to compare against (a baseline run, another backend).")],
+    new: Annotated[Path, typer.Argument(help="The report of the same kind to compare.")],
+    out: Annotated[Path | None, typer.Option(help="Where to write the page (default: <NEW>-vs-<BASE>.html).")] = None,
+) -> int:
+    """A page of what changed from BASE to NEW, item by item: regressed, fixed, changed, added, removed."""
+    from harness.reports.html.files import diff_file
+
+    page, replaced = diff_file(base, new, out)
+    _say(f"page: {page}" + (" (replaced)" if replaced else ""))
+    return 0
+
+
+@report_app.command("open")
+def report_open(
+    report: Annotated[Path, typer.Argument(help="A run report's JSON file, or its .html page.")],
+) -> int:
+    """Open a run report's page in the browser, writing it first if the report has none beside it."""
+    import webbrowser
+
+    from harness.reports.html.files import render_file
+
+    page = report if report.suffix == ".html" else report.with_suffix(".html")
+    if not page.is_file():
+        page, _ = render_file(report)
+    uri = page.resolve().as_uri()
+    if webbrowser.open(uri):
+        _say(f"opened: {uri}")
+    else:
+        _notice(f"no browser to open it here; open {uri}")
     return 0
 
 
@@ -564,7 +712,8 @@ def cases_validate(
 ) -> int:
     """Parse and cross-check a suite; one line per problem, exit 2 on the first."""
     if prefix_of(path) is not None:
-        (kind,) = kinds_for([path], KindOptions([Mode.BM25]))
+        (planned,) = kinds_for([path], KindOptions([Mode.BM25]))
+        kind = planned.kind
         out_console.print(f"ok: {path}: {kind.total([Mode.BM25])} {kind.unit} ({kind.name})", highlight=False)
         return 0
     loaded = load_suite(path)
@@ -587,7 +736,7 @@ def embed(
     model: Annotated[
         str, typer.Option(help=f"{', '.join(ENCODERS)}, or a sentence-transformers model path.")
     ] = DEFAULT_MODEL,
-    fields: Annotated[str, typer.Option()] = "surface",
+    fields: Annotated[FieldSet, typer.Option(help="The belief suites' retrieval surface.")] = FieldSet.SURFACE,
     out: Annotated[
         Path | None,
         typer.Option(help="Cache folder to write (default: cases/embeddings when every suite is a built-in one)."),
@@ -596,10 +745,10 @@ def embed(
         str | None, typer.Option(help="Embed a whole public dataset ahead of time (resumable after Ctrl-C).")
     ] = None,
     file: Annotated[Path | None, typer.Option(help="The dataset file (with --dataset).")] = None,
-    device: Annotated[str, typer.Option(help="auto (cuda when torch sees a GPU), cpu or cuda.")] = "auto",
+    device: Annotated[Device, typer.Option(help="Where to embed (auto: cuda when torch sees a GPU).")] = Device.AUTO,
 ) -> int:
     """Embed every memory and query text of the suites, or every turn and question of a dataset."""
-    from harness.embeddings.embedder import Embedder, default_cache_dir
+    from harness.embeddings import Embedder, default_cache_dir
 
     if dataset is not None:
         if suite is not None or fields != "surface":
@@ -613,8 +762,8 @@ def embed(
     embedder = Embedder(
         model, read_dirs=[cases_dir() / "embeddings"], cache_dir=target, device=device, loader=load_model
     )
-    kinds = kinds_for(suites, KindOptions([Mode.HYBRID], _settings(fields)))
-    texts = list(dict.fromkeys(t for kind in kinds for t in kind.texts()))
+    kinds = kinds_for(suites, KindOptions([Mode.HYBRID]), {"beliefs": BeliefOptions(fields)})
+    texts = list(dict.fromkeys(t for planned in kinds for t in planned.kind.texts()))
     missing = sum(v is None for v in embedder.cache.lookup(texts))
     with _embed_progress(model, missing) as advance:
         embedder.on_progress = advance
@@ -715,13 +864,13 @@ def bench(
         typer.Option(help=f"With --embeddings: encoders to compare with the float one ({', '.join(ENCODERS)})."),
     ] = list(ENCODERS),
     texts: Annotated[int, typer.Option(min=1, help="With --embeddings: LongMemEval turns timed per encoder.")] = 1000,
-    device: Annotated[str, typer.Option(help="With --embeddings: auto, cpu or cuda.")] = "auto",
+    device: Annotated[Device, typer.Option(help="With --embeddings: where to embed.")] = Device.AUTO,
 ) -> int:
     """Time the whole built-in run in every mode and per-query latency; or the datasets (--datasets)."""
     if embeddings:
         if datasets or synthetic:
             raise HarnessError("--embeddings is its own benchmark: --datasets and --synthetic do not apply")
-        return _bench_embeddings(check_backend(backend), model, texts, parse_device(device), out)
+        return _bench_embeddings(check_backend(backend), model, texts, device, out)
     if not datasets:
         from harness.benchmarks.builtin import bench_builtin
 
@@ -832,12 +981,15 @@ def down(
 ) -> int:
     """Remove every container (and network) the harness started that is still there; or, with
     --url, the namespaces and extension that killed runs left on that server, and nothing else."""
-    from harness.containers import ContainerError, remove_all
+    from harness.containers import ContainerError, NoDockerEngine, remove_all
 
     if url is not None:
         return _down_url(url)
     try:
         removed = remove_all()
+    except NoDockerEngine as exc:  # nothing runs, so nothing is left to remove: done, not a failure
+        out_console.print(f"removed 0 container(s): {exc}", highlight=False, soft_wrap=True)
+        return 0
     except ContainerError as exc:
         raise BackendUnavailable(str(exc)) from None
     out_console.print(f"removed {len(removed)} container(s)" + (f": {', '.join(removed)}" if removed else ""))
@@ -966,6 +1118,8 @@ def main() -> None:
     if not any(isinstance(h, logging.NullHandler) for h in psycopg_log.handlers):
         psycopg_log.addHandler(logging.NullHandler())
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    run.__signature__ = _run_signature()  # type: ignore[attr-defined]  # the kinds registered now
+    warnings.showwarning = _show_warning
     try:
         with _signals_interrupt():
             code = app(standalone_mode=False)

@@ -26,6 +26,15 @@ class CaseFileError(HarnessError):
             where.append(field)
         super().__init__(f"{': '.join(where)}: {message}")
 
+    @classmethod
+    def missing(cls, path: Path | str, message: str) -> CaseFileError:
+        """A path that is not there; a relative one also says where it was looked for, since the
+        current folder is easy to mistake (a run started from another folder than the suite's)."""
+        path = Path(path)
+        if not path.is_absolute():
+            message += f"; looked for {path.absolute()}, relative to the current folder {Path.cwd()}"
+        return cls(path, message)
+
 
 class BackendUnavailable(HarnessError):
     """A backend that cannot be reached or started (no engine, no image, no client library)."""
@@ -37,6 +46,10 @@ class ModelUnavailable(HarnessError):
     """A well-formed embedding model name whose model cannot be loaded here (not cached offline, no extra)."""
 
     exit_code = 3
+
+
+class HarnessWarning(UserWarning):
+    """Something the user should know that does not stop the run; the CLI prints it as one line."""
 
 
 class Interrupted(BaseException):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from urllib.parse import urlsplit, urlunsplit
 
 
@@ -16,11 +17,41 @@ def error_text(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {' '.join(str(exc).split())}"
 
 
+SECRET_KEYS = frozenset({"password", "sslpassword", "passfile", "sslkey"})
+"""libpq connection parameters (and URL query parameters) whose values are never printed."""
+
+
+def is_conninfo(url: str) -> bool:
+    """A libpq `key=value` connection string rather than a URL."""
+    return "://" not in url and "=" in url
+
+
 def redacted(url: str) -> str:
-    """`url` with its password masked: connection strings carry passwords, messages must not."""
-    parts = urlsplit(url)
-    if parts.password is None:
+    """`url` with every secret masked: the password of a URL (and secret query parameters), or the
+    secret values of a libpq `key=value` string. Never raises: it is used in error messages."""
+    if is_conninfo(url):
+        return _SECRET_PAIR.sub(lambda m: f"{m[1]}{m[2]}***", url)
+    try:
+        parts = urlsplit(url)
+        password = parts.password
+    except ValueError:  # a URL that does not parse (a bad port or IPv6 host) may still hold a password
+        return _URL_PASSWORD.sub(r"\1***@", _SECRET_PAIR.sub(lambda m: f"{m[1]}{m[2]}***", url))
+    query = _SECRET_PAIR.sub(lambda m: f"{m[1]}{m[2]}***", parts.query)
+    netloc = parts.netloc
+    if password is not None:
+        netloc = f"{parts.username or ''}:***@{netloc.rsplit('@', 1)[1]}"
+    if (netloc, query) == (parts.netloc, parts.query):
         return url
-    user = parts.username or ""
-    host = parts.netloc.rsplit("@", 1)[1]
-    return urlunsplit((parts.scheme, f"{user}:***@{host}", parts.path, parts.query, parts.fragment))
+    return urlunsplit((parts.scheme, netloc, parts.path, query, parts.fragment))
+
+
+_SECRET_PAIR = re.compile(
+    rf"(\b(?:{'|'.join(sorted(SECRET_KEYS))}))(\s*=\s*)('(?:[^'\\]|\\.)*'|[^\s&]*)", re.IGNORECASE
+)
+_URL_PASSWORD = re.compile(r"^([^:/?#]+://[^:/@]*:)[^@]*@")
+_ANY_URL_PASSWORD = re.compile(r"(\b[a-z][a-z0-9+.-]*://[^:/@\s]*:)[^@\s]*@", re.IGNORECASE)
+
+
+def masked(text: str) -> str:
+    """Any text (a driver's error message) with the secrets of URLs and connection strings in it masked."""
+    return _ANY_URL_PASSWORD.sub(r"\1***@", _SECRET_PAIR.sub(lambda m: f"{m[1]}{m[2]}***", text))

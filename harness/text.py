@@ -50,8 +50,3 @@ def content_text(text: str) -> str:
 def content_texts(texts: list[str]) -> list[str]:
     """`content_text` of each text (one call per batch, for a worker process)."""
     return [content_text(text) for text in texts]
-
-
-def count_tokens(text: str) -> int:
-    """Approximate LLM token count: words plus punctuation marks (no model tokenizer needed)."""
-    return len(re.findall(r"\w+|[^\w\s]", text))

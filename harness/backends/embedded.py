@@ -181,7 +181,8 @@ class EmbeddedIndex:
             raise BackendUnavailable(f"embedded index {self._ns}: {count} documents, expected {expected}")
 
     def _where(self, filters: Filters) -> tuple[str, list[object]]:
-        clauses, params = ["1"], []
+        clauses: list[str] = ["1"]
+        params: list[object] = []
         for condition in filters.conditions:
             name = condition.attribute
             table = self._multi.get(name)
@@ -213,12 +214,12 @@ class EmbeddedIndex:
             }
         for name, table in self._multi.items():
             marks = ",".join("?" * len(rows))
-            values: dict[int, set[str]] = defaultdict(set)
+            held_by: dict[int, set[str]] = defaultdict(set)
             for row, value in self._db.execute(f"SELECT row, value FROM {table} WHERE row IN ({marks})", list(rows)):
-                values[row].add(value)
-            for row, held in values.items():
+                held_by[row].add(value)
+            for row, held in held_by.items():
                 found[rows[row]][name] = frozenset(held)
-        return found
+        return dict(found)
 
     def lexical(self, terms: Sequence[str], filters: Filters, limit: int) -> list[Hit]:
         """The admitted documents' postings with their tf from FTS5's instance vocabulary; n, N and

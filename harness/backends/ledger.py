@@ -7,15 +7,21 @@ removes exactly what killed runs left, never the server's own data, and the next
 server can say that some exist.
 
 One file per entry and process under `<state dir>/url-ledger/<server>/`: concurrent runs never
-write the same file, and each file appears whole (written aside, then renamed). The state dir is
+write the same file, and each file appears whole (written aside, then renamed). Each entry carries
+a digest (HMAC-SHA256 under a key kept beside the ledger, readable by its owner only) of what it
+records: `harness down --url` drops only what an entry with a matching digest names, so a forged
+or edited entry (or one from before digests) never makes it drop a server's own data. The state dir is
 `$HARNESS_STATE_DIR`, else `$XDG_STATE_HOME/harness`, else `~/.local/state/harness`.
 """
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
+import hmac
 import json
 import os
+import secrets
 import socket
 import tempfile
 import time
@@ -27,7 +33,8 @@ from urllib.parse import urlsplit, urlunsplit
 
 from harness.backends import registry
 from harness.errors import HarnessError
-from harness.messages import redacted
+from harness.files import atomic_write
+from harness.messages import is_conninfo, masked, redacted
 from harness.processes import process_alive
 
 STATE_DIR_ENV = "HARNESS_STATE_DIR"
@@ -43,21 +50,42 @@ def state_dir() -> Path:
 
 
 def server_identity(url: str) -> str:
-    """The server and database a URL names, without credentials or options (as printed)."""
-    parts = urlsplit(url)
+    """The server and database a URL (or a libpq `key=value` string) names, without credentials or
+    options (as printed); one that cannot name a server is a one-line error, its secrets masked."""
+    if is_conninfo(url):
+        return _conninfo_identity(url)
     schemes = registry.url_schemes()
-    scheme = schemes.get(parts.scheme)
-    if scheme is None or not parts.hostname:
-        expected = ", ".join(f"{name}://" for name in schemes)
-        raise HarnessError(f"--url {redacted(url)!r}: expected {expected} followed by HOST...")
-    host = (parts.hostname or "").lower()
+    expected = ", ".join(f"{name}://" for name in schemes)
     try:
+        parts = urlsplit(url)
+        scheme = schemes.get(parts.scheme)
+        if scheme is None or not parts.hostname:
+            raise ValueError(f"expected {expected} followed by HOST...")
         port = parts.port or scheme.port
-    except ValueError:
-        port = None
+    except ValueError as exc:
+        raise HarnessError(f"--url {redacted(url)!r}: {exc}") from None
+    host = parts.hostname.lower()
     netloc = f"[{host}]" if ":" in host else host
     path = parts.path.rstrip("/") or scheme.path
     return urlunsplit((scheme.canonical, f"{netloc}:{port}" if port else netloc, path, "", ""))
+
+
+def _conninfo_identity(conninfo: str) -> str:
+    """`postgresql://HOST:PORT/DBNAME` of a libpq connection string (libpq's defaults where absent)."""
+    from psycopg.conninfo import conninfo_to_dict
+
+    try:
+        params = conninfo_to_dict(conninfo)
+    except Exception as exc:  # noqa: BLE001 - psycopg says what is wrong with the string
+        raise HarnessError(f"--url: not a PostgreSQL connection string: {masked(str(exc))}") from None
+    scheme = registry.url_schemes()["postgresql"]
+    host = str(params.get("host") or params.get("hostaddr") or "localhost").lower()
+    port = str(params.get("port") or scheme.port)
+    if not port.isdigit() or not 0 < int(port) < 65536:
+        raise HarnessError(f"--url {redacted(conninfo)!r}: port {port!r} is not a port number")
+    netloc = f"[{host}]" if ":" in host else host
+    database = str(params.get("dbname") or params.get("user") or "")
+    return urlunsplit((scheme.canonical, f"{netloc}:{port}", f"/{database}" if database else scheme.path, "", ""))
 
 
 @dataclass(frozen=True)
@@ -71,6 +99,8 @@ class Entry:
     host: str
     details: Mapping[str, Any]
     path: Path
+    authentic: bool = True
+    """Its digest matches what it records: the harness wrote it (`down --url` drops only these)."""
 
     @property
     def owner_alive(self) -> bool:
@@ -85,6 +115,29 @@ class Ledger:
         self.server = server_identity(url)
         digest = hashlib.sha256(self.server.encode()).hexdigest()[:16]
         self.folder = (root or state_dir()) / "url-ledger" / digest
+        self._key_file = self.folder.parent / ".key"
+
+    def _key(self) -> bytes:
+        """The ledger's HMAC key, made on first use (owner-only, linked into place whole, so two
+        runs making it at once agree on one)."""
+        try:
+            return self._key_file.read_bytes()
+        except FileNotFoundError:
+            pass
+        self._key_file.parent.mkdir(parents=True, exist_ok=True)
+        fd, temp = tempfile.mkstemp(dir=self._key_file.parent, prefix=".key-", suffix=".tmp")  # mode 0600
+        try:
+            with os.fdopen(fd, "wb") as out:
+                out.write(secrets.token_bytes(32))
+            with contextlib.suppress(FileExistsError):
+                os.link(temp, self._key_file)
+        finally:
+            os.unlink(temp)
+        return self._key_file.read_bytes()
+
+    def _digest(self, data: Mapping[str, Any]) -> str:
+        body = json.dumps({k: v for k, v in data.items() if k != "digest"}, sort_keys=True).encode("utf-8")
+        return hmac.new(self._key(), body, hashlib.sha256).hexdigest()
 
     def _file(self, kind: str, name: str) -> Path:
         # The pid too: two runs' entries never share a file, whatever the names they record.
@@ -102,10 +155,7 @@ class Ledger:
             "created_at": time.time(),
             "details": details,
         }
-        fd, temp = tempfile.mkstemp(dir=self.folder, prefix=".entry-", suffix=".tmp")
-        with os.fdopen(fd, "w", encoding="utf-8") as out:
-            json.dump(data, out)
-        os.replace(temp, self._file(kind, name))
+        atomic_write(self._file(kind, name), json.dumps({**data, "digest": self._digest(data)}))
 
     def forget(self, kind: str, name: str) -> None:
         self._file(kind, name).unlink(missing_ok=True)
@@ -124,6 +174,8 @@ class Ledger:
                         host=str(data["host"]),
                         details=dict(data.get("details") or {}),
                         path=path,
+                        authentic=data.get("server") == self.server
+                        and hmac.compare_digest(str(data.get("digest", "")), self._digest(data)),
                     )
                 )
             except (OSError, ValueError, KeyError, TypeError):

@@ -34,6 +34,7 @@ from harness.backends.base import (
     AttributeType,
     BackendInfo,
     Clause,
+    Eq,
     Filters,
     Hit,
     IndexDoc,
@@ -46,7 +47,7 @@ from harness.backends.base import (
 )
 from harness.backends.descriptor import BackendDescriptor, ConnectOptions, ExtensionPolicy, UrlScheme, server_url
 from harness.errors import BackendUnavailable
-from harness.messages import one_line
+from harness.messages import masked, one_line
 
 if TYPE_CHECKING:
     from psycopg import Connection
@@ -95,7 +96,7 @@ def _where(filters: Filters, spec: IndexSpec) -> tuple[str, dict[str, Any]]:
         column, kind = f'd."a_{condition.attribute}"', spec.attributes[condition.attribute]
         if isinstance(condition, Present | Absent):
             conditions.append(f"{column} IS {'NOT ' if isinstance(condition, Present) else ''}NULL")
-        elif kind is AttributeType.BOOLEAN:
+        elif isinstance(condition, Eq) and kind is AttributeType.BOOLEAN:  # check_filters: booleans take Eq only
             conditions.append(column if condition.value else f"NOT {column}")
         else:
             values = condition.accepted
@@ -105,27 +106,49 @@ def _where(filters: Filters, spec: IndexSpec) -> tuple[str, dict[str, Any]]:
     return " AND ".join(conditions), params
 
 
+EXTENSION_LOCK = 0x68726E_7663
+"""Advisory lock key taken (per transaction) to create or drop `vector`: runs take turns."""
+EXTENSION_USERS = 0x68726E_7675
+"""Advisory lock key every run using a `vector` the harness created holds shared for its session:
+the last one to leave (the exclusive lock granted) drops it; a run never drops it under another's
+queries (DROP EXTENSION waits on their tables while they wait on its locks: a deadlock)."""
+HARNESS_MARK = "created by memory-retrieval-harness"
+"""The comment on a `vector` extension the harness created, so that other runs share it."""
+
+
 def _ensure_vector(conn: Connection[Any], *, create: bool, on_create: Callable[[int], None] | None) -> None:
-    """pgvector's `vector` extension in this database, created only when `create` allows it."""
+    """pgvector's `vector` extension in this database, created only when `create` allows it; one a
+    harness run created (marked) is shared: this run then drops it too, if it is the last to leave."""
     import psycopg
 
-    if conn.execute("SELECT 1 FROM pg_extension WHERE extname = 'vector'").fetchone():
-        return
-    if not conn.execute("SELECT 1 FROM pg_available_extensions WHERE name = 'vector'").fetchone():
-        raise BackendUnavailable("postgres: the pgvector extension 'vector' is not installed on this server")
     if not create:
+        if conn.execute("SELECT 1 FROM pg_extension WHERE extname = 'vector'").fetchone():
+            return
+        if not conn.execute("SELECT 1 FROM pg_available_extensions WHERE name = 'vector'").fetchone():
+            raise BackendUnavailable("postgres: the pgvector extension 'vector' is not installed on this server")
         raise BackendUnavailable(
             "postgres: this database has no 'vector' extension (pgvector); run CREATE EXTENSION vector, "
             "or pass --allow-extension to let the harness create it and drop it at the end"
         )
+    if not conn.execute("SELECT 1 FROM pg_available_extensions WHERE name = 'vector'").fetchone():
+        raise BackendUnavailable("postgres: the pgvector extension 'vector' is not installed on this server")
     try:
         with conn.transaction():
-            conn.execute("CREATE EXTENSION vector")
-            row = conn.execute("SELECT oid FROM pg_extension WHERE extname = 'vector'").fetchone()
+            conn.execute("SELECT pg_advisory_xact_lock(%s)", (EXTENSION_LOCK,))
+            row = conn.execute(
+                "SELECT oid, obj_description(oid, 'pg_extension') FROM pg_extension WHERE extname = 'vector'"
+            ).fetchone()
+            if row is not None and row[1] != HARNESS_MARK:
+                return  # the server's own: not ours to drop
+            if row is None:
+                conn.execute("CREATE EXTENSION vector")
+                conn.execute(f"COMMENT ON EXTENSION vector IS '{HARNESS_MARK}'")
+                row = conn.execute("SELECT oid FROM pg_extension WHERE extname = 'vector'").fetchone()
+            conn.execute("SELECT pg_advisory_lock_shared(%s)", (EXTENSION_USERS,))  # held until the session ends
             if on_create is not None and row is not None:
                 on_create(int(row[0]))
     except (psycopg.errors.UniqueViolation, psycopg.errors.DuplicateObject):
-        pass  # another session created it at the same moment: not ours to drop
+        pass  # created by a session that does not take the lock: not ours to drop
 
 
 def _open(url: str, extension: ExtensionPolicy, on_create: Callable[[int], None] | None) -> Connection[Any]:
@@ -141,7 +164,7 @@ def _open(url: str, extension: ExtensionPolicy, on_create: Callable[[int], None]
     try:
         conn = psycopg.connect(url, autocommit=True, connect_timeout=10)
     except psycopg.Error as exc:
-        raise BackendUnavailable(f"cannot connect to postgres: {one_line(exc)}") from exc
+        raise BackendUnavailable(f"cannot connect to postgres: {masked(one_line(exc))}") from exc
     try:
         if extension != "skip":
             _ensure_vector(conn, create=extension == "create", on_create=on_create)
@@ -175,7 +198,7 @@ class _Session:
     def _status(self) -> TransactionStatus:
         from psycopg.pq import TransactionStatus
 
-        return TransactionStatus.UNKNOWN if self.conn.closed else self.conn.pgconn.transaction_status
+        return TransactionStatus.UNKNOWN if self.conn.closed else self.conn.info.transaction_status
 
     def for_cleanup(self) -> Connection[Any]:
         """The connection if it is idle (clean-up never runs inside a transaction), else a new one:
@@ -439,16 +462,23 @@ class PostgresBackend:
         self._session.for_cleanup().execute(_drop(_schema(namespace)))
 
     def drop_extension(self, oid: int) -> bool:
-        """Drop the `vector` extension if it is still the one created with `oid` and nothing
-        uses it any more (RESTRICT); False when something still does."""
+        """Drop the `vector` extension if it is still the one created with `oid`, no other run
+        shares it (`EXTENSION_USERS`) and nothing uses it any more (RESTRICT). True when dropped,
+        gone, or left to the runs that share it; False when something else still uses it."""
         import psycopg
 
         conn = self._session.for_cleanup()
-        row = conn.execute("SELECT oid FROM pg_extension WHERE extname = 'vector'").fetchone()
-        if row is None or int(row[0]) != oid:
-            return True  # gone already, or replaced by one the harness did not create
         try:
-            conn.execute("DROP EXTENSION vector RESTRICT")
+            with conn.transaction():
+                conn.execute("SELECT pg_advisory_xact_lock(%s)", (EXTENSION_LOCK,))
+                conn.execute("SELECT pg_advisory_unlock_shared(%s)", (EXTENSION_USERS,))
+                row = conn.execute("SELECT oid FROM pg_extension WHERE extname = 'vector'").fetchone()
+                if row is None or int(row[0]) != oid:
+                    return True  # gone already, or replaced by one the harness did not create
+                alone = conn.execute("SELECT pg_try_advisory_xact_lock(%s)", (EXTENSION_USERS,)).fetchone()
+                if not (alone and alone[0]):
+                    return True  # another run shares it: the last one to leave drops it
+                conn.execute("DROP EXTENSION vector RESTRICT")
         except psycopg.errors.DependentObjectsStillExist:
             return False
         return True

@@ -11,6 +11,7 @@ import sys
 import uuid
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from typing import TYPE_CHECKING
 
 from harness.backends.base import Backend
 from harness.backends.recorded import open_recorded
@@ -18,8 +19,13 @@ from harness.backends.registry import connect, container_spec, descriptor
 from harness.errors import BackendUnavailable
 from harness.resources import data_root
 
+if TYPE_CHECKING:
+    from harness.containers import RunningContainer
 
-def start_server(name: str, run_id: str, host_port: int | None = None, owner_pid: int | None = None):
+
+def start_server(
+    name: str, run_id: str, host_port: int | None = None, owner_pid: int | None = None
+) -> tuple[str, RunningContainer]:
     """Start `name`'s container; returns (connection URL with its password, RunningContainer).
     One-line errors only."""
     from harness.containers import ContainerError, load_spec, remove_leftovers, start_container

@@ -164,10 +164,12 @@ def remove_leftovers(url: str) -> Removal:
     ledger = Ledger(url)
     result = Removal(ledger.server)
     entries = ledger.entries()
-    live = {(e.kind, e.name) for e in entries if e.owner_alive}
+    live = {(e.kind, e.name) for e in entries if e.authentic and e.owner_alive}
     left: list[Entry] = []
     for entry in entries:
-        if entry.owner_alive:
+        if not entry.authentic:
+            result.kept.append((entry, "its digest does not match what it records (not written by the harness): left"))
+        elif entry.owner_alive:
             result.kept.append((entry, f"in use by a running harness (pid {entry.pid})"))
         elif (entry.kind, entry.name) in live:
             entry.path.unlink(missing_ok=True)  # a live run has reused the name: it is that run's now

@@ -52,6 +52,7 @@ from harness.backends.base import (
     AttributeType,
     BackendInfo,
     Clause,
+    Eq,
     Filters,
     Hit,
     IndexDoc,
@@ -64,7 +65,7 @@ from harness.backends.base import (
 )
 from harness.backends.descriptor import BackendDescriptor, ConnectOptions, UrlScheme, server_url
 from harness.errors import BackendUnavailable
-from harness.messages import one_line, redacted
+from harness.messages import masked, one_line, redacted
 
 if TYPE_CHECKING:
     from redis import Redis
@@ -188,7 +189,7 @@ def open_client(url: str, name: str, *, protocol: int) -> Redis:
         client.ping()
     except redis.RedisError as exc:
         client.close()
-        raise BackendUnavailable(f"{name} at {redacted(url)} is unreachable: {one_line(exc)}") from exc
+        raise BackendUnavailable(f"{name} at {redacted(url)} is unreachable: {masked(one_line(exc))}") from exc
     return client
 
 
@@ -231,7 +232,7 @@ def vsim_filter(filters: Filters, spec: IndexSpec) -> str | None:
         if isinstance(condition, Present | Absent):
             test = f'"{name}" in ._present'
             parts.append(test if isinstance(condition, Present) else f"not ({test})")
-        elif kind is AttributeType.BOOLEAN:
+        elif isinstance(condition, Eq) and kind is AttributeType.BOOLEAN:  # check_filters: booleans take Eq only
             parts.append(f".{name} == {int(condition.value)}")
         else:
             values = [str(v) for v in condition.accepted]

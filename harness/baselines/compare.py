@@ -102,10 +102,18 @@ class Comparison:
         return ", ".join(f"{len(self.having(v))} {v.value}" for v in Verdict)
 
 
-def compare(baseline: ScoreSheet, current: ScoreSheet, tolerance: float = DEFAULT_TOLERANCE) -> Comparison:
-    """Compare `current` with `baseline` by the rules above."""
+def compare(
+    baseline: ScoreSheet, current: ScoreSheet, tolerance: float = DEFAULT_TOLERANCE, *, subset: bool = False
+) -> Comparison:
+    """Compare `current` with `baseline` by the rules above. `subset`: the run may have run part
+    of the items (`--limit`, `--shard`); when its items differ from the baseline's, it is compared
+    item by item with the same items of the baseline only (its overall and category means are of
+    other items, and the items it did not run are not missing)."""
     if tolerance < 0 or math.isnan(tolerance):
         raise ValueError(f"tolerance must be a non-negative number, not {tolerance}")
+    if subset and set(current.cases) != set(baseline.cases):
+        baseline = ScoreSheet(cases={case: s for case, s in baseline.cases.items() if case in current.cases})
+        current = ScoreSheet(cases=current.cases)
     changes: list[Change] = []
     unchanged = _measures(Scope.OVERALL, "", baseline.overall, current.overall, tolerance, changes)
     for name in _union(baseline.categories, current.categories):

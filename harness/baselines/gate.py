@@ -1,8 +1,9 @@
 """Freeze and check: the two operations the CLI and the pytest plugin offer, and the lines they print.
 
-Both take a run's score sheet for one (suite, backend, mode) and the settings that produced it.
-A check never writes a baseline; it appends the run to the history. A freeze writes the baseline
-(replacing the previous one only because it was asked to) and says what changed.
+Both take a run's score sheet for one (suite, backend, mode) and the settings that produced it,
+and append one line to the run's history file (`history_file`: beside the run's reports, never in
+the baselines folder). A check never writes a baseline; a freeze writes it (replacing the previous
+one only because it was asked to) and says what changed.
 """
 
 from __future__ import annotations
@@ -10,6 +11,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from datetime import UTC, datetime
+from pathlib import Path
 from typing import Any
 
 from harness import __version__
@@ -84,21 +86,26 @@ def check(
     scores: ScoreSheet,
     settings: Mapping[str, Any],
     tolerance: float = DEFAULT_TOLERANCE,
+    subset: bool = False,
+    *,
+    history_file: Path,
 ) -> Checked:
-    """Compare a run with its baseline (MissingBaseline when there is none) and append it to the history."""
+    """Compare a run with its baseline (MissingBaseline when there is none) and append it to
+    `history_file`; `subset`: a run of part of the items, compared with the same items of the baseline."""
     baseline = store.load(key)
     checked = Checked(
         key,
         baseline,
-        compare(baseline.scores, scores, tolerance),
+        compare(baseline.scores, scores, tolerance, subset=subset),
         tuple(setting_changes(baseline.settings, plain(settings))),
     )
     history.append(
-        store.history_path(key),
+        history_file,
         _entry("check", key, scores, settings)
         | {
             "passed": checked.passed,
             "tolerance": tolerance,
+            "subset": subset,
             "baseline_frozen_at": baseline.frozen_at,
             **_changed(checked.comparison),
         },
@@ -106,15 +113,17 @@ def check(
     return checked
 
 
-def freeze(store: BaselineStore, key: BaselineKey, scores: ScoreSheet, settings: Mapping[str, Any]) -> FreezeResult:
-    """Make this run the baseline of `key` (asked for explicitly) and record it in the history."""
+def freeze(
+    store: BaselineStore, key: BaselineKey, scores: ScoreSheet, settings: Mapping[str, Any], *, history_file: Path
+) -> FreezeResult:
+    """Make this run the baseline of `key` (asked for explicitly) and record it in `history_file`."""
     frozen = store.freeze(key, scores, settings)
     previous = frozen.previous
     comparison = None if previous is None else compare(previous.scores, scores)
     changes = () if previous is None else tuple(setting_changes(previous.settings, plain(settings)))
     if frozen.written:
         entry = _entry("freeze", key, scores, settings) | {"replaced": previous.frozen_at if previous else None}
-        history.append(store.history_path(key), entry | (_changed(comparison) if comparison else {}))
+        history.append(history_file, entry | (_changed(comparison) if comparison else {}))
     return FreezeResult(frozen, comparison, changes)
 
 
@@ -152,17 +161,21 @@ def run_gate(
     settings: Mapping[str, Any],
     *,
     freeze_run: bool,
+    history_file: Path,
     tolerance: float = DEFAULT_TOLERANCE,
+    subset: bool = False,
 ) -> GateResult:
     """Freeze every sheet of a run, or check each against its baseline. A check reads every
     baseline first, so one that is missing or bad is an error before any history is written."""
     if freeze_run:
-        return GateResult(
-            [line for key, sheet in sheets.items() for line in freeze(store, key, sheet, settings).lines()], []
-        )
+        frozen = [freeze(store, key, sheet, settings, history_file=history_file) for key, sheet in sheets.items()]
+        return GateResult([line for result in frozen for line in result.lines()], [])
     for key in sheets:
         store.load(key)
-    checks = [check(store, key, sheet, settings, tolerance) for key, sheet in sheets.items()]
+    checks = [
+        check(store, key, sheet, settings, tolerance, subset, history_file=history_file)
+        for key, sheet in sheets.items()
+    ]
     return GateResult([line for c in checks for line in c.lines()], [c.key for c in checks if not c.passed])
 
 

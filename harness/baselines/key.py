@@ -38,7 +38,7 @@ class BaselineKey:
 
     @property
     def folder(self) -> str:
-        """The suite's folder under the baselines root (its baselines and its history)."""
+        """The suite's folder under the baselines root (its baselines)."""
         return slug(self.suite)
 
     @property

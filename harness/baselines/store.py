@@ -1,7 +1,7 @@
 """Committed baselines: one JSON file per suite x backend x mode, written only by a freeze.
 
-Layout under the root (default `cases/baselines/`): `<suite slug>/<backend>-<mode>.json`, and
-beside them the suite's `history.jsonl` (see `history.py`). A file holds the score sheet (overall,
+Layout under the root (default `cases/baselines/`): `<suite slug>/<backend>-<mode>.json`, nothing
+else (the history of freezes and checks lies beside each run's reports: `history.py`). A file holds the score sheet (overall,
 per category, per case), the harness version and the settings that produced it. Reading one
 validates it, so a hand-edited or truncated file is a one-line error naming it.
 """
@@ -20,11 +20,13 @@ from pydantic import BaseModel, ConfigDict, FiniteFloat, ValidationError
 from harness import __version__
 from harness.baselines.key import BaselineKey
 from harness.errors import HarnessError
-from harness.models.scoresheet import CaseScore, ScoreSheet
-from harness.reports.writer import atomic_write
+from harness.files import NotReadable, atomic_write, read_bounded
+from harness.models.scoresheet import CaseScore, ScoreSheet, sheet_json
 from harness.suites.resolve import cases_dir
 
 FORMAT = 1
+MAX_BASELINE_BYTES = 64 * 2**20
+"""Largest baseline file read: a score sheet of every case of the largest suite is far below it."""
 
 
 def default_root() -> Path:
@@ -75,18 +77,6 @@ class Baseline:
         }
 
 
-def sheet_json(sheet: ScoreSheet) -> dict[str, Any]:
-    """A score sheet as baselines and the history store it (a case keeps only the fields it has)."""
-    return {
-        "overall": dict(sheet.overall),
-        "categories": {name: dict(measures) for name, measures in sheet.categories.items()},
-        "cases": {
-            case: {name: value for name, value in (("passed", s.passed), ("score", s.score)) if value is not None}
-            for case, s in sheet.cases.items()
-        },
-    }
-
-
 class _CaseFile(BaseModel):
     model_config = ConfigDict(extra="forbid", strict=True)
 
@@ -111,9 +101,9 @@ class _BaselineFile(BaseModel):
 
 def _parse(path: Path) -> Baseline:
     try:
-        data = _BaselineFile.model_validate_json(path.read_bytes())
-    except OSError as exc:
-        raise BadBaseline(f"baseline {path}: cannot read it: {exc.strerror or exc}") from None
+        data = _BaselineFile.model_validate_json(read_bounded(path, MAX_BASELINE_BYTES))
+    except NotReadable as exc:
+        raise BadBaseline(f"baseline {path}: {exc}") from None
     except ValidationError as exc:
         first = exc.errors()[0]
         where = ".".join(str(part) for part in first["loc"]) or "file"
@@ -149,9 +139,6 @@ class BaselineStore:
     def path(self, key: BaselineKey) -> Path:
         return self.root / key.folder / key.file_name
 
-    def history_path(self, key: BaselineKey) -> Path:
-        return self.root / key.folder / "history.jsonl"
-
     def find(self, key: BaselineKey) -> Baseline | None:
         """The stored baseline of `key`, None when there is none."""
         path = self.path(key)
@@ -181,8 +168,13 @@ class BaselineStore:
         path = self.path(key)
         if previous is not None and _same(previous, baseline):
             return Frozen(previous, path, previous, written=False)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        atomic_write(path, json.dumps(baseline.to_json(), indent=2, sort_keys=True, allow_nan=False) + "\n")
+        if path.parent.exists() and not path.parent.is_dir():
+            raise BadBaseline(f"baseline {path}: its folder {path.parent} is a file")
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            atomic_write(path, json.dumps(baseline.to_json(), indent=2, sort_keys=True, allow_nan=False) + "\n")
+        except OSError as exc:
+            raise BadBaseline(f"baseline {path}: cannot write: {exc.strerror}") from None
         return Frozen(baseline, path, previous, written=True)
 
 

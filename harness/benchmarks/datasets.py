@@ -211,7 +211,11 @@ def bench_datasets(
                 "no dataset files to benchmark: see `harness run --help` (--dataset, --file) for where to put them"
             )
         rows = run_bench(chosen, backend_factories, parsed_modes, parsed_granularities, embedder_factory, isolate)
-    report = {"kind": "dataset-bench", "at": datetime.now(UTC).isoformat(timespec="seconds"), "machine": machine()}
+    report: dict[str, Any] = {
+        "kind": "dataset-bench",
+        "at": datetime.now(UTC).isoformat(timespec="seconds"),
+        "machine": machine(),
+    }
     report["rows"] = [asdict(r) for r in rows]
     paths = write_run_files(
         out_dir, "bench-datasets", {"json": json.dumps(report, indent=1) + "\n", "md": render_bench_markdown(report)}

@@ -26,7 +26,7 @@ import numpy as np
 
 from harness.backends.base import Backend
 from harness.benchmarks.datasets import SAMPLE_FILE, BenchRow, BenchTarget, run_bench
-from harness.embeddings import DEFAULT_MODEL, ENCODERS, Embedder, machine_threads
+from harness.embeddings import DEFAULT_MODEL, Embedder, machine_threads
 from harness.errors import HarnessError
 from harness.models.haystack import Granularity
 from harness.pipeline.haystack import embedding_texts
@@ -133,7 +133,7 @@ def measure_quality(
 
 def bench_encoders(
     *,
-    models: Sequence[str] = ENCODERS,
+    models: Sequence[str],
     texts: int,
     backend_factory: Callable[[], Backend],
     embedder_factory: Callable[..., Embedder],
@@ -194,10 +194,10 @@ def quality_lines(quality: Mapping[str, Sequence[BenchRow]]) -> list[str]:
         for r in rows:
             cells = " | ".join("—" if r.metrics[m] is None else f"{r.metrics[m]:.3f}" for m in QUALITY)
             base = floats.get((r.label, r.mode, r.level))
+            ours = r.metrics["recall_any@10"]
+            theirs = base.metrics["recall_any@10"] if base is not None else None
             delta = (
-                f"{r.metrics['recall_any@10'] - base.metrics['recall_any@10']:+.3f}"
-                if base is not None and model != DEFAULT_MODEL and r.metrics["recall_any@10"] is not None
-                else ""
+                f"{ours - theirs:+.3f}" if model != DEFAULT_MODEL and ours is not None and theirs is not None else ""
             )
             lines.append(f"| {model} | {r.label} | {r.mode} | {r.level} | {r.questions} | {cells} | {delta} |")
     return lines

@@ -2,7 +2,7 @@
 
 from .cleanup import remove_all, remove_leftovers, remove_run
 from .engine import docker_available, docker_client
-from .errors import ContainerError, DockerUnavailable
+from .errors import ContainerError, DockerUnavailable, NoDockerEngine
 from .images import BuildResult, build_images, choose_image, ensure_base_image
 from .runtime import RunningContainer, start_container
 from .spec import ContainerSpec, available_specs, load_spec
@@ -12,6 +12,7 @@ __all__ = [
     "ContainerError",
     "ContainerSpec",
     "DockerUnavailable",
+    "NoDockerEngine",
     "RunningContainer",
     "available_specs",
     "build_images",

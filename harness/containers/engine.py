@@ -13,7 +13,7 @@ from testcontainers.core.docker_client import get_docker_host
 
 from harness.messages import one_line
 
-from .errors import DockerUnavailable
+from .errors import DockerUnavailable, NoDockerEngine
 
 DEFAULT_SOCKET = "unix:///var/run/docker.sock"
 
@@ -23,7 +23,7 @@ def docker_client(timeout: int = 10) -> docker.DockerClient:
     host = get_docker_host() or DEFAULT_SOCKET
     socket = Path(host.removeprefix("unix://"))
     if host.startswith("unix://") and not socket.exists():
-        raise DockerUnavailable(f"no Docker engine: socket {socket} does not exist (is dockerd running?)")
+        raise NoDockerEngine(f"no Docker engine: socket {socket} does not exist (is dockerd running?)")
     try:
         client = docker.DockerClient(base_url=host, timeout=timeout)
         client.ping()

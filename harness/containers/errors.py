@@ -7,3 +7,8 @@ class ContainerError(RuntimeError):
 
 class DockerUnavailable(ContainerError):
     """No Docker engine answers, so nothing container-backed can run."""
+
+
+class NoDockerEngine(DockerUnavailable):
+    """No engine is there at all (its socket does not exist): no container can be running, so
+    `harness down` has nothing to do rather than failing."""

@@ -11,8 +11,10 @@ neither reach nor use them.
 import contextlib
 import re
 import secrets
+import threading
 import time
 import uuid
+from collections.abc import Iterator
 from dataclasses import dataclass
 
 from docker.errors import APIError, DockerException
@@ -33,9 +35,21 @@ LOOPBACK = "127.0.0.1"
 LOG_TAIL_LINES = 40
 _POLL_SECONDS = 0.25
 
-# Ryuk cannot be pulled everywhere; cleanup.py removes containers by label instead.
-testcontainers_config.ryuk_disabled = True
-testcontainers_config.tc_host_override = LOOPBACK
+_CONFIG = threading.Lock()
+
+
+@contextlib.contextmanager
+def _harness_settings() -> Iterator[None]:
+    """testcontainers' settings for starting the harness's own container only, restored after:
+    no Ryuk (it cannot be pulled everywhere; cleanup.py removes containers by label instead) and
+    the loopback host. Other testcontainers users in the process keep theirs."""
+    with _CONFIG:
+        saved = testcontainers_config.ryuk_disabled, testcontainers_config.tc_host_override
+        testcontainers_config.ryuk_disabled, testcontainers_config.tc_host_override = True, LOOPBACK
+        try:
+            yield
+        finally:
+            testcontainers_config.ryuk_disabled, testcontainers_config.tc_host_override = saved
 
 
 @dataclass
@@ -99,7 +113,8 @@ def start_container(
 
 def _start(container: DockerContainer, spec: ContainerSpec, image: str, host_port: int | None) -> None:
     try:
-        container.start()
+        with _harness_settings():
+            container.start()
     except APIError as exc:
         text = str(exc)
         if host_port is not None and ("already allocated" in text or "address already in use" in text):

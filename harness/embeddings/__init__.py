@@ -1,29 +1,23 @@
-"""Sentence embeddings for vector and hybrid retrieval: local encoders behind a text-hash cache."""
+"""Sentence embeddings for vector and hybrid retrieval: local encoders behind a text-hash cache.
+
+The encoders are listed once, as specs (`registry.SPECS`); see `encoder.py` for what a spec declares.
+"""
 
 from harness.embeddings.cache import EmbeddingCache, model_folder, text_key
 from harness.embeddings.device import Device, machine_threads, parse_device, resolve_device
-from harness.embeddings.embedder import Embedder, default_cache_dir, default_models_dir
-from harness.embeddings.model import (
-    DEFAULT_MODEL,
-    ENCODERS,
-    INT8_MODEL,
-    KNOWN_DIMENSIONS,
-    STATIC_MODEL,
-    EmbedExtraMissing,
-    TextEncoder,
-    load_encoder,
-)
+from harness.embeddings.embedder import Embedder
+from harness.embeddings.encoder import EmbedExtraMissing, EncoderSpec, TextEncoder
+from harness.embeddings.packaged import DEFAULT_MODEL
+from harness.embeddings.paths import default_cache_dir, default_models_dir
+from harness.embeddings.registry import load_encoder
 
 __all__ = [
     "DEFAULT_MODEL",
-    "ENCODERS",
-    "INT8_MODEL",
-    "KNOWN_DIMENSIONS",
-    "STATIC_MODEL",
     "Device",
     "EmbedExtraMissing",
     "Embedder",
     "EmbeddingCache",
+    "EncoderSpec",
     "TextEncoder",
     "default_cache_dir",
     "default_models_dir",

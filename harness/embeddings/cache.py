@@ -2,7 +2,11 @@
 
 Each `add` writes one new shard atomically under a unique name, so an interrupted run keeps every
 finished batch and concurrent runs never overwrite each other's files. A shard holds `keys`
-(sha256 hex digests of the UTF-8 text, as a `<U64` array) and `vectors` (a float32 matrix).
+(sha256 hex digests of the UTF-8 text, as a `<U64` array), `vectors` (a float32 matrix) and
+`checksum` (sha256 of both arrays' bytes). A shard that cannot be read (truncated, empty, not a
+zip), whose checksum does not match or whose vectors are not all finite is discarded with a
+warning (`CacheWarning`) and its texts are computed again; non-finite vectors are never stored.
+Shards written before checksums existed are read without one.
 """
 
 from __future__ import annotations
@@ -10,15 +14,17 @@ from __future__ import annotations
 import hashlib
 import itertools
 import os
-import tempfile
 import time
+import warnings
+import zipfile
 from collections.abc import Sequence
 from pathlib import Path
 
 import numpy as np
 
-from harness.embeddings.model import RECIPES
-from harness.errors import HarnessError
+from harness.embeddings.registry import spec
+from harness.errors import HarnessError, HarnessWarning
+from harness.files import atomic_write
 
 SHARD_SUFFIX = ".npz"
 
@@ -30,9 +36,10 @@ def text_key(text: str) -> str:
 
 def model_folder(model: str) -> str:
     """A model name as a single folder name (`org/name` becomes `org__name`), with the recipe of an
-    encoder built here (`harness.embeddings.model.RECIPES`)."""
+    encoder built here (its spec's `recipe`)."""
     folder = model.replace("/", "__")
-    return f"{folder}@{RECIPES[model]}" if model in RECIPES else folder
+    recipe = spec(model).recipe
+    return f"{folder}@{recipe}" if recipe is not None else folder
 
 
 class EmbeddingCache:
@@ -56,7 +63,12 @@ class EmbeddingCache:
         if self._rows is None:
             rows: dict[str, tuple[int, int]] = {}
             for shard in self._shards():
-                self._remember(rows, *_read_shard(shard))
+                try:
+                    self._remember(rows, *_read_shard(shard))
+                except BadShard as exc:
+                    warnings.warn(f"{exc}; discarded, its texts are embedded again", CacheWarning, stacklevel=2)
+                    if self._write_dir is not None and shard.parent == self._write_dir:
+                        shard.unlink(missing_ok=True)
             self._rows = rows
         return self._rows
 
@@ -102,6 +114,11 @@ class EmbeddingCache:
         matrix = np.asarray(vectors, dtype=np.float32)
         if matrix.ndim != 2 or len(matrix) != len(texts):
             raise ValueError(f"expected {len(texts)} vectors as a matrix, got shape {matrix.shape}")
+        if not np.isfinite(matrix).all():
+            bad = int((~np.isfinite(matrix)).any(axis=1).sum())
+            raise HarnessError(
+                f"model {self.model} gave {bad} of {len(texts)} vectors with NaN or infinite values; nothing was cached"
+            )
         keys = [text_key(t) for t in texts]
         self._remember(self._index(), keys, matrix)
         if self._write_dir is None or not keys:
@@ -109,27 +126,40 @@ class EmbeddingCache:
         return self._write_shard(self._write_dir, np.array(keys, dtype="<U64"), matrix)
 
     def _write_shard(self, folder: Path, keys: np.ndarray, vectors: np.ndarray) -> Path:
-        """Temp file then rename, under a name no other batch or process can take."""
+        """Written aside then renamed, under a name no other batch or process can take."""
         folder.mkdir(parents=True, exist_ok=True)
-        name = f"{time.time_ns()}-{os.getpid()}-{next(self._counter)}{SHARD_SUFFIX}"
-        fd, tmp = tempfile.mkstemp(dir=folder, prefix=f".{name}.", suffix=".tmp")
-        try:
-            with os.fdopen(fd, "wb") as handle:
-                np.savez(handle, keys=keys, vectors=vectors)
-            final = folder / name
-            os.replace(tmp, final)
-            return final
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
+        final = folder / f"{time.time_ns()}-{os.getpid()}-{next(self._counter)}{SHARD_SUFFIX}"
+        atomic_write(
+            final, lambda handle: np.savez(handle, keys=keys, vectors=vectors, checksum=_checksum(keys, vectors))
+        )
+        return final
+
+
+class CacheWarning(HarnessWarning):
+    """A cache shard was discarded: its texts are embedded again."""
+
+
+class BadShard(Exception):
+    """A shard that cannot be trusted: unreadable, a checksum that does not match, non-finite vectors."""
+
+
+def _checksum(keys: np.ndarray, vectors: np.ndarray) -> np.ndarray:
+    digest = hashlib.sha256(np.ascontiguousarray(keys).tobytes() + np.ascontiguousarray(vectors).tobytes())
+    return np.array(digest.hexdigest())
 
 
 def _read_shard(path: Path) -> tuple[list[str], np.ndarray]:
     try:
         with np.load(path, allow_pickle=False) as shard:
-            keys, vectors = shard["keys"].tolist(), np.asarray(shard["vectors"], dtype=np.float32)
-    except (OSError, ValueError, KeyError) as exc:
-        raise HarnessError(f"unreadable embedding cache shard {path}: {exc}; delete it and rerun") from exc
+            keys = np.asarray(shard["keys"], dtype="<U64")
+            vectors = np.asarray(shard["vectors"], dtype=np.float32)
+            stored = str(shard["checksum"]) if "checksum" in shard.files else None
+    except (OSError, ValueError, KeyError, EOFError, zipfile.BadZipFile) as exc:
+        raise BadShard(f"unreadable embedding cache shard {path} ({type(exc).__name__}: {exc})") from None
     if vectors.ndim != 2 or len(vectors) != len(keys):
-        raise HarnessError(f"embedding cache shard {path} has {len(keys)} keys but vectors of shape {vectors.shape}")
-    return keys, vectors
+        raise BadShard(f"embedding cache shard {path} has {len(keys)} keys but vectors of shape {vectors.shape}")
+    if stored is not None and stored != str(_checksum(keys, vectors)):
+        raise BadShard(f"embedding cache shard {path} does not match its checksum")
+    if not np.isfinite(vectors).all():
+        raise BadShard(f"embedding cache shard {path} holds NaN or infinite vectors")
+    return keys.tolist(), vectors

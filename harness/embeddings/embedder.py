@@ -6,7 +6,6 @@ little; progress is reported through a callback (the CLI draws it), never printe
 
 from __future__ import annotations
 
-import os
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
@@ -14,39 +13,17 @@ import numpy as np
 
 from harness.embeddings.cache import EmbeddingCache
 from harness.embeddings.device import Device, parse_device, resolve_device
-from harness.embeddings.model import (
-    DEFAULT_MODEL,
-    INT8_MODEL,
-    KNOWN_DIMENSIONS,
-    STATIC_MODEL,
-    EmbedExtraMissing,
-    TextEncoder,
-    load_encoder,
-    unit_rows,
-)
+from harness.embeddings.encoder import EmbedExtraMissing, TextEncoder, unit_rows
+from harness.embeddings.packaged import DEFAULT_MODEL
+from harness.embeddings.paths import default_cache_dir
+from harness.embeddings.registry import load_encoder, spec
 from harness.errors import HarnessError
 
 Progress = Callable[[int], None]
 """Called after each stored shard with the number of texts it holds."""
 
-CPU_ONLY = frozenset({INT8_MODEL, STATIC_MODEL})
-"""Encoders whose inference runs on the CPU whatever GPU there is (`auto` picks cpu for them)."""
-
 SHARD_TEXTS = 512
 """Texts per cache shard: the most work an interruption can lose."""
-
-
-def default_cache_dir() -> Path:
-    """`$HARNESS_CACHE_DIR`, else `$XDG_CACHE_HOME/memory-harness/embeddings`, else under `~/.cache`."""
-    if explicit := os.environ.get("HARNESS_CACHE_DIR"):
-        return Path(explicit)
-    base = os.environ.get("XDG_CACHE_HOME") or str(Path.home() / ".cache")
-    return Path(base) / "memory-harness" / "embeddings"
-
-
-def default_models_dir() -> Path:
-    """Where derived encoders (int8 export, static distillation) are built once: `.models` in the cache."""
-    return default_cache_dir() / ".models"
 
 
 class Embedder:
@@ -82,19 +59,19 @@ class Embedder:
     def device(self) -> Device:
         """Where vectors are computed: cpu or cuda (`auto` asks torch once, on first use)."""
         if self._device is None:
-            cpu_only = self.model in CPU_ONLY and self._requested_device is Device.AUTO
+            cpu_only = not spec(self.model).gpu and self._requested_device is Device.AUTO
             self._device = Device.CPU if cpu_only else resolve_device(self._requested_device)
         return self._device
 
     @property
     def dimensions(self) -> int:
-        """Vector size, from the loaded model, the cache or known sizes; loads the model only as a last resort."""
+        """Vector size, from the loaded model, the cache or the spec; loads the model only as a last resort."""
         if self._encoder is not None:
             return self._encoder.dimensions
         if (cached := self.cache.dimensions) is not None:
             return cached
-        if self.model in KNOWN_DIMENSIONS:
-            return KNOWN_DIMENSIONS[self.model]
+        if (known := spec(self.model).dimensions) is not None:
+            return known
         if not self.compute:
             raise HarnessError(f"vector size of model {self.model} is unknown: nothing is cached and computing is off")
         return self._require_encoder(0).dimensions
@@ -102,8 +79,9 @@ class Embedder:
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         """An (n, dim) float32 matrix of unit rows in input order; each distinct text is computed once."""
         unique = list(dict.fromkeys(texts))
-        found = dict(zip(unique, self.cache.lookup(unique), strict=True))
-        missing = [t for t, v in found.items() if v is None]
+        cached = dict(zip(unique, self.cache.lookup(unique), strict=True))
+        found = {t: v for t, v in cached.items() if v is not None}
+        missing = [t for t in unique if t not in found]
         if missing:
             found.update(zip(missing, self._compute(missing), strict=True))
         if not texts:

@@ -28,14 +28,15 @@ from typing import Any
 
 import numpy as np
 
-from harness.embeddings.build import build_once
 from harness.embeddings.device import Device, machine_threads
-from harness.embeddings.model import INT8_MODEL, RECIPES, EmbedExtraMissing, unit_rows
+from harness.embeddings.encoder import EmbedExtraMissing, EncoderSpec, unit_rows
+from harness.embeddings.packaged import DEFAULT_MODEL, float_source
 from harness.errors import HarnessError
+from harness.files import build_once
 
-EXPORT_FORMAT = RECIPES[INT8_MODEL]
-"""The export recipe's name: a model is built into `<models>/<name>/<format>`, so an export made by
-another recipe (the unfused one kept its files directly in `<models>/<name>`) is never loaded."""
+EXPORT_FORMAT = "fused-int8-v2"
+"""The export recipe's name (the spec's `recipe`): a model is built into `<models>/<name>/<format>`, so an
+export made by another recipe (the unfused one kept its files directly in `<models>/<name>`) is never loaded."""
 MODEL_FILE = "model_int8.onnx"
 TOKENIZER_FILE = "tokenizer.json"
 _INPUTS = ("input_ids", "attention_mask", "token_type_ids")
@@ -86,8 +87,8 @@ class OnnxInt8Encoder:
         return rows
 
 
-def load_int8(name: str, source: Path, models_dir: Path, device: Device) -> OnnxInt8Encoder:
-    """The quantized model from `models_dir`, exported there first if it is not yet."""
+def load_int8(name: str, device: Device, models_dir: Path) -> OnnxInt8Encoder:
+    """The quantized model from `models_dir`, exported there first from the packaged float model if it is not yet."""
     if device is Device.CUDA:
         raise HarnessError(
             f"{name} runs on the CPU only (dynamically quantized int8 kernels): use --device cpu, "
@@ -100,10 +101,15 @@ def load_int8(name: str, source: Path, models_dir: Path, device: Device) -> Onnx
         raise EmbedExtraMissing(
             f"{name} needs onnxruntime: install the embed extra (pip install -e '.[embed]')"
         ) from exc
+    source = float_source(name)
     folder = models_dir / name / EXPORT_FORMAT
     if not (folder / MODEL_FILE).is_file():
         build_once(folder, lambda scratch: export_int8(source, scratch))
     return OnnxInt8Encoder(name, folder, _max_tokens(source))
+
+
+INT8 = EncoderSpec(f"{DEFAULT_MODEL}-int8", load_int8, recipe=EXPORT_FORMAT, dimensions=384, gpu=False)
+"""The float MiniLM exported, fused and quantized here; ONNX Runtime runs it on the CPU only."""
 
 
 def _max_tokens(source: Path) -> int:

@@ -3,12 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 import numpy as np
 
 from harness.embeddings.device import Device, machine_threads
-from harness.embeddings.model import EmbedExtraMissing
+from harness.embeddings.encoder import EmbedExtraMissing, EncoderSpec
+from harness.embeddings.packaged import DEFAULT_MODEL, model_source
 from harness.errors import HarnessError
 
 if TYPE_CHECKING:
@@ -44,8 +46,10 @@ class Encoder:
         return np.asarray(vectors, dtype=np.float32)
 
 
-def load_sentence_transformer(name: str, source: str, device: Device) -> Encoder:
-    """Load a model by name or local path; HF_HUB_OFFLINE=1 keeps the hub client off the network."""
+def load_sentence_transformer(name: str, device: Device, _models_dir: Path) -> Encoder:
+    """Load a model by name or local path (the default model from its packaged copy); HF_HUB_OFFLINE=1
+    keeps the hub client off the network. Nothing is built here, so `_models_dir` is unused."""
+    source = model_source(name)
     try:
         import torch
         from sentence_transformers import SentenceTransformer
@@ -62,3 +66,12 @@ def load_sentence_transformer(name: str, source: str, device: Device) -> Encoder
         detail = " ".join(str(exc).split())[:300]
         raise HarnessError(f"cannot load embedding model {name!r} from {source}: {detail}") from exc
     return Encoder(name, model)
+
+
+FLOAT = EncoderSpec(DEFAULT_MODEL, load_sentence_transformer, dimensions=384)
+"""The packaged float MiniLM, on CPU or CUDA."""
+
+
+def any_model(name: str) -> EncoderSpec:
+    """Any other sentence-transformers model, by local path or cached hub name: its size is known once loaded."""
+    return EncoderSpec(name, load_sentence_transformer)

@@ -13,14 +13,17 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from harness.embeddings.build import build_once
 from harness.embeddings.device import Device
-from harness.embeddings.model import STATIC_DIMENSIONS, EmbedExtraMissing, unit_rows
+from harness.embeddings.encoder import EmbedExtraMissing, EncoderSpec, unit_rows
+from harness.embeddings.packaged import DEFAULT_MODEL, float_source
+from harness.files import build_once
 
 if TYPE_CHECKING:
     from model2vec import StaticModel
 
 CONFIG_FILE = "config.json"
+DIMENSIONS = 256
+"""PCA components kept of the distilled token vectors (model2vec's default)."""
 
 
 class StaticEncoder:
@@ -41,14 +44,16 @@ class StaticEncoder:
         return unit_rows(np.asarray(vectors, dtype=np.float32))
 
 
-def load_static(name: str, source: Path, models_dir: Path, device: Device) -> StaticEncoder:
-    """The distilled model from `models_dir`, distilled there first (on `device`) if it is not yet."""
+def load_static(name: str, device: Device, models_dir: Path) -> StaticEncoder:
+    """The distilled model from `models_dir`, distilled there first (on `device`) from the packaged float
+    model if it is not yet."""
     try:
         from model2vec import StaticModel
     except ImportError as exc:
         raise EmbedExtraMissing(f"{name} needs model2vec: install the embed extra (pip install -e '.[embed]')") from exc
     folder = models_dir / name
     if not (folder / CONFIG_FILE).is_file():
+        source = float_source(name)
         build_once(folder, lambda scratch: distill_static(source, scratch, device))
     return StaticEncoder(name, StaticModel.from_pretrained(str(folder)))
 
@@ -59,4 +64,8 @@ def distill_static(source: Path, folder: Path, device: Device) -> None:
         from model2vec.distill import distill
     except ImportError as exc:
         raise EmbedExtraMissing("distilling the static encoder needs model2vec[distill]") from exc
-    distill(str(source), pca_dims=STATIC_DIMENSIONS, device=str(device)).save_pretrained(str(folder))
+    distill(str(source), pca_dims=DIMENSIONS, device=str(device)).save_pretrained(str(folder))
+
+
+STATIC = EncoderSpec(f"{DEFAULT_MODEL}-static", load_static, dimensions=DIMENSIONS, gpu=False)
+"""Distilled from the float MiniLM; its inference is a table lookup on the CPU (cuda only speeds the distillation)."""

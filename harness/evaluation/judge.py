@@ -28,9 +28,9 @@ def _tier(name: str, expect: TierExpect, got: Sequence[str]) -> list[str]:
                 if part
             )
             reasons.append(f"{name}: expected exactly {_names(wanted)}, got {_names(got_set)} ({detail})")
-    missing = [m for m in expect.must_include if m not in got_set]
-    if missing:
-        reasons.append(f"{name}: must include {_names(missing)}")
+    absent = [m for m in expect.must_include if m not in got_set]
+    if absent:
+        reasons.append(f"{name}: must include {_names(absent)}")
     present = [m for m in expect.must_exclude if m in got_set]
     if present:
         reasons.append(f"{name}: must exclude {_names(present)}")

@@ -6,22 +6,25 @@ loaded suite and the run's settings; the runner asks it for its progress total a
 vector modes embed, then iterates `execute`, which yields each finished item with its judged
 results, so an interrupted run keeps (and reports) what finished. `report` turns the results into
 the files `reports/` writes, the scorecard the CLI draws, the score sheets baselines compare and
-the quality gates that fail the run. Nothing here draws or prints.
+the quality gates that fail the run. A kind that is also `Itemized` becomes pytest items, one per
+case, scenario, turn or task. Nothing here draws or prints.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import asdict, dataclass, field, fields
 from datetime import datetime
 from pathlib import Path
-from typing import Any, Protocol
+from typing import Any, Protocol, runtime_checkable
 
 from harness.backends.base import Backend, BackendInfo
 from harness.metrics.evaluate import QrelsByQuery, RunByQuery
 from harness.models.scoresheet import ScoreSheet
 from harness.pipeline.memory_layer import TextEmbedder
 from harness.pipeline.settings import Mode
+from harness.shards import METHOD as SHARD_METHOD
+from harness.shards import Shard
 
 
 class Result(Protocol):
@@ -57,18 +60,37 @@ class Step:
 
 @dataclass(frozen=True, slots=True)
 class RunInfo:
-    """What a report says about the run besides its results."""
+    """What the runner knows about the run besides its results: the report envelope's facts."""
 
     backend: BackendInfo
     modes: tuple[Mode, ...]
     unsupported: Mapping[Mode, str]
     """Modes asked for that this backend cannot run, with the reason (reported, never faked)."""
     settings: Mapping[str, Any]
-    """The settings that produced the numbers, as the report records them."""
+    """Run-wide settings the runner adds to the kind's (none today)."""
     started_at: datetime
     wall_s: float
     incomplete: str | None = None
     """Why the run stopped before its last item (its results are what finished)."""
+    shard: Shard | None = None
+
+    def envelope(self) -> dict[str, Any]:
+        """The envelope fields the runner knows before the kind reports (see `runner.envelope`)."""
+        return {
+            "backend": asdict(self.backend),
+            "modes": [m.value for m in self.modes],
+            "unsupported_modes": {m.value: why for m, why in self.unsupported.items()},
+            "shard": None if self.shard is None else shard_json(self.shard),
+            "incomplete": self.incomplete is not None,
+            "incomplete_reason": self.incomplete,
+            "started_at": self.started_at.isoformat(timespec="seconds"),
+            "wall_s": self.wall_s,
+        }
+
+
+def shard_json(shard: Shard) -> dict[str, Any]:
+    """How a report says which part of the run it holds."""
+    return {"index": shard.index, "count": shard.count, "method": SHARD_METHOD}
 
 
 @dataclass(frozen=True, slots=True)
@@ -86,8 +108,10 @@ class Report:
     """What one run of one kind on one backend leaves behind."""
 
     stem: str
-    """File name stem (`run-embedded`, `run-dataset-locomo-turn`, ...); the writer adds the time."""
+    """File name stem (`run-embedded`, `dataset-locomo-turn`, ...); the runner adds the shard, the
+    writer the time."""
     data: Mapping[str, Any]
+    """The report's body: the kind's own fields (the runner adds the envelope around them)."""
     markdown: str
     scorecard: Scorecard
     scores: Mapping[str, ScoreSheet] = field(default_factory=dict)
@@ -107,7 +131,7 @@ class CaseKind(Protocol):
     report needs from `execute`, so a run on another backend builds it anew)."""
 
     name: str
-    """The kind's name in reports and baselines (`beliefs`, `haystack`, `lifecycle`, ...)."""
+    """The kind's name in reports and baselines (`beliefs`, `haystack`, `lifecycle`, ...): its spec's name."""
     baseline_suite: str | None
     """The name baselines key its report's `scores` by (its suites, dataset or scenario set), known
     before it runs so a missing baseline fails first; None: its reports have no scores."""
@@ -122,6 +146,18 @@ class CaseKind(Protocol):
         """Every text vector modes embed (embedded ahead, so a model that cannot load fails first)."""
         ...
 
+    def prepare(self) -> None:
+        """Work a run needs done before it starts, so a failure (a model that cannot load) comes first."""
+        ...
+
+    def inputs(self) -> Sequence[Path]:
+        """The files the items were read from (the envelope pins each by its sha256)."""
+        ...
+
+    def item_ids(self) -> Sequence[str]:
+        """The ids of the items this kind runs, in run order (`Result.item_id`s)."""
+        ...
+
     def execute(self, engine: Engine) -> Iterator[Step]:
         """Run and judge every item on the engine, yielding each as it finishes; an item's error
         is its results' error, and the run goes on. Creates only namespaces it drops again."""
@@ -129,4 +165,133 @@ class CaseKind(Protocol):
 
     def report(self, results: Sequence[Result], run: RunInfo) -> Report:
         """The run's report from its results (those of an interrupted run too)."""
+        ...
+
+
+@dataclass(frozen=True)
+class KindOptions:
+    """What `harness run` says about every kind of case (each kind's own options are its spec's dataclass)."""
+
+    modes: Sequence[Mode]
+    limit: int | None = None
+    fail_under: float | None = None
+    embedding_model: str | None = None
+    shard: Shard | None = None
+
+
+def option(help: str, *, flag: str | None = None, **limits: Any) -> dict[str, Any]:
+    """A kind option's field metadata: its `--help` line, its flag (default `--<field name>`) and
+    typer's limits (`min`, `max`); the CLI builds the option from the field's type and default."""
+    return {"help": help, "flag": flag, "limits": limits}
+
+
+@dataclass(frozen=True)
+class KindSpec:
+    """One kind of case, declared once: everything the CLI, the runner, merge, compare and
+    baselines need to know about it derives from this.
+
+    `prefixes`: the `--suite PREFIX:REST` formats it reads (empty for the kind that takes every
+    other `--suite`, and for one chosen by an option of its own, as `--dataset`);
+    `options`: a frozen dataclass of the kind's own options, each field with `option()` metadata
+    (the CLI's options, its help panel `title` and its "does not apply" refusals derive from it);
+    `build(specs, common, own)`: the kind for `--suite` arguments (all of this kind's, in order);
+    `result`: a report's result record read back (`Result.to_json`'s inverse);
+    `results_key`: where the report body lists the result records;
+    `honours`: which common options it acts on besides modes, limit, shard and the embedding model
+    (`fail_under`, `trec`); another is refused for it, never ignored;
+    `mode_major`: its run goes mode by mode (else item by item, every mode per item);
+    `order(kind, modes)`: for a run whose order is neither, the sort key of a result's position in
+    an unsharded run of `kind` (merge puts the shards' results in that order);
+    `grouped`: all its `--suite` arguments make one kind (one report), else one kind each;
+    `selector`: the own option that chooses this kind instead of `--suite` (`dataset`), if any;
+    `builtin`: its built-in suite, which pytest makes items of (None: it has none, or no items);
+    `merge`: its own shard merge (None: rebuild the kind from the envelope and report the shards' results).
+    """
+
+    name: str
+    title: str
+    suite_help: str
+    build: Callable[[Sequence[str], KindOptions, Any], CaseKind]
+    result: Callable[[Mapping[str, Any]], Result]
+    results_key: str
+    prefixes: tuple[str, ...] = ()
+    options: type | None = None
+    honours: frozenset[str] = frozenset()
+    mode_major: bool = False
+    order: Callable[[Any, Sequence[str]], Callable[[Any], tuple[int, ...]]] | None = None
+    grouped: bool = False
+    selector: str | None = None
+    builtin: str | None = None
+    merge: Callable[[Sequence[dict[str, Any]], list[str]], Report] | None = None
+
+
+def default_options(kind: KindSpec) -> Any:
+    """The kind's own options with every default (None for a kind without options)."""
+    return None if kind.options is None else kind.options()
+
+
+def options_json(own: Any) -> dict[str, Any]:
+    """A kind's own options as its reports record them (enums by value, paths as text)."""
+    if own is None:
+        return {}
+    return {f.name: _plain(getattr(own, f.name)) for f in fields(own)}
+
+
+def _plain(value: Any) -> Any:
+    if isinstance(value, Path):
+        return str(value)
+    return value.value if hasattr(value, "value") else value
+
+
+def options_from_json(kind: KindSpec, data: Mapping[str, Any]) -> Any:
+    """`options_json`'s inverse: the dataclass again (each value through its default's type)."""
+    default = default_options(kind)
+    if default is None:
+        return None
+    values = {}
+    for f in fields(default):
+        if f.name in data:
+            current, value = getattr(default, f.name), data[f.name]
+            typed = hasattr(current, "value") and value is not None
+            values[f.name] = type(current)(value) if typed else value
+    return type(default)(**values)
+
+
+def rebuild(kind: KindSpec, origin: Mapping[str, Any], modes: Sequence[str]) -> CaseKind:
+    """The kind an unsharded run of a report's `origin` would have run (`harness merge`)."""
+    common = KindOptions([Mode(m) for m in modes], origin["limit"], origin["fail_under"], origin["embedding_model"])
+    return kind.build(tuple(origin["suites"]), common, options_from_json(kind, origin["options"]))
+
+
+@dataclass(frozen=True, slots=True)
+class Item:
+    """One pytest item of a kind, in each backend and mode the test run selects."""
+
+    id: str
+    """The `Step.item_id` its results come back under (a case, scenario, `scenario#turn`, task)."""
+    group: str
+    """Items of one group come from one execution of `only(group)`: one ingest serves them all,
+    and items whose state depends on each other (a conversation's turns) are played in order."""
+
+
+@runtime_checkable
+class Itemized(Protocol):
+    """A kind whose items pytest runs one by one (haystack questions are benchmarks: not items)."""
+
+    name: str
+    baseline_suite: str | None
+    asserted: frozenset[Mode]
+    """The modes whose judged failures fail the test run when `--mode` names none: the system under
+    test. In any other mode a judged failure fails only as a regression from a committed baseline."""
+
+    def items(self) -> Sequence[Item]:
+        """Every item, known before anything runs (collection lists them)."""
+        ...
+
+    def only(self, group: str) -> CaseKind:
+        """This kind restricted to the items of `group`; its `execute` yields their steps."""
+        ...
+
+    def failures(self, result: Any) -> list[str]:
+        """The judge's reasons a result fails (empty: it passed); its error is reported apart."""
         ...

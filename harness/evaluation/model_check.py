@@ -11,8 +11,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from harness.embeddings.device import Device
-from harness.embeddings.model import TextEncoder, load_encoder
+from harness.embeddings import Device, TextEncoder, load_encoder
 from harness.errors import HarnessError, ModelUnavailable
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import resource
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
 from typing import Any
@@ -80,6 +81,29 @@ class QuestionResult:
                 for lv in self.levels
             },
         }
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> QuestionResult:
+        """A report's question record read back (the inverse of `to_json`)."""
+        return cls(
+            id=data["id"],
+            haystack=data["haystack"],
+            category=data["type"],
+            text=data["question"],
+            mode=Mode(data["mode"]) if data["mode"] else None,
+            status=QuestionStatus(data["status"]),
+            reason=data["error"],
+            latency_s=None if data["latency_ms"] is None else data["latency_ms"] / 1000,
+            levels=tuple(
+                LevelResult(
+                    Granularity(level), tuple(lv["gold"]), tuple((i, s) for i, s in lv["retrieved"]), lv["metrics"]
+                )
+                for level, lv in data["levels"].items()
+            ),
+            defects=tuple(data["defects"]),
+            abstention=data["abstention"],
+            backend_lost=data.get("backend_lost", False),
+        )
 
 
 @dataclass(frozen=True, slots=True)

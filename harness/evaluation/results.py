@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass, field, fields
 from typing import Any, Self
 
 from harness.backends.failures import connection_lost
@@ -43,6 +44,13 @@ class Errs:
         self.error = error_text(exc)
         self.backend_lost = connection_lost(exc)
         return self
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> Self:
+        """A report's record of the row read back (`to_json`'s inverse; fields a report adds beside
+        the row's own, as per-turn ratios, are left out)."""
+        own = {f.name for f in fields(cls)}  # type: ignore[arg-type]  # every row is a dataclass
+        return cls(**{name: value for name, value in data.items() if name in own})
 
 
 class Fails(Errs):

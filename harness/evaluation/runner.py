@@ -4,23 +4,27 @@ It drives `CaseKind.execute`, keeping every finished step, so a run stopped by a
 error that ends it (`HarnessError`) still reports what finished. The verdict is the same for every
 kind: 3 when the backend was lost mid-run, else 1 when more than the error threshold of results
 errored or a quality gate failed, else 0.
+
+It also owns the report envelope (`reports.envelope`): a kind writes only its report's body.
 """
 
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
+from typing import Any
 
 from harness.backends.base import Backend, BackendInfo
 from harness.errors import HarnessError, Interrupted
 from harness.evaluation.kind import CaseKind, Engine, Report, Result, RunInfo
 from harness.pipeline.memory_layer import TextEmbedder
 from harness.pipeline.settings import Mode
+from harness.reports.envelope import Envelope, write_report
 from harness.reports.trec import write_trec
-from harness.reports.writer import report_json, write_or_rescue
+from harness.shards import Shard
 
 
 def runnable_modes(modes: Sequence[Mode], info: BackendInfo) -> tuple[list[Mode], dict[Mode, str]]:
@@ -108,6 +112,7 @@ class RunRequest:
     out: Path
     error_threshold: float = 0.0
     trec: bool = False
+    shard: Shard | None = None
 
 
 @dataclass(frozen=True)
@@ -133,10 +138,13 @@ def run_and_report(
     request: RunRequest,
     progress: Progress = lambda _unit, _total: lambda _: None,
     notice: Callable[[str], None] = lambda _: None,
+    origin: Mapping[str, Any] | None = None,
 ) -> Finished:
     """Run `kind` on `backend` in the modes it can run (`notice` says which it cannot), then write
-    the report (and TREC files with `request.trec`). An interrupted or stopped run writes what
-    finished as an incomplete report that never becomes `-latest`; the caller re-raises."""
+    the report in its envelope (and TREC files with `request.trec`). An interrupted or stopped run
+    writes what finished as an incomplete report, and a shard as a shard report: neither ever
+    becomes `-latest`; the caller re-raises. `origin`: what built the kind (`Planned.origin`), so
+    `harness merge` can build it again."""
     started_at = datetime.now(UTC)
     info = backend.info()  # asked before the run: the server may be gone after it
     modes, unsupported = runnable_modes(request.modes, info)
@@ -144,17 +152,14 @@ def run_and_report(
         notice(f"{info.backend}: {mode.value} mode not run: {reason}")
     engine = Engine(backend, embedder if any(m.needs_vectors for m in modes) else None, tuple(modes))
     outcome = run(kind, engine, progress(kind.unit, kind.total(modes)))
-    run_info = RunInfo(info, tuple(modes), unsupported, {}, started_at, outcome.wall_s, outcome.stop_reason(kind.unit))
-    report = kind.report(outcome.results, run_info)
-    complete = outcome.stopped is None
-    paths = write_or_rescue(
-        request.out,
-        report.stem if complete else f"{report.stem}-incomplete",
-        {"json": report_json(report.data), "md": report.markdown},
-        latest=complete,
+    run_info = RunInfo(
+        info, tuple(modes), unsupported, {}, started_at, outcome.wall_s, outcome.stop_reason(kind.unit), request.shard
     )
-    if request.trec and complete:
-        paths += write_trec(request.out, report.stem, report.trec)
+    report = kind.report(outcome.results, run_info)
+    envelope = Envelope.of(kind, run_info, report, origin or {})
+    paths, stem, report = write_report(request.out, envelope, report)
+    if request.trec and outcome.stopped is None:
+        paths += write_trec(request.out, stem, report.trec)
     for name, draw in report.charts.items():
         try:
             paths.append(draw(paths[0].with_name(f"{paths[0].stem}-{name}.png")))

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from harness import tokens
+from harness.files import NotReadable, read_bounded
 from harness.pipeline.project_memory import code_terms
 from harness.suites.projects import epub
 from harness.suites.projects.ingest import IGNORED_FOLDERS, MAX_FILE_BYTES
@@ -51,7 +52,7 @@ class ScriptedAgent:
                 self._texts[path] = text
 
     def _files(self) -> list[str]:
-        found = []
+        found: list[str] = []
         for directory, subfolders, files in os.walk(self.root):
             subfolders[:] = sorted(s for s in subfolders if s not in IGNORED_FOLDERS)
             base = Path(directory).relative_to(self.root)
@@ -106,10 +107,12 @@ class ScriptedAgent:
 
     def _listing(self, folder: str) -> str:
         base = self.root / folder
+        try:
+            entries = sorted(base.iterdir(), key=lambda e: e.name)
+        except OSError as exc:
+            return f"{folder}: {exc.strerror}"
         return "\n".join(
-            f"{entry.name}/" if entry.is_dir() else entry.name
-            for entry in sorted(base.iterdir(), key=lambda e: e.name)
-            if entry.name not in IGNORED_FOLDERS
+            f"{entry.name}/" if entry.is_dir() else entry.name for entry in entries if entry.name not in IGNORED_FOLDERS
         )
 
     @staticmethod
@@ -118,12 +121,17 @@ class ScriptedAgent:
 
 
 def _read(path: Path) -> str | None:
-    """A file as an agent's read tool gives it: UTF-8 text, an EPUB's chapter texts, else nothing."""
-    if path.is_symlink() or path.stat().st_size > MAX_FILE_BYTES:
-        return None
-    if path.suffix.lower() == ".epub":
-        return "\n\n".join(piece.text for piece in epub.parse(path).pieces)
+    """A file as an agent's read tool gives it: UTF-8 text, an EPUB's chapter texts, else nothing
+    (a link, not a regular file, over the size limit, unreadable, a name that is not UTF-8)."""
     try:
-        return path.read_text(encoding="utf-8")
-    except UnicodeDecodeError:
+        str(path).encode("utf-8")
+        if path.is_symlink():
+            return None
+        if path.suffix.lower() == ".epub":
+            read_bounded(path, MAX_FILE_BYTES)  # regular, bounded
+            return "\n\n".join(piece.text for piece in epub.parse(path).pieces)
+        return read_bounded(path, MAX_FILE_BYTES).decode("utf-8")
+    except (UnicodeError, NotReadable):
+        return None
+    except Exception:  # noqa: BLE001 - ebooklib raises anything on a broken book; ingest skips it too
         return None

@@ -12,7 +12,7 @@ from __future__ import annotations
 from enum import StrEnum
 from pathlib import Path
 
-from pydantic import BaseModel, ConfigDict, Field, model_validator
+from pydantic import BaseModel, ConfigDict, Field, FiniteFloat, model_validator
 
 
 class TaskCategory(StrEnum):
@@ -101,20 +101,21 @@ class TaskBaseline(BaseModel):
 
     id: str
     category: str
-    recall: float
+    recall: FiniteFloat
     matched: list[str] | None = None
     missed: list[str] | None = None
 
 
 class Baseline(BaseModel):
     """A frozen earlier run in nano-brain's baseline format; a run regresses when its overall
-    recall falls more than `REGRESSION_MARGIN` under this one's."""
+    recall falls more than `REGRESSION_MARGIN` under this one's. Numbers are finite: a NaN would
+    make every comparison false, and so disable the gate."""
 
     model_config = ConfigDict(extra="ignore", frozen=True)
 
     version: str | int
-    overall: float
-    by_category: dict[str, float] = Field(default_factory=dict)
+    overall: FiniteFloat
+    by_category: dict[str, FiniteFloat] = Field(default_factory=dict)
     tasks: list[TaskBaseline] = Field(default_factory=list)
 
 

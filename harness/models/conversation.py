@@ -96,7 +96,7 @@ class TurnChecks:
     def answer_terms(self) -> tuple[tuple[str, ...], ...]:
         """What an answer needs, as groups of which one term each must be found: every
         `contains` term alone, and the `contains_any` terms as one group."""
-        groups = [(term,) for term in self.contains]
+        groups: list[tuple[str, ...]] = [(term,) for term in self.contains]
         if self.contains_any:
             groups.append(self.contains_any)
         return tuple(groups)

@@ -8,17 +8,10 @@ from typing import Annotated, Any
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, Field, field_validator
 
+from harness.limits import MAX_ID_CHARS, MAX_TEXT_CHARS, MAX_WORD_CHARS
 from harness.text import tokenize
 
 UNIVERSAL_SCOPE = "user:universal"
-
-# What every backend can store and search (README "Limits"); a suite beyond them fails at load.
-MAX_ID_CHARS = 255
-"""Ids, users, scopes: PostgreSQL's btree keys hold about 2,700 bytes, and 255 4-byte characters fit twice."""
-MAX_WORD_CHARS = 255
-"""Lucene's (Atlas's) maximum token length; also keeps a term inside PostgreSQL's btree key limit."""
-MAX_TEXT_CHARS = 100_000
-"""A name, an alias, a content text or a query."""
 
 
 def _writable(value: Any) -> None:

@@ -134,7 +134,8 @@ class Scenario(Record):
     def _check_counts(self) -> None:
         if self.counts is None:
             return
-        labels = Counter(x.label.value for x in (*self.memories, *self.raw_events))
+        labels = Counter(m.label.value for m in self.memories)
+        labels.update(e.label.value for e in self.raw_events)
         actual = {
             "signal": labels["signal"],
             "noise": labels["noise"],

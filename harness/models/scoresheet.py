@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 
 @dataclass(frozen=True, slots=True)
@@ -26,3 +27,24 @@ class ScoreSheet:
     overall: Mapping[str, float] = field(default_factory=dict)
     categories: Mapping[str, Mapping[str, float]] = field(default_factory=dict)
     cases: Mapping[str, CaseScore] = field(default_factory=dict)
+
+
+def sheet_json(sheet: ScoreSheet) -> dict[str, Any]:
+    """A score sheet as baselines, the history and report envelopes store it (a case keeps only the fields it has)."""
+    return {
+        "overall": dict(sheet.overall),
+        "categories": {name: dict(measures) for name, measures in sheet.categories.items()},
+        "cases": {
+            case: {name: value for name, value in (("passed", s.passed), ("score", s.score)) if value is not None}
+            for case, s in sheet.cases.items()
+        },
+    }
+
+
+def sheet_from_json(data: Mapping[str, Any]) -> ScoreSheet:
+    """`sheet_json`'s inverse."""
+    return ScoreSheet(
+        dict(data["overall"]),
+        {name: dict(measures) for name, measures in data["categories"].items()},
+        {case: CaseScore(c.get("passed"), c.get("score")) for case, c in data["cases"].items()},
+    )

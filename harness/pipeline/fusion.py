@@ -5,13 +5,14 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from harness.backends.base import Clause, Hit, rank_key
+from harness.backends.base import Clause, Hit
+from harness.metrics.evaluate import rank_key
 
 RRF_K = 60
 """The fusion constant of the paper, and of the published hybrids we compare with."""
 
 
-def ranks(ranking: Sequence[Hit] | Sequence[str]) -> dict[str, int]:
+def ranks(ranking: Sequence[Hit | str]) -> dict[str, int]:
     """1-based rank of each id in a ranking of hits or ids."""
     return {(item if isinstance(item, str) else item.id): rank for rank, item in enumerate(ranking, start=1)}
 

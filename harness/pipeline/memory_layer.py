@@ -10,7 +10,9 @@ from typing import Protocol
 
 import numpy as np
 
-from harness.backends.base import Backend, Clause, Filters, Hit, Index, IndexSpec, rank_key
+from harness import tokens
+from harness.backends.base import Backend, Clause, Filters, Hit, Index, IndexSpec
+from harness.metrics.evaluate import rank_key
 from harness.models import UNIVERSAL_SCOPE, Memory, MemoryType, Status
 from harness.pipeline.context import Context, Retrieved
 from harness.pipeline.fusion import ranks, rrf
@@ -28,7 +30,7 @@ from harness.pipeline.surface import (
     phrases,
     visible_filters,
 )
-from harness.text import count_tokens, tokenize
+from harness.text import tokenize
 
 _RETRIEVABLE_KINDS = frozenset(t.value for t in MemoryType if t is not MemoryType.OPEN_QUESTION)
 
@@ -157,7 +159,7 @@ class MemoryPipeline:
         prelude = persona_prelude(m for m in own if not with_universal.isdisjoint(m.scopes))
         tier_ids = [*kept_pinned, *(r.id for r in ranked_relevant), *(m.id for m in questions)]
         rendered = " ".join(
-            [prelude or "", *(self._store[i].content or field_text(self._store[i], "name") for i in tier_ids)]
+            filter(None, [prelude, *(self._store[i].content or field_text(self._store[i], "name") for i in tier_ids)])
         )
         return Context(
             prelude=prelude,
@@ -165,7 +167,7 @@ class MemoryPipeline:
             relevant=ranked_relevant,
             open_questions=tuple(m.id for m in questions),
             evicted=tuple(evicted),
-            tokens=count_tokens(rendered),
+            tokens=tokens.count(rendered),
         )
 
     def _pinned(self, own: Sequence[Memory], visible: dict[str, Memory]) -> list[Memory]:

@@ -7,7 +7,7 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from harness.backends.base import AnyOf, AttributeType, Eq, Filters, IndexDoc
+from harness.backends.base import AnyOf, AttributeType, Eq, Filters, IndexDoc, Value
 from harness.models import Memory
 from harness.text import content_terms, tokenize
 
@@ -71,7 +71,7 @@ def index_doc(memory: Memory, fields: Mapping[str, float], vector: np.ndarray | 
         f: " ".join(content_terms(field_text(memory, f)) if f == "content" else tokenize(field_text(memory, f)))
         for f in fields
     }
-    attributes = {
+    attributes: dict[str, Value] = {
         "user": memory.user,
         "scope": frozenset(memory.scopes),
         "kind": memory.type.value,

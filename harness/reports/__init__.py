@@ -1,1 +1,1 @@
-"""Run reports: JSON for machines, Markdown for people, side-by-side comparisons."""
+"""Run reports: JSON for machines, Markdown and an HTML page for people, side-by-side comparisons."""

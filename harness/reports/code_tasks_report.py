@@ -7,20 +7,18 @@ from __future__ import annotations
 import re
 from collections import defaultdict
 from collections.abc import Mapping, Sequence
-from dataclasses import asdict
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from harness.evaluation.code_task_results import CodeTaskResult
 from harness.evaluation.kind import Report, RunInfo, Scorecard
 from harness.metrics.surfaced import by_category, mean_recall
 from harness.models.code_task import REGRESSION_MARGIN, TaskCategory, TaskSet
 from harness.models.project import Project
 from harness.models.scoresheet import CaseScore, ScoreSheet
 from harness.pipeline.code_answer import LAYERS
-from harness.reports.metadata import run_metadata
+from harness.reports import tables
+from harness.reports.metadata import machine
 from harness.suites.projects.structure import structure
-
-if TYPE_CHECKING:
-    from harness.evaluation.kinds.code_tasks import CodeTaskResult
 
 LAYER_LABELS = {"search": "search", "identifiers": "+identifiers", "graph": "+graph"}
 
@@ -46,7 +44,7 @@ def summarize(results: Sequence[CodeTaskResult], tasks: TaskSet) -> dict[str, di
         }
         entry["bench_results"] = bench_results(rows, entry)
         if tasks.baseline is not None:
-            base = tasks.baseline.overall
+            base = baseline_overall(tasks, [row.task_id for row in rows])
             entry["baseline"] = {
                 "overall": base,
                 "delta": round(overall - base, 3),
@@ -56,6 +54,17 @@ def summarize(results: Sequence[CodeTaskResult], tasks: TaskSet) -> dict[str, di
             }
         summary[mode] = entry
     return summary
+
+
+def baseline_overall(tasks: TaskSet, ran: Sequence[str]) -> float:
+    """The baseline's overall recall to compare this run's with: when the run ran only some of the
+    baseline's tasks (`--limit`, `--shard`), the mean of the same tasks' recalls, never the whole
+    set's; else its overall (a task the baseline lacks lowers the run's overall, as nano-brain's rule)."""
+    assert tasks.baseline is not None
+    recalls = {t.id: t.recall for t in tasks.baseline.tasks}
+    if set(ran) < set(recalls):
+        return mean_recall([recalls[task] for task in ran])
+    return tasks.baseline.overall
 
 
 def bench_results(rows: Sequence[CodeTaskResult], entry: Mapping[str, Any]) -> dict[str, Any]:
@@ -133,12 +142,12 @@ def markdown(
     for mode, entry in summary.items():
         lines += [f"## {mode}", ""]
         lines += ["| layer | overall |", "|---|---:|"]
-        lines += [f"| {LAYER_LABELS[layer]} | {entry['layers'][layer]:.3f} |" for layer in LAYERS]
+        lines += [tables.row([LAYER_LABELS[layer], f"{entry['layers'][layer]:.3f}"]) for layer in LAYERS]
         lines += ["", "| category | recall | baseline |", "|---|---:|---:|"]
         baseline = entry.get("baseline") or {}
         for category, value in entry["by_category"].items():
             base = baseline.get("by_category", {}).get(category)
-            lines.append(f"| {category} | {value:.3f} | {'–' if base is None else f'{base:.3f}'} |")
+            lines.append(tables.row([category, f"{value:.3f}", "–" if base is None else f"{base:.3f}"]))
         if baseline:
             verdict = "REGRESSION" if baseline["regression"] else "no regression"
             lines += ["", f"Overall {entry['overall']:.3f} against the baseline's {baseline['overall']:.3f} "
@@ -146,11 +155,11 @@ def markdown(
         lines += ["", "| task | category | search | +identifiers | +graph | baseline | missed |"]
         lines.append("|---|---|---:|---:|---:|---:|---|")
         for row in (r for r in results if r.mode == mode):
-            layers = " | ".join(f"{row.layers[layer]:.3f}" if layer in row.layers else "–" for layer in LAYERS)
+            layers = [f"{row.layers[layer]:.3f}" if layer in row.layers else "–" for layer in LAYERS]
             base = baseline.get("tasks", {}).get(row.task_id)
             missed = row.error or ", ".join(row.missed) or ""
             lines.append(
-                f"| {row.task_id} | {row.category} | {layers} | {'–' if base is None else f'{base:.3f}'} | {missed} |"
+                tables.row([row.task_id, row.category, *layers, "–" if base is None else f"{base:.3f}", missed])
             )
         lines.append("")
     return "\n".join(lines)
@@ -164,25 +173,16 @@ def build_report(
     fail_under: float | None,
     settings: Mapping[str, Any],
 ) -> Report:
-    """`settings`: what the scores depend on, as a baseline of them records it."""
+    """`settings`: what the scores depend on, as a baseline of them records it (the envelope's `settings`)."""
     summary = summarize(results, tasks)
     data = {
-        "kind": "code-tasks",
-        "metadata": run_metadata(
-            run.backend, started_at=run.started_at.isoformat(timespec="seconds"), wall_s=run.wall_s
-        ),
-        "settings": {**run.settings, **settings, "fail_under": fail_under},
-        "modes": [m.value for m in run.modes],
-        "unsupported": {m.value: why for m, why in run.unsupported.items()},
-        "incomplete": run.incomplete,
-        "suite": {"name": tasks.name, "source": tasks.source, "codebase": str(tasks.codebase)},
+        "machine": machine(),
+        "task_set": {"name": tasks.name, "source": tasks.source, "codebase": str(tasks.codebase)},
         "structure": structure(project).to_json(),
         "summary": summary,
         "results": [r.to_json() for r in results],
-        "backend": asdict(run.backend),
     }
     return Report(
-        # not `run-...`: `harness compare` reads every `run-*-latest.json` as a belief-suite run
         stem=f"code-tasks-{re.sub(r'[^A-Za-z0-9._-]+', '-', tasks.name)}-{run.backend.backend}",
         data=data,
         markdown=markdown(tasks, project, results, summary),

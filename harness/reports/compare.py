@@ -1,51 +1,196 @@
-"""Side-by-side comparison of run reports: one row per backend and mode."""
+"""Side-by-side comparison of run reports of any kind: one row per report and mode, and, where two
+runs of the same kind, suite and mode share items, whether they differ significantly on them.
+
+Every report carries its score sheets in its envelope (`scores`), so one table serves every kind;
+belief-suite reports also get their scorecard's columns. Two runs are compared item by item on the
+items both scored (a case's score, else whether it passed as 1 or 0) with a paired randomization
+test (`metrics.significance`), never by a raw difference against a tolerance.
+"""
 
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Sequence
+from dataclasses import dataclass
+from itertools import combinations
 from pathlib import Path
 from typing import Any
 
 from pydantic import TypeAdapter
 
 from harness.errors import HarnessError
+from harness.evaluation.kind import Scorecard
+from harness.metrics.significance import ALPHA, Paired, paired_test
+from harness.reports.envelope import FIELDS
 from harness.reports.run_report import SCORECARD_COLUMNS, markdown_table, scorecard_rows
 from harness.reports.summary import ModeSummary
 
 _SUMMARIES = TypeAdapter(list[ModeSummary])
+SHOWN_MEASURES = 4
+"""Overall measures a row shows (the sheet's first ones; every one is in the report)."""
+
+
+_TIMESTAMPED = re.compile(r"run-.+-(\d{8}T\d{6}Z)(?:-(\d+))?\.json")
+"""A run report as the writer names it (`-2`, `-3`: later runs of the same second); not a `-latest` copy."""
+
+
+_TIMESTAMPED = re.compile(r".+-(\d{8}T\d{6}Z)(?:-(\d+))?\.json")
+"""A report as the writer names it (`-2`, `-3`: later runs of the same second); not a `-latest` copy."""
 
 
 def default_reports(out_dir: Path) -> list[Path]:
-    """The latest run report of each backend combination in the output folder."""
-    return sorted(out_dir.glob("run-*-latest.json"))
+    """The newest complete report of each kind, suite, backend and mode in the folder, oldest
+    first. Not only the `-latest` copies: a run of one mode replaces its backend's `-latest`, and
+    the other modes' newest rows are in earlier reports. Incomplete runs and shards are left out."""
+    runs = sorted(
+        (named.group(1), int(named.group(2) or 1), path)
+        for path in out_dir.glob("*.json")
+        if (named := _TIMESTAMPED.fullmatch(path.name)) is not None
+    )
+    newest: dict[tuple[str, str, str, str], Path] = {}
+    for *_, path in runs:
+        try:
+            data = json.loads(path.read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            continue
+        if not isinstance(data, dict) or not all(name in data for name in FIELDS):
+            continue
+        if data["incomplete"] or data["shard"] is not None:
+            continue
+        for mode in data["modes"]:
+            newest[(data["kind"], str(data["suite"]), data["backend"]["backend"], mode)] = path
+    chosen = set(newest.values())
+    return [path for *_, path in runs if path in chosen]
 
 
-def load_summaries(paths: Sequence[Path]) -> list[dict[str, Any]]:
-    """Summary rows of every report; a later report replaces an earlier one's (backend, mode)."""
+@dataclass(frozen=True)
+class Compared:
+    """One report as `compare` reads it."""
+
+    path: Path
+    report: dict[str, Any]
+
+    @property
+    def label(self) -> str:
+        shard = self.report["shard"]
+        part = f" shard {shard['index']}/{shard['count']}" if shard else ""
+        return f"{self.path.name}{part}{' INCOMPLETE' if self.report['incomplete'] else ''}"
+
+    def values(self, mode: str) -> dict[str, float]:
+        """Per item of the mode's sheet, its score, else 1 or 0 for passed or failed."""
+        cases = self.report["scores"].get(mode, {}).get("cases", {})
+        values = {}
+        for item, case in cases.items():
+            if case.get("score") is not None:
+                values[item] = float(case["score"])
+            elif case.get("passed") is not None:
+                values[item] = 1.0 if case["passed"] else 0.0
+        return values
+
+
+def load_reports(paths: Sequence[Path]) -> list[Compared]:
     if not paths:
         raise HarnessError("no run reports to compare: run `harness run` first or name report files")
-    rows: dict[tuple[str, str], dict[str, Any]] = {}
+    loaded = []
     for path in paths:
         try:
-            summaries = _SUMMARIES.validate_python(json.loads(path.read_text(encoding="utf-8"))["summary"])
+            report = json.loads(path.read_text(encoding="utf-8"))
         except FileNotFoundError:
             raise HarnessError(f"{path}: no such file") from None
-        except (OSError, ValueError, KeyError, TypeError) as exc:  # ValidationError is a ValueError
+        except (OSError, ValueError) as exc:
             raise HarnessError(f"{path}: not a harness run report ({exc.__class__.__name__})") from None
+        if not isinstance(report, dict) or not all(name in report for name in FIELDS):
+            raise HarnessError(f"{path}: not a harness run report (no report envelope)")
+        loaded.append(Compared(path, report))
+    return loaded
+
+
+def _shown(overall: dict[str, float]) -> str:
+    return ", ".join(f"{name} {value:.3f}" for name, value in list(overall.items())[:SHOWN_MEASURES])
+
+
+COLUMNS = ("kind", "suite", "backend", "mode", "items", "overall")
+
+
+def table(reports: Sequence[Compared]) -> Scorecard:
+    """One row per report and mode it scored."""
+    rows = []
+    for each in reports:
+        r = each.report
+        for mode, sheet in r["scores"].items():
+            rows.append(
+                [
+                    r["kind"],
+                    str(r["suite"]),
+                    r["backend"]["backend"],
+                    mode,
+                    str(len(sheet["cases"])),
+                    _shown(sheet["overall"]),
+                ]
+            )
+    caption = [f"from: {', '.join(each.label for each in reports)}"]
+    return Scorecard("comparison", COLUMNS, rows, caption)
+
+
+def belief_summaries(reports: Sequence[Compared]) -> list[dict[str, Any]]:
+    """The belief-suite reports' scorecard rows; a later report replaces an earlier one's (backend, mode)."""
+    rows: dict[tuple[str, str], dict[str, Any]] = {}
+    for each in reports:
+        if each.report["kind"] != "beliefs":
+            continue
+        try:
+            summaries = _SUMMARIES.validate_python(each.report["summary"])
+        except (ValueError, KeyError) as exc:  # ValidationError is a ValueError
+            raise HarnessError(f"{each.path}: not a belief run report ({exc.__class__.__name__})") from None
         for summary in summaries:
             rows[(summary.backend, summary.mode)] = summary.to_json()
     return [rows[key] for key in sorted(rows)]
 
 
-def comparison_markdown(summaries: Sequence[dict[str, Any]], sources: Sequence[Path]) -> str:
-    return "\n".join(
-        [
-            "# Backend comparison",
-            "",
-            "From: " + ", ".join(f"`{p.name}`" for p in sources),
-            "",
-            markdown_table(SCORECARD_COLUMNS, scorecard_rows(summaries)),
-            "",
-        ]
-    )
+@dataclass(frozen=True)
+class Difference:
+    kind: str
+    suite: str
+    mode: str
+    first: Compared
+    second: Compared
+    test: Paired
+
+    def line(self) -> str:
+        t = self.test
+        verdict = f"significant (p < {ALPHA})" if t.significant else "not significant"
+        return (
+            f"{self.kind} {self.suite} {self.mode}: {self.first.label} vs {self.second.label} on {t.items} shared "
+            f"items: mean {t.mean_first:.4f} -> {t.mean_second:.4f} ({t.difference:+.4f}), "
+            f"paired randomization p = {t.p_value:.4f}: {verdict}"
+        )
+
+
+def differences(reports: Sequence[Compared]) -> list[Difference]:
+    """Every pair of reports of one kind, suite and mode with items in common, tested on those items."""
+    found = []
+    for first, second in combinations(reports, 2):
+        a, b = first.report, second.report
+        if (a["kind"], a["suite"]) != (b["kind"], b["suite"]):
+            continue
+        for mode in a["scores"]:
+            if mode not in b["scores"]:
+                continue
+            mine, theirs = first.values(mode), second.values(mode)
+            shared = [item for item in mine if item in theirs]
+            if shared:
+                test = paired_test([mine[i] for i in shared], [theirs[i] for i in shared])
+                found.append(Difference(a["kind"], str(a["suite"]), mode, first, second, test))
+    return found
+
+
+def comparison_markdown(reports: Sequence[Compared], found: Sequence[Difference]) -> str:
+    card = table(reports)
+    lines = ["# Comparison", "", "From: " + ", ".join(f"`{each.label}`" for each in reports), ""]
+    lines += [markdown_table(card.columns, card.rows), ""]
+    if summaries := belief_summaries(reports):
+        lines += ["## Belief suites", "", markdown_table(SCORECARD_COLUMNS, scorecard_rows(summaries)), ""]
+    lines += ["## Differences on shared items", ""]
+    lines += [f"- {d.line()}" for d in found] or ["No two runs of the same kind, suite and mode share items."]
+    return "\n".join(lines) + "\n"

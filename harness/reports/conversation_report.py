@@ -15,7 +15,6 @@ Scores:
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from dataclasses import asdict
 from pathlib import Path
 from statistics import mean
 from typing import Any
@@ -23,7 +22,7 @@ from typing import Any
 from harness.evaluation.kind import Report, RunInfo, Scorecard
 from harness.models.conversation import Category, Component, ConversationSuite, TurnChecks
 from harness.models.scoresheet import CaseScore, ScoreSheet
-from harness.reports.banners import incomplete_banner
+from harness.reports import tables
 
 COMPONENTS = tuple(c.value for c in Component)
 CATEGORIES = tuple(c.value for c in Category)
@@ -110,20 +109,12 @@ def build_report(
     modes = [m.value for m in run.modes]
     summaries = {mode: summarize([r for r in results if r.mode == mode]) for mode in modes}
     data = {
-        "kind": "conversation",
-        "suite": suite.name,
-        "backend": asdict(run.backend),
-        "modes": modes,
-        "unsupported": {m.value: why for m, why in run.unsupported.items()},
-        "settings": {**run.settings, **settings, "tokenizer": "cl100k_base", "fail_under": fail_under},
-        "started_at": run.started_at.isoformat(timespec="seconds"),
-        "wall_s": run.wall_s,
-        "incomplete": run.incomplete is not None,
-        "incomplete_reason": run.incomplete,
+        "tokenizer": "cl100k_base",
         "dropped_fields": list(suite.dropped),
         "summary": summaries,
         "turns": [{**r.to_json(), **turn_efficiency(r)} for r in results],
     }
+    view = run.envelope() | {"suite": suite.name, "settings": settings} | data
     gates = []
     for mode, summary in summaries.items():
         rate = summary["pass_rate"]
@@ -132,14 +123,14 @@ def build_report(
     return Report(
         stem=f"conversation-{backend}",
         data=data,
-        markdown=markdown(data),
+        markdown=markdown(view),
         scorecard=scorecard(backend, summaries, run),
         scores={
             mode: score_sheet(summary, [r for r in results if r.mode == mode]) for mode, summary in summaries.items()
         },
         settings={**settings, "tokenizer": "cl100k_base"},
         gates=gates,
-        charts={"efficiency": lambda path: write_chart(data, path)},
+        charts={"efficiency": lambda path: write_chart(view, path)},
     )
 
 
@@ -208,7 +199,6 @@ def scorecard(backend: str, summaries: dict[str, dict[str, Any]], run: RunInfo) 
 
 def markdown(data: dict[str, Any]) -> str:
     lines = [f"# Conversation report: {data['suite']} on {data['backend']['backend']}", ""]
-    lines += incomplete_banner(data, "turns")
     lines += [f"Started {data['started_at']}, {data['wall_s']:.1f} s. Settings: `{data['settings']}`.", ""]
     for line in data["dropped_fields"]:
         lines.append(f"- dropped: {line}")
@@ -225,7 +215,7 @@ def markdown(data: dict[str, Any]) -> str:
         ]
         for cat, c in s["categories"].items():
             row = [cat, str(c["turns"]), str(c["passed"]), _num(c["score"]), *(_num(c[k]) for k in COMPONENTS)]
-            lines.append("| " + " | ".join(row) + " |")
+            lines.append(tables.row(row))
         lines.append(
             "| all | "
             + f"{s['turns']} | {s['passed']} | – | "
@@ -243,11 +233,24 @@ def markdown(data: dict[str, Any]) -> str:
             "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---|",
         ]
         for t in (t for t in data["turns"] if t["mode"] == mode):
-            verdict = "pass" if t["passed"] else "FAIL: " + "; ".join(t["reasons"]).replace("|", "\\|")
+            verdict = "pass" if t["passed"] else "FAIL: " + "; ".join(t["reasons"])
+            agent = t["agent_tokens"] if t["agent_tokens"] is not None else "–"
             lines.append(
-                f"| {t['scenario']}#{t['turn']} | {t['category']} | {t['intent'] or '–'} | {t['tokens']} | "
-                f"{t['input_tokens']} | {t['history_tokens']} | {t['agent_tokens'] if t['agent_tokens'] is not None else '–'} | "
-                f"{len(t['agent_steps'])} | {_times(t['vs_agent'])} | {_times(t['vs_history'])} | {verdict} |"
+                tables.row(
+                    [
+                        f"{t['scenario']}#{t['turn']}",
+                        t["category"],
+                        t["intent"] or "–",
+                        t["tokens"],
+                        t["input_tokens"],
+                        t["history_tokens"],
+                        agent,
+                        len(t["agent_steps"]),
+                        _times(t["vs_agent"]),
+                        _times(t["vs_history"]),
+                        verdict,
+                    ]
+                )
             )
         lines += ["", "Input tokens per turn (a text chart; `write_chart` draws the same as a PNG):", "", "```"]
         lines += text_chart([t for t in data["turns"] if t["mode"] == mode and t["error"] is None])

@@ -3,28 +3,19 @@
 from __future__ import annotations
 
 from dataclasses import dataclass
-from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from harness import __version__
-from harness.backends.base import BackendInfo
-from harness.evaluation.kind import Report, RunInfo, Scorecard
+from harness.evaluation.kind import Scorecard
 from harness.evaluation.question_results import Evaluation
 from harness.metrics.dataset_measures import HEADLINE, definition_of, definitions, label
 from harness.pipeline.fusion import RRF_K
 from harness.pipeline.haystack import CONTEXT_WEIGHT, DEPTH, HYBRID_WEIGHTS, NEIGHBOUR_SHARE
-from harness.reports.banners import incomplete_banner
+from harness.reports import tables
 from harness.reports.dataset_summary import DatasetSummary, defect_counts, skipped_counts, summarize
 from harness.reports.metadata import machine as host_machine
 from harness.reports.published import published_for
-from harness.reports.scores import dataset_scores
-from harness.reports.trec import dataset_trec
-from harness.shards import METHOD as SHARD_METHOD
-from harness.shards import Shard
-
-if TYPE_CHECKING:
-    from harness.evaluation.kinds.haystack import HaystackKind
 
 METHOD = (
     f"Indexed text is analysed by the harness analyzer (lowercased words, stopwords dropped, no stemming). "
@@ -32,7 +23,8 @@ METHOD = (
     f"(BM25 weight {CONTEXT_WEIGHT}); a turn's vector is its own plus {NEIGHBOUR_SHARE} of each neighbour's. "
     f"Sessions are indexed whole for BM25. bm25: BM25 at the run's granularity. vector: cosine over turns, "
     f"a session scoring its best turn (max). hybrid: weighted RRF (k={RRF_K}, weights "
-    f"{HYBRID_WEIGHTS.bm25_turn} / {HYBRID_WEIGHTS.vector_turn} / {HYBRID_WEIGHTS.bm25_session}) over three turn rankings: BM25 of turns, "
+    f"{HYBRID_WEIGHTS.bm25_turn} / {HYBRID_WEIGHTS.vector_turn} / {HYBRID_WEIGHTS.bm25_session}) over three turn "
+    f"rankings: BM25 of turns, "
     f"cosine of turns, and turns nested under BM25 of sessions (sessions in BM25 order, turns within a session "
     f"in the order of the first two fused); a session scores its best turn (max). "
     f"Turn runs are also scored at session level, each session by its best turn (max). Rankings are cut at "
@@ -46,7 +38,6 @@ class RunContext:
 
     dataset: str
     file: Path
-    backend: BackendInfo
     embedding_model: str | None
     limit: int | None
     sample: str
@@ -54,9 +45,7 @@ class RunContext:
     total_questions: int
     selected_questions: int
     error_threshold: float
-    started_at: datetime
     embedding_device: str | None = None
-    shard: Shard | None = None
 
 
 def machine() -> dict[str, Any]:
@@ -109,26 +98,16 @@ def comparison(dataset: str, summaries: list[DatasetSummary]) -> list[dict[str, 
 
 
 def build_report(run: Evaluation, context: RunContext) -> dict[str, Any]:
-    """The JSON document: settings, machine, definitions, summaries, comparison, every question."""
+    """The report's body: settings, machine, definitions, summaries, comparison, every question
+    (backend, modes, shard, start and completeness are the runner's envelope)."""
     summaries = summarize(run)
     return {
-        "kind": "dataset-run",
         "dataset": context.dataset,
         "file": str(context.file),
-        "started_at": context.started_at.isoformat(timespec="seconds"),
         "machine": machine(),
-        "backend": {
-            "name": context.backend.backend,
-            "engine": context.backend.engine,
-            "version": context.backend.server_version,
-            "lexical_scorer": context.backend.lexical_scorer,
-            "vector_engine": context.backend.vector_engine,
-        },
         "embedding_model": context.embedding_model,
         "embedding_device": context.embedding_device,
-        "shard": shard_json(context.shard),
         "granularity": str(run.granularity),
-        "modes": [str(m) for m in run.modes],
         "selection": {
             "limit": context.limit,
             "sample": context.sample,
@@ -146,8 +125,6 @@ def build_report(run: Evaluation, context: RunContext) -> dict[str, Any]:
             "documents": sum(h.documents for h in run.haystacks),
             "peak_rss_mb": run.peak_rss_mb,
         },
-        "incomplete": False,
-        "incomplete_reason": None,
         "error_fraction": run.error_fraction(),
         "errors": {
             "count": len(run.errors),
@@ -163,44 +140,6 @@ def build_report(run: Evaluation, context: RunContext) -> dict[str, Any]:
         "published": comparison(context.dataset, summaries),
         "questions": [r.to_json() for r in run.results],
     }
-
-
-def report(evaluation: Evaluation, kind: HaystackKind, run: RunInfo) -> Report:
-    """A dataset run's report on one backend: its files, scorecard and TREC runs."""
-    selection = kind.selection
-    context = RunContext(
-        dataset=selection.dataset,
-        file=selection.path,
-        backend=run.backend,
-        embedding_model=kind.embedding_model,
-        embedding_device=kind.embedding_device,
-        shard=selection.shard,
-        limit=selection.limit,
-        sample=selection.sample,
-        seed=selection.seed,
-        total_questions=selection.total if selection.total is not None else len({r.id for r in evaluation.results}),
-        selected_questions=len({r.id for r in evaluation.results}),
-        error_threshold=kind.error_threshold,
-        started_at=run.started_at,
-    )
-    data = build_report(evaluation, context)
-    if run.incomplete is not None:
-        data |= {"incomplete": True, "incomplete_reason": run.incomplete}
-    return Report(
-        stem=report_stem(data),
-        data=data,
-        markdown=render_markdown(data),
-        scorecard=scorecard(data),
-        trec=dataset_trec(evaluation) if run.incomplete is None else {},
-        scores=dataset_scores(evaluation.results),
-        settings={
-            "file": selection.path.name,
-            "limit": selection.limit,
-            "sample": selection.sample,
-            "seed": selection.seed,
-            "embedding_model": kind.embedding_model,
-        },
-    )
 
 
 def scorecard(report: dict[str, Any]) -> Scorecard:
@@ -221,7 +160,7 @@ def scorecard(report: dict[str, Any]) -> Scorecard:
                 ]
             )
     timing = report["timing"]
-    caption = [f"INCOMPLETE: {report['incomplete_reason']}"] if report.get("incomplete") else []
+    caption = []
     if report.get("merged_from"):
         caption.append(f"merged from {len(report['merged_from'])} shard reports")
     else:
@@ -238,11 +177,6 @@ def scorecard(report: dict[str, Any]) -> Scorecard:
     )
 
 
-def shard_json(shard: Shard | None) -> dict[str, Any] | None:
-    """How a shard report says which part of the selection it holds (None: all of it)."""
-    return None if shard is None else {"index": shard.index, "count": shard.count, "method": SHARD_METHOD}
-
-
 def _fmt(value: float | None) -> str:
     return "—" if value is None else f"{value:.3f}"
 
@@ -253,12 +187,12 @@ def render_markdown(report: dict[str, Any]) -> str:
     lines = [
         f"# {report['dataset']} retrieval, {report['granularity']} granularity",
         "",
-        *incomplete_banner(report, "questions"),
         f"- file: `{report['file']}`; questions: {sel['selected']} of {sel['total']}"
         + (f" (limit {sel['limit']}, sample {sel['sample']}, seed {sel['seed']})" if sel["limit"] else "")
         + (f"; shard {report['shard']['index']} of {report['shard']['count']}" if report.get("shard") else "")
         + (f"; merged from {len(report['merged_from'])} shard reports" if report.get("merged_from") else ""),
-        f"- backend: {report['backend']['name']} ({report['backend']['engine']}, {report['backend']['version']})",
+        f"- backend: {report['backend']['backend']} ({report['backend']['engine']}, "
+        f"{report['backend']['server_version']})",
         f"- embedding model: {report['embedding_model'] or 'none (bm25 only)'}"
         + (f" on {report['embedding_device']}" if report.get("embedding_device") else ""),
         f"- started {report['started_at']}; wall {timing['wall_s']:.1f} s; ingest {timing['ingest_s']:.1f} s over "
@@ -286,7 +220,7 @@ def render_markdown(report: dict[str, Any]) -> str:
             lines.append("|---|---|" + "---|" * len(HEADLINE))
             for category, agg in data["by_category"].items():
                 cells = " | ".join(_fmt(agg["metrics"][m]) for m in HEADLINE)
-                lines.append(f"| {category} | {agg['questions']} | {cells} |")
+                lines.append(tables.row([category, agg["questions"], *(_fmt(agg["metrics"][m]) for m in HEADLINE)]))
             lines.append("")
     lines += ["## Compared with published numbers", ""]
     if report["published"]:
@@ -318,8 +252,5 @@ def render_markdown(report: dict[str, Any]) -> str:
 
 
 def report_stem(report: dict[str, Any]) -> str:
-    """`dataset-<name>-<granularity>[-shard<I>of<N>]`."""
-    stem = f"dataset-{report['dataset']}-{report['granularity']}"
-    if shard := report.get("shard"):
-        stem += f"-shard{shard['index']}of{shard['count']}"
-    return stem
+    """`dataset-<name>-<granularity>` (the runner adds a shard's part)."""
+    return f"dataset-{report['dataset']}-{report['granularity']}"

@@ -6,6 +6,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from harness.reports import tables
+
 BAR_WIDTH = 10
 
 LABELS = {
@@ -75,7 +77,7 @@ def scorecard_rows(data: Mapping[str, Any], verbose: bool) -> tuple[tuple[str, .
     columns = ("mode", "metric", "before", "after", "grade")
     rows = [row for mode in data["modes"] for row in _rows_of(data["summary"][mode])]
     caption = [_scenario_line(r) for r in data["results"]]
-    caption += [f"{mode}: not run ({why})" for mode, why in data["unsupported"].items()]
+    caption += [f"{mode}: not run ({why})" for mode, why in data["unsupported_modes"].items()]
     caption += data["warnings"]
     if verbose:
         caption += [
@@ -90,14 +92,12 @@ def scorecard_rows(data: Mapping[str, Any], verbose: bool) -> tuple[tuple[str, .
             for r in data["results"]
             for q in r["queries"]
         ]
-        caption += [f"setting {s['name']} = {s['value']}" for s in data["settings"]]
+        caption += [f"setting {s['name']} = {s['value']}" for s in data["setting_docs"]]
     return columns, rows, caption
 
 
 def _table(columns: Sequence[str], rows: Sequence[Sequence[Any]]) -> list[str]:
-    lines = ["| " + " | ".join(columns) + " |", "|" + "---|" * len(columns)]
-    lines += ["| " + " | ".join(str(c).replace("|", "\\|") for c in row) + " |" for row in rows]
-    return lines
+    return tables.table(columns, rows)
 
 
 def render_markdown(data: Mapping[str, Any]) -> str:
@@ -109,8 +109,6 @@ def render_markdown(data: Mapping[str, Any]) -> str:
         f"started {data['started_at']}, {data['wall_s']:.1f} s.",
         "",
     ]
-    if data["incomplete"]:
-        lines += [f"**Incomplete run:** {data['incomplete']}", ""]
     columns, rows, _ = scorecard_rows(data, verbose=False)
     lines += ["## Scores", "", *_table(columns, rows), ""]
     lines += ["## Scenarios", ""]
@@ -126,14 +124,16 @@ def render_markdown(data: Mapping[str, Any]) -> str:
         for r in data["results"]
     ]
     lines += [*_table(("mode", "scenario", "kind", "grade", "P@5", "MRR", "nDCG", "lifecycle"), scenario_rows), ""]
-    if data["unsupported"]:
-        lines += [f"- {mode}: not run ({why})" for mode, why in data["unsupported"].items()] + [""]
+    if data["unsupported_modes"]:
+        lines += [f"- {mode}: not run ({why})" for mode, why in data["unsupported_modes"].items()] + [""]
     if data["warnings"]:
         lines += ["## Warnings", "", *(f"- {w}" for w in data["warnings"]), ""]
     lines += [
         "## Settings",
         "",
-        *_table(("setting", "value", "what it does"), [[s["name"], s["value"], s["doc"]] for s in data["settings"]]),
+        *_table(
+            ("setting", "value", "what it does"), [[s["name"], s["value"], s["doc"]] for s in data["setting_docs"]]
+        ),
         "",
     ]
     return "\n".join(lines)

@@ -1,8 +1,10 @@
-"""Shard reports of one run (suites or a dataset) combined into the report the unsharded run would have written.
+"""Shard reports of one run, of any kind, combined into the report the unsharded run would have written.
 
-Every per-case or per-question result is in the shard reports, so the merged summary is recomputed
-from them with the same code as a run's (means by `math.fsum`, which makes them independent of question
-order). Shards must come from the same settings and cover 1..N exactly once; anything else is a
+Every result is in the shard reports, so the merged report is made again from them with the same
+code as a run's: a kind with a `merge` of its own (belief suites, datasets) recomputes its summary;
+any other is built again from its envelope's origin (its input files checked by their sha256) and
+reports the shards' results, read back through its spec, in the order an unsharded run has them.
+Shards must come from the same settings and cover 1..N exactly once; anything else is a
 `HarnessError` (one line, exit 2). Latency percentiles are recomputed from the per-question
 milliseconds the reports keep (rounded to the microsecond); timing adds the shards' work up.
 """
@@ -12,32 +14,36 @@ from __future__ import annotations
 import json
 from collections import Counter
 from collections.abc import Sequence
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from harness.backends.base import BackendInfo
 from harness.errors import HarnessError
-from harness.evaluation.kind import Report
-from harness.evaluation.question_results import Evaluation, LevelResult, QuestionResult, QuestionStatus
-from harness.evaluation.results import CaseResult
+from harness.evaluation.kind import KindSpec, Report, Result, RunInfo, rebuild
+from harness.evaluation.question_results import Evaluation, QuestionResult
 from harness.models.haystack import Granularity
+from harness.models.scoresheet import sheet_json
 from harness.pipeline.settings import Mode
-from harness.reports import dataset_report, run_report
+from harness.reports import dataset_report
 from harness.reports.dataset_report import comparison, mode_json
 from harness.reports.dataset_summary import defect_counts, skipped_counts, summarize
-from harness.reports.scores import dataset_scores, suite_scores
-from harness.reports.summary import ModeSummary
-from harness.reports.summary import summarize as summarize_cases
+from harness.reports.envelope import FIELDS, Envelope, inputs_json
+from harness.reports.scores import dataset_scores
 
 SAME_SETTINGS = ("dataset", "backend", "embedding_model", "granularity", "modes", "method", "definitions")
 """Dataset report fields every shard must share (plus the file name, the selection and the shard count)."""
+SAME_RUN = ("kind", "suite", "origin", "inputs", "backend", "modes", "unsupported_modes")
+"""Envelope fields every shard of a run of another kind must share (its `settings` may name the
+shard's own items, as a lifecycle run's scenarios)."""
 
 
 def _is_dataset(report: dict[str, Any]) -> bool:
-    return report.get("kind") == "dataset-run"
+    return report.get("kind") == "haystack"
 
 
 def _shard(report: dict[str, Any]) -> dict[str, Any] | None:
-    return report.get("shard") if _is_dataset(report) else report["meta"]["settings"].get("shard")
+    return report.get("shard")
 
 
 def load_report(path: Path) -> dict[str, Any]:
@@ -45,9 +51,8 @@ def load_report(path: Path) -> dict[str, Any]:
         report = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise HarnessError(f"{path}: not a readable JSON report ({exc})") from None
-    suite_run = isinstance(report, dict) and isinstance(report.get("meta"), dict) and "cases" in report
-    if not isinstance(report, dict) or not (_is_dataset(report) or suite_run):
-        raise HarnessError(f"{path}: not a run report of suites or a dataset")
+    if not isinstance(report, dict) or not all(name in report for name in FIELDS):
+        raise HarnessError(f"{path}: not a harness run report")
     if not _shard(report):
         raise HarnessError(f"{path}: not a shard report (it was run without --shard)")
     if report.get("incomplete"):
@@ -57,9 +62,11 @@ def load_report(path: Path) -> dict[str, Any]:
 
 def _settings(report: dict[str, Any]) -> dict[str, Any]:
     shards = _shard(report)["count"]  # type: ignore[index]  # load_report checked it is there
+    if report["kind"] not in ("beliefs", "haystack"):
+        return {key: report[key] for key in SAME_RUN} | {"shards": shards}
     if not _is_dataset(report):
         meta = report["meta"]
-        settings = {k: v for k, v in meta["settings"].items() if k != "shard"}
+        settings = dict(meta["settings"])
         suites = [(s["name"], s.get("ruleset"), [src["sha256"] for src in s["sources"]]) for s in meta["suites"]]
         return {
             "kind": "suites",
@@ -82,6 +89,9 @@ def _settings(report: dict[str, Any]) -> dict[str, Any]:
 
 def check_shards(reports: Sequence[dict[str, Any]], paths: Sequence[Path]) -> None:
     """Same settings everywhere, and shards 1..N each exactly once."""
+    for report, path in zip(reports[1:], paths[1:], strict=True):
+        if report["kind"] != reports[0]["kind"]:
+            raise HarnessError(f"{path} differs from {paths[0]} in kind: not shards of one run")
     first = _settings(reports[0])
     for report, path in zip(reports[1:], paths[1:], strict=True):
         settings = _settings(report)
@@ -98,28 +108,9 @@ def check_shards(reports: Sequence[dict[str, Any]], paths: Sequence[Path]) -> No
         raise HarnessError(f"missing shard {', '.join(f'{i}/{count}' for i in missing)}: every shard is needed")
 
 
-def question_result(data: dict[str, Any]) -> QuestionResult:
-    """A report's question record read back (the inverse of `QuestionResult.to_json`)."""
-    return QuestionResult(
-        id=data["id"],
-        haystack=data["haystack"],
-        category=data["type"],
-        text=data["question"],
-        mode=Mode(data["mode"]) if data["mode"] else None,
-        status=QuestionStatus(data["status"]),
-        reason=data["error"],
-        latency_s=None if data["latency_ms"] is None else data["latency_ms"] / 1000,
-        levels=tuple(
-            LevelResult(Granularity(level), tuple(lv["gold"]), tuple((i, s) for i, s in lv["retrieved"]), lv["metrics"])
-            for level, lv in data["levels"].items()
-        ),
-        defects=tuple(data["defects"]),
-        abstention=data["abstention"],
-    )
-
-
-def merge_reports(paths: Sequence[Path]) -> Report:
-    """The merged report of the shard reports at `paths` (any order), as a run would have written it."""
+def merge_reports(paths: Sequence[Path], specs: Sequence[KindSpec]) -> tuple[Envelope, Report]:
+    """The merged report of the shard reports at `paths` (any order), as a run would have written
+    it, with its envelope; `specs`: the kind registry (the report's `kind` names its spec)."""
     if not paths:
         raise HarnessError("merge needs the shard reports to combine")
     reports = [load_report(p) for p in paths]
@@ -127,40 +118,60 @@ def merge_reports(paths: Sequence[Path]) -> Report:
     order = sorted(range(len(reports)), key=lambda i: _shard(reports[i])["index"])  # type: ignore[index]
     reports = [reports[i] for i in order]
     merged_from = [str(paths[i]) for i in order]
-    if not _is_dataset(reports[0]):
-        return _merge_suite_runs(reports, merged_from)
+    kind = next((s for s in specs if s.name == reports[0]["kind"]), None)
+    if kind is None:
+        raise HarnessError(f"{paths[0]}: a report of kind {reports[0]['kind']!r}, which this harness does not know")
+    report = kind.merge(reports, merged_from) if kind.merge is not None else _rebuilt(kind, reports)
+    first = reports[0]
+    fields = {name: first[name] for name in FIELDS if name != "files"}
+    fields.update(
+        shard=None,
+        wall_s=sum(r["wall_s"] for r in reports),
+        settings=dict(report.settings) if report.settings else first["settings"],
+        scores={mode: sheet_json(sheet) for mode, sheet in report.scores.items()},
+    )
+    return Envelope(fields, "items"), report
+
+
+def _rebuilt(kind: KindSpec, reports: Sequence[dict[str, Any]]) -> Report:
+    """A kind without a merge of its own: built again unsharded, reporting every shard's results."""
+    first = reports[0]
+    built = rebuild(kind, first["origin"], first["modes"])
+    if inputs_json(built.inputs()) != first["inputs"]:
+        raise HarnessError("the input files changed since the shards ran (their sha256 differs): rerun the shards")
+    results: list[Result] = [kind.result(r) for report in reports for r in report[kind.results_key]]
+    seen = Counter((r.item_id, r.mode) for r in results)
+    if duplicated := sorted(str(item) for (item, _), n in seen.items() if n > 1):
+        raise HarnessError(f"{duplicated[0]} is in more than one shard report: not shards of one run")
+    items = {item: position for position, item in enumerate(built.item_ids())}
+    modes = list(first["modes"])
+
+    def position(result: Result) -> tuple[int, ...]:
+        item, mode = items.get(result.item_id, len(items)), modes.index(result.mode) if result.mode in modes else 0
+        return (mode, item) if kind.mode_major else (item, mode)
+
+    results.sort(key=kind.order(built, modes) if kind.order is not None else position)
+    run = RunInfo(
+        BackendInfo(**first["backend"]),
+        tuple(Mode(m) for m in modes),
+        {Mode(m): why for m, why in first["unsupported_modes"].items()},
+        {},
+        datetime.fromisoformat(first["started_at"]),
+        sum(r["wall_s"] for r in reports),
+    )
+    return built.report(results, run)
+
+
+def merge_dataset(reports: Sequence[dict[str, Any]], merged_from: list[str]) -> Report:
     data, results = _merge_dataset_runs(reports, merged_from)
+    body = {k: v for k, v in data.items() if k not in FIELDS}
     return Report(
         dataset_report.report_stem(data),
-        data,
+        body,
         dataset_report.render_markdown(data),
         dataset_report.scorecard(data),
         scores=dataset_scores(results),
-    )
-
-
-def _merge_suite_runs(reports: Sequence[dict[str, Any]], merged_from: list[str]) -> Report:
-    """Cases of every shard, summarized again per mode in the run's mode order."""
-    meta = dict(reports[0]["meta"])
-    modes = meta["modes"]
-    results = [CaseResult(**case) for report in reports for case in report["cases"]]
-    keys = Counter((r.suite, r.item_id, r.mode) for r in results)
-    if duplicated := sorted(f"{suite}/{item}" for (suite, item, _), n in keys.items() if n > 1):
-        raise HarnessError(f"case {duplicated[0]} is in more than one shard report: not shards of one run")
-    results.sort(key=lambda r: (modes.index(r.mode) if r.mode in modes else len(modes), r.kind != "static"))
-    backend = (meta["backend"] or {}).get("backend", "?")
-    summaries = summarize_cases(results) + [
-        ModeSummary.not_run(backend, mode, reason) for mode, reason in meta.get("unsupported_modes", {}).items()
-    ]
-    meta.update(settings={**meta["settings"], "shard": None}, merged_from=merged_from)
-    data = run_report.build(meta, summaries, results)
-    title = f"{backend}: {', '.join(s['name'] for s in meta['suites'])} ({len(merged_from)} shards merged)"
-    return Report(
-        f"run-{backend}",
-        data,
-        run_report.to_markdown(data),
-        run_report.scorecard(data, title),
-        scores=suite_scores(results),
+        settings=reports[0]["settings"],
     )
 
 
@@ -169,7 +180,7 @@ def _merge_dataset_runs(
 ) -> tuple[dict[str, Any], list[QuestionResult]]:
     run = Evaluation(Granularity(reports[0]["granularity"]), tuple(Mode(m) for m in reports[0]["modes"]))
     for report in reports:
-        run.results.extend(question_result(q) for q in report["questions"])
+        run.results.extend(QuestionResult.from_json(q) for q in report["questions"])
         run.notes.extend(report["notes"])
     ids = Counter((r.id, r.mode) for r in run.results)
     if duplicated := sorted(str(question) for (question, _), n in ids.items() if n > 1):
@@ -178,7 +189,6 @@ def _merge_dataset_runs(
     timings = [r["timing"] for r in reports]
     merged = dict(reports[0])
     merged.update(
-        shard=None,
         merged_from=merged_from,
         embedding_device=", ".join(sorted({str(r.get("embedding_device")) for r in reports})),
         timing={

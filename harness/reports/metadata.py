@@ -29,6 +29,11 @@ def _git_commit(root: Path | None) -> str | None:
     return out.stdout.strip() or None
 
 
+def git_commit() -> str | None:
+    """The checkout's commit, when the harness runs from one."""
+    return _git_commit(checkout_root())
+
+
 def file_digest(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 

@@ -3,62 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from harness.evaluation.kind import Report, RunInfo, Scorecard
+from harness.evaluation.kind import Scorecard
 from harness.evaluation.results import CaseResult
 from harness.metrics.measures import NDCG, SET_PRECISION, SET_RECALL, SUITE_MEASURES
 from harness.pipeline.settings import PipelineSettings
-from harness.reports.banners import incomplete_banner
-from harness.reports.metadata import run_metadata, suite_record
-from harness.reports.scores import suite_scores
-from harness.reports.summary import ModeSummary, summarize
-from harness.reports.trec import suite_trec
-from harness.shards import METHOD as SHARD_METHOD
-
-if TYPE_CHECKING:
-    from harness.evaluation.kinds.beliefs import Plan
-
-
-def report(
-    plan: Plan,
-    results: Sequence[CaseResult],
-    run: RunInfo,
-    embedding_model: str | None,
-    fail_under: float | None,
-) -> Report:
-    """A belief run's report on one backend: files, scorecard, TREC runs and its `--fail-under` gate."""
-    backend, shard = run.backend.backend, plan.shard
-    summaries = summarize(results) + [ModeSummary.not_run(backend, m.value, r) for m, r in run.unsupported.items()]
-    meta = run_metadata(
-        run.backend,
-        suites=[suite_record(s, embedding_model) for s in plan.suites],
-        modes=[m.value for m in run.modes],
-        unsupported_modes={m.value: r for m, r in run.unsupported.items()},
-        settings={
-            "fields": dict(plan.settings.fields),
-            "rrf_k": plan.settings.rrf_k,
-            "shard": None if shard is None else {"index": shard.index, "count": shard.count, "method": SHARD_METHOD},
-            **run.settings,
-        },
-        embedding_model=embedding_model,
-    )
-    data = build(meta, summaries, results, run.incomplete)
-    gates = [
-        f"{s.backend}/{s.mode}: pass rate {s.pass_rate:.3f} is under --fail-under {fail_under}"
-        for s in summaries
-        if fail_under is not None and not s.unsupported and s.pass_rate < fail_under
-    ]
-    return Report(
-        stem=f"run-{backend}" + ("" if shard is None else f"-shard{shard.index}of{shard.count}"),
-        data=data,
-        markdown=to_markdown(data),
-        scorecard=scorecard(data, f"{backend}: {', '.join(s.name for s in plan.suites)}"),
-        trec=suite_trec(results) if run.incomplete is None else {},
-        scores=suite_scores(results),
-        settings=baseline_settings(plan.settings, plan.limit, embedding_model),
-        gates=gates,
-    )
+from harness.reports import tables
+from harness.reports.summary import ModeSummary
 
 
 def baseline_settings(settings: PipelineSettings, limit: int | None, embedding_model: str | None) -> dict[str, Any]:
@@ -74,25 +26,18 @@ def baseline_settings(settings: PipelineSettings, limit: int | None, embedding_m
 
 
 def scorecard(report: dict[str, Any], title: str) -> Scorecard:
-    """The scorecard; its caption says when the run is incomplete or has errors (never a clean-looking table)."""
-    notes = [f"INCOMPLETE: {report['incomplete_reason']}"] if report.get("incomplete") else []
-    notes += [f"ERRORS: {line}"] if (line := error_line(report)) else []
+    """The scorecard; its caption says when the run has errors (never a clean-looking table; the
+    runner adds the INCOMPLETE line)."""
+    notes = [f"ERRORS: {line}"] if (line := error_line(report)) else []
     notes.append("n: cases the precision, recall and nDCG means are taken over")
     return Scorecard(title, SCORECARD_COLUMNS, scorecard_rows(report["summary"]), notes)
 
 
-def build(
-    meta: dict[str, Any],
-    summaries: Sequence[ModeSummary],
-    results: Sequence[CaseResult],
-    incomplete: str | None = None,
-) -> dict[str, Any]:
-    """The report; `incomplete` is why the run stopped before its last case (its results are what finished)."""
+def build(meta: dict[str, Any], summaries: Sequence[ModeSummary], results: Sequence[CaseResult]) -> dict[str, Any]:
+    """The report's body (the runner's envelope says whether the run is complete)."""
     errors = [r.error for r in results if r.error is not None]
     return {
         "meta": meta,
-        "incomplete": incomplete is not None,
-        "incomplete_reason": incomplete,
         "errors": {"count": len(errors), "distinct": len(set(errors)), "first": errors[0] if errors else None},
         "summary": [s.to_json() for s in summaries],
         "cases": [r.to_json() for r in results],
@@ -161,9 +106,7 @@ def scorecard_rows(summaries: Sequence[dict[str, Any]]) -> list[list[str]]:
 
 
 def markdown_table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
-    lines = ["| " + " | ".join(header) + " |", "|" + "---|" * len(header)]
-    lines += ["| " + " | ".join(row) + " |" for row in rows]
-    return "\n".join(lines)
+    return "\n".join(tables.table(header, rows))
 
 
 def _suite_label(suite: dict[str, Any]) -> str:
@@ -177,7 +120,6 @@ def to_markdown(report: dict[str, Any]) -> str:
     out = [
         f"# Retrieval run {meta['created_at']}",
         "",
-        *incomplete_banner(report, "cases"),
         *([f"> **ERRORS**: {line}.", ""] if (line := error_line(report)) else []),
         f"Suites: {', '.join(_suite_label(s) for s in meta.get('suites', []))}. "
         f"Backend: {backend.get('backend')} ({backend.get('engine')}; {backend.get('server_version')}). "

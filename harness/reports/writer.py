@@ -3,33 +3,44 @@
 from __future__ import annotations
 
 import json
+import math
 import os
 import tempfile
 import uuid
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 from harness.errors import HarnessError
+from harness.files import atomic_write
+
+
+class NonFinite(HarnessError):
+    """A NaN or infinite number about to be written: a metric computed from nothing, or a bug."""
+
+    exit_code = 1
 
 
 def report_json(data: Mapping[str, Any]) -> str:
-    """A report as written to its `.json` file: indented, UTF-8 as it is, dates and paths as text."""
-    return json.dumps(data, indent=1, ensure_ascii=False, default=str) + "\n"
+    """A report as written to its `.json` file: indented, UTF-8 as it is, dates and paths as text.
+    NaN is not JSON (and every comparison with it is false): one is an error naming where it is."""
+    if (where := non_finite(data)) is not None:
+        raise NonFinite(f"report value {where} is not a finite number; nothing was written")
+    return json.dumps(data, indent=1, ensure_ascii=False, default=str, allow_nan=False) + "\n"
 
 
-def atomic_write(path: Path, content: str) -> None:
-    """Write a sibling temp file (created with the umask's usual mode), then rename over `path`."""
-    tmp = path.with_name(f".{path.name}.{uuid.uuid4().hex[:12]}.tmp")
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            handle.write(content)
-        os.replace(tmp, path)
-    except BaseException:
-        tmp.unlink(missing_ok=True)
-        raise
+def non_finite(value: Any, where: str = "") -> str | None:
+    """The path (`summary.bm25.mrr`, `cases[3].score`) of the first NaN or infinity in `value`."""
+    if isinstance(value, float) and not math.isfinite(value):
+        return where or "(the value)"
+    if isinstance(value, Mapping):
+        items: Any = ((f"{where}.{key}" if where else str(key), item) for key, item in value.items())
+    elif isinstance(value, list | tuple):
+        items = ((f"{where}[{index}]", item) for index, item in enumerate(value))
+    else:
+        return None
+    return next((found for path, item in items if (found := non_finite(item, path)) is not None), None)
 
 
 def _claim(path: Path) -> bool:
@@ -54,8 +65,12 @@ def _reserve(out_dir: Path, stem: str, extensions: list[str], stamp: str) -> dic
     raise FileExistsError(f"no free report name for {stem}-{stamp} in {out_dir}")
 
 
+Contents = Mapping[str, str | Callable[[Mapping[str, Path]], str]]
+"""Per extension, the text, or what makes it from the names the files get (a report that names its files)."""
+
+
 def write_run_files(
-    out_dir: Path, stem: str, contents: Mapping[str, str], now: datetime | None = None, *, latest: bool = True
+    out_dir: Path, stem: str, contents: Contents, now: datetime | None = None, *, latest: bool = True
 ) -> list[Path]:
     """Write each `{extension: text}` as a new timestamped file, then refresh `<stem>-latest.<ext>`.
 
@@ -66,21 +81,22 @@ def write_run_files(
     out_dir.mkdir(parents=True, exist_ok=True)
     stamp = (now or datetime.now(UTC)).astimezone(UTC).strftime("%Y%m%dT%H%M%SZ")
     paths = _reserve(out_dir, stem, list(contents), stamp)
+    texts = {ext: text if isinstance(text, str) else text(paths) for ext, text in contents.items()}
     try:
-        for ext, text in contents.items():
+        for ext, text in texts.items():
             atomic_write(paths[ext], text)
     except BaseException:
         for path in paths.values():
             path.unlink(missing_ok=True)
         raise
     if latest:
-        for ext, text in contents.items():
+        for ext, text in texts.items():
             atomic_write(out_dir / f"{stem}-latest.{ext}", text)
     return list(paths.values())
 
 
 def write_or_rescue(
-    out_dir: Path, stem: str, contents: Mapping[str, str], now: datetime | None = None, *, latest: bool = True
+    out_dir: Path, stem: str, contents: Contents, now: datetime | None = None, *, latest: bool = True
 ) -> list[Path]:
     """`write_run_files`; if the folder fails after the run (removed, full), the files go to a new temp
     folder and the error names it, so a finished run is never lost."""

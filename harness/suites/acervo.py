@@ -3,7 +3,11 @@ project folder it talks about (`project_fixture`).
 
 A suite folder holds the turn files (`*.yaml`, `*.yml`, read in name order) and the project
 folders. `project_fixture` is looked up beside the YAML file, then in `projects/` and `fixtures/`
-beside it, then in `projects/` and `fixtures/` one folder up; the first that exists is used.
+beside it, then in `projects/` and `fixtures/` one folder up, then in the projects folder the
+user names (`acervo:DIR:PROJECTS`); the first that exists is used, and it must lie inside one of
+those folders (a suite cannot send `../../etc` or `/` to a server). Files are read as
+`suites.yamlfile` reads them (no aliases, a depth limit, no duplicate keys); a turn's message is
+held to the suite text limits (`harness.limits`).
 
 Checks keep Acervo's meaning (peer-formats.md §2): `s1.expected_intent`; `s2.activate_kinds`,
 `not_activate_kinds`, `activate_files_containing`, `not_activate_files_containing`, `min_nodes`,
@@ -21,13 +25,14 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-import yaml
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
-from harness.errors import CaseFileError
+from harness.errors import CaseFileError, HarnessError
 from harness.models.conversation import Category, ConversationSuite, ConversationTurn, Intent, Scenario, TurnChecks
+from harness.models.memory import Text
 from harness.models.project import RecordKind
-from harness.suites.jsonfile import describe, read_text
+from harness.suites.jsonfile import describe
+from harness.suites.yamlfile import read_yaml
 
 KINDS: dict[str, RecordKind] = {
     "synthesis": RecordKind.OVERVIEW,
@@ -76,8 +81,8 @@ class _Turn(BaseModel):
     model_config = ConfigDict(extra="allow", frozen=True)
 
     turn: int = Field(ge=1)
-    user: str = Field(min_length=1)
-    assistant_sim: str = ""
+    user: Text = Field(min_length=1)
+    assistant_sim: Text = ""
     category: Category
     s1: _S1 = _S1()
     s2: _S2 = _S2()
@@ -95,15 +100,19 @@ class _File(BaseModel):
     turns: list[_Turn] = Field(min_length=1)
 
 
-def load_acervo(folder: Path, name: str | None = None) -> ConversationSuite:
-    """Every turn file of `folder`, with its project folder resolved and its checks mapped."""
+def load_acervo(folder: Path, name: str | None = None, projects: Path | None = None) -> ConversationSuite:
+    """Every turn file of `folder`, with its project folder resolved (inside `folder`, its sibling
+    `projects/` or `fixtures/`, or `projects` given by the user) and its checks mapped."""
+    if projects is not None and not projects.is_dir():
+        raise HarnessError(f"projects folder {projects} is not a folder")
     if not folder.is_dir():
-        raise CaseFileError(folder, "not a folder of Acervo turn files (*.yaml)")
+        raise CaseFileError.missing(folder, "not a folder of Acervo turn files (*.yaml)")
     files = sorted(p for p in folder.iterdir() if p.suffix in (".yaml", ".yml") and p.is_file())
     if not files:
         raise CaseFileError(folder, "no turn files (*.yaml, *.yml) in the folder")
     dropped: list[str] = []
-    scenarios = [_scenario(path, dropped) for path in files]
+    roots = [folder / ".", folder / "../projects", folder / "../fixtures", *([projects] if projects else [])]
+    scenarios = [_scenario(path, dropped, roots) for path in files]
     names = [s.name for s in scenarios]
     if len(set(names)) != len(names):
         raise CaseFileError(
@@ -112,13 +121,8 @@ def load_acervo(folder: Path, name: str | None = None) -> ConversationSuite:
     return ConversationSuite(name or f"acervo:{folder}", tuple(scenarios), folder, tuple(dropped))
 
 
-def _scenario(path: Path, dropped: list[str]) -> Scenario:
-    try:
-        raw = yaml.safe_load(read_text(path, "YAML"))
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        where = f" at line {mark.line + 1} column {mark.column + 1}" if mark else ""
-        raise CaseFileError(path, f"invalid YAML{where}: {getattr(exc, 'problem', None) or exc}") from None
+def _scenario(path: Path, dropped: list[str], roots: list[Path]) -> Scenario:
+    raw = read_yaml(path)
     if not isinstance(raw, dict):
         raise CaseFileError(path, f"expected a YAML mapping, got {type(raw).__name__}")
     try:
@@ -134,7 +138,7 @@ def _scenario(path: Path, dropped: list[str]) -> Scenario:
     for position, turn in enumerate(parsed.turns):
         dropped.extend(f"{path.name}: turn {turn.turn}: field {key!r} not used" for key in turn.model_extra or {})
         turns.append(_turn(turn, path, f"turns[{position}]"))
-    return Scenario(parsed.name, _project(path, parsed.project_fixture), tuple(turns))
+    return Scenario(parsed.name, _project(path, parsed.project_fixture, roots), tuple(turns))
 
 
 def _turn(turn: _Turn, path: Path, where: str) -> ConversationTurn:
@@ -170,10 +174,19 @@ def _kinds(names: list[str], path: Path, field: str) -> tuple[RecordKind, ...]:
     return tuple(dict.fromkeys(KINDS[n] for n in names))
 
 
-def _project(path: Path, fixture: str) -> Path:
-    for place in _LOOKUP:
-        candidate = (path.parent / place / fixture).resolve()
+def _project(path: Path, fixture: str, roots: list[Path]) -> Path:
+    """The first lookup place holding `fixture`; it must resolve inside one of `roots`."""
+    places = [path.parent / place for place in _LOOKUP] + roots[3:]
+    for place in places:
+        candidate = (place / fixture).resolve()
         if candidate.is_dir():
+            if not any(candidate.is_relative_to(root.resolve()) for root in roots):
+                raise CaseFileError(
+                    path,
+                    f"project folder {fixture!r} resolves to {candidate}, outside the suite's folders "
+                    "(name a projects folder: acervo:DIR:PROJECTS)",
+                    field="project_fixture",
+                )
             return candidate
-    looked = ", ".join(str(path.parent / place / fixture) for place in _LOOKUP)
+    looked = ", ".join(str(place / fixture) for place in places)
     raise CaseFileError(path, f"project folder {fixture!r} not found (looked in {looked})", field="project_fixture")

@@ -12,18 +12,32 @@ import lzma
 import zlib
 from collections.abc import Callable
 from pathlib import Path
-from typing import BinaryIO
+from types import TracebackType
+from typing import Protocol, Self
 
 import zstandard
 
 
-def _zstd(path: Path) -> BinaryIO:
-    return zstandard.open(path, "rb")  # type: ignore[return-value]
+class ByteStream(Protocol):
+    """What reading a dataset needs of an open file, plain or decompressing: bytes, and a `with` that closes it."""
+
+    def read(self, size: int = -1, /) -> bytes: ...
+
+    def __enter__(self) -> Self: ...
+
+    def __exit__(
+        self, kind: type[BaseException] | None, value: BaseException | None, traceback: TracebackType | None, /
+    ) -> None: ...
 
 
-OPENERS: dict[str, Callable[[Path], BinaryIO]] = {
-    ".gz": lambda p: gzip.open(p, "rb"),  # type: ignore[return-value]
-    ".xz": lambda p: lzma.open(p, "rb"),  # type: ignore[return-value]
+def _zstd(path: Path) -> ByteStream:
+    stream: ByteStream = zstandard.open(path, "rb")  # zstandard's stub leaves open() untyped
+    return stream
+
+
+OPENERS: dict[str, Callable[[Path], ByteStream]] = {
+    ".gz": lambda p: gzip.open(p, "rb"),
+    ".xz": lambda p: lzma.open(p, "rb"),
     ".zst": _zstd,
 }
 """Suffix -> how a file with it is opened for reading, decompressed."""
@@ -32,7 +46,7 @@ ERRORS: tuple[type[Exception], ...] = (gzip.BadGzipFile, EOFError, lzma.LZMAErro
 """What a damaged or truncated compressed file raises while it is read."""
 
 
-def open_binary(path: Path) -> BinaryIO:
+def open_binary(path: Path) -> ByteStream:
     """The file's bytes, decompressed as its suffix says (plain otherwise)."""
     opener = OPENERS.get(path.suffix.lower())
     return opener(path) if opener is not None else path.open("rb")

@@ -9,9 +9,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from enum import StrEnum
 from pathlib import Path
-from typing import TypeVar
 
 from harness.errors import HarnessError
 from harness.models.haystack import DatasetReader
@@ -21,8 +19,6 @@ from harness.suites.compressed import published_names
 from harness.suites.locomo import LoCoMoFile
 from harness.suites.longmemeval import LongMemEvalFile
 from harness.suites.sampling import SampleMethod, select
-
-_Choice = TypeVar("_Choice", bound=StrEnum)
 
 DATA_DIR_ENV = "HARNESS_DATA_DIR"
 
@@ -93,26 +89,19 @@ def _spec(dataset: str) -> DatasetSpec:
     return SPECS[dataset]
 
 
-def choose(kind: type[_Choice], value: str, what: str) -> _Choice:
-    try:
-        return kind(value)
-    except ValueError:
-        raise HarnessError(f"unknown {what} {value!r}: choose one of {', '.join(kind)}") from None
-
-
 def open_selection(
     dataset: str,
     file: Path | None,
     *,
     limit: int | None = None,
-    sample: str = "head",
+    sample: SampleMethod = SampleMethod.HEAD,
     seed: int = 0,
     shard: Shard | None = None,
 ) -> Selection:
     """The questions a run asks, checked before any work so mistakes cost nothing: the file,
     sampled (`harness.suites.sampling`), then cut to the shard (by question id)."""
     path = resolve_file(dataset, file)
-    method = choose(SampleMethod, sample, "sample method")
+    method = SampleMethod(sample)
     if limit is not None and limit < 1:
         raise HarnessError(f"--limit must be at least 1, got {limit}")
     reader = SPECS[dataset].reader(path)

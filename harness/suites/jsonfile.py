@@ -3,8 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
-import stat
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any, TypeVar
@@ -12,6 +10,7 @@ from typing import Any, TypeVar
 from pydantic import BaseModel, ValidationError
 
 from harness.errors import CaseFileError
+from harness.files import NotReadable, read_bounded
 
 M = TypeVar("M", bound=BaseModel)
 
@@ -23,19 +22,16 @@ MAX_FILE_BYTES = 64 * 2**20
 def read_text(path: Path, kind: str = "JSON") -> str:
     """One suite file's text: a regular file (a FIFO would block, a device never ends), UTF-8, bounded."""
     try:
-        info = os.stat(path)
-        if not stat.S_ISREG(info.st_mode):
-            raise CaseFileError(path, f"not a regular file (a suite file must be a plain {kind} file)")
-        if info.st_size > MAX_FILE_BYTES:
-            raise CaseFileError(path, f"{info.st_size} bytes, over the suite file limit of {MAX_FILE_BYTES} bytes")
-        with open(path, "rb") as handle:
-            data = handle.read(MAX_FILE_BYTES + 1)
-    except FileNotFoundError:
-        raise CaseFileError(path, "no such file") from None
-    except OSError as exc:
-        raise CaseFileError(path, f"cannot read: {exc.strerror}") from None
-    if len(data) > MAX_FILE_BYTES:
-        raise CaseFileError(path, f"over the suite file limit of {MAX_FILE_BYTES} bytes")
+        data = read_bounded(path, MAX_FILE_BYTES)
+    except NotReadable as exc:
+        message = str(exc)
+        if message == "no such file":
+            raise CaseFileError.missing(path, message) from None
+        if message == "not a regular file":
+            message += f" (a suite file must be a plain {kind} file)"
+        elif message.endswith(f"limit of {MAX_FILE_BYTES} bytes"):
+            message = message.replace("the limit", "the suite file limit")
+        raise CaseFileError(path, message) from None
     try:
         return data.decode("utf-8")
     except UnicodeDecodeError as exc:

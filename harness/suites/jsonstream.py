@@ -10,10 +10,11 @@ deep buffer and its events stay in C: a check per event in Python cost more than
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import BinaryIO
 
 import ijson
 import numpy as np
+
+from harness.suites.compressed import ByteStream
 
 MAX_DEPTH = 64
 """Deepest nesting read; LongMemEval and LoCoMo records nest under 10 levels."""
@@ -33,7 +34,7 @@ class DepthLimited:
     it; a bracket nests when an even number of such quotes precede it (counting from outside a
     string). What a buffer leaves open (a string, a backslash run) carries into the next."""
 
-    def __init__(self, handle: BinaryIO, limit: int = MAX_DEPTH):
+    def __init__(self, handle: ByteStream, limit: int = MAX_DEPTH):
         self._handle = handle
         self._limit = limit
         self._depth = 0
@@ -83,11 +84,11 @@ class DepthLimited:
         return runs % 2 == 0
 
 
-def items(handle: BinaryIO, prefix: str, limit: int = MAX_DEPTH) -> Iterator[object]:
+def items(handle: ByteStream, prefix: str, limit: int = MAX_DEPTH) -> Iterator[object]:
     """`ijson.items(handle, prefix)` (floats as float), refusing nesting deeper than `limit`."""
     return ijson.items(DepthLimited(handle, limit), prefix, buf_size=BUFFER_BYTES, use_float=True)
 
 
-def parse(handle: BinaryIO, limit: int = MAX_DEPTH) -> Iterator[tuple[str, str, object]]:
+def parse(handle: ByteStream, limit: int = MAX_DEPTH) -> Iterator[tuple[str, str, object]]:
     """`ijson.parse(handle)` events (prefix, event, value), refusing nesting deeper than `limit`."""
     return ijson.parse(DepthLimited(handle, limit), buf_size=BUFFER_BYTES, use_float=True)

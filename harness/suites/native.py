@@ -27,7 +27,7 @@ def _case_id(item: dict) -> str | None:
 
 def load_native(folder: Path, name: str | None = None) -> Suite:
     if not folder.is_dir():
-        raise CaseFileError(folder, "no such suite folder")
+        raise CaseFileError.missing(folder, "no such suite folder")
     corpus_path = folder / "corpus.json"
     raw = _object(corpus_path, {"default_user", "memories"})
     if not isinstance(raw.get("default_user"), str):

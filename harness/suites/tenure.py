@@ -264,7 +264,7 @@ class Session(_Model):
 def find_fixtures(root: Path) -> Path:
     """The folder holding the fixtures: `root` itself, or the one folder below it that does."""
     if not root.is_dir():
-        raise CaseFileError(root, "no such folder (expected a Tenure or PrecisionMemBench checkout)")
+        raise CaseFileError.missing(root, "no such folder (expected a Tenure or PrecisionMemBench checkout)")
     if (root / SEED).is_file():
         return root
     found = sorted(p.parent for p in root.rglob(SEED) if ".git" not in p.parts)
@@ -350,7 +350,7 @@ def load_tenure(root: Path, version: str | None = None) -> Suite:
     folder = find_fixtures(root)
     seed_path, static_path, session_path = folder / SEED, folder / STATIC, folder / SESSIONS
 
-    def key(name: str):
+    def key(name: str) -> Callable[[Any], str | None]:
         return lambda item: item.get(name) if isinstance(item.get(name), str) else None
 
     beliefs = validate_records(Belief, read_json(seed_path), seed_path, key("_id"))

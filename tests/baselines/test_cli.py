@@ -8,6 +8,7 @@ from pathlib import Path
 
 import pytest
 
+from harness.suites.resolve import cases_dir
 from tests.datasets.builders import longmemeval_records
 from tests.faults.helpers import harness, one_line
 
@@ -47,8 +48,21 @@ def test_run_freeze_then_check_passes_and_a_degraded_setting_fails_naming_the_ca
     shown = harness("baseline", "show", "--baseline-dir", str(tmp_path / "b"), cwd=tmp_path)
     assert shown.returncode == 0
     assert shown.stdout.startswith("builtin / embedded / bm25: frozen ")
-    history = (tmp_path / "b" / "builtin" / "history.jsonl").read_text().splitlines()
+    history = (tmp_path / "r" / "baseline-history.jsonl").read_text().splitlines()  # beside the reports
     assert [json.loads(line)["event"] for line in history] == ["freeze", "check", "check"]
+    assert f"baseline history: {tmp_path / 'r' / 'baseline-history.jsonl'}" in degraded.stdout
+    assert [p.name for p in (tmp_path / "b").rglob("*") if p.is_file()] == ["embedded-bm25.json"]
+
+
+def test_a_check_against_the_committed_baselines_writes_only_beside_its_reports(tmp_path: Path) -> None:
+    committed = cases_dir() / "baselines"
+    before = {p: p.read_bytes() for p in committed.rglob("*") if p.is_file()}
+    checked = harness("run", "-b", "embedded", "-m", "bm25", "--check-baseline", "--out", str(tmp_path), cwd=tmp_path)
+    assert checked.returncode == 0, checked.stdout + checked.stderr
+    assert "baseline builtin / embedded / bm25: passed" in checked.stdout
+    assert {p: p.read_bytes() for p in committed.rglob("*") if p.is_file()} == before
+    (entry,) = map(json.loads, (tmp_path / "baseline-history.jsonl").read_text().splitlines())
+    assert (entry["event"], entry["suite"], entry["passed"]) == ("check", "builtin", True)
 
 
 def test_a_mode_without_a_baseline_is_one_line_and_exit_2(tmp_path: Path, folders: tuple[str, ...]) -> None:

@@ -7,6 +7,7 @@ from pathlib import Path
 
 from harness.backends.embedded import EmbeddedBackend
 from harness.baselines import BaselineKey, BaselineStore, Verdict, check, freeze, history
+from harness.baselines.history import FILE_NAME
 from harness.evaluation.kinds.beliefs import Plan, execute
 from harness.evaluation.results import CaseResult
 from harness.pipeline import Mode, PipelineSettings
@@ -15,6 +16,11 @@ from harness.reports.scores import suite_scores
 from harness.suites import BUILTIN, load_suite
 
 KEY = BaselineKey(BUILTIN, "embedded", "bm25")
+
+
+def _log(tmp_path: Path) -> Path:
+    """The run's history file: beside its reports, apart from the baselines."""
+    return tmp_path / "reports" / FILE_NAME
 
 
 def _run(settings: PipelineSettings) -> list[CaseResult]:
@@ -28,7 +34,7 @@ def _record(settings: PipelineSettings) -> dict:
 def test_freeze_degrade_check_fails_naming_the_cases_restore_check_passes(tmp_path: Path) -> None:
     store = BaselineStore(tmp_path / "baselines")
     good = PipelineSettings()
-    frozen = freeze(store, KEY, suite_scores(_run(good))["bm25"], _record(good))
+    frozen = freeze(store, KEY, suite_scores(_run(good))["bm25"], _record(good), history_file=_log(tmp_path))
     assert frozen.frozen.written
     assert frozen.frozen.baseline.scores.overall["pass_rate"] == 1.0  # bm25 passes every built-in case
     before = store.path(KEY).read_bytes()
@@ -37,7 +43,7 @@ def test_freeze_degrade_check_fails_naming_the_cases_restore_check_passes(tmp_pa
     degraded = _run(degraded_settings)
     broken = {r.item_id for r in degraded if not r.passed}
     assert broken, "retrieving on content alone must break some case, or this test shows nothing"
-    failed = check(store, KEY, suite_scores(degraded)["bm25"], _record(degraded_settings))
+    failed = check(store, KEY, suite_scores(degraded)["bm25"], _record(degraded_settings), history_file=_log(tmp_path))
     assert not failed.passed
     regressed = failed.comparison.having(Verdict.REGRESSED)
     assert {c.name for c in regressed if c.measure == "passed"} == broken
@@ -48,10 +54,11 @@ def test_freeze_degrade_check_fails_naming_the_cases_restore_check_passes(tmp_pa
         assert f"  regressed  case {case} passed: passed -> failed" in lines
     assert any(line.startswith("  setting fields: ") for line in lines)
 
-    restored = check(store, KEY, suite_scores(_run(good))["bm25"], _record(good))
+    restored = check(store, KEY, suite_scores(_run(good))["bm25"], _record(good), history_file=_log(tmp_path))
     assert restored.passed
     assert restored.comparison.changes == ()
     assert restored.lines() == [restored.lines()[0]]
     assert store.path(KEY).read_bytes() == before  # checks never rewrite the baseline
-    entries = history.read(store.history_path(KEY))
+    assert [p.name for p in store.root.rglob("*") if p.is_file()] == ["embedded-bm25.json"]  # nor write beside it
+    entries = history.read(_log(tmp_path))
     assert [(e["event"], e.get("passed")) for e in entries] == [("freeze", None), ("check", False), ("check", True)]

@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pytest
 
+from harness.baselines.history import FILE_NAME
 from harness.suites.resolve import cases_dir
 
 CASE_TESTS = Path(__file__).parents[1] / "test_suite_cases.py"
@@ -26,18 +27,25 @@ def project(tmp_path: Path) -> Path:
     return tmp_path
 
 
-def _pytest(project: Path, *args: str, freeze: bool = False) -> subprocess.CompletedProcess[str]:
+def _pytest(project: Path, *args: str, freeze: bool = False, basetemp: str = "t") -> subprocess.CompletedProcess[str]:
     env = {k: v for k, v in os.environ.items() if k not in {"HARNESS_FREEZE", "PYTEST_ADDOPTS"}}
     if freeze:
         env["HARNESS_FREEZE"] = "1"
     command = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q", "-rf", "test_cases.py"]
     command += ["--backend", "embedded", "--suite", str(project / "suite"), "--baseline-dir", str(project / "b")]
+    command += ["--basetemp", str(project / basetemp)]
     return subprocess.run([*command, *args], cwd=project, env=env, capture_output=True, text=True, timeout=300)
 
 
+def _history(project: Path, basetemp: str) -> list[tuple[str, bool | None]]:
+    """The (event, passed) lines a session wrote into its basetemp."""
+    lines = (project / basetemp / FILE_NAME).read_text().splitlines()
+    return [(e["event"], e.get("passed")) for e in map(json.loads, lines)]
+
+
 def _failed_items(output: str) -> set[str]:
-    """Case ids of the items pytest reports FAILED (`test_static_case[embedded-bm25-<id>]`)."""
-    return set(re.findall(r"^FAILED \S+\[embedded-bm25-(.+?)\]", output, re.M))
+    """Case ids of the items pytest reports FAILED (`test_item[beliefs-embedded-bm25-<id>]`)."""
+    return set(re.findall(r"^FAILED \S+\[beliefs-embedded-bm25-(.+?)\]", output, re.M))
 
 
 def _drop_aliases(suite: Path) -> None:
@@ -48,18 +56,22 @@ def _drop_aliases(suite: Path) -> None:
 
 
 def test_freeze_then_check_fails_on_a_degraded_suite_naming_its_cases_and_passes_restored(project: Path) -> None:
-    frozen = _pytest(project, freeze=True)
+    frozen = _pytest(project, freeze=True, basetemp="frozen")
     assert frozen.returncode == 0, frozen.stdout + frozen.stderr
     assert "baseline suite / embedded / bm25: frozen in" in frozen.stdout
     assert (project / "b" / "suite" / "embedded-bm25.json").is_file()
+    assert _history(project, "frozen") == [("freeze", None)]
 
-    passed = _pytest(project, "--check-baseline")
+    passed = _pytest(project, "--check-baseline", basetemp="passed")
     assert passed.returncode == 0, passed.stdout + passed.stderr
     assert "baseline suite / embedded / bm25: passed (0 regressed, 0 missing" in passed.stdout
+    assert f"baseline history: {project / 'passed' / FILE_NAME}" in passed.stdout
+    assert _history(project, "passed") == [("check", True)]
+    assert [p.name for p in (project / "b").rglob("*") if p.is_file()] == ["embedded-bm25.json"]
 
     original = (project / "suite" / "corpus.json").read_text()
     _drop_aliases(project / "suite")
-    failed = _pytest(project, "--check-baseline")
+    failed = _pytest(project, "--check-baseline", basetemp="failed")
     assert failed.returncode == 1
     broken = _failed_items(failed.stdout)
     assert broken, "a corpus without aliases must fail some case, or this test shows nothing"
@@ -68,15 +80,9 @@ def test_freeze_then_check_fails_on_a_degraded_suite_naming_its_cases_and_passes
     assert "baseline suite / embedded / bm25: FAILED" in failed.stdout
 
     (project / "suite" / "corpus.json").write_text(original)
+    assert _history(project, "failed") == [("check", False)]
     restored = _pytest(project, "--check-baseline")
     assert restored.returncode == 0, restored.stdout + restored.stderr
-    history = (project / "b" / "suite" / "history.jsonl").read_text().splitlines()
-    assert [(e["event"], e.get("passed")) for e in map(json.loads, history)] == [
-        ("freeze", None),
-        ("check", True),
-        ("check", False),
-        ("check", True),
-    ]
 
 
 def test_a_check_without_a_baseline_is_a_usage_error_not_a_pass(project: Path) -> None:

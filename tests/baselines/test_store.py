@@ -21,6 +21,7 @@ from harness.baselines import (
     slug,
     stored_lines,
 )
+from harness.baselines.history import FILE_NAME
 from harness.models.scoresheet import CaseScore, ScoreSheet
 
 KEY = BaselineKey("builtin", "embedded", "bm25")
@@ -50,6 +51,11 @@ def test_an_unsafe_name_becomes_a_plain_file_name_with_its_hash(name: str) -> No
     assert len(made) <= 71  # 60 characters of the name, a dash, 10 of its hash
 
 
+def _log(tmp_path: Path) -> Path:
+    """The run's history file: beside its reports, apart from the baselines."""
+    return tmp_path / "reports" / FILE_NAME
+
+
 def test_names_that_clean_to_the_same_prefix_get_different_slugs() -> None:
     names = ["tenure:/a/b", "tenure:/a-b", "tenure:/A/b", "tenure-a-b"]
     assert len({slug(n) for n in names}) == len(names)
@@ -64,7 +70,7 @@ def test_an_absolute_suite_path_stays_under_the_root(tmp_path: Path) -> None:
 
 def test_freeze_writes_what_load_reads(tmp_path: Path) -> None:
     store = BaselineStore(tmp_path)
-    result = freeze(store, KEY, SHEET, SETTINGS)
+    result = freeze(store, KEY, SHEET, SETTINGS, history_file=_log(tmp_path))
     assert result.frozen.written
     assert result.lines() == [f"baseline {KEY}: frozen in {tmp_path / 'builtin' / 'embedded-bm25.json'} (new)"]
     loaded = store.load(KEY)
@@ -78,39 +84,45 @@ def test_freeze_writes_what_load_reads(tmp_path: Path) -> None:
 
 def test_a_check_never_rewrites_the_baseline(tmp_path: Path) -> None:
     store = BaselineStore(tmp_path)
-    freeze(store, KEY, SHEET, SETTINGS)
+    freeze(store, KEY, SHEET, SETTINGS, history_file=_log(tmp_path))
     before = store.path(KEY).read_bytes()
     worse = ScoreSheet({"pass_rate": 0.5, "recall": 0.75}, SHEET.categories, SHEET.cases)
-    assert not check(store, KEY, worse, SETTINGS).passed
+    assert not check(store, KEY, worse, SETTINGS, history_file=_log(tmp_path)).passed
     better = ScoreSheet({"pass_rate": 1.0, "recall": 0.9}, SHEET.categories, SHEET.cases)
-    assert check(store, KEY, better, SETTINGS).passed
+    assert check(store, KEY, better, SETTINGS, history_file=_log(tmp_path)).passed
     assert store.path(KEY).read_bytes() == before
 
 
 def test_a_missing_baseline_is_an_error_not_a_pass(tmp_path: Path) -> None:
     with pytest.raises(MissingBaseline, match="no baseline for builtin / embedded / vector") as raised:
-        check(BaselineStore(tmp_path), BaselineKey("builtin", "embedded", "vector"), SHEET, SETTINGS)
+        check(
+            BaselineStore(tmp_path),
+            BaselineKey("builtin", "embedded", "vector"),
+            SHEET,
+            SETTINGS,
+            history_file=_log(tmp_path),
+        )
     assert raised.value.exit_code == 2
     assert "\n" not in str(raised.value)
-    assert not (tmp_path / "builtin" / "history.jsonl").exists()
+    assert not _log(tmp_path).exists()
 
 
 def test_refreezing_the_same_scores_leaves_the_file_alone(tmp_path: Path) -> None:
     store = BaselineStore(tmp_path)
-    freeze(store, KEY, SHEET, SETTINGS)
+    freeze(store, KEY, SHEET, SETTINGS, history_file=_log(tmp_path))
     before = store.path(KEY).read_bytes()
-    again = freeze(store, KEY, SHEET, dict(SETTINGS))
+    again = freeze(store, KEY, SHEET, dict(SETTINGS), history_file=_log(tmp_path))
     assert not again.frozen.written
     assert store.path(KEY).read_bytes() == before
     assert "unchanged" in again.lines()[0]
-    assert [e["event"] for e in history.read(store.history_path(KEY))] == ["freeze"]
+    assert [e["event"] for e in history.read(_log(tmp_path))] == ["freeze"]
 
 
 def test_a_freeze_over_a_baseline_says_what_changed(tmp_path: Path) -> None:
     store = BaselineStore(tmp_path)
-    freeze(store, KEY, SHEET, SETTINGS)
+    freeze(store, KEY, SHEET, SETTINGS, history_file=_log(tmp_path))
     new = ScoreSheet({"pass_rate": 0.5, "recall": 0.75}, SHEET.categories, {"alias-01": CaseScore(False)})
-    result = freeze(store, KEY, new, {**SETTINGS, "fields": {"content": 1.0}})
+    result = freeze(store, KEY, new, {**SETTINGS, "fields": {"content": 1.0}}, history_file=_log(tmp_path))
     assert result.frozen.written
     assert store.load(KEY).scores == new
     lines = result.lines()
@@ -126,11 +138,11 @@ def test_a_freeze_over_a_baseline_says_what_changed(tmp_path: Path) -> None:
 
 def test_the_history_records_each_freeze_and_check(tmp_path: Path) -> None:
     store = BaselineStore(tmp_path)
-    freeze(store, KEY, SHEET, SETTINGS)
+    freeze(store, KEY, SHEET, SETTINGS, history_file=_log(tmp_path))
     worse = ScoreSheet(SHEET.overall, SHEET.categories, {"alias-01": CaseScore(False), "q7": CaseScore(score=0.5)})
-    check(store, KEY, worse, SETTINGS)
-    check(store, KEY, SHEET, SETTINGS)
-    entries = history.read(store.history_path(KEY))
+    check(store, KEY, worse, SETTINGS, history_file=_log(tmp_path))
+    check(store, KEY, SHEET, SETTINGS, history_file=_log(tmp_path))
+    entries = history.read(_log(tmp_path))
     assert [(e["event"], e.get("passed")) for e in entries] == [("freeze", None), ("check", False), ("check", True)]
     assert entries[1]["regressed"] == ["case alias-01 passed"]
     assert entries[2]["regressed"] == []
@@ -139,7 +151,7 @@ def test_the_history_records_each_freeze_and_check(tmp_path: Path) -> None:
 
 def test_a_corrupt_baseline_is_one_line_naming_the_file(tmp_path: Path) -> None:
     store = BaselineStore(tmp_path)
-    freeze(store, KEY, SHEET, SETTINGS)
+    freeze(store, KEY, SHEET, SETTINGS, history_file=_log(tmp_path))
     path = store.path(KEY)
     data = json.loads(path.read_text())
     data["overall"]["recall"] = "high"
@@ -154,7 +166,7 @@ def test_a_corrupt_baseline_is_one_line_naming_the_file(tmp_path: Path) -> None:
 
 def test_a_baseline_in_another_keys_file_is_refused(tmp_path: Path) -> None:
     store = BaselineStore(tmp_path)
-    freeze(store, KEY, SHEET, SETTINGS)
+    freeze(store, KEY, SHEET, SETTINGS, history_file=_log(tmp_path))
     other = BaselineKey("builtin", "embedded", "vector")
     store.path(other).write_bytes(store.path(KEY).read_bytes())
     with pytest.raises(BadBaseline, match="holds builtin / embedded / bm25"):
@@ -164,11 +176,11 @@ def test_a_baseline_in_another_keys_file_is_refused(tmp_path: Path) -> None:
 def test_a_run_gate_checks_every_sheet_and_lists_the_failed_keys(tmp_path: Path) -> None:
     store = BaselineStore(tmp_path)
     vector = BaselineKey("builtin", "embedded", "vector")
-    frozen = run_gate(store, {KEY: SHEET, vector: SHEET}, SETTINGS, freeze_run=True)
+    frozen = run_gate(store, {KEY: SHEET, vector: SHEET}, SETTINGS, freeze_run=True, history_file=_log(tmp_path))
     assert frozen.failed == []
     assert [line.split(":")[0] for line in frozen.lines] == [f"baseline {KEY}", f"baseline {vector}"]
     worse = ScoreSheet({"pass_rate": 0.9, "recall": 0.75}, SHEET.categories, SHEET.cases)
-    checked = run_gate(store, {KEY: SHEET, vector: worse}, SETTINGS, freeze_run=False)
+    checked = run_gate(store, {KEY: SHEET, vector: worse}, SETTINGS, freeze_run=False, history_file=_log(tmp_path))
     assert checked.failed == [vector]
     assert checked.lines == [
         checked.lines[0],
@@ -181,18 +193,24 @@ def test_a_run_gate_checks_every_sheet_and_lists_the_failed_keys(tmp_path: Path)
 
 def test_a_run_gate_with_one_missing_baseline_checks_nothing(tmp_path: Path) -> None:
     store = BaselineStore(tmp_path)
-    freeze(store, KEY, SHEET, SETTINGS)
+    freeze(store, KEY, SHEET, SETTINGS, history_file=_log(tmp_path))
     hybrid = BaselineKey("builtin", "embedded", "hybrid")
     with pytest.raises(MissingBaseline, match="builtin / embedded / hybrid"):
-        run_gate(store, {KEY: SHEET, hybrid: SHEET}, SETTINGS, freeze_run=False)
-    assert [e["event"] for e in history.read(store.history_path(KEY))] == ["freeze"]
+        run_gate(store, {KEY: SHEET, hybrid: SHEET}, SETTINGS, freeze_run=False, history_file=_log(tmp_path))
+    assert [e["event"] for e in history.read(_log(tmp_path))] == ["freeze"]
 
 
 def test_stored_lines_list_every_baseline_with_its_overall_scores(tmp_path: Path) -> None:
     store = BaselineStore(tmp_path)
     assert stored_lines(store) == [f"no baselines in {tmp_path}"]
-    freeze(store, KEY, SHEET, SETTINGS)
-    freeze(store, BaselineKey("tenure:/x/y", "redis", "bm25"), ScoreSheet({"pass_rate": 0.25}), SETTINGS)
+    freeze(store, KEY, SHEET, SETTINGS, history_file=_log(tmp_path))
+    freeze(
+        store,
+        BaselineKey("tenure:/x/y", "redis", "bm25"),
+        ScoreSheet({"pass_rate": 0.25}),
+        SETTINGS,
+        history_file=_log(tmp_path),
+    )
     lines = stored_lines(store)
     assert len(lines) == 2
     assert lines[0].startswith(f"{KEY}: frozen ")
@@ -204,6 +222,8 @@ def test_stored_lines_list_every_baseline_with_its_overall_scores(tmp_path: Path
 def test_settings_are_stored_as_json_holds_them(tmp_path: Path) -> None:
     store = BaselineStore(tmp_path)
     live = {"fields": MappingProxyType({"name": 1.0}), "file": tmp_path / "x.json", "modes": ("bm25",)}
-    freeze(store, KEY, SHEET, live)
+    freeze(store, KEY, SHEET, live, history_file=_log(tmp_path))
     assert store.load(KEY).settings == {"fields": {"name": 1.0}, "file": str(tmp_path / "x.json"), "modes": ["bm25"]}
-    assert check(store, KEY, SHEET, live).settings == ()  # the live form and the stored form are the same settings
+    assert (
+        check(store, KEY, SHEET, live, history_file=_log(tmp_path)).settings == ()
+    )  # the live form and the stored form are the same settings

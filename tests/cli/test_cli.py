@@ -337,16 +337,17 @@ def test_bm25_run_exits_0_prints_scorecard_and_writes_reports(
 
     out = run.cwd / "out"
     names = sorted(p.name for p in out.iterdir() if p.name.startswith("run-"))  # compare writes here too
-    stamped = [n for n in names if re.fullmatch(rf"run-embedded-{STAMP}\.(json|md)", n)]
-    assert len(stamped) == 2
-    assert {Path(n).suffix for n in stamped} == {".json", ".md"}
-    assert Path(stamped[0]).stem == Path(stamped[1]).stem  # one run, one name
+    stamped = [n for n in names if re.fullmatch(rf"run-embedded-{STAMP}\.(json|md|html)", n)]
+    assert len(stamped) == 3
+    assert {Path(n).suffix for n in stamped} == {".json", ".md", ".html"}
+    assert len({Path(n).stem for n in stamped}) == 1  # one run, one name
     assert set(names) == {
         *stamped,
         "run-embedded-latest.json",
         "run-embedded-latest.md",
+        "run-embedded-latest.html",
     }
-    for ext in ("json", "md"):
+    for ext in ("json", "md", "html"):
         (stamp_file,) = [n for n in stamped if n.endswith(ext)]
         assert (out / f"run-embedded-latest.{ext}").read_bytes() == (out / stamp_file).read_bytes()
         assert stamp_file in result.stdout  # the report paths are printed
@@ -372,7 +373,8 @@ def test_compare_after_a_run_writes_a_compare_file(runs: dict[str, Any]) -> None
     assert "bm25" in text
     assert "embedded" in text
     assert (out / "compare-latest.md").read_text(encoding="utf-8") == text
-    assert "run-embedded-latest.json" in text  # names the report it compared
+    (report,) = [p.name for p in out.glob("run-embedded-2*.json")]
+    assert f"`{report}`" in text  # names the report it compared
 
 
 def test_vector_baseline_fails_the_gate_with_committed_embeddings_only(

@@ -29,10 +29,11 @@ def test_nano_brain_run_writes_its_report(tmp_path: Path) -> None:
     assert summary["tasks"] == 16
     assert summary["baseline"]["overall"] == json.loads((capability / "baseline_v1.json").read_text())["overall"]
     assert report["structure"]["routes"] == 4
-    # `harness compare` compares belief-suite runs: a code-task report is not one of them
+    # `harness compare` tables every kind: the code-task run is its row
     compared = harness("compare", "--out", "out", cwd=tmp_path)
-    assert compared.returncode == 2
-    assert "no run reports to compare" in one_line(compared.stderr)
+    assert compared.returncode == 0, compared.stderr
+    assert "code-tasks" in compared.stdout
+    assert "code-tasks-ledger" in compared.stdout
 
 
 def test_a_regression_exits_1(tmp_path: Path) -> None:

@@ -17,7 +17,7 @@ from harness.backends import registry
 from harness.evaluation.kind import Engine, RunInfo
 from harness.evaluation.kinds.conversation import ConversationKind
 from harness.pipeline.settings import Mode
-from harness.reports.conversation_report import write_chart
+from harness.reports.envelope import Envelope
 from harness.suites.acervo import load_acervo
 from tests.conversation.helpers import run_kind
 
@@ -98,7 +98,7 @@ def test_report_and_chart(run, tmp_path: Path) -> None:
     assert sheet.overall["pass_rate"] == 1.0
     assert sheet.cases["kiln#4"].passed is True
     json.dumps(report.data)  # the report is plain JSON
-    chart = write_chart(report.data, tmp_path / "efficiency.png")
+    chart = report.charts["efficiency"](tmp_path / "efficiency.png")
     assert chart.read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
@@ -128,9 +128,11 @@ def test_an_interrupted_run_says_so() -> None:
         steps.close()  # the run stops after three turns; the namespace is dropped
         reason = "interrupted by SIGINT after 3 of 7 turns"
         info = RunInfo(backend.info(), (Mode.BM25,), {}, {}, datetime.now(UTC), 0.1, reason)
-        report = kind.report(results, info)
+        envelope = Envelope.of(kind, info, kind.report(results, info), {})
+        report = envelope.framed(kind.report(results, info))
     finally:
         backend.close()
-    assert report.data["incomplete"] is True
+    assert envelope.document(report.data, {})["incomplete"] is True
+    assert f"INCOMPLETE: {reason}" in report.scorecard.caption
     assert f"> **INCOMPLETE RUN**: {reason}. Only the turns that finished are below." in report.markdown
     assert report.data["summary"]["bm25"]["turns"] == 3

@@ -21,7 +21,8 @@ from harness.evaluation.runner import Finished, RunRequest, run_and_report
 from harness.models.haystack import Granularity
 from harness.pipeline.settings import Mode
 from harness.shards import Shard
-from harness.suites.datasets import DATA_DIR_ENV, choose, open_selection
+from harness.suites.datasets import DATA_DIR_ENV, open_selection
+from harness.suites.sampling import SampleMethod
 
 SHARED = Path(__file__).resolve().parents[3] / "shared" / "datasets"
 
@@ -54,16 +55,16 @@ def run_dataset(
 ) -> tuple[int, Finished]:
     """A dataset run as `harness run --dataset` makes it, on one backend (default: embedded): the
     selection, the haystack kind, the one runner, the reports; its exit code and what it wrote."""
-    selection = open_selection(dataset, file, limit=limit, sample=sample, seed=seed, shard=shard)
+    selection = open_selection(dataset, file, limit=limit, sample=SampleMethod(sample), seed=seed, shard=shard)
     parsed = tuple(Mode(m) for m in modes)
     embedder = embedder_factory() if any(m.needs_vectors for m in parsed) else None
     kind = HaystackKind(
         selection,
-        choose(Granularity, granularity, "granularity"),
+        Granularity(granularity),
         embedding_model=embedder.model if embedder else None,
         error_threshold=error_threshold,
     )
-    request = RunRequest(parsed, out_dir, error_threshold, trec)
+    request = RunRequest(parsed, out_dir, error_threshold, trec, shard)
     finished = run_and_report(kind, backend or EmbeddedBackend(), embedder, request)
     if finished.outcome.stopped is not None:
         raise finished.outcome.stopped
@@ -73,13 +74,10 @@ def run_dataset(
 def run_dataset_report(
     out: Path, factory: Callable[[], Embedder], shard: Shard | None = None, **settings: Any
 ) -> dict[str, Any]:
-    """Run every question of `settings['file']` on the embedded backend into `out`; the latest JSON report."""
-    code, _ = run_dataset(out_dir=out, embedder_factory=factory, shard=shard, **settings)
+    """Run every question of `settings['file']` on the embedded backend into `out`; the JSON report it wrote."""
+    code, finished = run_dataset(out_dir=out, embedder_factory=factory, shard=shard, **settings)
     assert code == 0
-    stem = f"dataset-{settings['dataset']}-{settings['granularity']}"
-    if shard is not None:
-        stem += f"-shard{shard.index}of{shard.count}"
-    return json.loads((out / f"{stem}-latest.json").read_text())
+    return json.loads(finished.paths[0].read_text())
 
 
 class BagOfWordsEncoder:

@@ -8,7 +8,8 @@ from typing import Any
 
 import numpy as np
 
-from harness.benchmarks.encoders import measure_speed, sample_turns, speed_lines
+from harness.benchmarks.datasets import BenchRow
+from harness.benchmarks.encoders import QUALITY, measure_speed, quality_lines, sample_turns, speed_lines
 from harness.embeddings import DEFAULT_MODEL, Embedder
 
 from .builders import BagOfWordsEncoder, longmemeval_record
@@ -72,3 +73,18 @@ def test_an_encoder_of_another_size_has_no_cosine_and_says_so() -> None:
     assert speeds[1].cosine_mean is None
     assert speeds[1].cosine_min is None
     assert speed_lines(speeds)[3].endswith("| — (other size) |")
+
+
+def test_quality_rows_leave_the_difference_blank_where_the_float_model_has_no_score() -> None:
+    """A cell the float model could not score (no gradable question) has no difference to show."""
+
+    def row(r10: float | None) -> BenchRow:
+        metrics = dict.fromkeys(QUALITY, r10)
+        return BenchRow(
+            "locomo", "embedded", "vector", "turn", "turn", 0, 0, 1, 2, 0.0, 0.0, 0.0, 0.0, 0.0, 0.0, metrics
+        )
+
+    lines = quality_lines({DEFAULT_MODEL: [row(None)], "small": [row(0.5)]})
+
+    assert lines[2].endswith("| — | — | — |  |")
+    assert lines[3] == "| small | locomo | vector | turn | 0 | 0.500 | 0.500 | 0.500 |  |"

@@ -14,7 +14,9 @@ import pytest
 
 from harness.embeddings import Embedder
 from harness.errors import HarnessError
-from harness.reports.merge import merge_reports
+from harness.evaluation.kind import Report
+from harness.evaluation.kinds import SPECS
+from harness.reports import merge
 from harness.shards import Shard, parse_shard, shard_of
 
 from .builders import run_dataset_report, shared_file
@@ -38,6 +40,12 @@ def test_every_id_is_in_exactly_one_shard_given_by_its_sha256() -> None:
         assert owners == [expected] == [shard_of(item, N)]
     sizes = [sum(Shard(i, N).owns(item) for item in ids) for i in range(1, N + 1)]
     assert min(sizes) > 20, sizes  # a hash spreads 203 ids over 4 shards, none nearly empty
+
+
+def merge_reports(paths: list[Path]) -> Report:
+    """The merged report, its data with the envelope a merge writes around it."""
+    envelope, report = merge.merge_reports(paths, SPECS)
+    return Report(report.stem, envelope.document(report.data, {}), report.markdown, report.scorecard, report.scores)
 
 
 def _run(out: Path, factory: Callable[[], Embedder], shard: Shard | None, **settings: Any) -> dict[str, Any]:
@@ -102,6 +110,13 @@ def _rewrite(path: Path, target: Path, **changes: Any) -> Path:
     return target
 
 
+def _strip(path: Path, target: Path, field: str) -> Path:
+    report = json.loads(path.read_text())
+    del report[field]
+    target.write_text(json.dumps(report))
+    return target
+
+
 def test_mismatched_shards_are_refused(tmp_path: Path, shard_reports: list[Path]) -> None:
     first, second = shard_reports
     cases = {
@@ -111,7 +126,8 @@ def test_mismatched_shards_are_refused(tmp_path: Path, shard_reports: list[Path]
         "differs .* in shards": [first, _rewrite(second, tmp_path / "n.json", shard={"index": 2, "count": 3})],
         "differs .* in embedding_model": [first, _rewrite(second, tmp_path / "m.json", embedding_model="other")],
         "not a shard report": [first, _rewrite(second, tmp_path / "whole.json", shard=None)],
-        "not a run report of suites or a dataset": [first, _rewrite(second, tmp_path / "other.json", kind="run")],
+        "differs .* in kind": [first, _rewrite(second, tmp_path / "kind.json", kind="beliefs")],
+        "not a harness run report": [first, _strip(second, tmp_path / "other.json", "files")],
     }
     for message, paths in cases.items():
         with pytest.raises(HarnessError, match=message):
@@ -148,7 +164,10 @@ def test_merge_command_writes_the_whole_report(tmp_path: Path, shard_reports: li
     [
         (["--shard", "5/4"], "harness: error: --shard 5/4: I must be between 1 and N, and N at least 1"),
         (["--shard", "two"], "harness: error: --shard takes I/N (e.g. 2/4), got 'two'"),
-        (["--device", "gpu"], "harness: error: unknown device 'gpu': choose one of auto, cpu, cuda"),
+        (
+            ["--device", "gpu"],
+            "harness: error: Invalid value for '--device': Value error, 'gpu' is not one of 'auto', 'cpu', 'cuda'.",
+        ),
     ],
 )
 def test_run_rejects_a_bad_shard_or_device_before_any_work(tmp_path: Path, arguments: list[str], message: str) -> None:
@@ -188,7 +207,7 @@ def test_suite_shards_merged_equal_the_unsharded_suite_run(tmp_path: Path) -> No
 
     assert [numbers(s) for s in merged.data["summary"]] == [numbers(s) for s in whole["summary"]]
     assert sorted(c["case_id"] for c in merged.data["cases"]) == sorted(c["case_id"] for c in whole["cases"])
-    assert merged.data["meta"]["settings"]["shard"] is None
+    assert merged.data["shard"] is None
     assert merged.stem == "run-embedded"
     assert merged.scorecard.rows[0][2] == "115/115"
     (sheet,) = merged.scores.values()

@@ -12,20 +12,22 @@ import pytest
 
 from harness.embeddings import (
     DEFAULT_MODEL,
-    INT8_MODEL,
-    STATIC_MODEL,
     Device,
     Embedder,
+    EncoderSpec,
     load_encoder,
     machine_threads,
     model_folder,
     onnx_int8,
     parse_device,
+    registry,
     resolve_device,
     static,
 )
 from harness.embeddings import device as device_module
 from harness.embeddings import embedder as embedder_module
+from harness.embeddings.onnx_int8 import INT8
+from harness.embeddings.static import STATIC
 from harness.errors import HarnessError
 
 needs = {
@@ -38,6 +40,8 @@ needs = {
     }.items()
 }
 
+INT8_MODEL = INT8.name
+STATIC_MODEL = STATIC.name
 MEANING = ["How do I deploy to kubernetes?", "k8s deployment steps", "banana bread recipe"]
 
 
@@ -72,7 +76,7 @@ def test_embedder_reports_the_resolved_device(monkeypatch: pytest.MonkeyPatch, t
 
 def test_int8_refuses_cuda(tmp_path: Path) -> None:
     with pytest.raises(HarnessError, match="CPU only"):
-        onnx_int8.load_int8(INT8_MODEL, tmp_path, tmp_path, Device.CUDA)
+        onnx_int8.load_int8(INT8_MODEL, Device.CUDA, tmp_path)
 
 
 def test_thread_count_is_the_affinity_mask() -> None:
@@ -153,7 +157,7 @@ def test_static_model_is_built_once_and_encodes_unit_rows(tmp_path: Path, monkey
     from model2vec import StaticModel
     from tokenizers import Tokenizer
 
-    from harness.embeddings.model import model_source
+    from harness.embeddings.packaged import model_source
 
     source = Path(model_source(DEFAULT_MODEL))
     builds: list[Path] = []
@@ -165,8 +169,8 @@ def test_static_model_is_built_once_and_encodes_unit_rows(tmp_path: Path, monkey
         StaticModel(vectors, tokenizer).save_pretrained(str(folder))
 
     monkeypatch.setattr(static, "distill_static", fake_distill)
-    first = static.load_static(STATIC_MODEL, source, tmp_path, Device.CPU)
-    second = static.load_static(STATIC_MODEL, source, tmp_path, Device.CPU)
+    first = static.load_static(STATIC_MODEL, Device.CPU, tmp_path)
+    second = static.load_static(STATIC_MODEL, Device.CPU, tmp_path)
     vectors = second.encode(MEANING)
 
     assert len(builds) == 1
@@ -180,9 +184,8 @@ def test_static_model_is_built_once_and_encodes_unit_rows(tmp_path: Path, monkey
 def test_vectors_of_an_encoder_built_here_are_cached_under_its_recipe(tmp_path: Path) -> None:
     """An int8 build by another recipe gives other vectors: they must never be read as this one's."""
     from harness.embeddings import EmbeddingCache
-    from harness.embeddings.model import INT8_MODEL, RECIPES
 
-    assert model_folder(INT8_MODEL) == f"{INT8_MODEL}@{RECIPES[INT8_MODEL]}"
+    assert model_folder(INT8_MODEL) == f"{INT8_MODEL}@{INT8.recipe}" == f"{INT8_MODEL}@fused-int8-v2"
     assert model_folder("org/model") == "org__model"
     vector = np.ones((1, 4), dtype=np.float32) / 2
     EmbeddingCache("earlier-build", [], tmp_path).add(["a turn"], vector)
@@ -193,3 +196,30 @@ def test_vectors_of_an_encoder_built_here_are_cached_under_its_recipe(tmp_path: 
     assert current.folder == tmp_path / model_folder(INT8_MODEL)
     (found,) = EmbeddingCache(INT8_MODEL, [tmp_path]).lookup(["a turn"])
     assert found is not None
+
+
+def test_an_encoder_is_one_spec_in_the_list(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Its name, loader, recipe, vector size and device come from its spec alone: adding one to the
+    list makes it a choice, sizes an index without loading it, and keeps it off a GPU it does not use."""
+    loaded: list[tuple[str, Device, Path]] = []
+
+    def load(name: str, device: Device, models_dir: Path) -> RecordingEncoder:
+        loaded.append((name, device, models_dir))
+        return RecordingEncoder()
+
+    toy = EncoderSpec("toy-encoder", load, recipe="toy-v1", dimensions=4, gpu=False)
+    monkeypatch.setattr(registry, "SPECS", (*registry.SPECS, toy))
+    monkeypatch.setattr(device_module, "torch_sees_cuda", lambda: True)
+    monkeypatch.setenv("HARNESS_CACHE_DIR", str(tmp_path))
+
+    assert registry.names() == (DEFAULT_MODEL, INT8_MODEL, STATIC_MODEL, "toy-encoder")
+    embedder = Embedder("toy-encoder", cache_dir=tmp_path)
+    assert embedder.dimensions == 4
+    assert loaded == []  # the size is known without loading the model
+    assert embedder.device is Device.CPU  # auto, with a GPU in sight
+    embedder.embed(["a text"])
+    assert loaded == [("toy-encoder", Device.CPU, tmp_path / ".models")]
+    assert [p.name for p in tmp_path.iterdir()] == ["toy-encoder@toy-v1"]  # its vectors, under its recipe
+    # a name not in the list is a sentence-transformers model, loaded to learn its size
+    assert registry.spec("org/other-model").dimensions is None
+    assert registry.spec("org/other-model").gpu

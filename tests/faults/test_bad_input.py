@@ -182,7 +182,7 @@ def test_a_report_folder_lost_during_the_run_never_loses_the_results(
     assert "written instead" in line, line
     written = [Path(p) for p in line.split("written instead: ")[1].split(", ")]
     request.addfinalizer(lambda: shutil.rmtree(written[0].parent, ignore_errors=True))
-    assert [p.suffix for p in written] == [".json", ".md"]
+    assert [p.suffix for p in written] == [".json", ".md", ".html"]
     report = json.loads(written[0].read_text())
     assert [c["case_id"] for c in report["cases"]] == ["s-0", "s-1", "s-2"]
     assert all(c["passed"] for c in report["cases"])

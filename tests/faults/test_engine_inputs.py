@@ -21,7 +21,7 @@ from harness.backends.base import Backend
 from harness.errors import CaseFileError
 from harness.evaluation.kinds.beliefs import SuiteRunner
 from harness.evaluation.results import CaseResult
-from harness.models.memory import MAX_ID_CHARS, MAX_TEXT_CHARS, MAX_WORD_CHARS
+from harness.limits import MAX_ID_CHARS, MAX_TEXT_CHARS, MAX_WORD_CHARS
 from harness.pipeline import Mode
 from harness.suites import load_suite
 

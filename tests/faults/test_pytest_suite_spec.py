@@ -12,12 +12,11 @@ from tests.faults.helpers import run, write_suite
 from tests.suites.tenure_fixture import belief, write_tenure
 
 ITEMS = """
-from harness.pytest_plugin import CaseParam
+from harness.pytest_plugin import ItemParam
 
 
-def test_static_case(static_case: CaseParam, harness_runner) -> None:
-    result = harness_runner(static_case).run_static(static_case.case, static_case.mode)
-    assert result.passed, "\\n".join(result.reasons)
+def test_item(harness_item: ItemParam, harness_check) -> None:
+    harness_check(harness_item)
 """
 
 

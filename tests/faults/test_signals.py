@@ -9,6 +9,7 @@ from pathlib import Path
 
 import pytest
 
+from harness.suites.resolve import cases_dir
 from tests.faults.helpers import Watched, containers_of, reports, write_suite
 
 CASES = 30_000
@@ -93,3 +94,22 @@ def test_sigterm_during_a_dataset_run_keeps_the_finished_questions(locomo: Path,
     assert 0 < len(asked) < report["selection"]["total"]
     assert str(json_path) in line
     assert "INCOMPLETE RUN" in json_path.with_suffix(".md").read_text()
+
+
+def test_a_signal_during_the_second_kind_names_the_reports_written_before_it(tmp_path: Path) -> None:
+    """Belief suites run first and their report is written; the lifecycle scenarios are stopped part
+    way. The last line names both: the earlier kind's report and the incomplete one."""
+    builtin = json.loads((cases_dir() / "lifecycle" / "builtin" / "debugging.json").read_text())
+    scenario = builtin["scenarios"][0]
+    many = tmp_path / "many.json"
+    many.write_text(json.dumps(builtin | {"scenarios": [scenario | {"name": f"copy-{i}"} for i in range(2000)]}))
+    out = tmp_path / "out"
+    run = Watched("run", "-s", "builtin", "-s", f"mnemonic:{many}", "-m", "bm25", "--out", str(out), cwd=tmp_path)
+    run.wait_progress("scenarios", 2)
+    run.process.send_signal(signal.SIGINT)
+    assert run.finish() == 130, run.stderr[-3000:]
+    (line,) = run.harness_lines()
+    (finished,) = reports(out, "run-embedded-2*.json")
+    (incomplete,) = reports(out, "lifecycle-embedded-incomplete-*.json")
+    assert line.startswith("harness: interrupted by SIGINT: run on embedded after "), line
+    assert f"finished part in {incomplete}; reports written before it: {finished}" in line, line

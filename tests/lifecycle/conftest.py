@@ -12,8 +12,7 @@ import pytest
 
 from harness.backends import registry
 from harness.backends.base import Backend
-from harness.embeddings.embedder import Embedder
-from harness.embeddings.model import DEFAULT_MODEL
+from harness.embeddings import DEFAULT_MODEL, Embedder
 from harness.models.scenario import LifecycleSuite
 from harness.suites.mnemonic import load_mnemonic
 from harness.suites.resolve import cases_dir

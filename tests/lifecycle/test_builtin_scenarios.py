@@ -98,7 +98,7 @@ def test_report_has_bars_settings_and_both_precisions(builtin_suite, committed_e
     assert any("cycle 5" in line for line in report.scorecard.caption)
     assert set(report.scores) == {"bm25", "vector", "hybrid"}
     assert report.scores["bm25"].cases["lessons-on-call"].score is not None
-    assert report.data["settings"][0] == {
+    assert report.data["setting_docs"][0] == {
         "name": "cycles",
         "value": 5,
         "doc": LifecycleSettings.__dataclass_fields__["cycles"].metadata["doc"],

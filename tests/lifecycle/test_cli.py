@@ -54,19 +54,21 @@ def test_bad_lifecycle_input_is_one_line_and_exit_2(monkeypatch, tmp_path, capsy
 def test_kind_options_set_cycles_verbose_limit_and_shard() -> None:
     from harness.errors import HarnessError
     from harness.evaluation.kinds import KindOptions, kinds_for
+    from harness.evaluation.kinds.lifecycle import LifecycleOptions
     from harness.pipeline.settings import Mode
     from harness.shards import Shard
 
-    options = KindOptions([Mode.BM25], limit=2, extra={"cycles": 2, "verbose": True})
-    (kind,) = kinds_for(["lifecycle:builtin"], options)
+    def kind_of(common: KindOptions, own: LifecycleOptions | None = None):
+        (planned,) = kinds_for(["lifecycle:builtin"], common, {"lifecycle": own or LifecycleOptions()})
+        return planned.kind
+
+    kind = kind_of(KindOptions([Mode.BM25], limit=2), LifecycleOptions(cycles=2, verbose=True))
     assert (kind.settings.cycles, kind.verbose, len(kind.suite.scenarios)) == (2, True, 2)
-    halves = [kinds_for(["lifecycle:builtin"], KindOptions([Mode.BM25], shard=Shard(i, 2)))[0] for i in (1, 2)]
+    halves = [kind_of(KindOptions([Mode.BM25], shard=Shard(i, 2))) for i in (1, 2)]
     names = [s.name for k in halves for s in k.suite.scenarios]
-    assert sorted(names) == sorted(
-        s.name for s in kinds_for(["lifecycle:builtin"], KindOptions([Mode.BM25]))[0].suite.scenarios
-    )
+    assert sorted(names) == sorted(s.name for s in kind_of(KindOptions([Mode.BM25])).suite.scenarios)
     with pytest.raises(HarnessError, match="--cycles"):
-        kinds_for(["lifecycle:builtin"], KindOptions([Mode.BM25], extra={"cycles": -1}))
+        kind_of(KindOptions([Mode.BM25]), LifecycleOptions(cycles=-1))
 
 
 def test_freeze_then_check_a_lifecycle_baseline(monkeypatch, tmp_path, capsys) -> None:

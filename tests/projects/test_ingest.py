@@ -212,19 +212,19 @@ def test_manifest_dependencies_of_every_kind() -> None:
 
 def test_unreadable_files_and_folders_are_skipped(sample_root: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """(Root reads everything whatever its mode: the failures are injected.)"""
-    real_read, real_scandir = Path.read_bytes, os.scandir
+    real_open, real_scandir = Path.open, os.scandir
 
-    def read_bytes(self: Path) -> bytes:
+    def open_(self: Path, *args, **kwargs):
         if self.name == "store.go":
             raise PermissionError(13, "Permission denied", str(self))
-        return real_read(self)
+        return real_open(self, *args, **kwargs)
 
     def scandir(path):
         if Path(path).name == "docs":
             raise PermissionError(13, "Permission denied", str(path))
         return real_scandir(path)
 
-    monkeypatch.setattr(Path, "read_bytes", read_bytes)
+    monkeypatch.setattr(Path, "open", open_)
     monkeypatch.setattr(os, "scandir", scandir)
     project = ingest(sample_root)
     reasons = {s.path: s.reason for s in project.skipped}

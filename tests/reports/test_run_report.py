@@ -18,6 +18,7 @@ from harness.errors import HarnessError
 from harness.evaluation.kinds.beliefs import Plan, execute
 from harness.pipeline import Mode
 from harness.reports import compare, run_report
+from harness.reports.envelope import FIELDS
 from harness.reports.metadata import run_metadata
 from harness.reports.summary import summarize
 from harness.reports.writer import report_json
@@ -211,7 +212,7 @@ def test_compare_refuses_a_non_report_with_one_harness_error(tmp_path: Path, con
     path = tmp_path / "other.json"
     path.write_text(content, encoding="utf-8")
     with pytest.raises(HarnessError) as info:
-        compare.load_summaries([path])
+        compare.load_reports([path])
     assert str(path) in str(info.value)
     assert "\n" not in str(info.value)
 
@@ -224,20 +225,60 @@ def test_compare_refuses_a_folder_or_non_utf8_file(tmp_path: Path, kind: str) ->
     else:
         path.write_bytes(b'{"summary": "caf\xe9"}')
     with pytest.raises(HarnessError) as info:
-        compare.load_summaries([path])
+        compare.load_reports([path])
     assert str(path) in str(info.value)
 
 
 def test_compare_with_no_reports_is_a_harness_error(tmp_path: Path) -> None:
     with pytest.raises(HarnessError):
-        compare.load_summaries(compare.default_reports(tmp_path))
+        compare.load_reports(compare.default_reports(tmp_path))
 
 
 def test_compare_later_report_replaces_earlier_row(tmp_path: Path, report: dict[str, Any]) -> None:
-    older = report["json"]
+    envelope = dict.fromkeys(FIELDS) | {"kind": "beliefs", "scores": {}, "shard": None, "incomplete": False}
+    older = envelope | report["json"]
     newer = json.loads(json.dumps(older))
     newer["summary"][0]["static_passed"] = 2
     _write(tmp_path, "a.json", older)
     _write(tmp_path, "b.json", newer)
-    (row,) = compare.load_summaries([tmp_path / "a.json", tmp_path / "b.json"])
+    (row,) = compare.belief_summaries(compare.load_reports([tmp_path / "a.json", tmp_path / "b.json"]))
     assert row["static_passed"] == 2
+
+
+def test_compare_by_default_shows_the_newest_complete_run_of_every_backend_and_mode(
+    tmp_path: Path, report: dict[str, Any]
+) -> None:
+    """A run of one mode replaces its backend's `-latest` copy; the other modes' newest rows are in
+    earlier reports, and compare shows them. Incomplete runs and shards are never compared."""
+
+    def run(backend: str, passed: dict[str, int], **extra: Any) -> dict[str, Any]:
+        data = json.loads(json.dumps(report["json"]))
+        (row,) = data["summary"]
+        data["summary"] = [row | {"backend": backend, "mode": m, "static_passed": n} for m, n in passed.items()]
+        envelope = dict.fromkeys(FIELDS) | {"kind": "beliefs", "suite": "builtin", "scores": {}, "incomplete": False}
+        return envelope | {"backend": {"backend": backend}, "modes": list(passed)} | data | extra
+
+    _write(tmp_path, "run-embedded-20260101T000000Z.json", run("embedded", {"bm25": 0, "vector": 1}))
+    _write(tmp_path, "run-postgres-20260101T000000Z.json", run("postgres", {"bm25": 1}))
+    _write(tmp_path, "run-embedded-20260102T000000Z.json", run("embedded", {"bm25": 1}))
+    _write(tmp_path, "run-embedded-20260102T000000Z-2.json", run("embedded", {"hybrid": 1}))  # later, same second
+    _write(tmp_path, "run-embedded-latest.json", run("embedded", {"hybrid": 1}))  # the copy of the newest
+    stopped = run("embedded", {"vector": 0}, incomplete=True)
+    _write(tmp_path, "run-embedded-incomplete-20260103T000000Z.json", stopped)
+    shard = run("embedded", {"bm25": 0}, shard={"index": 1, "count": 2})
+    _write(tmp_path, "run-embedded-shard1of2-20260104T000000Z.json", shard)
+
+    sources = compare.default_reports(tmp_path)
+    assert [p.name for p in sources] == [
+        "run-embedded-20260101T000000Z.json",
+        "run-postgres-20260101T000000Z.json",
+        "run-embedded-20260102T000000Z.json",
+        "run-embedded-20260102T000000Z-2.json",
+    ]
+    rows = compare.belief_summaries(compare.load_reports(sources))
+    assert [(r["backend"], r["mode"], r["static_passed"]) for r in rows] == [
+        ("embedded", "bm25", 1),
+        ("embedded", "hybrid", 1),
+        ("embedded", "vector", 1),
+        ("postgres", "bm25", 1),
+    ]

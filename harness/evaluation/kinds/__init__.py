@@ -1,107 +1,92 @@
-"""One module per kind of case, each implementing `harness.evaluation.kind.CaseKind`, and the
-table that turns `--suite` arguments into kinds.
+"""The kind registry: one `KindSpec` per kind of case, declared in the kind's own module, and the
+functions that turn a run's `--suite` arguments into kinds.
 
-Belief suites (`builtin`, `tenure:DIR`, a suite folder) run together as one `BeliefKind`; every
-other suite format names its kind by a prefix (`PREFIX:REST`), and `FORMATS` maps the prefix to
-the function that loads `REST` and builds the kind. A new kind of case adds its module here, its
-loader in `harness/suites/`, and one entry in `FORMATS`.
+Belief suites (`builtin`, `tenure:DIR`, a suite folder) are the kind without a prefix: every
+`--suite` that names no registered prefix is one, and they run together as one `BeliefKind`.
+Every other kind claims its `--suite PREFIX:REST` formats in its spec. An explicit list rather
+than entry points, as the backend registry: the order is stated and a kind is found by reading
+one line. Tests that add a kind patch `SPECS` for their own duration; everything reads it on each call.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
-from pathlib import Path
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from harness.errors import HarnessError
-from harness.evaluation.kind import CaseKind
-from harness.evaluation.kinds.beliefs import BeliefKind, Plan
-from harness.pipeline.settings import Mode, PipelineSettings
-from harness.shards import Shard
-from harness.suites import load_suite
+from harness.evaluation.kind import CaseKind, KindOptions, KindSpec, default_options, options_json
+from harness.evaluation.kinds import beliefs, code_tasks, conversation, haystack, lifecycle
+
+SPECS: tuple[KindSpec, ...] = (
+    beliefs.SPEC,
+    haystack.SPEC,
+    lifecycle.SPEC,
+    conversation.SPEC,
+    code_tasks.SPEC,
+)
+
+__all__ = ["SPECS", "KindOptions", "Planned", "kinds_for", "prefix_of", "spec", "spec_of"]
+
+
+def spec(name: str) -> KindSpec:
+    found = next((s for s in SPECS if s.name == name), None)
+    if found is None:
+        raise HarnessError(f"unknown kind of case {name!r} (one of: {', '.join(s.name for s in SPECS)})")
+    return found
+
+
+def prefix_of(suite: str) -> str | None:
+    """The registered `--suite` prefix `suite` starts with, if any."""
+    head, sep, _ = suite.partition(":")
+    return head if sep and any(head in s.prefixes for s in SPECS) else None
+
+
+def spec_of(suite: str) -> KindSpec:
+    """The kind a `--suite` argument names: by its prefix, else the kind that takes every other suite."""
+    prefix = prefix_of(suite)
+    return next(
+        s for s in SPECS if (prefix in s.prefixes if prefix is not None else not s.prefixes and s.selector is None)
+    )
 
 
 @dataclass(frozen=True)
-class KindOptions:
-    """What `harness run` says about every kind of case; `extra` holds options of one kind only."""
+class Planned:
+    """A kind ready to run, with what it was built from: its spec, its `--suite` arguments and
+    options (the envelope records them, so `harness merge` can build it again)."""
 
-    modes: Sequence[Mode]
-    settings: PipelineSettings = field(default_factory=PipelineSettings)
-    limit: int | None = None
-    fail_under: float | None = None
-    embedding_model: str | None = None
-    shard: Shard | None = None
-    extra: Mapping[str, Any] = field(default_factory=dict)
+    kind: CaseKind
+    spec: KindSpec
+    suites: tuple[str, ...]
+    own: Any
 
-
-def _code_tasks(rest: str, options: KindOptions) -> CaseKind:
-    from harness.evaluation.kinds.code_tasks import CodeTasksKind
-    from harness.suites.code_tasks import load_builtin
-
-    return CodeTasksKind.for_run(load_builtin(rest), options)
-
-
-def _nano_brain(rest: str, options: KindOptions) -> CaseKind:
-    from harness.evaluation.kinds.code_tasks import CodeTasksKind
-    from harness.suites.code_tasks import load_nano_brain
-
-    return CodeTasksKind.for_run(load_nano_brain(rest), options)
+    def origin(self, common: KindOptions) -> dict[str, Any]:
+        """How the report says what built the kind (common options without the shard: merge drops it)."""
+        return {
+            "suites": list(self.suites),
+            "limit": common.limit,
+            "fail_under": common.fail_under,
+            "embedding_model": common.embedding_model,
+            "options": options_json(self.own),
+        }
 
 
-def _lifecycle(rest: str, options: KindOptions) -> CaseKind:
-    from harness.evaluation.kinds.lifecycle import lifecycle_format
+def kinds_for(suites: Sequence[str], common: KindOptions, own: Mapping[str, Any] | None = None) -> list[Planned]:
+    """The kinds a run's `--suite` arguments name, in registry order; `own[spec name]` holds a
+    kind's own options (its defaults when absent). A grouped kind gets all its arguments at once."""
 
-    return lifecycle_format(rest, options)
+    def options(kind: KindSpec) -> Any:
+        return (own or {}).get(kind.name, default_options(kind))
 
-
-def _mnemonic(rest: str, options: KindOptions) -> CaseKind:
-    from harness.evaluation.kinds.lifecycle import mnemonic_format
-
-    return mnemonic_format(rest, options)
-
-
-def _conversation(rest: str, options: KindOptions) -> CaseKind:
-    from harness.evaluation.kinds.conversation import ConversationKind
-    from harness.suites.resolve import load_conversation
-
-    return ConversationKind.for_run(load_conversation(rest), options)
+    planned: list[Planned] = []
+    for kind in SPECS:
+        if kind.grouped and (mine := tuple(s for s in suites if spec_of(s) is kind)):
+            planned.append(Planned(kind.build(mine, common, options(kind)), kind, mine, options(kind)))
+    for suite in suites:
+        if not (kind := spec_of(suite)).grouped:
+            planned.append(Planned(kind.build((suite,), common, options(kind)), kind, (suite,), options(kind)))
+    return planned
 
 
-def _acervo(rest: str, options: KindOptions) -> CaseKind:
-    from harness.evaluation.kinds.conversation import ConversationKind
-    from harness.suites.acervo import load_acervo
-
-    if not rest:
-        raise HarnessError("--suite acervo:DIR: name the folder of turn files and fixture projects")
-    return ConversationKind.for_run(load_acervo(Path(rest).expanduser(), name=f"acervo:{rest}"), options)
-
-
-FORMATS: Mapping[str, Callable[[str, KindOptions], CaseKind]] = {
-    "code-tasks": _code_tasks,
-    "nano-brain": _nano_brain,
-    "lifecycle": _lifecycle,
-    "mnemonic": _mnemonic,
-    "conversation": _conversation,
-    "acervo": _acervo,
-}
-"""`--suite PREFIX:REST` formats of kinds other than belief suites: prefix -> builder(REST, options)."""
-
-
-def prefix_of(spec: str) -> str | None:
-    """The registered format prefix `spec` starts with, if any."""
-    head, sep, _ = spec.partition(":")
-    return head if sep and head in FORMATS else None
-
-
-def kinds_for(specs: Sequence[str], options: KindOptions) -> list[CaseKind]:
-    """The kinds a run's `--suite` arguments name, belief suites first (together, one report)."""
-    beliefs = [s for s in specs if prefix_of(s) is None]
-    kinds: list[CaseKind] = []
-    if beliefs:
-        plan = Plan([load_suite(s) for s in beliefs], options.modes, options.settings, options.limit, options.shard)
-        kinds.append(BeliefKind(plan, options.fail_under, options.embedding_model))
-    for spec in specs:
-        if (prefix := prefix_of(spec)) is not None:
-            kinds.append(FORMATS[prefix](spec.partition(":")[2], options))
-    return kinds
+BUILTIN_SUITES = tuple(s.builtin for s in SPECS if s.builtin is not None)
+"""The built-in suite of every kind with pytest items (haystack datasets are benchmarks: not items)."""

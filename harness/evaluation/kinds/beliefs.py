@@ -10,13 +10,16 @@ from __future__ import annotations
 
 import time
 import uuid
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
-from typing import Any
+from enum import StrEnum
+from pathlib import Path
+from typing import Any, ClassVar
 
 from harness.backends.base import Backend
+from harness.evaluation import teardown
 from harness.evaluation.judge import judge
-from harness.evaluation.kind import Engine, Report, Result, RunInfo, Step
+from harness.evaluation.kind import Engine, Item, KindOptions, KindSpec, Report, Result, RunInfo, Step, option
 from harness.evaluation.results import CaseResult, context_record
 from harness.metrics import classify, drift_score
 from harness.metrics.measures import SUITE_MEASURES
@@ -24,8 +27,14 @@ from harness.models import Budget, Expect, SessionCase, StaticCase, Suite, Turn
 from harness.pipeline import Context, MemoryPipeline, Mode, PipelineSettings
 from harness.pipeline.memory_layer import Request, TextEmbedder
 from harness.pipeline.ruleset import CaseKind, MutationTiming, Ruleset, ruleset
+from harness.pipeline.settings import CONTENT_FIELDS, SURFACE_FIELDS
 from harness.reports import run_report
+from harness.reports.metadata import run_metadata, suite_record
+from harness.reports.scores import suite_scores
+from harness.reports.summary import ModeSummary, summarize
+from harness.reports.trec import suite_trec
 from harness.shards import Shard
+from harness.suites import load_suite
 from harness.suites.texts import suite_texts
 
 
@@ -61,14 +70,17 @@ class SuiteRunner:
         return self._static
 
     def close(self) -> None:
-        """Drop every namespace this runner created; best effort, the backend may be gone."""
+        """Drop every namespace this runner created (each tried); the first failure is raised after."""
+        failed: teardown.TeardownFailed | None = None
         for pipeline in self._open:
             try:
-                pipeline.index.drop()
-            except Exception:  # noqa: BLE001 - a dead backend must not hide the results
-                pass
+                teardown.drop(pipeline.index, f"suite {self.suite.name!r} on {self.backend.name}")
+            except teardown.TeardownFailed as exc:
+                failed = failed or exc
         self._open.clear()
         self._static = None
+        if failed is not None:
+            raise failed
 
     # -- static ---------------------------------------------------------------------------------
 
@@ -235,16 +247,18 @@ class SuiteRunner:
 @dataclass(frozen=True)
 class Plan:
     """Suites in modes: `limit` keeps the first N cases of each kind of each suite, `shard` the
-    cases whose id hashes to it (a session case still replays every earlier session, owned or not)."""
+    cases whose id hashes to it, `only` the cases of these ids (a session case still replays every
+    earlier session, run or not)."""
 
     suites: Sequence[Suite]
     modes: Sequence[Mode]
     settings: PipelineSettings = field(default_factory=PipelineSettings)
     limit: int | None = None
     shard: Shard | None = None
+    only: frozenset[str] | None = None
 
     def runs(self, case_id: str) -> bool:
-        return self.shard is None or self.shard.owns(case_id)
+        return (self.shard is None or self.shard.owns(case_id)) and (self.only is None or case_id in self.only)
 
     def limited(self) -> list[Suite]:
         if self.limit is None:
@@ -300,6 +314,8 @@ class BeliefKind:
     embedding_model: str | None = None
     name: str = "beliefs"
     unit: str = "cases"
+    asserted: ClassVar[frozenset[Mode]] = frozenset({Mode.BM25})
+    """bm25 is the system under test: every case of a suite is written for it to pass."""
 
     @property
     def baseline_suite(self) -> str:
@@ -315,11 +331,129 @@ class BeliefKind:
         fields = self.plan.settings.fields
         return dict.fromkeys(t for s in self.plan.limited() for t in suite_texts(s, fields))
 
+    def prepare(self) -> None:
+        """Nothing: the runner's embedder is all it needs."""
+
+    def inputs(self) -> list[Path]:
+        return [path for s in self.plan.suites for path in s.sources]
+
+    def item_ids(self) -> list[str]:
+        ids = [c.id for s in self.plan.limited() for c in s.static_cases]
+        ids += [c.id for s in self.plan.limited() for c in s.session_cases]
+        return [i for i in ids if self.plan.runs(i)]
+
     def execute(self, engine: Engine) -> Iterator[Step]:
         for case_id, results in steps(self._in(engine.modes), engine.backend, engine.embedder):
             yield Step(case_id, results)
 
+    def items(self) -> list[Item]:
+        """A static case or a whole session case per item: the static cases of a suite share one
+        index (one group), each session case plays its turns in an index of its own. Groups name
+        their suite by position, as suites may share names."""
+        return [
+            item
+            for i, suite in enumerate(self.plan.limited())
+            for item in [Item(c.id, f"{i}:static") for c in suite.static_cases if self.plan.runs(c.id)]
+            + [Item(c.id, f"{i}:session:{c.id}") for c in suite.session_cases if self.plan.runs(c.id)]
+        ]
+
+    def only(self, group: str) -> BeliefKind:
+        ids = frozenset(item.id for item in self.items() if item.group == group)
+        suite = self.plan.suites[int(group.partition(":")[0])]
+        return replace(self, plan=replace(self.plan, suites=[suite], only=ids))
+
+    def failures(self, result: CaseResult) -> list[str]:
+        """The judge's reasons; a session turn's on one line, after the turn."""
+        if result.passed:
+            return []
+        if result.kind == "session":
+            return [f"turn {result.turn} ({result.turn_label}): " + "; ".join(result.reasons)]
+        return list(result.reasons)
+
     def report(self, results: Sequence[Result], run: RunInfo) -> Report:
+        """A belief run's report on one backend: files, scorecard, TREC runs and its `--fail-under` gate."""
         cases = [r for r in results if isinstance(r, CaseResult)]
         model = self.embedding_model if self.plan.needs_vectors else None
-        return run_report.report(self.plan, cases, run, model, self.fail_under)
+        plan, fail_under, backend = self.plan, self.fail_under, run.backend.backend
+        summaries = summarize(cases) + [ModeSummary.not_run(backend, m.value, r) for m, r in run.unsupported.items()]
+        meta = run_metadata(
+            run.backend,
+            suites=[suite_record(s, model) for s in plan.suites],
+            modes=[m.value for m in run.modes],
+            unsupported_modes={m.value: r for m, r in run.unsupported.items()},
+            settings={"fields": dict(plan.settings.fields), "rrf_k": plan.settings.rrf_k, **run.settings},
+            embedding_model=model,
+        )
+        data = run_report.build(meta, summaries, cases)
+        gates = [
+            f"{s.backend}/{s.mode}: pass rate {s.pass_rate:.3f} is under --fail-under {fail_under}"
+            for s in summaries
+            if fail_under is not None and not s.unsupported and s.pass_rate < fail_under
+        ]
+        return Report(
+            stem=f"run-{backend}",
+            data=data,
+            markdown=run_report.to_markdown(data),
+            scorecard=run_report.scorecard(data, f"{backend}: {', '.join(s.name for s in plan.suites)}"),
+            trec=suite_trec(cases) if run.incomplete is None else {},
+            scores=suite_scores(cases),
+            settings=run_report.baseline_settings(plan.settings, plan.limit, model),
+            gates=gates,
+        )
+
+
+class FieldSet(StrEnum):
+    """The retrieval surface belief cases are matched on."""
+
+    SURFACE = "surface"
+    CONTENT = "content"
+
+    @property
+    def weights(self) -> Mapping[str, float]:
+        return SURFACE_FIELDS if self is FieldSet.SURFACE else CONTENT_FIELDS
+
+
+@dataclass(frozen=True)
+class BeliefOptions:
+    fields: FieldSet = field(
+        default=FieldSet.SURFACE, metadata=option("Retrieval surface: surface (name + aliases) or content.")
+    )
+
+
+def build(suites: Sequence[str], common: KindOptions, own: BeliefOptions) -> BeliefKind:
+    """The belief suites of a run, as one kind (one report)."""
+    settings = PipelineSettings(fields=own.fields.weights)
+    plan = Plan([load_suite(s) for s in suites], common.modes, settings, common.limit, common.shard)
+    return BeliefKind(plan, common.fail_under, common.embedding_model)
+
+
+def run_order(kind: BeliefKind, modes: Sequence[str]) -> Callable[[CaseResult], tuple[int, ...]]:
+    """A result's position in a run: per suite, its static cases mode by mode, then its session
+    cases, each turn by turn in every mode (as `steps` runs them)."""
+    suites = [s.name for s in kind.plan.suites]
+    cases = {(s.name, c.id): i for s in kind.plan.suites for i, c in enumerate((*s.static_cases, *s.session_cases))}
+
+    def key(result: CaseResult) -> tuple[int, ...]:
+        where, case, mode = suites.index(result.suite), cases[(result.suite, result.case_id)], modes.index(result.mode)
+        return (where, 0, mode, case, 0) if result.kind == "static" else (where, 1, case, result.turn or 0, mode)
+
+    return key
+
+
+def result_from_json(data: Mapping[str, Any]) -> CaseResult:
+    return CaseResult(**data)
+
+
+SPEC = KindSpec(
+    name="beliefs",
+    title="Belief suites",
+    suite_help="builtin, tenure:DIR, a suite folder",
+    build=build,
+    result=result_from_json,
+    order=run_order,
+    builtin="builtin",
+    results_key="cases",
+    options=BeliefOptions,
+    honours=frozenset({"fail_under", "trec"}),
+    grouped=True,
+)

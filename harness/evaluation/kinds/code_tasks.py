@@ -6,13 +6,13 @@ from __future__ import annotations
 
 import time
 import uuid
-from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import asdict, dataclass, field
-from pathlib import PurePath
-from typing import TYPE_CHECKING, Any
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from pathlib import Path, PurePath
+from typing import Any
 
-from harness.evaluation.kind import Engine, Report, Result, RunInfo, Step
-from harness.evaluation.results import Errs
+from harness.evaluation import teardown
+from harness.evaluation.code_task_results import CodeTaskResult
+from harness.evaluation.kind import Engine, Item, KindOptions, KindSpec, Report, Result, RunInfo, Step
 from harness.metrics.surfaced import surfaced_recall
 from harness.models.code_task import CodeTask, TaskSet
 from harness.models.project import Project
@@ -20,44 +20,8 @@ from harness.pipeline.code_answer import LAYERS, SEARCH_LIMIT, CodeAnswerer
 from harness.pipeline.project_memory import ProjectMemory, embedding_text
 from harness.pipeline.settings import Mode
 from harness.reports.code_tasks_report import build_report
+from harness.suites.code_tasks import load_builtin, load_nano_brain
 from harness.suites.projects import ingest
-
-if TYPE_CHECKING:
-    from harness.evaluation.kinds import KindOptions
-
-
-@dataclass
-class CodeTaskResult(Errs):
-    """One task in one mode: the recall after each layer, what matched, what each layer surfaced."""
-
-    suite: str
-    task_id: str
-    category: str
-    backend: str
-    mode: str
-    question: str
-    expected: dict[str, list[str]] = field(default_factory=dict)
-    recall: float | None = None
-    """After every layer: the task's score."""
-    layers: dict[str, float] = field(default_factory=dict)
-    """Cumulative recall after each layer (`search`, `identifiers`, `graph`)."""
-    matched: list[str] = field(default_factory=list)
-    missed: list[str] = field(default_factory=list)
-    identifiers: list[str] = field(default_factory=list)
-    surfaced: dict[str, list[str]] = field(default_factory=dict)
-    """Per layer, the ids of the records it added."""
-    externals: list[str] = field(default_factory=list)
-    """Names a flow passed through outside the project (graph layer)."""
-    latency_ms: float | None = None
-    error: str | None = None
-    backend_lost: bool = False
-
-    @property
-    def item_id(self) -> str:
-        return self.task_id
-
-    def to_json(self) -> dict[str, Any]:
-        return asdict(self)
 
 
 class CodeTasksKind:
@@ -65,6 +29,9 @@ class CodeTasksKind:
 
     name = "code-tasks"
     unit = "tasks"
+    asserted: frozenset[Mode] = frozenset()
+    """No mode is the system under test: a task's recall is a score, and the built-in tasks name
+    symbols of `harness/` that move with it (no code-task baseline is committed)."""
 
     def __init__(
         self,
@@ -101,6 +68,15 @@ class CodeTasksKind:
     def total(self, modes: Sequence[Mode]) -> int | None:  # noqa: ARG002 - one step per task, all modes in it
         return len(self.tasks.tasks)
 
+    def prepare(self) -> None:
+        """Nothing: the runner's embedder is all it needs."""
+
+    def inputs(self) -> list[Path]:
+        return [Path(self.tasks.source)]
+
+    def item_ids(self) -> list[str]:
+        return [t.id for t in self.tasks.tasks]
+
     def texts(self) -> Iterable[str]:
         yield from (embedding_text(r) for r in self.project.records)
         for task in self.tasks.tasks:
@@ -124,10 +100,7 @@ class CodeTasksKind:
                 yield Step(task.id, [self._run(answerer, task, engine, mode) for mode in engine.modes])
         finally:
             if memory is not None:
-                try:
-                    memory.index.drop()
-                except Exception:  # noqa: BLE001 - dropping on a lost server must not hide the run's own error
-                    pass
+                teardown.drop(memory.index, f"code tasks {self.tasks.name!r} on {engine.backend.name}")
 
     def _result(self, task: CodeTask, engine: Engine, mode: Mode) -> CodeTaskResult:
         return CodeTaskResult(
@@ -159,6 +132,19 @@ class CodeTasksKind:
         result.externals = list(answer.externals)
         return result
 
+    def items(self) -> list[Item]:
+        """A task per item, all in one group: the code base is loaded once per backend and mode."""
+        return [Item(t.id, self.tasks.name) for t in self.tasks.tasks]
+
+    def only(self, group: str) -> CodeTasksKind:  # noqa: ARG002 - one group: the whole task set
+        return self
+
+    def failures(self, result: CodeTaskResult) -> list[str]:
+        """A correct answer surfaces every expected symbol and file: each one missed is a reason."""
+        if result.recall is None or result.recall >= 1.0:
+            return []
+        return [f"recall {result.recall:.3f}: missed {', '.join(result.missed)}"]
+
     def report(self, results: Sequence[Result], run: RunInfo) -> Report:
         rows = [r for r in results if isinstance(r, CodeTaskResult)]
         settings = {
@@ -169,3 +155,28 @@ class CodeTasksKind:
             "embedding_model": self.embedding_model,
         }
         return build_report(self.tasks, self.project, rows, run, self.fail_under, settings)
+
+
+def build(suites: Sequence[str], common: KindOptions, own: None) -> CodeTasksKind:  # noqa: ARG001 - no options of its own
+    """`code-tasks:builtin` or `nano-brain:TASKFILE[:CODEBASE]`."""
+    (suite,) = suites
+    prefix, _, rest = suite.partition(":")
+    tasks = load_builtin(rest) if prefix == "code-tasks" else load_nano_brain(rest)
+    return CodeTasksKind.for_run(tasks, common)
+
+
+def result_from_json(data: Mapping[str, Any]) -> CodeTaskResult:
+    return CodeTaskResult.from_json(data)
+
+
+SPEC = KindSpec(
+    name="code-tasks",
+    title="Code tasks",
+    suite_help="code-tasks:builtin, nano-brain:TASKFILE[:DIR]",
+    build=build,
+    result=result_from_json,
+    builtin="code-tasks:builtin",
+    results_key="results",
+    prefixes=("code-tasks", "nano-brain"),
+    honours=frozenset({"fail_under"}),
+)

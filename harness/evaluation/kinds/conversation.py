@@ -5,15 +5,18 @@ turn is judged (`turn_judge`) and measured against the scripted agent and the wh
 
 from __future__ import annotations
 
+import copy
 import time
 import uuid
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from harness import tokens
-from harness.evaluation.kind import Engine, Report, RunInfo, Step
+from harness.errors import HarnessError
+from harness.evaluation import teardown
+from harness.evaluation.kind import Engine, Item, KindOptions, KindSpec, Report, RunInfo, Step
 from harness.evaluation.results import Fails
 from harness.evaluation.scripted_agent import AgentRun, ScriptedAgent
 from harness.evaluation.turn_judge import judge_turn
@@ -24,10 +27,9 @@ from harness.pipeline.facts import fact_record, stated_facts
 from harness.pipeline.project_memory import ProjectMemory, embedding_text
 from harness.pipeline.settings import Mode
 from harness.reports.conversation_report import build_report
+from harness.suites.acervo import load_acervo
 from harness.suites.projects.ingest import ingest
-
-if TYPE_CHECKING:
-    from harness.evaluation.kinds import KindOptions
+from harness.suites.resolve import load_conversation
 
 
 @dataclass
@@ -78,6 +80,9 @@ class ConversationKind:
 
     name = "conversation"
     unit = "turns"
+    asserted: frozenset[Mode] = frozenset()
+    """No mode is the system under test: turn verdicts are scores (the built-in bm25 baselines
+    record the turns that fail), so pytest holds turns to their committed baseline."""
 
     def __init__(
         self,
@@ -124,6 +129,17 @@ class ConversationKind:
     def total(self, modes: Sequence[Mode]) -> int:
         return self.suite.turns * len(modes)
 
+    def prepare(self) -> None:
+        """Nothing: the runner's embedder is all it needs."""
+
+    def inputs(self) -> list[Path]:
+        """The suite folder's turn files (the projects are folders of code, read as they are)."""
+        folder = self.suite.source
+        return sorted(p for p in folder.iterdir() if p.suffix in (".yaml", ".yml")) if folder.is_dir() else [folder]
+
+    def item_ids(self) -> list[str]:
+        return [f"{s.name}#{t.number}" for s in self.suite.scenarios for t in s.turns]
+
     def texts(self) -> Iterable[str]:
         for scenario in self.suite.scenarios:
             yield from (embedding_text(r) for r in self.project(scenario).records)
@@ -162,10 +178,7 @@ class ConversationKind:
                 yield Step(result.item_id, [result])
         finally:
             if memory is not None:
-                try:
-                    memory.index.drop()
-                except Exception:  # noqa: BLE001 - a dead backend must not hide the results
-                    pass
+                teardown.drop(memory.index, f"conversation {scenario.name!r} ({mode.value}) on {backend.name}")
 
     def _result(
         self, backend: str, mode: Mode, scenario: Scenario, turn: ConversationTurn, history: list[tuple[str, str]]
@@ -224,6 +237,19 @@ class ConversationKind:
         result.reasons = verdict.reasons
         result.passed = verdict.passed
 
+    def items(self) -> list[Item]:
+        """A turn per item; a scenario's turns depend on each other, so they are played as one group."""
+        return [Item(f"{s.name}#{t.number}", s.name) for s in self.suite.scenarios for t in s.turns]
+
+    def only(self, group: str) -> ConversationKind:
+        """The scenario `group`, sharing this kind's ingested projects and agent measurements."""
+        kind = copy.copy(self)
+        kind.suite = replace(self.suite, scenarios=tuple(s for s in self.suite.scenarios if s.name == group))
+        return kind
+
+    def failures(self, result: TurnResult) -> list[str]:
+        return [] if result.passed else result.reasons or ["failed"]
+
     def report(self, results: Sequence[Any], run: RunInfo) -> Report:
         settings = {**asdict(self.settings), "limit": self.limit, "embedding_model": self.embedding_model}
         return build_report(self.suite, results, run, settings, self.fail_under)
@@ -233,3 +259,36 @@ def _expected(turn: ConversationTurn) -> dict[str, Any]:
     """The turn's asserted checks, in the report's words."""
     checks = asdict(turn.checks)
     return {k: v for k, v in checks.items() if v not in (None, ())}
+
+
+def build(suites: Sequence[str], common: KindOptions, own: None) -> ConversationKind:  # noqa: ARG001 - no options of its own
+    """`conversation:builtin` or `acervo:DIR` (a folder of turn files and fixture projects)."""
+    (suite,) = suites
+    prefix, _, rest = suite.partition(":")
+    if prefix == "conversation":
+        return ConversationKind.for_run(load_conversation(rest), common)
+    folder, _, projects = rest.partition(":")
+    if not folder:
+        raise HarnessError("--suite acervo:DIR: name the folder of turn files and fixture projects")
+    loaded = load_acervo(
+        Path(folder).expanduser(), name=suite, projects=Path(projects).expanduser() if projects else None
+    )
+    return ConversationKind.for_run(loaded, common)
+
+
+def result_from_json(data: Mapping[str, Any]) -> TurnResult:
+    return TurnResult.from_json(data)
+
+
+SPEC = KindSpec(
+    name="conversation",
+    title="Conversation turns",
+    suite_help="conversation:builtin, acervo:DIR",
+    build=build,
+    result=result_from_json,
+    builtin="conversation:builtin",
+    results_key="turns",
+    prefixes=("conversation", "acervo"),
+    honours=frozenset({"fail_under"}),
+    mode_major=True,
+)

@@ -11,8 +11,9 @@ from __future__ import annotations
 import time
 import uuid
 from collections import Counter
-from collections.abc import Iterator, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 import numpy as np
@@ -20,7 +21,8 @@ import numpy as np
 from harness.backends.base import Hit
 from harness.backends.failures import connection_lost
 from harness.embeddings import Embedder
-from harness.evaluation.kind import Engine, Report, Result, RunInfo, Step
+from harness.evaluation import teardown
+from harness.evaluation.kind import Engine, KindOptions, KindSpec, Report, Result, RunInfo, Step, option
 from harness.evaluation.question_results import (
     REPORTED_HITS,
     Evaluation,
@@ -38,7 +40,12 @@ from harness.pipeline.haystack import HaystackIndex, embedding_texts, query_term
 from harness.pipeline.memory_layer import TextEmbedder
 from harness.pipeline.settings import Mode
 from harness.reports import dataset_report
-from harness.suites.datasets import Selection
+from harness.reports.dataset_report import RunContext
+from harness.reports.merge import merge_dataset
+from harness.reports.scores import dataset_scores
+from harness.reports.trec import dataset_trec
+from harness.suites.datasets import Selection, open_selection
+from harness.suites.sampling import SampleMethod
 
 
 def skip_reason(question: Question, granularity: Granularity) -> str | None:
@@ -131,10 +138,7 @@ class HaystackKind:
             for question, query_vector in zip(asked, query_vectors, strict=True):
                 yield Step(question.id, [_ask(index, haystack.id, question, m, query_vector) for m in engine.modes])
         finally:
-            try:
-                index.drop()
-            except Exception:  # noqa: BLE001 - a lost backend is already in the questions' errors; the run goes on
-                pass
+            teardown.drop(index, f"haystack {haystack.id!r}")
 
     def evaluation(self, results: Sequence[Result], modes: Sequence[Mode], wall_s: float) -> Evaluation:
         """The run as the dataset report reads it: asked and skipped questions, timings, notes."""
@@ -149,9 +153,48 @@ class HaystackKind:
             peak_rss_mb(),
         )
 
+    def prepare(self) -> None:
+        """Nothing: the runner's embedder is all it needs."""
+
+    def inputs(self) -> list[Path]:
+        return [self.selection.path]
+
+    def item_ids(self) -> list[str]:
+        return [q.id for h in self.selection.reader.read(self.selection.selected) for q in h.questions]
+
     def report(self, results: Sequence[Result], run: RunInfo) -> Report:
+        """A dataset run's report on one backend: its files, scorecard and TREC runs."""
         evaluation = self.evaluation(results, run.modes, run.wall_s)
-        return dataset_report.report(evaluation, self, run)
+        selection = self.selection
+        context = RunContext(
+            dataset=selection.dataset,
+            file=selection.path,
+            embedding_model=self.embedding_model,
+            embedding_device=self.embedding_device,
+            limit=selection.limit,
+            sample=selection.sample,
+            seed=selection.seed,
+            total_questions=selection.total if selection.total is not None else len({r.id for r in evaluation.results}),
+            selected_questions=len({r.id for r in evaluation.results}),
+            error_threshold=self.error_threshold,
+        )
+        data = dataset_report.build_report(evaluation, context)
+        view = run.envelope() | data
+        return Report(
+            stem=dataset_report.report_stem(data),
+            data=data,
+            markdown=dataset_report.render_markdown(view),
+            scorecard=dataset_report.scorecard(view),
+            trec=dataset_trec(evaluation) if run.incomplete is None else {},
+            scores=dataset_scores(evaluation.results),
+            settings={
+                "file": selection.path.name,
+                "limit": selection.limit,
+                "sample": selection.sample,
+                "seed": selection.seed,
+                "embedding_model": self.embedding_model,
+            },
+        )
 
 
 def _ask(
@@ -229,3 +272,51 @@ def describe(
         missing = sum(v is None for v in embedder.cache.lookup(sorted(texts)))
         rows.append(("embeddings", f"{missing} of {len(texts)} texts not cached for {embedder.model}"))
     return rows
+
+
+@dataclass(frozen=True)
+class HaystackOptions:
+    dataset: str | None = field(
+        default=None,
+        metadata=option(
+            "A public dataset instead of suites: longmemeval-s, longmemeval-m, longmemeval-oracle, locomo."
+        ),
+    )
+    file: Path | None = field(
+        default=None,
+        metadata=option("The dataset file (default: looked up in HARNESS_DATA_DIR, ../shared/datasets)."),
+    )
+    granularity: Granularity = field(default=Granularity.SESSION, metadata=option("Dataset documents."))
+    sample: SampleMethod = field(
+        default=SampleMethod.HEAD, metadata=option("With --limit: head, stride or stratified (by question type).")
+    )
+    seed: int = field(default=0, metadata=option("Seed for --sample stratified."))
+    dry_run: bool = field(default=False, metadata=option("Show what a dataset run would do, and run nothing."))
+
+
+def build(suites: Sequence[str], common: KindOptions, own: HaystackOptions) -> HaystackKind:
+    """The questions of `--dataset` (the one suite argument), selected and sharded."""
+    (dataset,) = suites
+    selection = open_selection(
+        dataset, own.file, limit=common.limit, sample=own.sample, seed=own.seed, shard=common.shard
+    )
+    needs_vectors = any(m.needs_vectors for m in common.modes)
+    return HaystackKind(selection, own.granularity, embedding_model=common.embedding_model if needs_vectors else None)
+
+
+def result_from_json(data: Mapping[str, Any]) -> QuestionResult:
+    return QuestionResult.from_json(data)
+
+
+SPEC = KindSpec(
+    name="haystack",
+    title="Public datasets",
+    suite_help="--dataset NAME",
+    build=build,
+    result=result_from_json,
+    merge=merge_dataset,
+    results_key="questions",
+    options=HaystackOptions,
+    honours=frozenset({"trec"}),
+    selector="dataset",
+)

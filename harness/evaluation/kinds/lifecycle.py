@@ -4,15 +4,15 @@ through ingest, baseline queries, access simulation, consolidation cycles and po
 from __future__ import annotations
 
 import uuid
-from collections.abc import Iterable, Iterator, Sequence
-from dataclasses import asdict, replace
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import asdict, dataclass, field, replace
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import Any
 
-from harness.embeddings.model import DEFAULT_MODEL
+from harness.embeddings import DEFAULT_MODEL
 from harness.errors import HarnessError
 from harness.evaluation.embedders import embed_ahead, suite_embedder
-from harness.evaluation.kind import Engine, Report, RunInfo, Scorecard, Step
+from harness.evaluation.kind import Engine, Item, KindOptions, KindSpec, Report, RunInfo, Scorecard, Step, option
 from harness.evaluation.lifecycle_results import LifecycleResult, judge
 from harness.evaluation.lifecycle_summary import ModeSummary, summarise
 from harness.metrics.evaluate import QrelsByQuery, RunByQuery
@@ -27,9 +27,6 @@ from harness.reports.lifecycle_report import render_markdown, scorecard_rows
 from harness.suites.mnemonic import load_mnemonic
 from harness.suites.resolve import load_lifecycle
 
-if TYPE_CHECKING:
-    from harness.evaluation.kinds import KindOptions
-
 
 class LifecycleKind:
     """`embedder` gives every vector of the run: duplicate detection compares them in every mode
@@ -38,20 +35,42 @@ class LifecycleKind:
 
     name = "lifecycle"
     unit = "scenarios"
+    asserted: frozenset[Mode] = frozenset()
+    """No mode is the system under test: the gate is a mode's overall grade, and a scenario's own
+    grade is a measurement (built-in scenarios FAIL on P@5 in every mode while the modes pass)."""
 
     def __init__(
         self,
         suite: LifecycleSuite,
-        embedder: TextEmbedder,
+        embedder: TextEmbedder | None,
         settings: LifecycleSettings | None = None,
         verbose: bool = False,
         embedding_model: str | None = None,
     ):
+        """`embedder` None: one for `embedding_model` is built when first needed (`prepare`)."""
         self.suite = suite
         self.settings = settings or LifecycleSettings()
         self.verbose = verbose
-        self.embedder = embedder
         self.embedding_model = embedding_model
+        self._embedder = embedder
+
+    @property
+    def embedder(self) -> TextEmbedder:
+        """The embedder duplicate detection needs, built (and its texts embedded) on first use."""
+        if self._embedder is None:
+            self._embedder = suite_embedder(self.embedding_model or DEFAULT_MODEL)
+            embed_ahead(self, self._embedder)
+        return self._embedder
+
+    def prepare(self) -> None:
+        """Load the model and embed every text now, so a model that cannot load fails before the run."""
+        self.embedder  # noqa: B018 - building it is the point
+
+    def inputs(self) -> list[Path]:
+        return list(self.suite.sources)
+
+    def item_ids(self) -> list[str]:
+        return [s.name for s in self.suite.scenarios]
 
     @property
     def baseline_suite(self) -> str:
@@ -82,30 +101,44 @@ class LifecycleKind:
                     results.append(result.fail_with(exc))
             yield Step(scenario.name, results)
 
-    def report(self, results: Sequence[LifecycleResult], run: RunInfo) -> Report:  # type: ignore[override]
+    def items(self) -> list[Item]:
+        """A scenario per item: it runs in a namespace of its own, so it is its own group."""
+        return [Item(s.name, s.name) for s in self.suite.scenarios]
+
+    def only(self, group: str) -> LifecycleKind:
+        scenarios = tuple(s for s in self.suite.scenarios if s.name == group)
+        return LifecycleKind(
+            replace(self.suite, scenarios=scenarios), self.embedder, self.settings, self.verbose, self.embedding_model
+        )
+
+    def failures(self, result: LifecycleResult) -> list[str]:
+        """A FAIL grade: each gating metric under its warning threshold, with its value."""
+        if result.grade != "FAIL":
+            return []
+        values = {**result.after, **result.lifecycle}
+        return [
+            f"{name} {values[name]:.2f}: FAIL (PASS at {THRESHOLDS[name].passing}, WARN at {THRESHOLDS[name].warning})"
+            for name, grade in result.grades.items()
+            if grade == "FAIL" and THRESHOLDS[name].gating
+        ]
+
+    def report(self, results: Sequence[LifecycleResult], run: RunInfo) -> Report:
         modes = [m.value for m in run.modes]
         summaries = {m: summarise(m, [r for r in results if r.mode == m]) for m in modes}
         data = {
-            "kind": self.name,
-            "suite": self.suite.name,
-            "backend": asdict(run.backend),
-            "modes": modes,
-            "unsupported": {m.value: why for m, why in run.unsupported.items()},
-            "started_at": run.started_at.isoformat(),
-            "wall_s": run.wall_s,
-            "incomplete": run.incomplete,
             "max_results": self.suite.max_results,
-            "settings": [{"name": n, "value": v, "doc": d} for n, v, d in self.settings.describe()],
+            "setting_docs": [{"name": n, "value": v, "doc": d} for n, v, d in self.settings.describe()],
             "warnings": list(self.suite.warnings),
             "summary": {m: asdict(s) for m, s in summaries.items()},
             "results": [r.to_json() for r in results],
         }
+        view = run.envelope() | {"suite": self.suite.name} | data
         return Report(
             stem=f"lifecycle-{run.backend.backend}",
             data=data,
-            markdown=render_markdown(data),
+            markdown=render_markdown(view),
             scorecard=Scorecard(
-                f"lifecycle scenarios: {self.suite.name} on {run.backend.backend}", *scorecard_rows(data, self.verbose)
+                f"lifecycle scenarios: {self.suite.name} on {run.backend.backend}", *scorecard_rows(view, self.verbose)
             ),
             scores={m: _sheet(s, [r for r in results if r.mode == m]) for m, s in summaries.items()},
             settings={
@@ -155,37 +188,47 @@ def _trec(results: Sequence[LifecycleResult]) -> tuple[RunByQuery, QrelsByQuery]
     return run, qrels
 
 
-def build(options: KindOptions, suite: LifecycleSuite) -> LifecycleKind:
-    """The kind for a run: `options.extra` may set `cycles` (default 5) and `verbose`; `--limit`
-    keeps the first scenarios and `--shard` those whose name hashes to the shard. The embedder
-    duplicate detection needs is built (and its texts embedded) now, so a model that cannot load
-    fails before the run, in every mode."""
-    if options.fail_under is not None:
+@dataclass(frozen=True)
+class LifecycleOptions:
+    cycles: int | None = field(
+        default=None, metadata=option("Consolidation cycles between the queries (default 5).", min=0)
+    )
+    verbose: bool = field(default=False, metadata=option("Add per-cycle and per-query lines under the scorecard."))
+
+
+def build(suites: Sequence[str], common: KindOptions, own: LifecycleOptions) -> LifecycleKind:
+    """`lifecycle:builtin` (the scenarios written for this harness) or `mnemonic:PATH` (a
+    Mnemonic-format scenario file, or a folder of them): `--limit` keeps the first scenarios and
+    `--shard` those whose name hashes to the shard."""
+    if common.fail_under is not None:
         raise HarnessError("--fail-under does not apply to lifecycle scenarios: their gate is the overall grade")
-    scenarios = suite.scenarios[: options.limit] if options.limit is not None else suite.scenarios
-    if options.shard is not None:
-        scenarios = options.shard.keep(scenarios)
+    (suite_spec,) = suites
+    prefix, _, rest = suite_spec.partition(":")
+    suite = load_lifecycle(rest) if prefix == "lifecycle" else load_mnemonic(Path(rest).expanduser(), name=suite_spec)
+    scenarios = suite.scenarios[: common.limit] if common.limit is not None else suite.scenarios
+    if common.shard is not None:
+        scenarios = common.shard.keep(scenarios)
     try:
-        settings = LifecycleSettings(cycles=int(options.extra.get("cycles", LifecycleSettings().cycles)))
+        settings = LifecycleSettings(cycles=own.cycles if own.cycles is not None else LifecycleSettings().cycles)
     except ValueError as exc:
         raise HarnessError(f"--cycles: {exc}") from None
-    model = options.embedding_model or DEFAULT_MODEL
-    kind = LifecycleKind(
-        replace(suite, scenarios=tuple(scenarios)),
-        suite_embedder(model),
-        settings,
-        verbose=bool(options.extra.get("verbose", False)),
-        embedding_model=model,
-    )
-    embed_ahead(kind, kind.embedder)
-    return kind
+    model = common.embedding_model or DEFAULT_MODEL
+    return LifecycleKind(replace(suite, scenarios=tuple(scenarios)), None, settings, own.verbose, model)
 
 
-def lifecycle_format(rest: str, options: KindOptions) -> LifecycleKind:
-    """`--suite lifecycle:builtin`: the scenarios written for this harness."""
-    return build(options, load_lifecycle(rest))
+def result_from_json(data: Mapping[str, Any]) -> LifecycleResult:
+    return LifecycleResult.from_json(data)
 
 
-def mnemonic_format(rest: str, options: KindOptions) -> LifecycleKind:
-    """`--suite mnemonic:PATH`: a Mnemonic-format scenario file, or a folder of them."""
-    return build(options, load_mnemonic(Path(rest).expanduser(), name=f"mnemonic:{rest}"))
+SPEC = KindSpec(
+    name="lifecycle",
+    title="Lifecycle scenarios",
+    suite_help="lifecycle:builtin, mnemonic:PATH",
+    build=build,
+    result=result_from_json,
+    builtin="lifecycle:builtin",
+    results_key="results",
+    prefixes=("lifecycle", "mnemonic"),
+    options=LifecycleOptions,
+    honours=frozenset({"trec"}),
+)

@@ -4,17 +4,28 @@ titled by its first heading (else the table of contents' label, else its file na
 
 from __future__ import annotations
 
+import zipfile
 from pathlib import Path
 
 import ebooklib
 from ebooklib import epub
 from lxml import html
 
+from harness.limits import MAX_ARCHIVE_BYTES
 from harness.models.project import RecordKind
 from harness.suites.projects.parsed import ParsedFile, Piece
 
 
+class TooLarge(ValueError):
+    """An archive whose members expand beyond `MAX_ARCHIVE_BYTES` (a zip bomb, or not a book)."""
+
+
 def parse(path: Path) -> ParsedFile:
+    """The book's chapters; its zip directory is checked first, since ebooklib reads every member whole."""
+    with zipfile.ZipFile(path) as archive:
+        expanded = sum(member.file_size for member in archive.infolist())
+    if expanded > MAX_ARCHIVE_BYTES:
+        raise TooLarge(f"expands to {expanded} bytes, over {MAX_ARCHIVE_BYTES}")
     book = epub.read_epub(str(path), options={"ignore_ncx": True})
     labels = {_href(link.href): link.title for link in _links(book.toc)}
     pieces: list[Piece] = []

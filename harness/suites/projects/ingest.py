@@ -2,25 +2,28 @@
 call graph between symbols, a deterministic overview and per-file summaries.
 
 Every file below the root is read once, in path order, so the same folder always gives the same
-records. Files that cannot be records are skipped with the reason (binary, not UTF-8, over the
-size limit, a link, a parse error); folders of tools and dependencies are skipped whole.
+records. Files that cannot be records are skipped with the reason (binary, not UTF-8, a name that
+is not UTF-8, over the size limit, a link, a parse error, a path or word over what every engine
+can store: `harness.limits`); folders of tools and dependencies are skipped whole.
 """
 
 from __future__ import annotations
 
 import os
+import re
 import stat
 from collections.abc import Iterable, Iterator
 from pathlib import Path, PurePosixPath
 
 from harness.errors import HarnessError
+from harness.limits import MAX_DOCUMENT_BYTES, MAX_PATH_BYTES, MAX_WORD_CHARS
 from harness.models.project import Project, ProjectRecord, RecordKind, Skipped
 from harness.suites.projects import epub, markdown, python_code, tree_sitter_code
 from harness.suites.projects.calls import CallResolver, Symbol
 from harness.suites.projects.overview import MANIFESTS, file_summary, overview
 from harness.suites.projects.parsed import ParsedFile
 
-MAX_FILE_BYTES = 1024 * 1024
+MAX_FILE_BYTES = MAX_DOCUMENT_BYTES
 """Larger files are skipped: generated or data files, whose text would swamp every search."""
 IGNORED_FOLDERS = frozenset(
     {
@@ -39,6 +42,8 @@ IGNORED_FOLDERS = frozenset(
     }
 )
 """Version control, dependency and cache folders: not the project's own text."""
+_WORD = re.compile(r"[^\W_]+")
+"""A word as every engine's analyser sees it (`harness.text`)."""
 OVERVIEW_ID = "#overview"
 """The overview's id: its path is empty, and no file's id starts with `#`."""
 
@@ -91,6 +96,9 @@ def ingest(folder: Path, name: str | None = None, exclude: Iterable[str] = ()) -
         if isinstance(result, Skipped):
             skipped.append(result)
             continue
+        if (over := _over_limits(relative, result)) is not None:
+            skipped.append(Skipped(relative, over))
+            continue
         parsed[relative] = result
         if PurePosixPath(relative).name in MANIFESTS:
             manifests[relative] = result.text
@@ -127,7 +135,16 @@ def _walk(root: Path, skipped: list[Skipped], excluded: frozenset[str]) -> Itera
         for file in sorted(files):
             path = base / file
             relative = file if relative_base == "." else f"{relative_base}/{file}"
-            mode = path.lstat().st_mode
+            try:
+                relative.encode("utf-8")
+                info = path.lstat()
+            except UnicodeEncodeError:
+                skipped.append(Skipped(os.fsencode(relative).decode("utf-8", "replace"), "name not UTF-8"))
+                continue
+            except OSError as exc:
+                skipped.append(Skipped(relative, f"unreadable: {exc.strerror}"))
+                continue
+            mode = info.st_mode
             if relative in excluded:
                 skipped.append(Skipped(relative, "excluded"))
             elif file in IGNORED_FOLDERS:  # a worktree's `.git` is a file
@@ -136,7 +153,7 @@ def _walk(root: Path, skipped: list[Skipped], excluded: frozenset[str]) -> Itera
                 skipped.append(Skipped(relative, "symbolic link"))
             elif not stat.S_ISREG(mode):
                 skipped.append(Skipped(relative, "not a regular file"))
-            elif path.stat().st_size > MAX_FILE_BYTES:
+            elif info.st_size > MAX_FILE_BYTES:
                 skipped.append(Skipped(relative, f"over {MAX_FILE_BYTES // 1024} KiB"))
             else:
                 yield path, relative
@@ -150,9 +167,12 @@ def _parse(path: Path, relative: str) -> ParsedFile | Skipped:
         except Exception as exc:  # noqa: BLE001 - ebooklib raises anything on a broken zip or package
             return Skipped(relative, f"unreadable EPUB: {exc}")
     try:
-        data = path.read_bytes()
+        with path.open("rb") as handle:
+            data = handle.read(MAX_FILE_BYTES + 1)  # the size seen when listed may have grown since
     except OSError as exc:
         return Skipped(relative, f"unreadable: {exc.strerror}")
+    if len(data) > MAX_FILE_BYTES:
+        return Skipped(relative, f"over {MAX_FILE_BYTES // 1024} KiB")
     if b"\0" in data[:8192]:
         return Skipped(relative, "binary")
     try:
@@ -169,8 +189,23 @@ def _parse(path: Path, relative: str) -> ParsedFile | Skipped:
         except RecursionError:
             return Skipped(relative, "Python nested too deeply to parse")
     if suffix in _CODE:
-        return tree_sitter_code.parse(source, _CODE[suffix])
+        try:
+            return tree_sitter_code.parse(source, _CODE[suffix])
+        except RecursionError:
+            return Skipped(relative, f"{_CODE[suffix]} nested too deeply to parse")
     return ParsedFile(language=_TEXT_LANGUAGES.get(suffix), text=source)
+
+
+def _over_limits(relative: str, file: ParsedFile) -> str | None:
+    """Why the file's records would not fit every engine (a path or id, a word), else None."""
+    ids = [relative, *(f"{relative}#{piece.name}" for piece in file.pieces)]
+    if (longest := max(len(i.encode("utf-8")) for i in ids)) > MAX_PATH_BYTES:
+        return f"a path or symbol id of {longest} bytes, over {MAX_PATH_BYTES}"
+    texts = [file.text, file.doc, *(f"{p.name} {p.title} {p.text}" for p in file.pieces)]
+    words = (w for text in texts for w in _WORD.findall(text))
+    if (word := max(words, key=len, default="")) and len(word) > MAX_WORD_CHARS:
+        return f"a word of {len(word)} characters, over {MAX_WORD_CHARS}"
+    return None
 
 
 def _records(parsed: dict[str, ParsedFile], folders: set[str]) -> list[ProjectRecord]:

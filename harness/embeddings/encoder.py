@@ -1,0 +1,61 @@
+"""What an encoder is: a loaded model (`TextEncoder`) and the spec that names and loads it (`EncoderSpec`).
+
+Each encoder module declares its spec next to its loader, as each backend declares its descriptor;
+`registry.py` lists them. Nothing here imports an encoder module, so the package has no import circle.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Protocol
+
+import numpy as np
+
+from harness.embeddings.device import Device
+from harness.errors import HarnessError
+
+
+class EmbedExtraMissing(HarnessError):
+    """The packages an encoder needs are not installed: only cached vectors can be used."""
+
+
+class TextEncoder(Protocol):
+    """What the embedder needs from a model; tests substitute a fake."""
+
+    name: str
+
+    @property
+    def dimensions(self) -> int: ...
+
+    def encode(self, texts: Sequence[str], batch_size: int = 64) -> np.ndarray: ...
+
+
+Loader = Callable[[str, Device, Path], TextEncoder]
+"""`load(name, device, models_dir)`: the encoder `name` on a resolved device (cpu or cuda); an encoder
+built here from another model is built into `models_dir` once."""
+
+
+@dataclass(frozen=True)
+class EncoderSpec:
+    """One encoder: its `--model` name, how to load it, and what is known of it without loading it.
+
+    `recipe`: how an encoder built here is made, where it has changed (None: as published); its
+    vectors are cached under `<name>@<recipe>`, so vectors of an earlier build are never mixed with
+    the current one's. `dimensions`: its vector size, so an index can be created from a warm cache
+    alone (None: known once loaded). `gpu`: whether its inference runs on a GPU, so `--device auto`
+    picks cuda for it when torch sees one (False: it computes on the CPU whatever GPU there is).
+    """
+
+    name: str
+    load: Loader
+    recipe: str | None = None
+    dimensions: int | None = None
+    gpu: bool = True
+
+
+def unit_rows(vectors: np.ndarray) -> np.ndarray:
+    """Each row scaled to length 1 (a zero row stays zero): cosine similarity becomes a dot product."""
+    norms = np.linalg.norm(vectors, axis=1, keepdims=True)
+    return vectors / np.where(norms == 0, 1, norms)

@@ -1,0 +1,137 @@
+"""The report envelope: what every report says about its run, written by the runner around the
+body a kind writes, so every kind's report is read, merged, compared and gated alike.
+
+Fields: `kind` (its spec's name), `suite` (the name baselines key it by), `origin` (the `--suite`
+arguments and options that built the kind, for `harness merge`), `inputs` (each file the items
+were read from, with its sha256, as MTEB pins a dataset revision), `backend`, `modes`,
+`unsupported_modes`, `settings` (what the scores depend on, as a baseline records them), `shard`,
+`incomplete` (a bool) with `incomplete_reason`, `harness_version`, `git_commit`, `started_at`,
+`wall_s`, `files` (the report's own file names) and `scores` (per mode, the score sheet baselines
+and `harness compare` read). A body never uses these names.
+
+A report is written as `<stem>[-shard<I>of<N>][-incomplete]-<UTC time>.<ext>`; only a complete,
+unsharded run refreshes `<stem>-latest.<ext>`, so nothing partial is ever mistaken for a whole run.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, replace
+from pathlib import Path
+from typing import Any
+
+from harness import __version__
+from harness.evaluation.kind import CaseKind, Report, RunInfo, Scorecard
+from harness.models.scoresheet import sheet_json
+from harness.reports.banners import incomplete_banner
+from harness.reports.metadata import file_digest, git_commit
+from harness.reports.writer import report_json, write_or_rescue
+
+FIELDS = (
+    "kind",
+    "suite",
+    "origin",
+    "inputs",
+    "backend",
+    "modes",
+    "unsupported_modes",
+    "settings",
+    "shard",
+    "incomplete",
+    "incomplete_reason",
+    "harness_version",
+    "git_commit",
+    "started_at",
+    "wall_s",
+    "files",
+    "scores",
+)
+TIMING = ("started_at", "wall_s", "files")
+"""Envelope fields that differ between two runs of the same items (merge tests drop them)."""
+
+
+def inputs_json(paths: Sequence[Path]) -> list[dict[str, str]]:
+    return [{"path": str(p), "sha256": file_digest(p)} for p in paths if p.is_file()]
+
+
+@dataclass(frozen=True)
+class Envelope:
+    """One report's envelope, before its files have names."""
+
+    fields: Mapping[str, Any]
+    unit: str
+
+    @classmethod
+    def of(cls, kind: CaseKind, run: RunInfo, report: Report, origin: Mapping[str, Any]) -> Envelope:
+        head = {
+            "kind": kind.name,
+            "suite": kind.baseline_suite,
+            "origin": dict(origin),
+            "inputs": inputs_json(kind.inputs()),
+        }
+        return cls(
+            {
+                **head,
+                **run.envelope(),
+                "settings": dict(report.settings),
+                "harness_version": __version__,
+                "git_commit": git_commit(),
+                "scores": {mode: sheet_json(sheet) for mode, sheet in report.scores.items()},
+            },
+            kind.unit,
+        )
+
+    @property
+    def incomplete(self) -> bool:
+        return bool(self.fields["incomplete"])
+
+    @property
+    def shard(self) -> Mapping[str, Any] | None:
+        return self.fields["shard"]
+
+    def stem(self, body_stem: str) -> str:
+        """The files' stem: a shard and an incomplete run say so in the name."""
+        shard = f"-shard{self.shard['index']}of{self.shard['count']}" if self.shard else ""
+        return f"{body_stem}{shard}{'-incomplete' if self.incomplete else ''}"
+
+    def document(self, body: Mapping[str, Any], files: Mapping[str, Path]) -> dict[str, Any]:
+        """The report as its JSON file holds it: the envelope, then the body."""
+        if clash := sorted(set(body) & set(FIELDS)):
+            raise ValueError(f"a report body uses envelope field(s) {', '.join(clash)}")
+        envelope = {**self.fields, "files": {ext: path.name for ext, path in files.items()}}
+        return {name: envelope[name] for name in FIELDS} | dict(body)
+
+    def framed(self, report: Report) -> Report:
+        """The report as shown: an incomplete run's scorecard and Markdown say so, whatever the kind."""
+        if not self.incomplete:
+            return report
+        reason = self.fields["incomplete_reason"]
+        card = report.scorecard
+        caption = (f"INCOMPLETE: {reason}", *card.caption)
+        banner = incomplete_banner({"incomplete": True, "incomplete_reason": reason}, self.unit)
+        head, sep, rest = report.markdown.partition("\n")
+        markdown = (
+            f"{head}\n\n" + "\n".join(banner) + "\n" + rest.lstrip("\n")
+            if sep and head.startswith("#")
+            else "\n".join(banner) + "\n" + report.markdown
+        )
+        return replace(report, scorecard=Scorecard(card.title, card.columns, card.rows, caption), markdown=markdown)
+
+
+def write_report(out: Path, envelope: Envelope, report: Report) -> tuple[list[Path], str, Report]:
+    """Write the report's JSON, Markdown and HTML page; returns their paths, their stem and the report as shown."""
+    from harness.reports.html.page import page_or_note  # the page reads the envelope's FIELDS: imported here, not above
+
+    shown = envelope.framed(report)
+    stem = envelope.stem(report.stem)
+    paths = write_or_rescue(
+        out,
+        stem,
+        {
+            "json": lambda files: report_json(envelope.document(report.data, files)),
+            "md": shown.markdown,
+            "html": lambda files: page_or_note(envelope.document(report.data, files)),
+        },
+        latest=not envelope.incomplete and envelope.shard is None,
+    )
+    return paths, stem, shown

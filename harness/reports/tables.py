@@ -1,0 +1,23 @@
+"""Markdown table rows, one way for every report: a cell never breaks its table (a `|` in a task
+id or an error message would add a column, a newline would end the row)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+
+def cell(value: object) -> str:
+    """`value` as one table cell: `|` escaped, backslashes kept, line breaks as `<br>`."""
+    text = str(value).replace("\\", "\\\\").replace("|", "\\|")
+    return "<br>".join(part.strip() for part in text.replace("\r\n", "\n").replace("\r", "\n").split("\n"))
+
+
+def row(values: Sequence[object]) -> str:
+    """One table row; every value goes through `cell`."""
+    return "| " + " | ".join(cell(v) for v in values) + " |"
+
+
+def table(header: Sequence[object], rows: Sequence[Sequence[object]], align: str | None = None) -> list[str]:
+    """Header, separator (`align`: one `---` or `---:` per column; default all `---`) and rows."""
+    separator = align or "|" + "---|" * len(header)
+    return [row(header), separator, *(row(r) for r in rows)]

@@ -1,0 +1,117 @@
+"""pytest items for every kind, run as a user runs them: pytest in a subprocess on the item tests,
+with xdist. Collection lists every built-in suite's items; a failing lifecycle scenario fails its
+own item with the judge's reasons where its mode is asserted, and is an xfail where it is measured;
+a conversation turn is held to its committed baseline."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+from collections import Counter
+from pathlib import Path
+
+import pytest
+
+from harness.suites import BUILTIN, load_suite
+from harness.suites.code_tasks import load_builtin
+from harness.suites.resolve import cases_dir, load_conversation, load_lifecycle
+
+ITEM_TESTS = Path(__file__).parents[1] / "test_suite_cases.py"
+
+UNANSWERABLE = {
+    "name": "unanswerable",
+    "memories": [
+        {"id": "s1", "label": "signal", "summary": "tomato staking in june", "salience": 0.8, "state": "active"},
+        {"id": "s2", "label": "signal", "summary": "vault token rotation", "salience": 0.8, "state": "active"},
+        {"id": "n1", "label": "noise", "summary": "office plant watering", "salience": 0.3, "state": "active"},
+    ],
+    "queries": [{"query": "tomato staking", "expected_ids": ["s2"]}],
+}
+"""Nothing answers the query with the memory it expects: P@5 and MRR are 0, the grade FAIL."""
+
+
+def _pytest(folder: Path, *args: str, items: tuple[str, ...] = ()) -> subprocess.CompletedProcess[str]:
+    """pytest on a copy of the item tests in `folder`: all of them, or the `items` named (their ids)."""
+    shutil.copy(ITEM_TESTS, folder / "test_items.py")
+    env = {k: v for k, v in os.environ.items() if k not in {"HARNESS_FREEZE", "PYTEST_ADDOPTS"}}
+    selected = [f"test_items.py::test_item[{i}]" for i in items] or ["test_items.py"]
+    command = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q", "-rfx", *selected]
+    return subprocess.run(
+        [*command, "--backend", "embedded", *args], cwd=folder, env=env, capture_output=True, text=True, timeout=600
+    )
+
+
+def _outcomes(output: str) -> dict[str, str]:
+    """Item id -> FAILED / XFAIL, from the short test summary."""
+    return dict((m[1], m[0]) for m in re.findall(r"^(FAILED|XFAIL) test_items\.py::test_item\[(.+?)\]", output, re.M))
+
+
+def test_collection_lists_every_item_of_the_four_built_in_kinds_under_xdist(tmp_path: Path) -> None:
+    run = _pytest(tmp_path, "-n", "2", "--collect-only")
+    assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
+    ids = re.findall(r"^test_items\.py::test_item\[(.+)\]$", run.stdout, re.M)
+    kinds = Counter(re.match(r"(beliefs|lifecycle|conversation|code-tasks)-embedded-bm25-", i)[1] for i in ids)
+    beliefs = load_suite(BUILTIN)
+    assert kinds == {
+        "beliefs": len(beliefs.static_cases) + len(beliefs.session_cases),
+        "lifecycle": len(load_lifecycle("builtin").scenarios),
+        "conversation": load_conversation("builtin").turns,
+        "code-tasks": len(load_builtin("builtin").tasks),
+    }
+    assert "lifecycle-embedded-bm25-multi-hop-chains" in ids
+    assert "conversation-embedded-bm25-salt-road#1" in ids
+
+
+@pytest.fixture
+def broken_scenarios(tmp_path: Path) -> Path:
+    path = tmp_path / "scenarios.json"
+    path.write_text(json.dumps({"source": "written for this test", "scenarios": [UNANSWERABLE]}), encoding="utf-8")
+    return path
+
+
+def test_a_failing_scenario_fails_its_own_item_with_its_reasons_where_its_mode_is_asserted(
+    tmp_path: Path, broken_scenarios: Path
+) -> None:
+    run = _pytest(tmp_path, "-n", "2", "--suite", f"mnemonic:{broken_scenarios}", "--mode", "bm25")
+    assert run.returncode == 1, run.stdout[-3000:] + run.stderr[-3000:]
+    assert _outcomes(run.stdout) == {"lifecycle-embedded-bm25-unanswerable": "FAILED"}, run.stdout[-3000:]
+    assert "precision 0.00: FAIL (PASS at 0.7, WARN at 0.5)" in run.stdout
+    assert "mrr 0.00: FAIL (PASS at 0.6, WARN at 0.4)" in run.stdout
+    assert "1 failed" in run.stdout
+
+
+def test_a_failing_scenario_in_a_mode_not_asserted_is_an_xfail_with_its_reasons(
+    tmp_path: Path, broken_scenarios: Path
+) -> None:
+    run = _pytest(tmp_path, "--suite", f"mnemonic:{broken_scenarios}")
+    assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
+    assert _outcomes(run.stdout) == {"lifecycle-embedded-bm25-unanswerable": "XFAIL"}, run.stdout[-3000:]
+    assert "bm25 not asserted for lifecycle, no baseline: precision 0.00: FAIL" in run.stdout
+
+
+def test_a_turn_is_held_to_its_committed_baseline(tmp_path: Path) -> None:
+    """The bm25 baseline records harbor-log#14 failing and #13 passing: recorded the other way
+    round, #14 is a regression (it fails) and #13 passes as it did."""
+    frozen = cases_dir() / "baselines" / "conversation-builtin-0fec47cdfa" / "embedded-bm25.json"
+    data = json.loads(frozen.read_text())
+    assert data["cases"]["harbor-log#14"] == {"passed": False}
+    assert data["cases"]["harbor-log#13"] == {"passed": True}
+    turns = ("conversation-embedded-bm25-harbor-log#13", "conversation-embedded-bm25-harbor-log#14")
+    as_committed = _pytest(tmp_path, "--suite", "conversation:builtin", items=turns)
+    assert as_committed.returncode == 0, as_committed.stdout[-3000:]
+    assert _outcomes(as_committed.stdout) == {"conversation-embedded-bm25-harbor-log#14": "XFAIL"}
+    assert "1 passed, 1 xfailed" in as_committed.stdout
+
+    data["cases"]["harbor-log#14"], data["cases"]["harbor-log#13"] = {"passed": True}, {"passed": False}
+    changed = tmp_path / "baselines" / frozen.parent.name / frozen.name
+    changed.parent.mkdir(parents=True)
+    changed.write_text(json.dumps(data))
+    run = _pytest(tmp_path, "--suite", "conversation:builtin", "--baseline-dir", str(changed.parents[1]), items=turns)
+    assert run.returncode == 1, run.stdout[-3000:]
+    assert _outcomes(run.stdout) == {"conversation-embedded-bm25-harbor-log#14": "FAILED"}
+    assert "harbor-log#14: not recorded failing in the baseline" in run.stdout
+    assert "1 failed, 1 passed" in run.stdout

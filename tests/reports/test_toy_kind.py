@@ -1,0 +1,176 @@
+"""A kind declared here, from its spec alone, gets the CLI's options and refusals, shards, merge,
+compare and baselines, with no other file changed (pytest items: `Planned.kind.item_ids()` and
+`execute` are what a collector needs)."""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Iterable, Iterator, Sequence
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from statistics import fmean
+from typing import Any
+
+import pytest
+
+from harness.evaluation import kinds
+from harness.evaluation.kind import Engine, KindOptions, KindSpec, Report, RunInfo, Scorecard, Step, option
+from harness.evaluation.results import Errs
+from harness.models.scoresheet import CaseScore, ScoreSheet
+from harness.pipeline.settings import Mode
+
+ITEMS = tuple(f"item-{i}" for i in range(8))
+
+
+@dataclass
+class ToyResult(Errs):
+    item: str
+    mode: str
+    score: float
+    error: str | None = None
+    backend_lost: bool = False
+
+    @property
+    def item_id(self) -> str:
+        return self.item
+
+    def to_json(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+@dataclass(frozen=True)
+class ToyOptions:
+    bonus: float = field(default=0.0, metadata=option("Added to every toy score.", flag="--toy-bonus", min=0.0))
+
+
+class ToyKind:
+    name = "toy"
+    unit = "items"
+    baseline_suite = "toy:eight"
+
+    def __init__(self, items: Sequence[str], bonus: float) -> None:
+        self.items = list(items)
+        self.bonus = bonus
+
+    def total(self, modes: Sequence[Mode]) -> int:  # noqa: ARG002 - one step per item
+        return len(self.items)
+
+    def texts(self) -> Iterable[str]:
+        return []
+
+    def prepare(self) -> None:
+        pass
+
+    def inputs(self) -> list[Path]:
+        return []
+
+    def item_ids(self) -> list[str]:
+        return list(self.items)
+
+    def execute(self, engine: Engine) -> Iterator[Step]:
+        for item in self.items:
+            score = min(1.0, ITEMS.index(item) / 10 + self.bonus)
+            yield Step(item, [ToyResult(item, mode.value, score) for mode in engine.modes])
+
+    def report(self, results: Sequence[Any], run: RunInfo) -> Report:
+        by_mode = {m.value: [r for r in results if r.mode == m.value] for m in run.modes}
+        scores = {
+            mode: ScoreSheet(
+                overall={"score": fmean(r.score for r in rows)}, cases={r.item: CaseScore(score=r.score) for r in rows}
+            )
+            for mode, rows in by_mode.items()
+            if rows
+        }
+        rows = [[mode, f"{sheet.overall['score']:.3f}"] for mode, sheet in scores.items()]
+        return Report(
+            stem=f"toy-{run.backend.backend}",
+            data={"results": [r.to_json() for r in results]},
+            markdown="# Toy run\n\nNothing but scores.\n",
+            scorecard=Scorecard("toy", ("mode", "score"), rows),
+            scores=scores,
+            settings={"bonus": self.bonus},
+        )
+
+
+def build(suites: Sequence[str], common: KindOptions, own: ToyOptions) -> ToyKind:  # noqa: ARG001 - one toy set
+    items = ITEMS[: common.limit]
+    return ToyKind([i for i in items if common.shard is None or common.shard.owns(i)], own.bonus)
+
+
+TOY = KindSpec(
+    name="toy",
+    title="Toy items",
+    suite_help="toy:eight",
+    build=build,
+    result=ToyResult.from_json,
+    results_key="results",
+    prefixes=("toy",),
+    options=ToyOptions,
+)
+
+
+@pytest.fixture
+def harness(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Any:
+    monkeypatch.setattr(kinds, "SPECS", (*kinds.SPECS, TOY))
+    monkeypatch.chdir(tmp_path)
+
+    def call(*args: str) -> int:
+        from harness.cli import main
+
+        monkeypatch.setattr(sys, "argv", ["harness", *args])
+        with pytest.raises(SystemExit) as info:
+            main()
+        return int(info.value.code or 0)
+
+    return call
+
+
+def _without_timing(report: dict[str, Any]) -> dict[str, Any]:
+    return {k: v for k, v in report.items() if k not in ("started_at", "wall_s", "files")}
+
+
+def test_a_toy_kind_gets_options_shards_merge_compare_and_baselines(
+    harness: Any, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    assert harness("run", "--help") == 0
+    help_text = capsys.readouterr().out
+    assert "--toy-bonus" in help_text
+    assert "Toy items" in help_text
+    assert "toy:eight" in help_text
+
+    assert harness("run", "-m", "bm25", "--toy-bonus", "0.5") == 2  # the builtin belief suite takes no bonus
+    assert (
+        "--toy-bonus does not apply to belief suites (an option of toy items: --suite toy:...)"
+        in capsys.readouterr().err
+    )
+    assert harness("run", "-s", "toy:eight", "-m", "bm25", "--trec") == 2
+    assert "--trec does not apply to toy items" in capsys.readouterr().err
+
+    run = ["run", "-s", "toy:eight", "-m", "bm25", "-m", "hybrid", "--toy-bonus", "0.25"]
+    assert harness(*run, "--out", "whole") == 0
+    whole = json.loads((tmp_path / "whole" / "toy-embedded-latest.json").read_text())
+    assert (whole["kind"], whole["suite"], whole["origin"]["options"]) == ("toy", "toy:eight", {"bonus": 0.25})
+    assert len(whole["results"]) == 16
+
+    for index in (1, 2, 3):
+        assert harness(*run, "--shard", f"{index}/3", "--out", "shards") == 0
+    shards = sorted((tmp_path / "shards").glob("toy-embedded-shard*of3-2*.json"))
+    assert len(shards) == 3
+    assert not list((tmp_path / "shards").glob("*latest*"))
+    assert harness("merge", *map(str, shards), "--out", "merged") == 0
+    merged = json.loads((tmp_path / "merged" / "toy-embedded-latest.json").read_text())
+    assert _without_timing(merged) == _without_timing(whole)
+
+    capsys.readouterr()
+    compared = [str(tmp_path / f / "toy-embedded-latest.json") for f in ("whole", "merged")]
+    assert harness("compare", *compared, "--out", "compared") == 0
+    assert "toy toy:eight hybrid:" in capsys.readouterr().out
+
+    baselines = ["--baseline-dir", str(tmp_path / "baselines")]
+    assert harness(*run, *baselines, "--freeze-baseline") == 0
+    assert harness(*run, *baselines, "--check-baseline", "--shard", "2/3") == 0
+    lower = ["run", "-s", "toy:eight", "-m", "bm25", "-m", "hybrid", "--toy-bonus", "0.0"]
+    capsys.readouterr()
+    assert harness(*lower, *baselines, "--check-baseline") == 1
+    assert "regressed  case item-0 score: 0.2500 -> 0.0000" in capsys.readouterr().out
