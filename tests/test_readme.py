@@ -68,11 +68,20 @@ def ci_lines() -> list[str]:
     return [line.strip() for line in CI_RUN.read_text(encoding="utf-8").splitlines()]
 
 
+def quick_start_blocks() -> list[list[str]]:
+    """The `sh` blocks of the README's Quick start: set-up + main job, set-up + tests, then the steps the tests
+    need where they can (the Docker engine and images, Chromium)."""
+    text = README.read_text(encoding="utf-8")
+    section = text[text.index("## Quick start") :]
+    section = section[: section.index("\n## ", 1)]
+    return [
+        [line.strip() for line in re.sub(r"\\\n\s*", "", body).splitlines() if line.strip()]
+        for body in re.findall(r"```sh\n(.*?)```", section, re.S)
+    ]
+
+
 def in_ci() -> set[str]:
-    """The README's first two blocks (set-up + main job, set-up + tests) and the Docker steps."""
-    blocks = readme_blocks()
-    docker = next(b for b in blocks if any("start-engine" in line for line in b))
-    return {*blocks[0], *blocks[1], *docker}
+    return {line for block in quick_start_blocks() for line in block}
 
 
 def test_the_first_two_readme_blocks_are_the_setup_and_the_test_command() -> None:
@@ -82,13 +91,14 @@ def test_the_first_two_readme_blocks_are_the_setup_and_the_test_command() -> Non
     assert len(second) == 1
     assert second[0].endswith("pytest -n auto")
     assert first[0].rsplit(" && ", 1)[0] == second[0].rsplit(" && ", 1)[0], "one set-up for both commands"
+    assert quick_start_blocks()[:2] == [first, second]
 
 
 def test_ci_runs_the_readme_commands_verbatim_in_their_order() -> None:
+    """The set-up and main job first, the test command after every step the tests need."""
     lines = ci_lines()
-    blocks = readme_blocks()
-    docker = next(b for b in blocks if any("start-engine" in line for line in b))
-    ordered = [*blocks[0], *(f".venv/bin/{c}" if c.startswith("harness ") else c for c in docker), *blocks[1]]
+    setup_and_run, tests, *steps = quick_start_blocks()
+    ordered = [*setup_and_run, *(line for step in steps for line in step), *tests]
     positions = []
     for command in ordered:
         assert command in lines, f".ci/run does not run the README's {command!r} as written"

@@ -5,9 +5,11 @@ The same BM25 as every other engine (the contract in `base.py`; formula as in `p
     idf = ln(1 + (N - n + 0.5) / (n + 0.5))
 FTS5's own `bm25()` is not used: its idf is ln((N - n + 0.5) / (n + 0.5)) (floored), and it
 normalises by the whole row. One FTS5 table per field holds the postings, and its `fts5vocab`
-instance table gives each admitted (term, document) its tf in one query. N, n and the field
-lengths are kept in memory per field, over every document (filters never change them), and
-moved by each write, so they are exact on the next query.
+instance table gives each admitted (term, document) its tf in one query, its `row` table each
+term's n. N and the field lengths are kept in memory per field, over every document (filters
+never change them), and moved by each write, so they are exact on the next query. No Python
+object is made per token on a write: a field already in the analyzer's form (single spaces) is
+stored as given and its length counted from its spaces.
 
 Analysis happens once, in `harness.text`, for every engine: field text arrives as space-separated
 tokens. FTS5 is given the `ascii` tokenizer, which splits on ASCII non-alphanumerics only (here:
@@ -21,7 +23,7 @@ import json
 import math
 import re
 import sqlite3
-from collections import Counter, defaultdict
+from collections import defaultdict
 from collections.abc import Mapping, Sequence
 
 import numpy as np
@@ -60,28 +62,33 @@ def _identifier(name: str) -> str:
 
 
 class _FieldStats:
-    """N (documents with a token in the field), their token total, each one's length, and n
-    (documents holding a term), kept exact on every write."""
+    """N (documents with a token in the field), their token total and each one's length, kept
+    exact on every write; n (documents holding a term) is FTS5's own count, read per query."""
 
     def __init__(self) -> None:
         self.lengths: dict[int, int] = {}
         self.tokens = 0
-        self.df: Counter[str] = Counter()
 
-    def add(self, row: int, tokens: list[str]) -> None:
-        if tokens:
-            self.lengths[row] = len(tokens)
-            self.tokens += len(tokens)
-            self.df.update(set(tokens))
+    def add(self, row: int, length: int) -> None:
+        if length:
+            self.lengths[row] = length
+            self.tokens += length
 
-    def remove(self, row: int, tokens: list[str]) -> None:
-        if tokens:
-            self.tokens -= self.lengths.pop(row)
-            self.df.subtract(set(tokens))
+    def remove(self, row: int) -> None:
+        self.tokens -= self.lengths.pop(row, 0)
 
     @property
     def avglen(self) -> float:
         return self.tokens / len(self.lengths)
+
+
+def _terms(text: str) -> tuple[str, int]:
+    """A field's text as FTS5 stores it (tokens joined by single spaces) and its token count;
+    the analyzer's output already is that form, so only other text is split and joined."""
+    if text.isprintable() and "  " not in text and text[:1] != " " and text[-1:] != " ":
+        return text, text.count(" ") + 1 if text else 0
+    tokens = text.split()
+    return " ".join(tokens), len(tokens)
 
 
 class EmbeddedIndex:
@@ -116,9 +123,11 @@ class EmbeddedIndex:
             self._db.execute(f"CREATE INDEX {table}_row ON {table} (row, value)")
         for table in self._fields.values():
             self._db.execute(f"DROP TABLE IF EXISTS {table}_vocab")
+            self._db.execute(f"DROP TABLE IF EXISTS {table}_df")
             self._db.execute(f"DROP TABLE IF EXISTS {table}")
-            self._db.execute(f"CREATE VIRTUAL TABLE {table} USING fts5(body, tokenize='ascii')")
+            self._db.execute(f"CREATE VIRTUAL TABLE {table} USING fts5(body, tokenize='ascii', columnsize=0)")
             self._db.execute(f"CREATE VIRTUAL TABLE {table}_vocab USING fts5vocab({table}, 'instance')")
+            self._db.execute(f"CREATE VIRTUAL TABLE {table}_df USING fts5vocab({table}, 'row')")
 
     def load(self, docs: Sequence[IndexDoc]) -> None:
         for doc in docs:
@@ -142,8 +151,7 @@ class EmbeddedIndex:
             for table in self._multi.values():
                 self._db.execute(f"DELETE FROM {table} WHERE row = ?", (row,))
             for name, table in self._fields.items():
-                for (body,) in self._db.execute(f"SELECT body FROM {table} WHERE rowid = ?", (row,)).fetchall():
-                    self._stats[name].remove(row, body.split())
+                self._stats[name].remove(row)
                 self._db.execute(f"DELETE FROM {table} WHERE rowid = ?", (row,))
         single = [doc.attributes.get(a) for a in self._single]
         marks = ", ?" * len(single)
@@ -151,10 +159,10 @@ class EmbeddedIndex:
         for name, table in self._multi.items():
             self._db.executemany(f"INSERT INTO {table} VALUES (?, ?)", [(row, v) for v in doc.values(name)])
         for name, table in self._fields.items():
-            tokens = doc.fields.get(name, "").split()
-            self._stats[name].add(row, tokens)
-            if tokens:  # an empty field is absent: it must not count in N or avglen
-                self._db.execute(f"INSERT INTO {table} (rowid, body) VALUES (?, ?)", (row, " ".join(tokens)))
+            body, length = _terms(doc.fields.get(name, ""))
+            self._stats[name].add(row, length)
+            if length:  # an empty field is absent: it must not count in N or avglen
+                self._db.execute(f"INSERT INTO {table} (rowid, body) VALUES (?, ?)", (row, body))
         if self._spec.dimensions:
             self._store_vector(row, doc)
 
@@ -232,15 +240,27 @@ class EmbeddedIndex:
         names = list(self._fields)
         stats = [self._stats[name] for name in names]
         weights = [self._spec.fields[name] for name in names]
+        df = self._document_frequencies(wanted)
         clauses: dict[str, list[Clause]] = defaultdict(list)
-        for field, term, row, tf, doc_id in postings:
+        for field, term, row, tf, doc_id in postings.fetchall():
             field_stats = stats[field]
-            n = field_stats.df[term]
+            n = df[field, term]
             idf = math.log(1 + (len(field_stats.lengths) - n + 0.5) / (n + 0.5))
             norm = tf + BM25_K1 * (1 - BM25_B + BM25_B * field_stats.lengths[row] / field_stats.avglen)
             clauses[doc_id].append(Clause(names[field], term, weights[field] * idf * tf * (BM25_K1 + 1) / norm))
         hits = [Hit(doc_id, sum(c.score for c in found), tuple(found)) for doc_id, found in clauses.items()]
         return ranked(hits, limit)
+
+    def _document_frequencies(self, terms: list[str]) -> dict[tuple[int, str], int]:
+        """n per (field position, term): documents of the field holding the term, over every document."""
+        found = self._db.execute(
+            " UNION ALL ".join(
+                f"SELECT {i}, term, doc FROM {table}_df WHERE term IN (SELECT value FROM json_each(?))"
+                for i, table in enumerate(self._fields.values())
+            ),
+            [json.dumps(terms)] * len(self._fields),
+        )
+        return {(field, term): n for field, term, n in found}
 
     def vector(self, query: np.ndarray, filters: Filters, limit: int) -> list[Hit]:
         if not self._spec.dimensions:
@@ -265,6 +285,7 @@ class EmbeddedIndex:
     def drop(self) -> None:
         for table in self._fields.values():
             self._db.execute(f"DROP TABLE IF EXISTS {table}_vocab")
+            self._db.execute(f"DROP TABLE IF EXISTS {table}_df")
             self._db.execute(f"DROP TABLE IF EXISTS {table}")
         self._stats = {f: _FieldStats() for f in self._spec.fields}
         for table in (f"{self._ns}_docs", *self._multi.values()):

@@ -11,7 +11,7 @@ from harness.evaluation.kind import Scorecard
 from harness.evaluation.question_results import Evaluation
 from harness.metrics.dataset_measures import HEADLINE, definition_of, definitions, label
 from harness.pipeline.fusion import RRF_K
-from harness.pipeline.haystack import CONTEXT_WEIGHT, DEPTH, NEIGHBOUR_SHARE
+from harness.pipeline.haystack import CONTEXT_WEIGHT, DEPTH, HYBRID_WEIGHTS, NEIGHBOUR_SHARE
 from harness.reports import tables
 from harness.reports.dataset_summary import DatasetSummary, defect_counts, skipped_counts, summarize
 from harness.reports.metadata import machine as host_machine
@@ -22,7 +22,9 @@ METHOD = (
     f"Turns are indexed as `speaker: text` with their same-session neighbours in a `context` field "
     f"(BM25 weight {CONTEXT_WEIGHT}); a turn's vector is its own plus {NEIGHBOUR_SHARE} of each neighbour's. "
     f"Sessions are indexed whole for BM25. bm25: BM25 at the run's granularity. vector: cosine over turns, "
-    f"a session scoring its best turn (max). hybrid: RRF (k={RRF_K}) over three turn rankings: BM25 of turns, "
+    f"a session scoring its best turn (max). hybrid: weighted RRF (k={RRF_K}, weights "
+    f"{HYBRID_WEIGHTS.bm25_turn} / {HYBRID_WEIGHTS.vector_turn} / {HYBRID_WEIGHTS.bm25_session}) over three turn "
+    f"rankings: BM25 of turns, "
     f"cosine of turns, and turns nested under BM25 of sessions (sessions in BM25 order, turns within a session "
     f"in the order of the first two fused); a session scores its best turn (max). "
     f"Turn runs are also scored at session level, each session by its best turn (max). Rankings are cut at "

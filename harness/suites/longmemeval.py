@@ -9,6 +9,7 @@ retrieval scoring leaves them out.
 from __future__ import annotations
 
 from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import ijson
@@ -19,6 +20,8 @@ from harness.models.haystack import Document, Haystack, Question, QuestionRef
 from harness.suites import compressed, jsonstream
 
 ABSTENTION_SUFFIX = "_abs"
+
+_SCALARS = frozenset({"string", "number", "boolean", "null"})
 
 
 class _Turn(BaseModel):
@@ -55,8 +58,15 @@ class LongMemEvalFile:
         self.path = path
 
     def scan(self) -> list[QuestionRef]:
-        ids = list(self._items("item.question_id"))
-        types = list(self._items("item.question_type"))
+        """Every question's id and type, in one pass over the file's parse events."""
+        ids: list[object] = []
+        types: list[object] = []
+        fields = {"item.question_id": ids, "item.question_type": types}
+        with self._errors(), compressed.open_binary(self.path) as handle:
+            for prefix, event, value in jsonstream.parse(handle):
+                found = fields.get(prefix)
+                if found is not None and event in _SCALARS:
+                    found.append(value)
         if len(ids) != len(types):
             raise CaseFileError(self.path, f"{len(ids)} question ids but {len(types)} question types")
         return [QuestionRef(i, str(q), str(t)) for i, (q, t) in enumerate(zip(ids, types, strict=True))]
@@ -67,9 +77,14 @@ class LongMemEvalFile:
                 yield self._haystack(position, raw)
 
     def _items(self, prefix: str) -> Iterator[object]:
+        with self._errors(), compressed.open_binary(self.path) as handle:
+            yield from jsonstream.items(handle, prefix)
+
+    @contextmanager
+    def _errors(self) -> Iterator[None]:
+        """Parse and decompression failures as one line naming the file."""
         try:
-            with compressed.open_binary(self.path) as handle:
-                yield from jsonstream.items(handle, prefix)
+            yield
         except ijson.JSONError as exc:
             raise CaseFileError(self.path, f"not valid JSON: {exc}") from exc
         except compressed.ERRORS as exc:

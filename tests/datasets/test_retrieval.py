@@ -91,6 +91,17 @@ def test_rrf_sums_reciprocal_ranks_and_breaks_ties_by_id() -> None:
     assert [c.term for c in fused[0].clauses] == ["x#2", "y#1"]
 
 
+def test_weighted_rrf_scales_each_lists_share_and_leaves_out_a_list_weighted_zero() -> None:
+    lists = {"x": {"a": 1, "b": 2}, "y": {"b": 1, "c": 1}}
+    fused = rrf(lists, 10, weights={"x": 2.0, "y": 0.5})
+    assert [(h.id, h.score) for h in fused] == [
+        ("b", pytest.approx(2.0 / (RRF_K + 2) + 0.5 / (RRF_K + 1))),
+        ("a", pytest.approx(2.0 / (RRF_K + 1))),
+        ("c", pytest.approx(0.5 / (RRF_K + 1))),
+    ]
+    assert [h.id for h in rrf(lists, 10, weights={"x": 1.0, "y": 0.0})] == ["a", "b"]
+
+
 def test_by_session_keeps_each_sessions_best_turn() -> None:
     hits = [Hit("a:2", 3.0), Hit("b:1", 2.0), Hit("a:1", 1.0)]
     sessions = by_session(hits, {"a:1": "a", "a:2": "a", "b:1": "b"}, 10)

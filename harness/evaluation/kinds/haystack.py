@@ -35,6 +35,7 @@ from harness.evaluation.question_results import (
 from harness.messages import error_text
 from harness.metrics.dataset_measures import score
 from harness.models.haystack import Granularity, Haystack, Question
+from harness.pipeline.ahead import analysed_ahead
 from harness.pipeline.haystack import HaystackIndex, embedding_texts, query_terms
 from harness.pipeline.memory_layer import TextEmbedder
 from harness.pipeline.settings import Mode
@@ -94,13 +95,14 @@ class HaystackKind:
         if needs_vectors and engine.embedder is None:
             raise ValueError("vector and hybrid modes need an embedder")
         namespace = f"h{uuid.uuid4().hex[:12]}"
-        for number, haystack in enumerate(self.selection.reader.read(self.selection.selected)):
+        read = self.selection.reader.read(self.selection.selected)
+        for number, (haystack, analysed) in enumerate(analysed_ahead(read)):
             self.notes.extend(f"{haystack.id}: {note}" for note in haystack.notes)
             embedder = engine.embedder if needs_vectors else None
-            yield from self._haystack(engine, embedder, f"{namespace}_{number}", haystack)
+            yield from self._haystack(engine, embedder, f"{namespace}_{number}", haystack, analysed)
 
     def _haystack(
-        self, engine: Engine, embedder: TextEmbedder | None, namespace: str, haystack: Haystack
+        self, engine: Engine, embedder: TextEmbedder | None, namespace: str, haystack: Haystack, analysed: list[str]
     ) -> Iterator[Step[QuestionResult]]:
         asked: list[Question] = []
         for question in haystack.questions:
@@ -120,7 +122,9 @@ class HaystackKind:
         embed_s = time.perf_counter() - embed_started
         ingest_started = time.perf_counter()
         try:
-            index = HaystackIndex(engine.backend, namespace, haystack, self.granularity, engine.modes, vectors)
+            index = HaystackIndex(
+                engine.backend, namespace, haystack, self.granularity, engine.modes, vectors, analysed=analysed
+            )
         except Exception as exc:  # noqa: BLE001 - any backend failure is this haystack's error, recorded per question
             for q in asked:
                 yield Step(q.id, [_failed(haystack.id, q, mode, exc) for mode in engine.modes])
