@@ -159,7 +159,7 @@ HONOURED = ("fail_under", "trec")
 """Common options of `harness run` that only some kinds act on (each spec's `honours` says which)."""
 
 
-def _spec_options(kind: KindSpec) -> list[tuple[str, Any, Any, dict[str, Any]]]:
+def _spec_options(kind: KindSpec[Any, Any]) -> list[tuple[str, Any, Any, dict[str, Any]]]:
     """(name, type, default, metadata) of each of a kind's own options."""
     if kind.options is None:
         return []
@@ -176,7 +176,7 @@ def _own_options(params: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-def _run_specs(suites: Sequence[str], own: dict[str, Any]) -> list[KindSpec]:
+def _run_specs(suites: Sequence[str], own: dict[str, Any]) -> list[KindSpec[Any, Any]]:
     """The kinds a run runs: the one an own option selects (`--dataset`), else those `--suite` names."""
     for kind in kind_registry.SPECS:
         if kind.selector is not None and getattr(own.get(kind.name), kind.selector, None) is not None:
@@ -184,7 +184,7 @@ def _run_specs(suites: Sequence[str], own: dict[str, Any]) -> list[KindSpec]:
     return list(dict.fromkeys(spec_of(s) for s in suites))
 
 
-def _check_applicable(ctx: typer.Context, kinds: Sequence[KindSpec]) -> None:
+def _check_applicable(ctx: typer.Context, kinds: Sequence[KindSpec[Any, Any]]) -> None:
     """An option the run would ignore is a mistake: say so rather than run something else than asked."""
     names = ", ".join(k.title.lower() for k in kinds)
     if any(k.selector is not None for k in kinds) and _given(ctx, "suite"):
@@ -479,7 +479,7 @@ def _run_kind(
     adds its JSON report to `written`.
     """
     kind = planned.kind
-    finished: runner.Finished | None = None
+    finished: runner.Finished[Any] | None = None
     late: Interrupted | None = None
     try:
         with _session(name, url, allow_extension) as backend, _progress() as progress:
@@ -531,7 +531,7 @@ class BaselineGate:
     history_file: Path
     """Beside the reports: a check never writes into the baselines folder (a checkout's `cases/`)."""
 
-    def require(self, kind: CaseKind, backends: Sequence[str], modes: Sequence[Mode]) -> None:
+    def require(self, kind: CaseKind[Any], backends: Sequence[str], modes: Sequence[Mode]) -> None:
         """Before the run: a check needs a baseline of each backend and mode it asks for."""
         if kind.baseline_suite is None:
             raise HarnessError(f"{kind.name} runs report no scores a baseline can hold")

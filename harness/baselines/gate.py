@@ -25,10 +25,10 @@ from harness.baselines.compare import (
     setting_changes,
 )
 from harness.baselines.key import BaselineKey
-from harness.baselines.store import Baseline, BaselineStore, Frozen, plain, sheet_json
+from harness.baselines.store import Baseline, BaselineStore, Frozen, plain
 from harness.errors import HarnessError
 from harness.evaluation.kind import Report
-from harness.models.scoresheet import ScoreSheet
+from harness.models.scoresheet import ScoreSheet, sheet_json
 
 
 @dataclass(frozen=True, slots=True)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from typing import Any
 
 from harness.embeddings import text_key
 from harness.embeddings.embedder import Embedder
@@ -34,7 +35,7 @@ def dataset_embedder(model: str, device: str, preload: bool) -> Embedder:
     return embedder
 
 
-def embed_ahead(kind: CaseKind, embedder: TextEmbedder) -> None:
+def embed_ahead(kind: CaseKind[Any], embedder: TextEmbedder) -> None:
     """Embed every text the kind will ask for, so a model that cannot load fails before the run."""
     embedder.embed(list(dict.fromkeys(kind.texts())))
 

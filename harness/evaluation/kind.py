@@ -16,7 +16,7 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import asdict, dataclass, field, fields
 from datetime import datetime
 from pathlib import Path
-from typing import Any, Protocol, runtime_checkable
+from typing import Any, Generic, Protocol, TypeVar, runtime_checkable
 
 from harness.backends.base import Backend, BackendInfo
 from harness.metrics.evaluate import QrelsByQuery, RunByQuery
@@ -28,16 +28,30 @@ from harness.shards import Shard
 
 
 class Result(Protocol):
-    """One judged row: a case, question, scenario or turn, in one mode."""
+    """One judged row: a case, question, scenario or turn, in one mode (read-only here: a kind's
+    results may be frozen, and narrow `mode` to `Mode` or `str`)."""
 
     @property
     def item_id(self) -> str: ...
 
-    mode: str | None
-    error: str | None
-    backend_lost: bool
+    @property
+    def mode(self) -> str | None: ...
+
+    @property
+    def error(self) -> str | None: ...
+
+    @property
+    def backend_lost(self) -> bool: ...
 
     def to_json(self) -> dict[str, Any]: ...
+
+
+R = TypeVar("R", bound=Result)
+"""A kind's own result type: the one its `execute` yields and its `report` reads back."""
+R_co = TypeVar("R_co", bound=Result, covariant=True)
+"""The same, where results are only read (a `Step`): a kind's steps are steps of `Result`s."""
+Opts = TypeVar("Opts")
+"""A kind's own options (its spec's dataclass; None for a kind without options)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,11 +65,11 @@ class Engine:
 
 
 @dataclass(frozen=True, slots=True)
-class Step:
+class Step(Generic[R_co]):
     """One finished progress unit: the item it was and its results (one per mode, or per turn)."""
 
     item_id: str
-    results: Sequence[Result]
+    results: Sequence[R_co]
 
 
 @dataclass(frozen=True, slots=True)
@@ -126,17 +140,26 @@ class Report:
     """Per run key (a mode, or mode and level), the ranked runs and judgements for `--trec` files."""
 
 
-class CaseKind(Protocol):
+class CaseKind(Protocol[R]):
     """One kind of case, loaded and configured for one run on one backend (it may keep what its
-    report needs from `execute`, so a run on another backend builds it anew)."""
+    report needs from `execute`, so a run on another backend builds it anew). `R`: its result
+    type, which `execute` yields and `report` reads (so invariant; `CaseKind[Any]`: any kind)."""
 
-    name: str
-    """The kind's name in reports and baselines (`beliefs`, `haystack`, `lifecycle`, ...): its spec's name."""
-    baseline_suite: str | None
-    """The name baselines key its report's `scores` by (its suites, dataset or scenario set), known
-    before it runs so a missing baseline fails first; None: its reports have no scores."""
-    unit: str
-    """What one progress step is, plural, for progress bars and messages (`cases`, `questions`)."""
+    @property
+    def name(self) -> str:
+        """The kind's name in reports and baselines (`beliefs`, `haystack`, `lifecycle`, ...): its spec's name."""
+        ...
+
+    @property
+    def baseline_suite(self) -> str | None:
+        """The name baselines key its report's `scores` by (its suites, dataset or scenario set), known
+        before it runs so a missing baseline fails first; None: its reports have no scores."""
+        ...
+
+    @property
+    def unit(self) -> str:
+        """What one progress step is, plural, for progress bars and messages (`cases`, `questions`)."""
+        ...
 
     def total(self, modes: Sequence[Mode]) -> int | None:
         """Progress units `execute` will yield in these modes; None when unknown before streaming."""
@@ -158,12 +181,12 @@ class CaseKind(Protocol):
         """The ids of the items this kind runs, in run order (`Result.item_id`s)."""
         ...
 
-    def execute(self, engine: Engine) -> Iterator[Step]:
+    def execute(self, engine: Engine) -> Iterator[Step[R]]:
         """Run and judge every item on the engine, yielding each as it finishes; an item's error
         is its results' error, and the run goes on. Creates only namespaces it drops again."""
         ...
 
-    def report(self, results: Sequence[Result], run: RunInfo) -> Report:
+    def report(self, results: Sequence[R], run: RunInfo) -> Report:
         """The run's report from its results (those of an interrupted run too)."""
         ...
 
@@ -186,7 +209,7 @@ def option(help: str, *, flag: str | None = None, **limits: Any) -> dict[str, An
 
 
 @dataclass(frozen=True)
-class KindSpec:
+class KindSpec(Generic[Opts, R]):
     """One kind of case, declared once: everything the CLI, the runner, merge, compare and
     baselines need to know about it derives from this.
 
@@ -201,7 +224,7 @@ class KindSpec:
     (`fail_under`, `trec`); another is refused for it, never ignored;
     `mode_major`: its run goes mode by mode (else item by item, every mode per item);
     `order(kind, modes)`: for a run whose order is neither, the sort key of a result's position in
-    an unsharded run of `kind` (merge puts the shards' results in that order);
+    an unsharded run of `kind`, the kind `build` made (merge puts the shards' results in that order);
     `grouped`: all its `--suite` arguments make one kind (one report), else one kind each;
     `selector`: the own option that chooses this kind instead of `--suite` (`dataset`), if any;
     `builtin`: its built-in suite, which pytest makes items of (None: it has none, or no items);
@@ -211,21 +234,21 @@ class KindSpec:
     name: str
     title: str
     suite_help: str
-    build: Callable[[Sequence[str], KindOptions, Any], CaseKind]
-    result: Callable[[Mapping[str, Any]], Result]
+    build: Callable[[Sequence[str], KindOptions, Opts], CaseKind[R]]
+    result: Callable[[Mapping[str, Any]], R]
     results_key: str
     prefixes: tuple[str, ...] = ()
-    options: type | None = None
+    options: type[Opts] | None = None
     honours: frozenset[str] = frozenset()
     mode_major: bool = False
-    order: Callable[[Any, Sequence[str]], Callable[[Any], tuple[int, ...]]] | None = None
+    order: Callable[[Any, Sequence[str]], Callable[[R], tuple[int, ...]]] | None = None
     grouped: bool = False
     selector: str | None = None
     builtin: str | None = None
     merge: Callable[[Sequence[dict[str, Any]], list[str]], Report] | None = None
 
 
-def default_options(kind: KindSpec) -> Any:
+def default_options(kind: KindSpec[Any, Any]) -> Any:
     """The kind's own options with every default (None for a kind without options)."""
     return None if kind.options is None else kind.options()
 
@@ -243,7 +266,7 @@ def _plain(value: Any) -> Any:
     return value.value if hasattr(value, "value") else value
 
 
-def options_from_json(kind: KindSpec, data: Mapping[str, Any]) -> Any:
+def options_from_json(kind: KindSpec[Any, Any], data: Mapping[str, Any]) -> Any:
     """`options_json`'s inverse: the dataclass again (each value through its default's type)."""
     default = default_options(kind)
     if default is None:
@@ -257,7 +280,7 @@ def options_from_json(kind: KindSpec, data: Mapping[str, Any]) -> Any:
     return type(default)(**values)
 
 
-def rebuild(kind: KindSpec, origin: Mapping[str, Any], modes: Sequence[str]) -> CaseKind:
+def rebuild(kind: KindSpec[Any, R], origin: Mapping[str, Any], modes: Sequence[str]) -> CaseKind[R]:
     """The kind an unsharded run of a report's `origin` would have run (`harness merge`)."""
     common = KindOptions([Mode(m) for m in modes], origin["limit"], origin["fail_under"], origin["embedding_model"])
     return kind.build(tuple(origin["suites"]), common, options_from_json(kind, origin["options"]))
@@ -275,23 +298,29 @@ class Item:
 
 
 @runtime_checkable
-class Itemized(Protocol):
+class Itemized(Protocol[R]):
     """A kind whose items pytest runs one by one (haystack questions are benchmarks: not items)."""
 
-    name: str
-    baseline_suite: str | None
-    asserted: frozenset[Mode]
-    """The modes whose judged failures fail the test run when `--mode` names none: the system under
-    test. In any other mode a judged failure fails only as a regression from a committed baseline."""
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def baseline_suite(self) -> str | None: ...
+
+    @property
+    def asserted(self) -> frozenset[Mode]:
+        """The modes whose judged failures fail the test run when `--mode` names none: the system under
+        test. In any other mode a judged failure fails only as a regression from a committed baseline."""
+        ...
 
     def items(self) -> Sequence[Item]:
         """Every item, known before anything runs (collection lists them)."""
         ...
 
-    def only(self, group: str) -> CaseKind:
+    def only(self, group: str) -> CaseKind[R]:
         """This kind restricted to the items of `group`; its `execute` yields their steps."""
         ...
 
-    def failures(self, result: Any) -> list[str]:
+    def failures(self, result: R) -> list[str]:
         """The judge's reasons a result fails (empty: it passed); its error is reported apart."""
         ...

@@ -15,11 +15,11 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any
+from typing import Any, Generic
 
 from harness.backends.base import Backend, BackendInfo
 from harness.errors import HarnessError, Interrupted
-from harness.evaluation.kind import CaseKind, Engine, Report, Result, RunInfo
+from harness.evaluation.kind import CaseKind, Engine, R, Report, Result, RunInfo
 from harness.pipeline.memory_layer import TextEmbedder
 from harness.pipeline.settings import Mode
 from harness.reports.envelope import Envelope, write_report
@@ -36,10 +36,10 @@ def runnable_modes(modes: Sequence[Mode], info: BackendInfo) -> tuple[list[Mode]
 
 
 @dataclass
-class Outcome:
+class Outcome(Generic[R]):
     """What a run produced: its results, the steps done of the total, and what stopped it early."""
 
-    results: list[Result] = field(default_factory=list)
+    results: list[R] = field(default_factory=list)
     done: int = 0
     total: int | None = None
     wall_s: float = 0.0
@@ -61,9 +61,9 @@ class Outcome:
         return f"{cause} after {self.progress} {unit}"
 
 
-def run(kind: CaseKind, engine: Engine, advance: Callable[[str], None] = lambda _: None) -> Outcome:
+def run(kind: CaseKind[R], engine: Engine, advance: Callable[[str], None] = lambda _: None) -> Outcome[R]:
     """Execute every item of `kind` on `engine`; `advance(item id)` after each finished step."""
-    outcome = Outcome(total=kind.total(engine.modes))
+    outcome: Outcome[R] = Outcome(total=kind.total(engine.modes))
     started = time.perf_counter()
     try:
         for step in kind.execute(engine):
@@ -116,12 +116,12 @@ class RunRequest:
 
 
 @dataclass(frozen=True)
-class Finished:
+class Finished(Generic[R]):
     """A run on one backend, reported: what the CLI shows, and what stopped it early if anything did."""
 
     report: Report
     paths: list[Path]
-    outcome: Outcome
+    outcome: Outcome[R]
 
     def verdict(self, error_threshold: float) -> Verdict:
         return verdict(self.outcome.results, self.report, error_threshold)
@@ -132,14 +132,14 @@ Progress = Callable[[str, int | None], Callable[[str], None]]
 
 
 def run_and_report(
-    kind: CaseKind,
+    kind: CaseKind[R],
     backend: Backend,
     embedder: TextEmbedder | None,
     request: RunRequest,
     progress: Progress = lambda _unit, _total: lambda _: None,
     notice: Callable[[str], None] = lambda _: None,
     origin: Mapping[str, Any] | None = None,
-) -> Finished:
+) -> Finished[R]:
     """Run `kind` on `backend` in the modes it can run (`notice` says which it cannot), then write
     the report in its envelope (and TREC files with `request.trec`). An interrupted or stopped run
     writes what finished as an incomplete report, and a shard as a shard report: neither ever

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass
+from typing import Any
 
 import pytest
 
@@ -26,7 +27,7 @@ from harness.baselines.store import Baseline
 from harness.embeddings import DEFAULT_MODEL
 from harness.errors import HarnessError
 from harness.evaluation.embedders import suite_embedder
-from harness.evaluation.kind import Engine, Item, Itemized, Result
+from harness.evaluation.kind import Engine, Item, Itemized, R, Result
 from harness.evaluation.kinds import KindOptions, kinds_for
 from harness.pipeline.memory_layer import TextEmbedder
 from harness.pipeline.settings import Mode
@@ -51,9 +52,9 @@ class Kinds:
 
     def __init__(self, modes: Sequence[Mode]) -> None:
         self.modes = list(modes)
-        self._kinds: dict[str, Itemized] = {}
+        self._kinds: dict[str, Itemized[Any]] = {}
 
-    def __getitem__(self, spec: str) -> Itemized:
+    def __getitem__(self, spec: str) -> Itemized[Any]:
         if spec not in self._kinds:
             model = DEFAULT_MODEL if any(m.needs_vectors for m in self.modes) else None
             try:
@@ -82,7 +83,7 @@ class GroupRuns:
         self._runs: dict[tuple[str, str, Mode, str], dict[str, list[Result]]] = {}
         self._embedder: TextEmbedder | None = None
 
-    def results(self, param: ItemParam, kind: Itemized, backend: Backend) -> list[Result]:
+    def results(self, param: ItemParam, kind: Itemized[Any], backend: Backend) -> list[Result]:
         key = (param.spec, param.backend, param.mode, param.item.group)
         if key not in self._runs:
             engine = Engine(backend, self._vectors() if param.mode.needs_vectors else None, (param.mode,))
@@ -111,7 +112,7 @@ class Baselines:
         return self._found[key]
 
 
-def judge(kind: Itemized, param: ItemParam, results: Sequence[Result], asserted: bool, baselines: Baselines) -> None:
+def judge(kind: Itemized[R], param: ItemParam, results: Sequence[R], asserted: bool, baselines: Baselines) -> None:
     """Pass, or fail or xfail the running item with the judge's reasons (see the module docstring)."""
     if not results:
         pytest.fail(f"{param.item.id}: its group ran and gave no result for it", pytrace=False)

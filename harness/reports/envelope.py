@@ -62,7 +62,7 @@ class Envelope:
     unit: str
 
     @classmethod
-    def of(cls, kind: CaseKind, run: RunInfo, report: Report, origin: Mapping[str, Any]) -> Envelope:
+    def of(cls, kind: CaseKind[Any], run: RunInfo, report: Report, origin: Mapping[str, Any]) -> Envelope:
         head = {
             "kind": kind.name,
             "suite": kind.baseline_suite,

@@ -20,7 +20,7 @@ from typing import Any
 
 from harness.backends.base import BackendInfo
 from harness.errors import HarnessError
-from harness.evaluation.kind import KindSpec, Report, Result, RunInfo, rebuild
+from harness.evaluation.kind import KindSpec, R, Report, RunInfo, rebuild
 from harness.evaluation.question_results import Evaluation, QuestionResult
 from harness.models.haystack import Granularity
 from harness.models.scoresheet import sheet_json
@@ -108,7 +108,7 @@ def check_shards(reports: Sequence[dict[str, Any]], paths: Sequence[Path]) -> No
         raise HarnessError(f"missing shard {', '.join(f'{i}/{count}' for i in missing)}: every shard is needed")
 
 
-def merge_reports(paths: Sequence[Path], specs: Sequence[KindSpec]) -> tuple[Envelope, Report]:
+def merge_reports(paths: Sequence[Path], specs: Sequence[KindSpec[Any, Any]]) -> tuple[Envelope, Report]:
     """The merged report of the shard reports at `paths` (any order), as a run would have written
     it, with its envelope; `specs`: the kind registry (the report's `kind` names its spec)."""
     if not paths:
@@ -133,20 +133,20 @@ def merge_reports(paths: Sequence[Path], specs: Sequence[KindSpec]) -> tuple[Env
     return Envelope(fields, "items"), report
 
 
-def _rebuilt(kind: KindSpec, reports: Sequence[dict[str, Any]]) -> Report:
+def _rebuilt(kind: KindSpec[Any, R], reports: Sequence[dict[str, Any]]) -> Report:
     """A kind without a merge of its own: built again unsharded, reporting every shard's results."""
     first = reports[0]
     built = rebuild(kind, first["origin"], first["modes"])
     if inputs_json(built.inputs()) != first["inputs"]:
         raise HarnessError("the input files changed since the shards ran (their sha256 differs): rerun the shards")
-    results: list[Result] = [kind.result(r) for report in reports for r in report[kind.results_key]]
+    results: list[R] = [kind.result(r) for report in reports for r in report[kind.results_key]]
     seen = Counter((r.item_id, r.mode) for r in results)
     if duplicated := sorted(str(item) for (item, _), n in seen.items() if n > 1):
         raise HarnessError(f"{duplicated[0]} is in more than one shard report: not shards of one run")
     items = {item: position for position, item in enumerate(built.item_ids())}
     modes = list(first["modes"])
 
-    def position(result: Result) -> tuple[int, ...]:
+    def position(result: R) -> tuple[int, ...]:
         item, mode = items.get(result.item_id, len(items)), modes.index(result.mode) if result.mode in modes else 0
         return (mode, item) if kind.mode_major else (item, mode)
 

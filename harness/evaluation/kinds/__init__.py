@@ -18,7 +18,7 @@ from harness.errors import HarnessError
 from harness.evaluation.kind import CaseKind, KindOptions, KindSpec, default_options, options_json
 from harness.evaluation.kinds import beliefs, code_tasks, conversation, haystack, lifecycle
 
-SPECS: tuple[KindSpec, ...] = (
+SPECS: tuple[KindSpec[Any, Any], ...] = (
     beliefs.SPEC,
     haystack.SPEC,
     lifecycle.SPEC,
@@ -29,7 +29,7 @@ SPECS: tuple[KindSpec, ...] = (
 __all__ = ["SPECS", "KindOptions", "Planned", "kinds_for", "prefix_of", "spec", "spec_of"]
 
 
-def spec(name: str) -> KindSpec:
+def spec(name: str) -> KindSpec[Any, Any]:
     found = next((s for s in SPECS if s.name == name), None)
     if found is None:
         raise HarnessError(f"unknown kind of case {name!r} (one of: {', '.join(s.name for s in SPECS)})")
@@ -42,7 +42,7 @@ def prefix_of(suite: str) -> str | None:
     return head if sep and any(head in s.prefixes for s in SPECS) else None
 
 
-def spec_of(suite: str) -> KindSpec:
+def spec_of(suite: str) -> KindSpec[Any, Any]:
     """The kind a `--suite` argument names: by its prefix, else the kind that takes every other suite."""
     prefix = prefix_of(suite)
     return next(
@@ -55,8 +55,8 @@ class Planned:
     """A kind ready to run, with what it was built from: its spec, its `--suite` arguments and
     options (the envelope records them, so `harness merge` can build it again)."""
 
-    kind: CaseKind
-    spec: KindSpec
+    kind: CaseKind[Any]
+    spec: KindSpec[Any, Any]
     suites: tuple[str, ...]
     own: Any
 
@@ -75,7 +75,7 @@ def kinds_for(suites: Sequence[str], common: KindOptions, own: Mapping[str, Any]
     """The kinds a run's `--suite` arguments name, in registry order; `own[spec name]` holds a
     kind's own options (its defaults when absent). A grouped kind gets all its arguments at once."""
 
-    def options(kind: KindSpec) -> Any:
+    def options(kind: KindSpec[Any, Any]) -> Any:
         return (own or {}).get(kind.name, default_options(kind))
 
     planned: list[Planned] = []

@@ -19,7 +19,7 @@ from typing import Any, ClassVar
 from harness.backends.base import Backend
 from harness.evaluation import teardown
 from harness.evaluation.judge import judge
-from harness.evaluation.kind import Engine, Item, KindOptions, KindSpec, Report, Result, RunInfo, Step, option
+from harness.evaluation.kind import Engine, Item, KindOptions, KindSpec, Report, RunInfo, Step, option
 from harness.evaluation.results import CaseResult, context_record
 from harness.metrics import classify, drift_score
 from harness.metrics.measures import SUITE_MEASURES
@@ -289,9 +289,9 @@ def steps(plan: Plan, backend: Backend, embedder: TextEmbedder | None) -> Iterat
             for mode in plan.modes:
                 for case in filter(lambda c: plan.runs(c.id), suite.static_cases):
                     yield case.id, [runner.run_static(case, mode)]
-            for position, case in enumerate(suite.session_cases):
-                if plan.runs(case.id):
-                    yield case.id, runner.run_session(position, plan.modes)
+            for position, session in enumerate(suite.session_cases):
+                if plan.runs(session.id):
+                    yield session.id, runner.run_session(position, plan.modes)
         finally:
             runner.close()
 
@@ -342,7 +342,7 @@ class BeliefKind:
         ids += [c.id for s in self.plan.limited() for c in s.session_cases]
         return [i for i in ids if self.plan.runs(i)]
 
-    def execute(self, engine: Engine) -> Iterator[Step]:
+    def execute(self, engine: Engine) -> Iterator[Step[CaseResult]]:
         for case_id, results in steps(self._in(engine.modes), engine.backend, engine.embedder):
             yield Step(case_id, results)
 
@@ -370,9 +370,9 @@ class BeliefKind:
             return [f"turn {result.turn} ({result.turn_label}): " + "; ".join(result.reasons)]
         return list(result.reasons)
 
-    def report(self, results: Sequence[Result], run: RunInfo) -> Report:
+    def report(self, results: Sequence[CaseResult], run: RunInfo) -> Report:
         """A belief run's report on one backend: files, scorecard, TREC runs and its `--fail-under` gate."""
-        cases = [r for r in results if isinstance(r, CaseResult)]
+        cases = list(results)
         model = self.embedding_model if self.plan.needs_vectors else None
         plan, fail_under, backend = self.plan, self.fail_under, run.backend.backend
         summaries = summarize(cases) + [ModeSummary.not_run(backend, m.value, r) for m, r in run.unsupported.items()]
@@ -431,7 +431,11 @@ def run_order(kind: BeliefKind, modes: Sequence[str]) -> Callable[[CaseResult], 
     """A result's position in a run: per suite, its static cases mode by mode, then its session
     cases, each turn by turn in every mode (as `steps` runs them)."""
     suites = [s.name for s in kind.plan.suites]
-    cases = {(s.name, c.id): i for s in kind.plan.suites for i, c in enumerate((*s.static_cases, *s.session_cases))}
+    cases = {
+        (s.name, case_id): i
+        for s in kind.plan.suites
+        for i, case_id in enumerate([c.id for c in s.static_cases] + [c.id for c in s.session_cases])
+    }
 
     def key(result: CaseResult) -> tuple[int, ...]:
         where, case, mode = suites.index(result.suite), cases[(result.suite, result.case_id)], modes.index(result.mode)

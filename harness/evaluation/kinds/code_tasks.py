@@ -12,7 +12,7 @@ from typing import Any
 
 from harness.evaluation import teardown
 from harness.evaluation.code_task_results import CodeTaskResult
-from harness.evaluation.kind import Engine, Item, KindOptions, KindSpec, Report, Result, RunInfo, Step
+from harness.evaluation.kind import Engine, Item, KindOptions, KindSpec, Report, RunInfo, Step
 from harness.metrics.surfaced import surfaced_recall
 from harness.models.code_task import CodeTask, TaskSet
 from harness.models.project import Project
@@ -84,7 +84,7 @@ class CodeTasksKind:
             if task.input.query is not None:
                 yield task.input.query
 
-    def execute(self, engine: Engine) -> Iterator[Step]:
+    def execute(self, engine: Engine) -> Iterator[Step[CodeTaskResult]]:
         embedder = engine.embedder if any(m.needs_vectors for m in engine.modes) else None
         memory: ProjectMemory | None = None
         try:
@@ -145,8 +145,7 @@ class CodeTasksKind:
             return []
         return [f"recall {result.recall:.3f}: missed {', '.join(result.missed)}"]
 
-    def report(self, results: Sequence[Result], run: RunInfo) -> Report:
-        rows = [r for r in results if isinstance(r, CodeTaskResult)]
+    def report(self, results: Sequence[CodeTaskResult], run: RunInfo) -> Report:
         settings = {
             "tasks": PurePath(self.tasks.source).name,
             "limit": self.limit,
@@ -154,7 +153,7 @@ class CodeTasksKind:
             "search_limit": SEARCH_LIMIT,
             "embedding_model": self.embedding_model,
         }
-        return build_report(self.tasks, self.project, rows, run, self.fail_under, settings)
+        return build_report(self.tasks, self.project, results, run, self.fail_under, settings)
 
 
 def build(suites: Sequence[str], common: KindOptions, own: None) -> CodeTasksKind:  # noqa: ARG001 - no options of its own

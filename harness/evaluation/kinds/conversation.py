@@ -149,12 +149,12 @@ class ConversationKind:
                 yield from (embedding_text(fact_record(s)) for s in stated_facts(turn.user))
                 history.append((turn.user, turn.assistant))
 
-    def execute(self, engine: Engine) -> Iterator[Step]:
+    def execute(self, engine: Engine) -> Iterator[Step[TurnResult]]:
         for mode in engine.modes:
             for scenario in self.suite.scenarios:
                 yield from self._scenario(engine, mode, scenario)
 
-    def _scenario(self, engine: Engine, mode: Mode, scenario: Scenario) -> Iterator[Step]:
+    def _scenario(self, engine: Engine, mode: Mode, scenario: Scenario) -> Iterator[Step[TurnResult]]:
         backend = engine.backend
         memory: ProjectMemory | None = None
         setup_error: Exception | None = None
@@ -250,7 +250,7 @@ class ConversationKind:
     def failures(self, result: TurnResult) -> list[str]:
         return [] if result.passed else result.reasons or ["failed"]
 
-    def report(self, results: Sequence[Any], run: RunInfo) -> Report:
+    def report(self, results: Sequence[TurnResult], run: RunInfo) -> Report:
         settings = {**asdict(self.settings), "limit": self.limit, "embedding_model": self.embedding_model}
         return build_report(self.suite, results, run, settings, self.fail_under)
 

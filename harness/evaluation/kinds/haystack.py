@@ -22,7 +22,7 @@ from harness.backends.base import Hit
 from harness.backends.failures import connection_lost
 from harness.embeddings import Embedder
 from harness.evaluation import teardown
-from harness.evaluation.kind import Engine, KindOptions, KindSpec, Report, Result, RunInfo, Step, option
+from harness.evaluation.kind import Engine, KindOptions, KindSpec, Report, RunInfo, Step, option
 from harness.evaluation.question_results import (
     REPORTED_HITS,
     Evaluation,
@@ -90,7 +90,7 @@ class HaystackKind:
             yield from embedding_texts(haystack)
             yield from (q.text for q in haystack.questions)
 
-    def execute(self, engine: Engine) -> Iterator[Step]:
+    def execute(self, engine: Engine) -> Iterator[Step[QuestionResult]]:
         needs_vectors = any(m.needs_vectors for m in engine.modes)
         if needs_vectors and engine.embedder is None:
             raise ValueError("vector and hybrid modes need an embedder")
@@ -103,7 +103,7 @@ class HaystackKind:
 
     def _haystack(
         self, engine: Engine, embedder: TextEmbedder | None, namespace: str, haystack: Haystack, analysed: list[str]
-    ) -> Iterator[Step]:
+    ) -> Iterator[Step[QuestionResult]]:
         asked: list[Question] = []
         for question in haystack.questions:
             if (reason := skip_reason(question, self.granularity)) is not None:
@@ -140,13 +140,12 @@ class HaystackKind:
         finally:
             teardown.drop(index, f"haystack {haystack.id!r}")
 
-    def evaluation(self, results: Sequence[Result], modes: Sequence[Mode], wall_s: float) -> Evaluation:
+    def evaluation(self, results: Sequence[QuestionResult], modes: Sequence[Mode], wall_s: float) -> Evaluation:
         """The run as the dataset report reads it: asked and skipped questions, timings, notes."""
-        asked = [r for r in results if isinstance(r, QuestionResult)]
         return Evaluation(
             self.granularity,
             tuple(modes),
-            [*asked, *self.skipped],
+            [*results, *self.skipped],
             list(self.haystacks),
             list(self.notes),
             wall_s,
@@ -162,7 +161,7 @@ class HaystackKind:
     def item_ids(self) -> list[str]:
         return [q.id for h in self.selection.reader.read(self.selection.selected) for q in h.questions]
 
-    def report(self, results: Sequence[Result], run: RunInfo) -> Report:
+    def report(self, results: Sequence[QuestionResult], run: RunInfo) -> Report:
         """A dataset run's report on one backend: its files, scorecard and TREC runs."""
         evaluation = self.evaluation(results, run.modes, run.wall_s)
         selection = self.selection

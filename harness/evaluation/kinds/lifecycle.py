@@ -85,7 +85,7 @@ class LifecycleKind:
             yield from (t.text for t in seed(scenario, self.settings).texts)
             yield from (q.query for q in scenario.queries)
 
-    def execute(self, engine: Engine) -> Iterator[Step]:
+    def execute(self, engine: Engine) -> Iterator[Step[LifecycleResult]]:
         backend = engine.backend.name
         for scenario in self.suite.scenarios:
             results = []

@@ -8,11 +8,11 @@ from pathlib import Path
 from typing import Any
 
 from harness.errors import HarnessError
+from harness.files import atomic_write
 from harness.reports.envelope import FIELDS
 from harness.reports.html.diff import render_diff
 from harness.reports.html.page import GENERATOR, render_html
 from harness.reports.html.rows import kind_of
-from harness.reports.writer import atomic_write
 
 
 def read_report(path: Path) -> dict[str, Any]:
