@@ -37,6 +37,8 @@ def test_ryuk_is_off_only_while_the_harness_starts_its_container(monkeypatch: py
         raise ContainerError("stop here: no container is needed")
 
     monkeypatch.setattr(DockerContainer, "start", start)
+    # a unit test of the settings: no Docker engine is needed, so the container gets no client
+    monkeypatch.setattr("testcontainers.core.container.DockerClient", lambda **_: None)
     monkeypatch.setattr("harness.containers.runtime.choose_image", lambda *_: "harness/none:0")
     monkeypatch.setattr("harness.containers.runtime.run_network", lambda *_: "none")
     monkeypatch.setattr("harness.containers.runtime.remove_unused_network", lambda *_: None)
