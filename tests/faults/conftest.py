@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 
 import pytest
 
 from harness.backends import registry
+from harness.backends.base import Backend
 from tests.containers.conftest import local_images, require_docker_or_skip  # noqa: F401 - fixtures shared here
 
 
@@ -21,6 +22,15 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
         metafunc.parametrize("server", [b for b in chosen if b in local_servers])
     if "any_server" in metafunc.fixturenames:
         metafunc.parametrize("any_server", [b for b in chosen if b in registry.servers()])
+
+
+@pytest.fixture(scope="module", params=[pytest.param(n, marks=getattr(pytest.mark, n)) for n in registry.default_run()])
+def backend(request: pytest.FixtureRequest, server_url) -> Iterator[Backend]:
+    """Each local engine in turn: what one engine accepts, every engine must."""
+    name = request.param
+    engine = registry.connect(name, server_url(name) if name in registry.servers() else None)
+    yield engine
+    engine.close()
 
 
 @pytest.fixture(scope="session")

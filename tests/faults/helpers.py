@@ -15,6 +15,10 @@ HARNESS = Path(sys.executable).with_name("harness")
 ROOT = Path(__file__).resolve().parents[2]
 
 
+WIDE = "𝔪"
+"""4 bytes in UTF-8: the byte limits of the engines are reached soonest with it."""
+
+
 def env(**extra: str) -> dict[str, str]:
     """This interpreter's environment with this checkout first on the path (the tree under test)."""
     path = os.pathsep.join(p for p in (str(ROOT), os.environ.get("PYTHONPATH", "")) if p)

@@ -10,13 +10,11 @@ from __future__ import annotations
 import itertools
 import json
 import string
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from harness.backends import registry
 from harness.backends.base import Backend
 from harness.errors import CaseFileError
 from harness.evaluation.kinds.beliefs import SuiteRunner
@@ -24,16 +22,7 @@ from harness.evaluation.results import CaseResult
 from harness.limits import MAX_ID_CHARS, MAX_TEXT_CHARS, MAX_WORD_CHARS
 from harness.pipeline import Mode
 from harness.suites import load_suite
-
-WIDE = "𝔪"  # 4 bytes in UTF-8: the byte limits of the engines are reached soonest with it
-
-
-@pytest.fixture(scope="module", params=[pytest.param(n, marks=getattr(pytest.mark, n)) for n in registry.default_run()])
-def backend(request: pytest.FixtureRequest, server_url) -> Iterator[Backend]:
-    name = request.param
-    engine = registry.connect(name, server_url(name) if name in registry.servers() else None)
-    yield engine
-    engine.close()
+from tests.faults.helpers import WIDE
 
 
 def memory(memory_id: str, name: str, **extra: Any) -> dict[str, Any]:

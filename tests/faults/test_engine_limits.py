@@ -5,26 +5,13 @@ what is at the limits loads and is found on every local engine alike (PostgreSQL
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 
-import pytest
-
-from harness.backends import registry
 from harness.backends.base import Backend
 from harness.limits import MAX_PATH_BYTES, MAX_WORD_CHARS
 from harness.pipeline.project_memory import ProjectMemory
 from harness.suites.projects.ingest import ingest
-
-WIDE = "𝔪"  # 4 bytes in UTF-8: the byte limits of the engines are reached soonest with it
-
-
-@pytest.fixture(scope="module", params=[pytest.param(n, marks=getattr(pytest.mark, n)) for n in registry.default_run()])
-def backend(request: pytest.FixtureRequest, server_url) -> Iterator[Backend]:
-    name = request.param
-    engine = registry.connect(name, server_url(name) if name in registry.servers() else None)
-    yield engine
-    engine.close()
+from tests.faults.helpers import WIDE
 
 
 def _project(root: Path) -> tuple[Path, str]:

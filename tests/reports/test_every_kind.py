@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import shutil
-import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -22,22 +21,11 @@ from harness.metrics.significance import paired_test
 from harness.pipeline.settings import Mode
 from harness.resources import data_root
 
+from .pages import harness
+
 CAPABILITY = data_root() / "cases" / "code-tasks" / "nano-brain-format" / "ledger" / "benchmarks" / "capability"
 TIMING = {"started_at", "wall_s", "files", "latency_ms", "p50_ms", "p95_ms", "created_at"}
 """What differs between two runs of the same items: when, how long, and the files' own names."""
-
-
-def harness(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, *args: str) -> int:
-    """`harness ARGS` in this process (committed vectors only), its exit code."""
-    from harness.cli import main
-
-    monkeypatch.chdir(tmp_path)
-    monkeypatch.setenv("HARNESS_CACHE_DIR", str(tmp_path / "user-cache"))
-    monkeypatch.setenv("HF_HUB_OFFLINE", "1")
-    monkeypatch.setattr(sys, "argv", ["harness", *args])
-    with pytest.raises(SystemExit) as info:
-        main()
-    return int(info.value.code or 0)
 
 
 def without_timing(value: Any) -> Any:
@@ -65,18 +53,16 @@ def ledger(tmp_path: Path) -> Path:
         ("conversation:builtin", "conversation-embedded"),
     ],
 )
-def test_shards_of_every_kind_merge_into_the_unsharded_report(
-    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, suite: str, stem: str
-) -> None:
+def test_shards_of_every_kind_merge_into_the_unsharded_report(tmp_path: Path, suite: str, stem: str) -> None:
     """Code-task, lifecycle and conversation runs took `--shard`, wrote the shard as the whole
     run's `-latest` and could not be merged; now each shard says so and merges byte for byte
     into the unsharded report (timing aside)."""
     suite = suite.format(ledger=ledger(tmp_path))
     run = ["run", "--suite", suite, "-m", "bm25"]
     # 1: a gate of the run's own (the built-in lifecycle scenarios' overall grade in bm25)
-    assert harness(monkeypatch, tmp_path, *run, "--out", "whole") in (0, 1)
+    assert harness(tmp_path, *run, "--out", "whole") in (0, 1)
     for index in (1, 2):
-        assert harness(monkeypatch, tmp_path, *run, "--shard", f"{index}/2", "--out", "shards") in (0, 1)
+        assert harness(tmp_path, *run, "--shard", f"{index}/2", "--out", "shards") in (0, 1)
     shards = sorted((tmp_path / "shards").glob(f"{stem}-shard*of2-2*.json"))
     assert len(shards) == 2
     assert not list((tmp_path / "shards").glob("*latest*")), "a shard is never a whole run's latest"
@@ -85,18 +71,18 @@ def test_shards_of_every_kind_merge_into_the_unsharded_report(
     whole = json.loads((tmp_path / "whole" / f"{stem}-latest.json").read_text())
     key = {"conversation": "turns", "beliefs": "cases"}.get(whole["kind"], "results")
     assert sorted(len(p[key]) for p in parts) != [0, len(whole[key])], "both shards hold items"
-    assert harness(monkeypatch, tmp_path, "merge", *map(str, reversed(shards)), "--out", "merged") == 0
+    assert harness(tmp_path, "merge", *map(str, reversed(shards)), "--out", "merged") == 0
     merged = json.loads((tmp_path / "merged" / f"{stem}-latest.json").read_text())
     assert merged["shard"] is None
     assert json.dumps(without_timing(merged), sort_keys=True) == json.dumps(without_timing(whole), sort_keys=True)
 
 
-def test_a_belief_shard_is_never_read_as_a_whole_run(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
+def test_a_belief_shard_is_never_read_as_a_whole_run(tmp_path: Path) -> None:
     """`--shard 1/2` wrote `run-embedded-shard1of2-latest.json`, and `harness compare` showed its
     56/56 as the suite's result; now no `-latest` is written, so compare has nothing whole to read."""
-    assert harness(monkeypatch, tmp_path, "run", "-m", "bm25", "--shard", "1/2", "--out", "out") == 0
+    assert harness(tmp_path, "run", "-m", "bm25", "--shard", "1/2", "--out", "out") == 0
     assert [p.name for p in (tmp_path / "out").glob("*latest*")] == []
-    assert harness(monkeypatch, tmp_path, "compare", "--out", "out") == 2
+    assert harness(tmp_path, "compare", "--out", "out") == 2
 
 
 class Stops:
@@ -141,7 +127,7 @@ def test_an_incomplete_run_is_one_bool_a_reason_and_a_banner_for_every_kind(
 
 
 def test_a_nano_brain_subset_is_compared_with_the_same_tasks(
-    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
     """`--limit 1` compared one task's recall with the whole baseline's overall: REGRESSION, exit 1.
     Here the first task is one no answer satisfies, scored 0 in the baseline too: no regression."""
@@ -156,25 +142,25 @@ def test_a_nano_brain_subset_is_compared_with_the_same_tasks(
     baseline["overall"] = round(sum(t["recall"] for t in baseline["tasks"]) / len(baseline["tasks"]), 3)
     baseline_file.write_text(json.dumps(baseline))
     run = ["run", "--suite", f"nano-brain:{tasks}", "-m", "bm25"]
-    assert harness(monkeypatch, tmp_path, *run, "--limit", "1") == 0
+    assert harness(tmp_path, *run, "--limit", "1") == 0
     report = json.loads((tmp_path / "reports" / "code-tasks-ledger-embedded-latest.json").read_text())
     summary = report["summary"]["bm25"]
     assert (summary["tasks"], summary["overall"]) == (1, 0.0)
     assert summary["baseline"]["overall"] == 0.0
     assert summary["baseline"]["regression"] is False
     assert "REGRESSION" not in capsys.readouterr().out
-    assert harness(monkeypatch, tmp_path, *run) == 0  # the whole set: its overall against the baseline's
+    assert harness(tmp_path, *run) == 0  # the whole set: its overall against the baseline's
 
 
 @pytest.mark.parametrize("subset", [("--limit", "5"), ("--shard", "1/2")])
 def test_a_subset_run_is_checked_against_the_same_items_of_the_baseline(
-    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str], subset: tuple[str, str]
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], subset: tuple[str, str]
 ) -> None:
     """A `--limit` run failed its check (every other case "missing"), a `--shard` run was refused."""
     base = ["run", "-m", "bm25", "--baseline-dir", str(tmp_path / "baselines")]
-    assert harness(monkeypatch, tmp_path, *base, "--freeze-baseline") == 0
+    assert harness(tmp_path, *base, "--freeze-baseline") == 0
     capsys.readouterr()
-    assert harness(monkeypatch, tmp_path, *base, *subset, "--check-baseline") == 0
+    assert harness(tmp_path, *base, *subset, "--check-baseline") == 0
     out = capsys.readouterr().out
     assert "baseline builtin / embedded / bm25: passed (0 regressed, 0 missing" in out
 
@@ -203,7 +189,6 @@ def test_a_subset_run_is_checked_against_the_same_items_of_the_baseline(
     ],
 )
 def test_an_option_a_kind_would_ignore_is_refused_in_one_line(
-    monkeypatch: pytest.MonkeyPatch,
     tmp_path: Path,
     capsys: pytest.CaptureFixture[str],
     args: tuple[str, ...],
@@ -211,22 +196,20 @@ def test_an_option_a_kind_would_ignore_is_refused_in_one_line(
 ) -> None:
     """`--trec` and `--fields content` were accepted on conversation and code-task runs and changed nothing."""
     args = tuple(a.format(ledger=ledger(tmp_path)) for a in args)
-    assert harness(monkeypatch, tmp_path, "run", "-m", "bm25", *args) == 2
+    assert harness(tmp_path, "run", "-m", "bm25", *args) == 2
     err = capsys.readouterr().err
     assert message in err
     assert err.count("\n") == 1
     assert not (tmp_path / "reports").exists()
 
 
-def test_compare_tests_runs_on_their_shared_items(
-    monkeypatch: pytest.MonkeyPatch, tmp_path: Path, capsys: pytest.CaptureFixture[str]
-) -> None:
+def test_compare_tests_runs_on_their_shared_items(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     tasks = ledger(tmp_path)
     for folder in ("a", "b"):
-        assert harness(monkeypatch, tmp_path, "run", "-s", f"nano-brain:{tasks}", "-m", "bm25", "--out", folder) == 0
+        assert harness(tmp_path, "run", "-s", f"nano-brain:{tasks}", "-m", "bm25", "--out", folder) == 0
     capsys.readouterr()
     reports = [str(tmp_path / f / "code-tasks-ledger-embedded-latest.json") for f in ("a", "b")]
-    assert harness(monkeypatch, tmp_path, "compare", *reports, "--out", "c") == 0
+    assert harness(tmp_path, "compare", *reports, "--out", "c") == 0
     out = capsys.readouterr().out
     assert "code-tasks code-tasks-ledger bm25:" in out
     assert "on 16 shared items" in out
