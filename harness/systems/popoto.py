@@ -5,7 +5,7 @@ Records are a Popoto model with the fields Popoto's own external benchmark harne
 `EmbeddingField` when the run needs vectors, a `DecayingSortedField` relevance and a
 `ConfidenceField`, partitioned by `agent_id` (the harness's user). Retrieval is
 `ContextAssembler.assemble(query_cues={"topic": query}, agent_id=user)` with that harness's
-`max_items=20` and `score_weights={"relevance": 1.0}`: `retrieval_mode="lexical"` for bm25 (BM25
+`score_weights={"relevance": 1.0}` and the query's limit as `max_items` (that harness asks for 20): `retrieval_mode="lexical"` for bm25 (BM25
 plus Popoto's graph propagation) and `"hybrid"` for hybrid (BM25 + cosine by Popoto's weighted,
 query-adaptive RRF). Popoto has no vector mode through the assembler (its harness's vector mode
 bypasses it as a diagnostic), so none is offered. Vectors come from the harness's encoder
@@ -43,9 +43,6 @@ from harness.systems.protocol import (
 from harness.tokens import count
 
 NAME = "popoto"
-
-MAX_ITEMS = 20
-"""Records the assembler returns per query, as Popoto's own LongMemEval/LoCoMo harness asks for."""
 
 SCORE_WEIGHTS = {"relevance": 1.0}
 """Popoto's harness's weights (used by its composite scoring; hybrid ignores them)."""
@@ -138,27 +135,29 @@ class PopotoSystem:
     embedder: TextEmbedder | None
     opening: Opening
     _model: Any = None
-    _assemblers: dict[tuple[Mode, int | None], Any] = field(default_factory=dict)
+    _info: SystemInfo | None = None
+    _assemblers: dict[tuple[Mode, int, int | None], Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         self._model = _model_class(self.class_name, self.embedder)
-
-    @property
-    def info(self) -> SystemInfo:
-        popoto = _require()
         modes = (Mode.BM25, Mode.HYBRID) if self.embedder is not None else (Mode.BM25,)
-        return SystemInfo(
+        self._info = SystemInfo(
             name=NAME,
-            version=str(popoto.__version__),
+            version=str(_require().__version__),
             capabilities=frozenset({Capability.USERS, Capability.BUDGET}),
             modes=modes,
             notes=(
                 "ContextAssembler.assemble as Popoto's LongMemEval harness calls it: one record per text, "
-                f"max_items={MAX_ITEMS}, lexical for bm25, hybrid (weighted query-adaptive RRF) for hybrid",
+                "max_items = the query's limit, lexical for bm25, hybrid (weighted query-adaptive RRF) for hybrid",
                 "budgets count cl100k_base tokens of each record as Popoto serialises it (its token_counter hook)",
                 "no scopes, supersession, pinned records, time or consolidation are mapped",
             ),
         )
+
+    @property
+    def info(self) -> SystemInfo:
+        assert self._info is not None  # set in __post_init__
+        return self._info
 
     def reset(self) -> None:
         from popoto.fields.embedding_field import _get_embeddings_dir, invalidate_cache
@@ -170,6 +169,7 @@ class PopotoSystem:
             client.delete(*keys[start : start + _SCAN_BATCH])
         shutil.rmtree(os.path.join(_get_embeddings_dir(), self.class_name), ignore_errors=True)
         invalidate_cache(self.class_name)
+        self._assemblers.clear()
 
     def add(self, records: Sequence[Record]) -> None:
         for record in records:
@@ -180,20 +180,20 @@ class PopotoSystem:
     def search(self, query: Query, mode: Mode) -> list[Found]:
         if mode not in _ASSEMBLER_MODES or (mode is Mode.HYBRID and self.embedder is None):
             raise ValueError(f"popoto offers no {mode} retrieval here")
-        result = self._assembler(mode, query.budget_tokens).assemble(
+        result = self._assembler(mode, query.limit, query.budget_tokens).assemble(
             query_cues={"topic": query.text}, agent_id=query.user
         )
         return [Found(id=r.record_id, text=r.content) for r in result.records[: query.limit]]
 
-    def _assembler(self, mode: Mode, budget: int | None) -> Any:
+    def _assembler(self, mode: Mode, limit: int, budget: int | None) -> Any:
         from popoto.recipes.context_assembler import ContextAssembler
 
-        key = (mode, budget)
+        key = (mode, limit, budget)
         if key not in self._assemblers:
             self._assemblers[key] = ContextAssembler(
                 model_class=self._model,
                 score_weights=SCORE_WEIGHTS,
-                max_items=MAX_ITEMS,
+                max_items=limit,
                 max_tokens=budget,
                 token_counter=count,
                 retrieval_mode=_ASSEMBLER_MODES[mode],

@@ -62,6 +62,7 @@ def test_search_round_trips_the_harness_ids(engine, mode: Mode) -> None:
         assert found[0].id == "id:1/dog"
         assert found[0].text == TEXTS["id:1/dog"]
         assert {f.id for f in found} <= set(TEXTS)
+        assert len(system.search(Query(text="my dog, my tea, my bicycle", user="user:1", limit=1), mode)) == 1
     finally:
         system.close()
 
