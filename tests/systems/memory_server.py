@@ -62,7 +62,7 @@ class Store:
 
 def _handler(store: Store) -> type[BaseHTTPRequestHandler]:
     class Handler(BaseHTTPRequestHandler):
-        def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - the stdlib's signature
+        def log_message(self, format: str, *args: Any) -> None:
             pass
 
         def _answer(self, status: int, body: dict[str, Any]) -> None:
@@ -77,7 +77,7 @@ def _handler(store: Store) -> type[BaseHTTPRequestHandler]:
             length = int(self.headers.get("Content-Length") or 0)
             return json.loads(self.rfile.read(length) or b"{}")
 
-        def do_GET(self) -> None:  # noqa: N802 - the stdlib's name
+        def do_GET(self) -> None:
             with store.lock:
                 store.calls.append(("GET", self.path))
                 if self.path == "/capabilities" and store.extended:
@@ -86,7 +86,7 @@ def _handler(store: Store) -> type[BaseHTTPRequestHandler]:
                 else:
                     self._answer(404, {"error": "not found"})
 
-        def do_POST(self) -> None:  # noqa: N802 - the stdlib's name
+        def do_POST(self) -> None:
             with store.lock:
                 store.calls.append(("POST", self.path))
                 body = self._body()
@@ -97,7 +97,7 @@ def _handler(store: Store) -> type[BaseHTTPRequestHandler]:
                 else:
                     self._answer(404, {"error": "not found"})
 
-        def do_DELETE(self) -> None:  # noqa: N802 - the stdlib's name
+        def do_DELETE(self) -> None:
             with store.lock:
                 store.calls.append(("DELETE", self.path))
                 if self.path == "/reset":
