@@ -172,3 +172,17 @@ def test_unreachable_service_fails_before_the_run(tmp_path: Path, capsys: pytest
     err = capsys.readouterr().err
     assert "harness:" in err
     assert "Traceback" not in err
+
+
+def test_baselines_are_keyed_by_system(tmp_path: Path) -> None:
+    with serving(Store(extended=True)) as url:
+        args = ["run", "--system", f"http:{url}", "--mode", "bm25", "--out", "out", "--baseline-dir", "bl"]
+        assert harness(tmp_path, *args, "--freeze-baseline") == 0
+        assert harness(tmp_path, *args, "--check-baseline") == 0
+        # the reference system has no baseline in this folder: its check is missing one (exit 2)
+        assert (
+            harness(tmp_path, "run", "--mode", "bm25", "--out", "out", "--baseline-dir", "bl", "--check-baseline") == 2
+        )
+    (frozen,) = (tmp_path / "bl" / "builtin").glob("*.json")
+    assert frozen.name.startswith("embedded-bm25--http-")
+    assert json.loads(frozen.read_text())["system"] == f"http:{url}"
