@@ -186,3 +186,13 @@ def test_baselines_are_keyed_by_system(tmp_path: Path) -> None:
     (frozen,) = (tmp_path / "bl" / "builtin").glob("*.json")
     assert frozen.name.startswith("embedded-bm25--http-")
     assert json.loads(frozen.read_text())["system"] == f"http:{url}"
+
+
+def test_ids_the_service_was_never_given_are_errors_not_dropped(tmp_path: Path) -> None:
+    with serving(Store(extended=True, mangle=True)) as url:
+        code = harness(tmp_path, "run", "--system", f"http:{url}", "--mode", "bm25", "--out", "out")
+        report = _report(tmp_path / "out", "run-embedded-http")
+    assert code == 1  # errors over --error-threshold 0
+    errored = [c for c in report["cases"] if c["error"]]
+    assert errored
+    assert "returned ids it was never given" in errored[0]["error"]
