@@ -39,7 +39,7 @@ def test_bare_wrapper_runs_the_builtin_suite_and_never_resets(tmp_path: Path) ->
     store = _seeded(Store(extended=False))
     with serving(store) as url:
         code = harness(tmp_path, "run", "--system", f"http:{url}", "--mode", "hybrid", "--out", "out")
-        report = _report(tmp_path / "out", "run-embedded-http-http-127.0.0.1")
+        report = _report(tmp_path / "out", "run-embedded-http-127.0.0.1")
     assert code == 0
     assert report["system"]["name"] == f"http:{url}"
     assert report["system"]["modes"] == ["hybrid"]
