@@ -133,7 +133,7 @@ def test_dataset_questions_through_the_service(tmp_path: Path) -> None:
     assert store.records == {}  # every haystack's namespace dropped
 
 
-def test_reference_and_http_side_by_side_in_one_run(tmp_path: Path) -> None:
+def test_reference_and_http_side_by_side_in_one_run(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     with serving(Store(extended=True)) as url:
         code = harness(
             tmp_path, "run", "--system", "reference", "--system", f"http:{url}", "--mode", "bm25", "--out", "out"
@@ -142,6 +142,12 @@ def test_reference_and_http_side_by_side_in_one_run(tmp_path: Path) -> None:
     reference = json.loads((tmp_path / "out" / "run-embedded-latest.json").read_text())
     assert reference["system"]["name"] == "reference"
     assert sum(c["passed"] for c in reference["cases"]) == len(reference["cases"])  # bm25 passes every built-in case
+    capsys.readouterr()
+    # compare's default picks the newest report of each system: both, side by side and tested on shared cases
+    assert harness(tmp_path, "compare", "--out", "out") == 0
+    shown = capsys.readouterr().out
+    assert f"embedded (http:{url})" in shown
+    assert "paired randomization" in shown
 
 
 def test_down_url_drops_a_killed_runs_namespace_only(tmp_path: Path) -> None:
