@@ -128,8 +128,8 @@ class HttpSystem:
             self._service.call("DELETE", f"/namespaces/{quote(self._namespace, safe='')}")
 
     def add(self, records: Sequence[Record]) -> None:
-        if not self._recorded:
-            self._opening.record(self._namespace)  # before anything exists under it
+        if self._scoped and not self._recorded:
+            self._opening.record(self._namespace)  # before anything exists under it (a bare wrapper cannot drop it)
             self._recorded = True
         for record in records:
             metadata: dict[str, Any] = {"beliefId": record.id}

@@ -11,6 +11,7 @@ does not declare says so in its reasons.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -23,6 +24,12 @@ from harness.pipeline.settings import Mode
 
 REFERENCE = "reference"
 """The harness's own pipeline: the system every run tests unless `--system` names another."""
+
+
+def file_key(system: str) -> str:
+    """A system's name as report file names carry it (`http:http://127.0.0.1:8080` -> `http-127.0.0.1-8080`)."""
+    plain = re.sub(r"^http:(https?)://", r"\1-", system.lower())
+    return re.sub(r"[^a-z0-9._]+", "-", plain).strip("-.") or "system"
 
 
 class Capability(StrEnum):

@@ -105,4 +105,7 @@ class ReferenceSystem:
         self._texts.clear()
 
 
+NATIVE = SystemInfo(REFERENCE, __version__, frozenset(Capability), (Mode.BM25, Mode.VECTOR, Mode.HYBRID))
+"""The reference system as the kinds run it, on their own path: every semantics of every suite."""
+
 SPEC = SystemSpec(REFERENCE, ReferenceSystem, "the harness's own memory pipeline (the default)")
