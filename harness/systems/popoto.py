@@ -1,9 +1,11 @@
 """Popoto (`popoto` on the package index) as a system under test, through its own public API.
 
-Records are a Popoto model with the fields Popoto's own external benchmark harness declares
-(`tests/benchmarks/scenarios/external_base.py` in its repository): a `BM25Field` over the text, an
-`EmbeddingField` when the run needs vectors, a `DecayingSortedField` relevance and a
-`ConfidenceField`, partitioned by `agent_id` (the harness's user). Retrieval is
+Records are Popoto models with the fields Popoto's own external benchmark harness declares
+(`tests/benchmarks/scenarios/external_base.py` in its repository): a `BM25Field` over the text, a
+`DecayingSortedField` relevance and a `ConfidenceField`, partitioned by `agent_id` (the harness's
+user); as there, bm25 has a model of its own without an `EmbeddingField` (with one, Popoto's
+lexical path ranks what BM25 does not match by vectors) and hybrid one with it, so a run with
+vectors stores each record in both. Retrieval is
 `ContextAssembler.assemble(query_cues={"topic": query}, agent_id=user)` with that harness's
 `score_weights={"relevance": 1.0}` and the query's limit as `max_items` (that harness asks for 20): `retrieval_mode="lexical"` for bm25 (BM25
 plus Popoto's graph propagation) and `"hybrid"` for hybrid (BM25 + cosine by Popoto's weighted,
@@ -134,13 +136,15 @@ class PopotoSystem:
     class_name: str
     embedder: TextEmbedder | None
     opening: Opening
-    _model: Any = None
+    _models: dict[Mode, Any] = field(default_factory=dict)
     _info: SystemInfo | None = None
     _assemblers: dict[tuple[Mode, int, int | None], Any] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
-        self._model = _model_class(self.class_name, self.embedder)
-        modes = (Mode.BM25, Mode.HYBRID) if self.embedder is not None else (Mode.BM25,)
+        self._models[Mode.BM25] = _model_class(self.class_names[Mode.BM25], None)
+        if self.embedder is not None:
+            self._models[Mode.HYBRID] = _model_class(self.class_names[Mode.HYBRID], self.embedder)
+        modes = tuple(self._models)
         self._info = SystemInfo(
             name=NAME,
             version=str(_require().__version__),
@@ -155,6 +159,11 @@ class PopotoSystem:
         )
 
     @property
+    def class_names(self) -> dict[Mode, str]:
+        """The model class of each mode: every key and vector file carries its name."""
+        return {Mode.BM25: f"{self.class_name}Lexical", Mode.HYBRID: f"{self.class_name}Hybrid"}
+
+    @property
     def info(self) -> SystemInfo:
         assert self._info is not None  # set in __post_init__
         return self._info
@@ -163,22 +172,24 @@ class PopotoSystem:
         from popoto.fields.embedding_field import _get_embeddings_dir, invalidate_cache
         from popoto.redis_db import get_REDIS_DB
 
-        keys = namespace_keys(self.class_name)
         client = get_REDIS_DB()
-        for start in range(0, len(keys), _SCAN_BATCH):
-            client.delete(*keys[start : start + _SCAN_BATCH])
-        shutil.rmtree(os.path.join(_get_embeddings_dir(), self.class_name), ignore_errors=True)
-        invalidate_cache(self.class_name)
+        for name in self.class_names.values():
+            keys = namespace_keys(name)
+            for start in range(0, len(keys), _SCAN_BATCH):
+                client.delete(*keys[start : start + _SCAN_BATCH])
+            shutil.rmtree(os.path.join(_get_embeddings_dir(), name), ignore_errors=True)
+            invalidate_cache(name)
         self._assemblers.clear()
 
     def add(self, records: Sequence[Record]) -> None:
-        for record in records:
-            instance = self._model(agent_id=record.user, record_id=record.id, content=record.text, importance=0.5)
-            if instance.save() is False:
-                raise HarnessError(f"popoto did not save record {record.id!r}")
+        for model in self._models.values():
+            for record in records:
+                instance = model(agent_id=record.user, record_id=record.id, content=record.text, importance=0.5)
+                if instance.save() is False:
+                    raise HarnessError(f"popoto did not save record {record.id!r}")
 
     def search(self, query: Query, mode: Mode) -> list[Found]:
-        if mode not in _ASSEMBLER_MODES or (mode is Mode.HYBRID and self.embedder is None):
+        if mode not in self._models:
             raise ValueError(f"popoto offers no {mode} retrieval here")
         result = self._assembler(mode, query.limit, query.budget_tokens).assemble(
             query_cues={"topic": query.text}, agent_id=query.user
@@ -191,7 +202,7 @@ class PopotoSystem:
         key = (mode, limit, budget)
         if key not in self._assemblers:
             self._assemblers[key] = ContextAssembler(
-                model_class=self._model,
+                model_class=self._models[mode],
                 score_weights=SCORE_WEIGHTS,
                 max_items=limit,
                 max_tokens=budget,

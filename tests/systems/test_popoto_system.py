@@ -42,6 +42,10 @@ def _opened(engine, ledger: Ledger, *, vectors: bool = True):
     return popoto_system.open_popoto(opening(backend, name, url, ledger, vectors=vectors))
 
 
+def _keys(system) -> list[str]:
+    return [k for name in system.class_names.values() for k in popoto_system.namespace_keys(name)]
+
+
 def _records(user: str = "user:1") -> list[Record]:
     return [Record(id=i, text=t, user=user) for i, t in TEXTS.items()]
 
@@ -82,6 +86,21 @@ def test_modes_follow_the_encoder(engine) -> None:
         lexical_only.close()
 
 
+def test_bm25_runs_on_a_model_without_vectors(engine, tmp_path: Path) -> None:
+    """As in Popoto's harness, bm25 has a model without an EmbeddingField (with one, Popoto's
+    lexical path orders what BM25 does not match by vector similarity); hybrid has one with it."""
+    system = _opened(engine, Ledger())
+    try:
+        system.add(_records())
+        folders = tmp_path / "popoto" / ".embeddings"
+        assert (folders / system.class_names[Mode.HYBRID]).is_dir()
+        assert not (folders / system.class_names[Mode.BM25]).exists()
+        for mode in (Mode.BM25, Mode.HYBRID):
+            assert system.search(Query(text="red bicycle", user="user:1"), mode)[0].id == "id:0/bike"
+    finally:
+        system.close()
+
+
 def test_users_never_see_each_other(engine) -> None:
     system = _opened(engine, Ledger())
     try:
@@ -114,27 +133,26 @@ def test_reset_and_close_touch_only_its_namespace(engine, tmp_path: Path) -> Non
     ledger = Ledger()
     neighbour = _opened(engine, Ledger())
     system = _opened(engine, ledger)
-    foreign = {"foreign:key": b"kept", f"$BM25:Other{system.class_name}:x": b"kept"}
+    foreign = {"foreign:key": b"kept", f"$BM25:Other{system.class_names[Mode.BM25]}:x": b"kept"}
     try:
         client.mset(foreign)
         neighbour.add(_records())
         system.add(_records())
-        before = sorted(popoto_system.namespace_keys(neighbour.class_name))
-        own = popoto_system.namespace_keys(system.class_name)
-        assert own
-        vectors = tmp_path / "popoto" / ".embeddings" / system.class_name
+        before = sorted(_keys(neighbour))
+        assert all(popoto_system.namespace_keys(name) for name in system.class_names.values())
+        vectors = tmp_path / "popoto" / ".embeddings" / system.class_names[Mode.HYBRID]
         assert vectors.is_dir()
 
         system.reset()
-        assert popoto_system.namespace_keys(system.class_name) == []
+        assert _keys(system) == []
         assert not vectors.exists()
         assert system.search(Query(text="what is my dog called", user="user:1"), Mode.BM25) == []
         system.add(_records()[:1])
         assert [f.id for f in system.search(Query(text="red bicycle", user="user:1"), Mode.HYBRID)] == ["id:0/bike"]
 
         system.close()
-        assert popoto_system.namespace_keys(system.class_name) == []
-        assert sorted(popoto_system.namespace_keys(neighbour.class_name)) == before
+        assert _keys(system) == []
+        assert sorted(_keys(neighbour)) == before
         assert {k: client.get(k) for k in foreign} == foreign
         assert ledger.recorded == ledger.forgotten == [system.opening.namespace]
     finally:
