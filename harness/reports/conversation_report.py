@@ -223,7 +223,7 @@ def build_report(
         stem=f"conversation-{backend}",
         data=data,
         markdown=markdown(view),
-        scorecard=scorecard(backend, summaries, run),
+        scorecard=scorecard(backend, summaries, run, (rules or {}).get("name")),
         scores={
             mode: score_sheet(summary, [r for r in results if r.mode == mode]) for mode, summary in summaries.items()
         },
@@ -276,7 +276,7 @@ SCORECARD_COLUMNS = (
 )
 
 
-def scorecard(backend: str, summaries: dict[str, dict[str, Any]], run: RunInfo) -> Scorecard:
+def scorecard(backend: str, summaries: dict[str, dict[str, Any]], run: RunInfo, rules: str | None = None) -> Scorecard:
     rows = []
     for mode, s in summaries.items():
         cats = [_score(s["categories"].get(c)) for c in CATEGORIES]
@@ -300,6 +300,8 @@ def scorecard(backend: str, summaries: dict[str, dict[str, Any]], run: RunInfo) 
         "categories: share of the counted turns whose context held the needed terms (held/out of); components: "
         "share of turns asserting the component where it held; agent / history: their input tokens per token we send"
     ]
+    if rules:
+        caption.append(f"turn rules: {rules} (--turn-rules)")
     return Scorecard("conversation turns", SCORECARD_COLUMNS, rows, caption)
 
 

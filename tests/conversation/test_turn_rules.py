@@ -117,6 +117,7 @@ def test_category_scores_say_what_they_are_out_of(rules: str, expected: dict[str
     assert report.data["turn_rules"]["name"] == RULES[rules].name
     held, out_of = expected["FOCUS"]
     assert f"{held / out_of:.2f} ({held}/{out_of})" in report.scorecard.rows[0]
+    assert f"turn rules: {RULES[rules].name} (--turn-rules)" in report.scorecard.caption
 
 
 def test_auto_picks_acervo_rules_for_acervo_suites_only() -> None:
