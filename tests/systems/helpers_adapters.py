@@ -4,10 +4,13 @@ so texts sharing words are near and the tests need no model."""
 from __future__ import annotations
 
 import hashlib
+import importlib.util
+import os
 import uuid
 from collections.abc import Sequence
 
 import numpy as np
+import pytest
 
 from harness.backends.base import Backend
 from harness.systems.protocol import Opening
@@ -54,3 +57,14 @@ TEXTS = {
     "id:2/deploy": "the deploy to production failed on friday",
     "id:3/tea": "I like green tea in the morning",
 }
+
+
+def require_extra(module: str, extra: str) -> None:
+    """Skip the module's tests where the extra is not installed, saying so; under CI (which installs
+    `.[dev]`, holding both extras) fail instead. The package is looked up, not imported: mem0 must be
+    imported by its adapter, with telemetry off."""
+    if importlib.util.find_spec(module) is None:
+        message = f"the {extra} extra is not installed (pip install -e '.[{extra}]')"
+        if os.environ.get("CI"):
+            pytest.fail(message, pytrace=False)
+        pytest.skip(message, allow_module_level=True)

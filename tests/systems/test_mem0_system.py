@@ -3,7 +3,6 @@ round-tripped, users kept apart, telemetry off, and reset/close removing only it
 
 from __future__ import annotations
 
-import importlib.util
 import os
 from collections.abc import Iterator
 
@@ -12,13 +11,12 @@ import pytest
 from harness.backends import registry as backends
 from harness.errors import HarnessError
 from harness.pipeline.settings import Mode
+from harness.systems import mem0 as mem0_system
 from harness.systems import registry
 from harness.systems.protocol import Capability, Query, Record, Unsupported
-from tests.systems.helpers_adapters import TEXTS, Ledger, opening
+from tests.systems.helpers_adapters import TEXTS, Ledger, opening, require_extra
 
-mem0_system = pytest.importorskip("harness.systems.mem0")
-if importlib.util.find_spec("mem0") is None:  # not imported here: the adapter imports it with telemetry off
-    pytest.skip("the mem0 extra is not installed", allow_module_level=True)
+require_extra("mem0", "mem0")
 
 
 @pytest.fixture

@@ -10,12 +10,12 @@ import pytest
 
 from harness.backends import registry as backends
 from harness.pipeline.settings import Mode
+from harness.systems import popoto as popoto_system
 from harness.systems import registry
 from harness.systems.protocol import Capability, Query, Record, Unsupported
-from tests.systems.helpers_adapters import TEXTS, Ledger, opening
+from tests.systems.helpers_adapters import TEXTS, Ledger, opening, require_extra
 
-popoto_system = pytest.importorskip("harness.systems.popoto")
-pytest.importorskip("popoto", reason="the popoto extra is not installed")
+require_extra("popoto", "popoto")
 
 ENGINES = [pytest.param(n, marks=getattr(pytest.mark, n)) for n in ("redis", "valkey")]
 
