@@ -90,6 +90,12 @@ def test_the_page_in_a_browser(browser: Browser, artifacts: Path, report_of_kind
         shown = browser.evaluate("[...document.querySelectorAll('tr.detail .reasons li')].map((li) => li.textContent)")
         assert shown == items[first]["reasons"]
 
+    if kind == "beliefs":  # ids come with their memory's text, expected and retrieved alike
+        texts = report["memories"][items[first]["suite"]]
+        named = [*items[first]["expected"]["relevant"]["should_only_include"], items[first]["retrieved"]["pinned"][0]]
+        for memory_id in named:
+            assert f"{memory_id}{texts[memory_id]}" in panel.replace("\n", "").replace("\t", ""), memory_id
+
     browser.screenshot(artifacts / f"report-page-{kind}.png")
     browser.send("Emulation.setEmulatedMedia", {"features": [{"name": "prefers-color-scheme", "value": "dark"}]})
     try:

@@ -106,6 +106,7 @@ def render_html(document: Mapping[str, Any]) -> str:
     spec, listed = rows(document)
     columns, scorecard = _scorecard(document, listed)
     body = {k: v for k, v in document.items() if k not in FIELDS and k != (spec.key if spec else None)}
+    texts = body.pop("memories", None)  # a belief report's memory texts: shown beside their ids
     sections = {
         "Settings the scores depend on": document.get("settings"),
         "Suites and their rulesets": meta.get("suites") if isinstance(meta := document.get("meta"), Mapping) else None,
@@ -117,6 +118,7 @@ def render_html(document: Mapping[str, Any]) -> str:
     data = {
         "rows": [[r.verdict, r.id, r.mode, r.backend, r.category, r.title] for r in listed],  # as report.js reads them
         "items": [r.item for r in listed],
+        "texts": texts if isinstance(texts, Mapping) else {},
         "sections": {name: value for name, value in sections.items() if value not in (None, {}, [])},
     }
     backend_name = _backend(document) or (scorecard[0][0] if scorecard else "")
