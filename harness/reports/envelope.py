@@ -120,17 +120,23 @@ class Envelope:
 
 def write_report(out: Path, envelope: Envelope, report: Report) -> tuple[list[Path], str, Report]:
     """Write the report's JSON, Markdown and HTML page; returns their paths, their stem and the report as shown."""
-    from harness.reports.html.page import page_or_note  # the page reads the envelope's FIELDS: imported here, not above
+    from harness.reports.html.child import page_apart  # the page reads the envelope's FIELDS: imported here, not above
 
     shown = envelope.framed(report)
     stem = envelope.stem(report.stem)
+    written: dict[str, str] = {}
+
+    def json_text(files: Mapping[str, Path]) -> str:
+        written["json"] = report_json(envelope.document(report.data, files))
+        return written["json"]
+
     paths = write_or_rescue(
         out,
         stem,
         {
-            "json": lambda files: report_json(envelope.document(report.data, files)),
+            "json": json_text,
             "md": shown.markdown,
-            "html": lambda files: page_or_note(envelope.document(report.data, files)),
+            "html": lambda _: page_apart(written["json"]),  # drawn from the JSON just made, in a process of its own
         },
         latest=not envelope.incomplete and envelope.shard is None,
     )

@@ -151,10 +151,15 @@ def page_or_note(document: Mapping[str, Any]) -> str:
     try:
         return render_html(document)
     except Exception as exc:  # noqa: BLE001 - any failure of the page; the run's own files come first
-        return (
-            f'<!doctype html>\n<html lang="en"><head><meta charset="utf-8">{GENERATOR}'
-            "<title>report page not drawn</title></head><body>"
-            f"<p>This report's page could not be drawn ({escape(type(exc).__name__)}: {escape(str(exc))}). "
-            "Its JSON beside this file is complete: <code>harness report render</code> draws the page again.</p>"
-            "</body></html>\n"
-        )
+        return note_page(f"{type(exc).__name__}: {exc}")
+
+
+def note_page(why: str) -> str:
+    """A page that says why the report's page could not be drawn, and how to draw it again."""
+    return (
+        f'<!doctype html>\n<html lang="en"><head><meta charset="utf-8">{GENERATOR}'
+        "<title>report page not drawn</title></head><body>"
+        f"<p>This report's page could not be drawn ({escape(why)}). "
+        "Its JSON beside this file is complete: <code>harness report render</code> draws the page again.</p>"
+        "</body></html>\n"
+    )
