@@ -598,7 +598,10 @@ def compare(
         print_scorecard(run_report.scorecard({"summary": summaries}, "belief suites"))
     for difference in found:
         _say(difference.line())
-    paths = write_run_files(out, "compare", {"md": compare_reports.comparison_markdown(loaded, found)})
+    from harness.reports.html.compare_page import render_compare
+
+    markdown = compare_reports.comparison_markdown(loaded, found)
+    paths = write_run_files(out, "compare", {"md": markdown, "html": render_compare(loaded, found)})
     if summaries:
         try:
             from harness.reports.chart import write_chart
