@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from harness.backends.base import Backend
-from harness.evaluation import teardown
+from harness.evaluation import system_beliefs, teardown
 from harness.evaluation.judge import judge
 from harness.evaluation.kind import Engine, Item, KindOptions, KindSpec, Report, RunInfo, Step, option
 from harness.evaluation.results import CaseResult, context_record
@@ -317,6 +317,8 @@ class BeliefKind:
     unit: str = "cases"
     asserted: ClassVar[frozenset[Mode]] = frozenset({Mode.BM25})
     """bm25 is the system under test: every case of a suite is written for it to pass."""
+    through_systems: ClassVar[bool] = True
+    """It runs on any system under test (`harness/evaluation/system_beliefs.py`)."""
 
     @property
     def baseline_suite(self) -> str:
@@ -344,7 +346,12 @@ class BeliefKind:
         return [i for i in ids if self.plan.runs(i)]
 
     def execute(self, engine: Engine) -> Iterator[Step[CaseResult]]:
-        for case_id, results in steps(self._in(engine.modes), engine.backend, engine.embedder):
+        plan = self._in(engine.modes)
+        if engine.system is None:
+            found = steps(plan, engine.backend, engine.embedder)
+        else:
+            found = system_beliefs.steps(plan.limited(), plan.modes, plan.runs, engine.system, engine.backend.name)
+        for case_id, results in found:
             yield Step(case_id, results)
 
     def items(self) -> list[Item]:
