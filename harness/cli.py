@@ -72,7 +72,7 @@ from harness.pipes import stdout_until_closed
 from harness.reports import compare as compare_reports
 from harness.reports import run_report
 from harness.reports.envelope import write_report
-from harness.reports.writer import check_out_dir, write_run_files
+from harness.reports.writer import check_out_dir, report_json, write_run_files
 from harness.resources import data_root
 from harness.shards import parse_shard
 from harness.suites import BUILTIN, load_suite
@@ -677,6 +677,41 @@ def compare(
         except ImportError:
             err_console.print("no chart: install the chart extra (matplotlib)", highlight=False)
     out_console.print(f"written: {', '.join(str(p) for p in paths)}")
+    return 0
+
+
+@app.command()
+def leaderboard(
+    reports: Annotated[
+        list[Path] | None,
+        typer.Argument(
+            help="Run reports (default: the newest complete one of each kind, suite, backend, system and mode)."
+        ),
+    ] = None,
+    out: Annotated[Path, typer.Option(help="Report folder to read and write.")] = Path("reports"),
+) -> int:
+    """Systems x suites and datasets per backend, with each system's published figures beside ours."""
+    from harness.reports import leaderboard as boards
+    from harness.reports.html.leaderboard_page import render_leaderboard
+
+    board = boards.board(
+        compare_reports.load_reports(reports or compare_reports.default_reports(out)), boards.published_figures()
+    )
+    contents: dict[str, str | bytes] = {
+        "md": boards.leaderboard_markdown(board),
+        "json": report_json(boards.leaderboard_json(board)),
+    }
+    svg = None
+    try:
+        from harness.reports.leaderboard_chart import leaderboard_chart
+
+        contents["png"], svg = leaderboard_chart(board)
+    except ImportError:
+        err_console.print("no chart: install the chart extra (matplotlib)", highlight=False)
+    contents["html"] = render_leaderboard(board, svg)
+    out_console.print(contents["md"], soft_wrap=True, highlight=False, markup=False)
+    paths = write_run_files(out, "leaderboard", contents)
+    out_console.print(f"written: {', '.join(str(p) for p in paths)}", soft_wrap=True)
     return 0
 
 

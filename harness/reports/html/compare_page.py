@@ -14,6 +14,7 @@ from markupsafe import Markup
 
 from harness.metrics.significance import ALPHA
 from harness.reports.compare import Compared, Difference
+from harness.reports.envelope import system_of
 from harness.reports.html.page import GENERATOR, environment, inline
 from harness.reports.html.rows import Row, rows
 
@@ -39,6 +40,7 @@ def _scores(reports: Sequence[Compared]) -> list[dict[str, Any]]:
                         "cells": [
                             str(each.report["suite"]),
                             each.report["backend"]["backend"],
+                            system_of(each.report),
                             mode,
                             each.label,
                             len(sheet.get("cases") or {}),
