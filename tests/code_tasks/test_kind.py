@@ -84,13 +84,16 @@ def test_report_scores_per_mode(kind: CodeTasksKind, reference) -> None:
         rows = [r for r in results if r.mode == mode]
         assert sheet.overall["recall"] == round(sum(r.recall for r in rows) / len(rows) + 1e-12, 3)
         assert set(sheet.cases) == {t.id for t in kind.tasks.tasks}
-        assert set(sheet.categories) == {t.category.value for t in kind.tasks.tasks}
+        assert set(sheet.categories) == {t.category for t in kind.tasks.tasks}
         bench = report.data["summary"][mode]["bench_results"]
         assert [t["id"] for t in bench["tasks"]] == [t.id for t in kind.tasks.tasks]
         frozen = Baseline.model_validate(bench)  # what a freeze writes is what a check reads
         assert frozen.overall == sheet.overall["recall"]
         assert {t.id: t.recall for t in frozen.tasks} == {i: c.score for i, c in sheet.cases.items()}
-    assert report.scorecard.columns[:7] == ("backend", "mode", "tasks", "errors", "search", "+identifiers", "+graph")
+    assert report.scorecard.columns[:9] == (
+        *("backend", "mode", "tasks", "errors", "fixed", "recall"),
+        *("search", "+identifiers", "+graph"),
+    )
     assert report.stem == "code-tasks-ledger-embedded"
 
 

@@ -250,7 +250,8 @@ def _records(parsed: dict[str, ParsedFile], folders: set[str]) -> list[ProjectRe
         )
         own, by_name = ids[path]
         for piece, piece_id in zip(file.pieces, own, strict=True):
-            calls, external = resolver.resolve(path, piece.calls)
+            owner = piece.name.split("~", 1)[0].rpartition(".")[0] if piece.receiver else ""
+            calls, external = resolver.resolve(path, piece.calls, owner, piece.receiver)
             records.append(
                 ProjectRecord(
                     piece_id,

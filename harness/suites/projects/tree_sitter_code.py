@@ -121,7 +121,9 @@ class _Walker:
             else:
                 body = child.child_by_field_name("body") or child
                 owner = self._receiver(child) if child.type == "method_declaration" else parent
-                self._add(child, name, owner, self.text(child), tuple(self._calls(body)))
+                self._add(
+                    child, name, owner, self.text(child), tuple(self._calls(body)), self._self_name(child, parent)
+                )
                 self.routes(body, name)
 
     def _definition_name(self, node: Node, parent: str | None) -> str | None:
@@ -150,6 +152,17 @@ class _Walker:
                 return self.text(node)
         return None
 
+    def _self_name(self, definition: Node, parent: str | None) -> str | None:
+        """What the definition's body calls its owner: a Go method's receiver variable (`s` in
+        `func (s *Server)`), `this` in a class's method; None for a plain function."""
+        if definition.type == "method_declaration":
+            receiver = definition.child_by_field_name("receiver")
+            for node in _descendants(receiver) if receiver is not None else ():
+                if node.type == "parameter_declaration" and (name := node.child_by_field_name("name")) is not None:
+                    return self.text(name)
+            return None
+        return "this" if parent is not None and self.grammar.name != "go" else None
+
     def _unique(self, name: str, node: Node) -> str:
         """`name`, or for overloads and redeclarations `name~<line>` (repeated): every one is kept."""
         while name in self._names:
@@ -157,7 +170,15 @@ class _Walker:
         self._names.add(name)
         return name
 
-    def _add(self, node: Node, name: str, parent: str | None, text: str, calls: tuple[str, ...]) -> None:
+    def _add(
+        self,
+        node: Node,
+        name: str,
+        parent: str | None,
+        text: str,
+        calls: tuple[str, ...],
+        receiver: str | None = None,
+    ) -> None:
         unique = self._unique(name, node)
         self.pieces.append(
             Piece(
@@ -170,6 +191,7 @@ class _Walker:
                 calls=calls,
                 doc=_leading_comment(node, self.data),
                 signature=self.text(node).splitlines()[0].strip(),
+                receiver=receiver,
             )
         )
 
