@@ -31,6 +31,7 @@ from harness.models.project import ProjectRecord, RecordKind
 from harness.pipeline.code_rules import HARNESS_RULES, CodeTaskRules, IdentifierPass
 from harness.pipeline.project_memory import ProjectMemory
 from harness.pipeline.settings import Mode
+from harness.suites.projects.calls import is_test_path
 
 SEARCH_LIMIT = 20
 """Records each search contributes (nano-brain's query and symbols limit)."""
@@ -155,7 +156,12 @@ class SymbolTable:
         """Symbols (or files) a name stands for: `file::name` in that file; a dotted name by its
         qualified suffix, else as a module path (`pipeline.fusion`), else by its last part; a plain
         name by its own name, else as a file stem (`memory_layer`); at the last, symbols whose
-        name contains it (at most `LOOKUP_LIMIT`)."""
+        name contains it (at most `LOOKUP_LIMIT`). Records of test files only when no other
+        record answers: a name a test double also defines means the production code."""
+        found = self._lookup(name)
+        return [r for r in found if not is_test_path(r.path)] or found
+
+    def _lookup(self, name: str) -> list[ProjectRecord]:
         needle = name.strip()
         if "#" in needle and "::" not in needle:
             needle = needle.replace("#", ".")  # Ruby's `Class#method`, as nano-brain's nodes name methods
@@ -170,7 +176,7 @@ class SymbolTable:
                 return qualified
             module = needle.replace(".", "/").lower()
             files = self._files(lambda p: str(PurePosixPath(p).with_suffix("")).lower().endswith(module))
-            return files or self.lookup(needle.rsplit(".", 1)[-1])
+            return files or self._lookup(needle.rsplit(".", 1)[-1])
         return (
             self._named(needle, self._symbols)
             or self._files(lambda p: PurePosixPath(p).stem.lower() == needle.lower())

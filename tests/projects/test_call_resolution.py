@@ -92,3 +92,15 @@ def test_a_call_through_the_receiver_means_the_owners_method(app: Project) -> No
 )
 def test_test_paths(path: str, test: bool) -> None:
     assert is_test_path(path) is test
+
+
+def test_a_name_lookup_means_production_code_first(app: Project) -> None:
+    """A node named in a task (`impact` of HybridSearch) starts from the production symbol, so its
+    callers are the handler's, not the test double's own file."""
+    from harness.pipeline.code_answer import SymbolTable
+
+    table = SymbolTable(app.records)
+    assert [r.id for r in table.lookup("HybridSearch")] == ["search/service.go#SearchService.HybridSearch"]
+    assert [r.id for r in table.lookup("stubSearcher")] == ["search/service_test.go#stubSearcher"]
+    callers = table.walk(table.lookup("HybridSearch"), 1, callers=True)
+    assert {r.path for r in callers} == {"search/service.go", "server/handler.go", "server/handler_test.go"}
