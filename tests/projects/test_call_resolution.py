@@ -36,6 +36,11 @@ FILES = {
         'func TestQuery(t *testing.T) {\n\tonlyInTests()\n\tvar h Handler\n\th.search.HybridSearch("x")\n}\n'
     ),
     "server/use.go": "package server\n\nfunc use() {\n\tonlyInTests()\n}\n",
+    "server/lookup.go": (
+        "package server\n\ntype finder interface {\n\tFind(id string) error\n}\n\n"
+        "type Lookup struct{ f finder }\n\nfunc (l *Lookup) Get(id string) error {\n\treturn l.f.Find(id)\n}\n"
+    ),
+    "db/store.go": "package db\n\ntype Store struct{}\n\nfunc (s *Store) Find(id string) error {\n\treturn nil\n}\n",
     "web/store.ts": (
         "export class Store {\n  save(): void {\n    this.flush();\n  }\n  flush(): void {}\n}\n\n"
         "export class Cache {\n  flush(): void {}\n}\n"
@@ -57,12 +62,22 @@ def calls(project: Project, record_id: str) -> tuple[str, ...]:
 
 
 def test_a_call_through_an_interface_skips_the_tests_stub(app: Project) -> None:
-    assert calls(app, "server/handler.go#Handler.Query") == ("search/service.go#SearchService.HybridSearch",)
+    assert calls(app, "server/handler.go#Handler.Query") == (
+        "search/service.go#Searcher.HybridSearch",
+        "search/service.go#SearchService.HybridSearch",
+    )
+
+
+def test_a_call_to_an_interface_method_reaches_its_implementations(app: Project) -> None:
+    """The interface's method is a symbol of its own; a call that lands only on it (its file
+    declares the interface) also reaches the concrete methods of that name."""
+    assert calls(app, "server/lookup.go#Lookup.Get") == ("server/lookup.go#finder.Find", "db/store.go#Store.Find")
 
 
 def test_a_test_calls_production_code_too(app: Project) -> None:
     assert calls(app, "server/handler_test.go#TestQuery") == (
         "server/handler_test.go#onlyInTests",
+        "search/service.go#Searcher.HybridSearch",
         "search/service.go#SearchService.HybridSearch",
     )
 
@@ -100,7 +115,10 @@ def test_a_name_lookup_means_production_code_first(app: Project) -> None:
     from harness.pipeline.code_answer import SymbolTable
 
     table = SymbolTable(app.records)
-    assert [r.id for r in table.lookup("HybridSearch")] == ["search/service.go#SearchService.HybridSearch"]
+    assert [r.id for r in table.lookup("HybridSearch")] == [
+        "search/service.go#Searcher.HybridSearch",
+        "search/service.go#SearchService.HybridSearch",
+    ]
     assert [r.id for r in table.lookup("stubSearcher")] == ["search/service_test.go#stubSearcher"]
     callers = table.walk(table.lookup("HybridSearch"), 1, callers=True)
     assert {r.path for r in callers} == {"search/service.go", "server/handler.go", "server/handler_test.go"}

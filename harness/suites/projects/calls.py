@@ -10,7 +10,9 @@ any wins: the caller's own type when the call goes through its receiver (`s.flus
 of `Server` -> `Server.flush`; `this.load` in a class); the module or package the qualifier names
 (`fusion.rrf` -> an `rrf` in `fusion.py` or in a folder `fusion/`); the calling file; the calling
 file's folder; the whole project (every candidate: a method called through an interface or an
-instance may be any of them). Names the project does not define (builtins, libraries) link nowhere.
+instance may be any of them). A call that lands on a method an interface declares also reaches
+the concrete methods of that name. Names the project does not define (builtins, libraries) link
+nowhere.
 """
 
 from __future__ import annotations
@@ -36,6 +38,8 @@ class Symbol:
     path: str
     name: str
     """Qualified name (`Server.handle`, possibly `~line` for a second definition)."""
+    abstract: bool = False
+    """Declared by an interface: calls that reach it reach its implementations too."""
 
     @property
     def short(self) -> str:
@@ -86,10 +90,19 @@ class CallResolver:
             lambda s: str(PurePosixPath(s.path).parent) == folder,
         )
         for in_scope in scopes:
-            found = [s.id for s in candidates if in_scope(s)]
+            found = [s for s in candidates if in_scope(s)]
             if found:
-                return found
+                return _with_implementations(found, candidates)
         return [s.id for s in candidates]
+
+
+def _with_implementations(found: list[Symbol], candidates: list[Symbol]) -> list[str]:
+    """A call that lands only on interface methods (through an interface-typed field or
+    parameter) also reaches the concrete methods of that name: the parser sees the interface, not
+    which type implements it."""
+    if all(s.abstract for s in found):
+        found = found + [s for s in candidates if not s.abstract]
+    return [s.id for s in found]
 
 
 def _module_names(path: str) -> tuple[str, str]:

@@ -118,6 +118,7 @@ class _Walker:
                 self.visit(child, name)
             elif child.type in self.grammar.types:
                 self._add(child, name, parent, self.text(child), ())
+                self._interface_methods(child, name)
             else:
                 body = child.child_by_field_name("body") or child
                 owner = self._receiver(child) if child.type == "method_declaration" else parent
@@ -152,6 +153,18 @@ class _Walker:
                 return self.text(node)
         return None
 
+    def _interface_methods(self, definition: Node, name: str) -> None:
+        """The methods an interface declares (Go's `method_elem`, TypeScript's `method_signature`),
+        each an abstract symbol `Interface.method` of its own."""
+        body = definition.child_by_field_name("type") or definition.child_by_field_name("body")
+        if body is None or body.type not in {"interface_type", "interface_body"}:
+            return
+        for member in body.named_children:
+            member_name = member.child_by_field_name("name")
+            if member.type in {"method_elem", "method_signature"} and member_name is not None:
+                qualified = _qualify(name, self.text(member_name))
+                self._add(member, qualified, name, self.text(member), (), abstract=True)
+
     def _self_name(self, definition: Node, parent: str | None) -> str | None:
         """What the definition's body calls its owner: a Go method's receiver variable (`s` in
         `func (s *Server)`), `this` in a class's method; None for a plain function."""
@@ -178,6 +191,8 @@ class _Walker:
         text: str,
         calls: tuple[str, ...],
         receiver: str | None = None,
+        *,
+        abstract: bool = False,
     ) -> None:
         unique = self._unique(name, node)
         self.pieces.append(
@@ -192,6 +207,7 @@ class _Walker:
                 doc=_leading_comment(node, self.data),
                 signature=self.text(node).splitlines()[0].strip(),
                 receiver=receiver,
+                abstract=abstract,
             )
         )
 
