@@ -1102,22 +1102,26 @@ def doctor(
 @contextmanager
 def _signals_interrupt() -> Iterator[None]:
     """SIGINT and SIGTERM raise `Interrupted`, so both unwind through the same clean-up (containers,
-    namespaces, partial reports); a second signal during that clean-up is ignored rather than cutting it short."""
+    namespaces, partial reports); a second signal during that clean-up is ignored rather than cutting it short,
+    and stays ignored after the block: the process is ending with the first one's line and exit code."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return
+    received: list[int] = []
 
     def interrupt(signum: int, _frame: object) -> None:
         for handled in (signal.SIGINT, signal.SIGTERM):
             signal.signal(handled, signal.SIG_IGN)
+        received.append(signum)
         raise Interrupted(signal.Signals(signum).name, 128 + signum)
 
     previous = {s: signal.signal(s, interrupt) for s in (signal.SIGINT, signal.SIGTERM)}
     try:
         yield
     finally:
-        for handled, handler in previous.items():
-            signal.signal(handled, handler)
+        if not received:
+            for handled, handler in previous.items():
+                signal.signal(handled, handler)
 
 
 def main() -> None:
