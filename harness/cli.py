@@ -72,7 +72,7 @@ from harness.pipes import stdout_until_closed
 from harness.reports import compare as compare_reports
 from harness.reports import run_report
 from harness.reports.envelope import write_report
-from harness.reports.writer import check_out_dir, write_run_files
+from harness.reports.writer import check_out_dir, report_json, write_run_files
 from harness.resources import data_root
 from harness.shards import parse_shard
 from harness.suites import BUILTIN, load_suite
@@ -668,7 +668,10 @@ def compare(
         print_scorecard(run_report.scorecard({"summary": summaries}, "belief suites"))
     for difference in found:
         _say(difference.line())
-    paths = write_run_files(out, "compare", {"md": compare_reports.comparison_markdown(loaded, found)})
+    from harness.reports.html.compare_page import render_compare
+
+    markdown = compare_reports.comparison_markdown(loaded, found)
+    paths = write_run_files(out, "compare", {"md": markdown, "html": render_compare(loaded, found)})
     if summaries:
         try:
             from harness.reports.chart import write_chart
@@ -681,19 +684,67 @@ def compare(
 
 
 @app.command()
+def leaderboard(
+    reports: Annotated[
+        list[Path] | None,
+        typer.Argument(
+            help="Run reports (default: the newest complete one of each kind, suite, backend, system and mode)."
+        ),
+    ] = None,
+    out: Annotated[Path, typer.Option(help="Report folder to read and write.")] = Path("reports"),
+) -> int:
+    """Systems x suites and datasets per backend, with each system's published figures beside ours."""
+    from harness.reports import leaderboard as boards
+    from harness.reports.html.leaderboard_page import render_leaderboard
+
+    board = boards.board(
+        compare_reports.load_reports(reports or compare_reports.default_reports(out)), boards.published_figures()
+    )
+    contents: dict[str, str | bytes] = {
+        "md": boards.leaderboard_markdown(board),
+        "json": report_json(boards.leaderboard_json(board)),
+    }
+    svg = None
+    try:
+        from harness.reports.leaderboard_chart import leaderboard_chart
+
+        contents["png"], svg = leaderboard_chart(board)
+    except ImportError:
+        err_console.print("no chart: install the chart extra (matplotlib)", highlight=False)
+    contents["html"] = render_leaderboard(board, svg)
+    out_console.print(contents["md"], soft_wrap=True, highlight=False, markup=False)
+    paths = write_run_files(out, "leaderboard", contents)
+    out_console.print(f"written: {', '.join(str(p) for p in paths)}", soft_wrap=True)
+    return 0
+
+
+@app.command()
 def merge(
     reports: Annotated[list[Path], typer.Argument(help="The JSON reports of every shard of one run.")],
     out: Annotated[Path, typer.Option(help="Report folder.")] = Path("reports"),
+    error_threshold: Annotated[
+        float, typer.Option(min=0.0, max=1.0, help="As `run`'s: the fraction of errored results the run tolerates.")
+    ] = 0.0,
 ) -> int:
-    """Combine `run ... --shard I/N` reports (of any kind) into the report of the whole run."""
+    """Combine `run ... --shard I/N` reports (of any kind) into the report of the whole run.
+
+    Exits as the unsharded run would have (1: errors or a gate; 3: a shard lost its backend, and
+    the merge is not `-latest`); a shard that did not finish makes an incomplete merge (exit 3)."""
     from harness.reports.merge import merge_reports
 
-    envelope, merged = merge_reports(reports, kind_registry.SPECS)
+    merged = merge_reports(reports, kind_registry.SPECS)
     check_out_dir(out)
-    print_scorecard(merged.scorecard)
-    for path in write_report(out, envelope, merged)[0]:
+    verdict = runner.verdict(merged.results, merged.report, error_threshold)
+    written, _, shown = write_report(out, merged.envelope, merged.report, latest=verdict.exit_code != 3)
+    print_scorecard(shown.scorecard)
+    for path in written:
         out_console.print(f"report: {path}")
-    return 0
+    if merged.incomplete is not None:
+        _error(f"merge: incomplete: {merged.incomplete}; rerun that shard and merge again")
+        return 3
+    for line in verdict.lines:
+        _error(f"merge: {line}")
+    return verdict.exit_code
 
 
 @report_app.command("render")
@@ -1160,22 +1211,26 @@ def doctor(
 @contextmanager
 def _signals_interrupt() -> Iterator[None]:
     """SIGINT and SIGTERM raise `Interrupted`, so both unwind through the same clean-up (containers,
-    namespaces, partial reports); a second signal during that clean-up is ignored rather than cutting it short."""
+    namespaces, partial reports); a second signal during that clean-up is ignored rather than cutting it short,
+    and stays ignored after the block: the process is ending with the first one's line and exit code."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return
+    received: list[int] = []
 
     def interrupt(signum: int, _frame: object) -> None:
         for handled in (signal.SIGINT, signal.SIGTERM):
             signal.signal(handled, signal.SIG_IGN)
+        received.append(signum)
         raise Interrupted(signal.Signals(signum).name, 128 + signum)
 
     previous = {s: signal.signal(s, interrupt) for s in (signal.SIGINT, signal.SIGTERM)}
     try:
         yield
     finally:
-        for handled, handler in previous.items():
-            signal.signal(handled, handler)
+        if not received:
+            for handled, handler in previous.items():
+                signal.signal(handled, handler)
 
 
 def main() -> None:

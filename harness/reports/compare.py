@@ -32,10 +32,6 @@ SHOWN_MEASURES = 4
 """Overall measures a row shows (the sheet's first ones; every one is in the report)."""
 
 
-_TIMESTAMPED = re.compile(r"run-.+-(\d{8}T\d{6}Z)(?:-(\d+))?\.json")
-"""A run report as the writer names it (`-2`, `-3`: later runs of the same second); not a `-latest` copy."""
-
-
 _TIMESTAMPED = re.compile(r".+-(\d{8}T\d{6}Z)(?:-(\d+))?\.json")
 """A report as the writer names it (`-2`, `-3`: later runs of the same second); not a `-latest` copy."""
 

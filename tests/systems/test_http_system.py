@@ -66,6 +66,8 @@ def test_extended_service_gets_scopes_and_leaves_only_foreign_data(tmp_path: Pat
     assert code == 0
     assert report["system"]["capabilities"] == ["replace", "scopes", "users"]
     assert report["system"]["version"] == "1.0"
+    (page,) = [p for p in (tmp_path / "out").glob("run-embedded-http*.html") if "latest" not in p.name]
+    assert f'"Run":{{"system":{{"name":"http:{url}"' in page.read_text()  # the page shows the system under 'Run'
     assert list(store.records) == [FOREIGN]  # each namespace dropped through DELETE /namespaces/<ns>
     assert any(method == "DELETE" and path.startswith("/namespaces/h") for method, path in store.calls)
     failed = [c for c in report["cases"] if not c["passed"]]

@@ -29,6 +29,7 @@ from harness.pipeline.memory_layer import Request, TextEmbedder
 from harness.pipeline.ruleset import CaseKind, MutationTiming, Ruleset, ruleset
 from harness.pipeline.settings import CONTENT_FIELDS, SURFACE_FIELDS
 from harness.reports import run_report
+from harness.reports.memory_texts import memory_texts
 from harness.reports.metadata import run_metadata, suite_record
 from harness.reports.scores import suite_scores
 from harness.reports.summary import ModeSummary, summarize
@@ -391,7 +392,7 @@ class BeliefKind:
             settings={"fields": dict(plan.settings.fields), "rrf_k": plan.settings.rrf_k, **run.settings},
             embedding_model=model,
         )
-        data = run_report.build(meta, summaries, cases)
+        data = run_report.build(meta, summaries, cases, memory_texts(plan.suites, cases))
         gates = [
             f"{s.backend}/{s.mode}: pass rate {s.pass_rate:.3f} is under --fail-under {fail_under}"
             for s in summaries
