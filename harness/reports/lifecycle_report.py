@@ -11,7 +11,7 @@ from harness.reports import tables
 BAR_WIDTH = 10
 
 LABELS = {
-    "precision": "P@5 (Mnemonic: hits / min(5, returned))",
+    "precision": "P@5 graded (hits / min(5, returned); / 5 under fixed-cutoff rules)",
     "trec_precision": "P@5 (trec_eval: hits / 5)",
     "recall": "R@5",
     "mrr": "MRR",

@@ -20,6 +20,7 @@ from pydantic import BaseModel, ConfigDict, Field
 from harness.errors import CaseFileError
 from harness.models.memory import Label
 from harness.models.scenario import LifecycleSuite, Scenario
+from harness.pipeline.lifecycle.rules import Fusion, LifecycleRules
 from harness.suites.jsonfile import read_json, validate
 
 
@@ -105,3 +106,42 @@ def load_mnemonic(path: Path, name: str | None = None) -> LifecycleSuite:
         sources=tuple(files),
         warnings=tuple(warnings),
     )
+
+
+def unjudged(suite: LifecycleSuite, rules: LifecycleRules) -> list[str]:
+    """One line per field or scenario kind of an imported suite that the run cannot judge as
+    Mnemonic's code does under `rules`, and why (the run's report and scorecard carry them)."""
+    direct = [s for s in suite.scenarios if not s.raw]
+    raw = [s for s in suite.scenarios if s.raw]
+    memories = [m for s in direct for m in s.memories]
+    edges = [a for s in direct for a in s.associations]
+    lines = []
+    if rules.fusion is Fusion.MNEMONIC:
+        if raw:
+            lines.append(
+                f"raw-event scenarios ({len(raw)}): Mnemonic encodes raw events with its LLM agents (encoding, "
+                "episoding); the harness's deterministic encoder runs instead, so their scores are not Mnemonic's"
+            )
+        if direct:
+            lines += [
+                "memories[].embedding: not in the format; the run's model embeds summary + content, not "
+                "Mnemonic's 128-d bag-of-words stub, so vector and hybrid scores differ by that embedder",
+                "consolidation: Mnemonic's agent (x0.92 per cycle, then x0.95^(0.8 x access term), fading under "
+                "0.3, archived under 0.1, LLM gist merges) is not modelled; the harness's cycles set states and "
+                "salience",
+                "phases: Mnemonic's -compare runs no baseline queries or access simulation before its cycles; the "
+                "harness runs both (as Mnemonic's standard run does)",
+            ]
+    else:
+        if any(m.concepts for m in memories):
+            lines.append(
+                f"memories[].concepts: not searched under the {rules.name} rules (Mnemonic's FTS5 index holds them)"
+            )
+        if any(a.activation_count != 1 for a in edges):
+            lines.append(f"associations[].activation_count: not read under the {rules.name} rules")
+    if duplicates := sum(1 for m in memories if m.label is Label.DUPLICATE):
+        lines.append(
+            f"label duplicate ({duplicates} memories): Mnemonic counts duplicates in no metric; "
+            "dedup effectiveness is the harness's own measure"
+        )
+    return lines
