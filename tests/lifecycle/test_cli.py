@@ -32,7 +32,9 @@ def test_builtin_run_prints_the_scorecard_and_exits_0_without_a_gate(monkeypatch
     assert "lifecycle scenarios: lifecycle:builtin (rules harness) on embedded" in captured.out
     assert "Traceback" not in captured.err
     data = json.loads((tmp_path / "out" / "lifecycle-embedded-latest.json").read_text())
-    assert (tmp_path / "out" / "lifecycle-embedded-latest.md").read_text().startswith("# Lifecycle scenarios")
+    markdown = (tmp_path / "out" / "lifecycle-embedded-latest.md").read_text()
+    assert markdown.startswith("# Lifecycle scenarios")
+    assert "Rules: harness (retrieval and judging" in markdown
     assert len(data["results"]) == 6
 
 
