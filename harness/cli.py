@@ -719,16 +719,29 @@ def leaderboard(
 def merge(
     reports: Annotated[list[Path], typer.Argument(help="The JSON reports of every shard of one run.")],
     out: Annotated[Path, typer.Option(help="Report folder.")] = Path("reports"),
+    error_threshold: Annotated[
+        float, typer.Option(min=0.0, max=1.0, help="As `run`'s: the fraction of errored results the run tolerates.")
+    ] = 0.0,
 ) -> int:
-    """Combine `run ... --shard I/N` reports (of any kind) into the report of the whole run."""
+    """Combine `run ... --shard I/N` reports (of any kind) into the report of the whole run.
+
+    Exits as the unsharded run would have (1: errors or a gate; 3: a shard lost its backend, and
+    the merge is not `-latest`); a shard that did not finish makes an incomplete merge (exit 3)."""
     from harness.reports.merge import merge_reports
 
-    envelope, merged = merge_reports(reports, kind_registry.SPECS)
+    merged = merge_reports(reports, kind_registry.SPECS)
     check_out_dir(out)
-    print_scorecard(merged.scorecard)
-    for path in write_report(out, envelope, merged)[0]:
+    verdict = runner.verdict(merged.results, merged.report, error_threshold)
+    written, _, shown = write_report(out, merged.envelope, merged.report, latest=verdict.exit_code != 3)
+    print_scorecard(shown.scorecard)
+    for path in written:
         out_console.print(f"report: {path}")
-    return 0
+    if merged.incomplete is not None:
+        _error(f"merge: incomplete: {merged.incomplete}; rerun that shard and merge again")
+        return 3
+    for line in verdict.lines:
+        _error(f"merge: {line}")
+    return verdict.exit_code
 
 
 @report_app.command("render")
@@ -1195,22 +1208,26 @@ def doctor(
 @contextmanager
 def _signals_interrupt() -> Iterator[None]:
     """SIGINT and SIGTERM raise `Interrupted`, so both unwind through the same clean-up (containers,
-    namespaces, partial reports); a second signal during that clean-up is ignored rather than cutting it short."""
+    namespaces, partial reports); a second signal during that clean-up is ignored rather than cutting it short,
+    and stays ignored after the block: the process is ending with the first one's line and exit code."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return
+    received: list[int] = []
 
     def interrupt(signum: int, _frame: object) -> None:
         for handled in (signal.SIGINT, signal.SIGTERM):
             signal.signal(handled, signal.SIG_IGN)
+        received.append(signum)
         raise Interrupted(signal.Signals(signum).name, 128 + signum)
 
     previous = {s: signal.signal(s, interrupt) for s in (signal.SIGINT, signal.SIGTERM)}
     try:
         yield
     finally:
-        for handled, handler in previous.items():
-            signal.signal(handled, handler)
+        if not received:
+            for handled, handler in previous.items():
+                signal.signal(handled, handler)
 
 
 def main() -> None:
