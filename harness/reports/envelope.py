@@ -171,7 +171,7 @@ class Envelope:
         markdown = f"{head}\n\n{said}\n{rest}" if sep and head.startswith("#") else f"{said}\n\n{report.markdown}"
         return replace(
             report,
-            scorecard=Scorecard(f"{card.title} [{system}]", card.columns, card.rows, (*lines, *card.caption)),
+            scorecard=Scorecard(f"{card.title}, system {system}", card.columns, card.rows, (*lines, *card.caption)),
             markdown=markdown,
         )
 

@@ -21,7 +21,18 @@ from harness.reports.html.rows import ERROR, FAIL, PASS, SKIPPED, Row, rows
 GENERATOR = '<meta name="generator" content="memory-retrieval-harness">'
 """The tag that marks a page as this harness's (so re-rendering may replace it)."""
 VERDICTS = (PASS, FAIL, ERROR, SKIPPED)
-RUN_FIELDS = ("harness_version", "git_commit", "started_at", "wall_s", "files", "inputs", "origin", "shard")
+RUN_FIELDS = (
+    "system",
+    "not_applicable",
+    "harness_version",
+    "git_commit",
+    "started_at",
+    "wall_s",
+    "files",
+    "inputs",
+    "origin",
+    "shard",
+)
 """Envelope fields shown under 'Run'; `settings` and `backend` have their own sections."""
 
 
