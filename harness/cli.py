@@ -23,6 +23,7 @@ import warnings
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 from urllib.parse import urlsplit
@@ -41,7 +42,7 @@ from rich.progress import (
 from rich.table import Table
 
 from harness.backends import registry
-from harness.backends.ledger import NAMESPACE, Ledger, server_identity
+from harness.backends.ledger import NAMESPACE, Entry, Ledger, server_identity
 from harness.backends.provision import backend_session, start_server
 from harness.backends.registry import check_backend, connect
 from harness.baselines import (
@@ -517,7 +518,7 @@ def _run_kind(
     try:
         served: list[str | None] = []
         with _session(name, url, allow_extension, served.append) as backend, _progress() as progress:
-            bound = _bound(system, backend, name, served[-1], embedder)
+            bound = _bound(system, backend, name, served[-1], embedder, given=url is not None)
 
             def start(unit: str, total: int | None) -> Callable[[str], None]:
                 task = progress.add_task(f"{name}: {unit}", total=total)
@@ -625,27 +626,30 @@ def _session(
 
 
 def _bound(
-    system: SystemSpec, backend: Backend, name: str, url: str | None, embedder: Embedder | None
+    system: SystemSpec, backend: Backend, name: str, url: str | None, embedder: Embedder | None, given: bool
 ) -> BoundSystem | None:
     """The system under test on this engine (None: the reference system, on the kinds' own path).
-    An HTTP service's namespaces are recorded in the ledger of its URL, for `harness down --url`."""
+    An HTTP service's namespaces are recorded in the ledger of its URL, and on a server the user
+    gave (`given`) those of a system that writes to it on its own, for `harness down --url`."""
     if system.name == REFERENCE:
         return None
-    ledger = (
-        Ledger(system.name.removeprefix(http_system.PREFIX)) if system.name.startswith(http_system.PREFIX) else None
-    )
+    if system.name.startswith(http_system.PREFIX):
+        ledger: tuple[Ledger, str] | None = (Ledger(system.name.removeprefix(http_system.PREFIX)), "http")
+    else:
+        ledger = (Ledger(url), system.name) if given and url is not None and system.drop is not None else None
 
     def opening(namespace: str) -> Opening:
         if ledger is None:
             return Opening(backend, name, url, namespace, embedder)
+        book, owner = ledger
         return Opening(
             backend,
             name,
             url,
             namespace,
             embedder,
-            lambda ns: ledger.record("http", NAMESPACE, ns),
-            lambda ns: ledger.forget(NAMESPACE, ns),
+            lambda ns, /, **details: book.record(owner, NAMESPACE, ns, **details),
+            lambda ns: book.forget(NAMESPACE, ns),
         )
 
     return bind(system, opening)
@@ -1120,8 +1124,13 @@ def down(
 def _down_url(url: str) -> int:
     from harness.backends.recorded import remove_leftovers
 
-    droppers = {"http": lambda entry: http_system.drop_namespace(url, entry.name)}
-    result = remove_leftovers(url, droppers if url.startswith(("http://", "https://")) else None)
+    if url.startswith(("http://", "https://")):
+        droppers: dict[str, Callable[[Entry], bool]] = {
+            "http": lambda entry: http_system.drop_namespace(url, entry.name)
+        }
+    else:  # systems that write to the engine on their own (Popoto's keys, mem0's tables)
+        droppers = {spec.name: partial(spec.drop, url) for spec in systems_registry.installed().values() if spec.drop}
+    result = remove_leftovers(url, droppers)
     names = ", ".join(f"{e.kind} {e.name}" for e in result.removed)
     out_console.print(f"{result.server}: removed {len(result.removed)} leftover(s)" + (f": {names}" if names else ""))
     for entry, reason in result.kept:
