@@ -43,7 +43,7 @@ from rich.table import Table
 
 from harness.backends import registry
 from harness.backends.ledger import NAMESPACE, Entry, Ledger, server_identity
-from harness.backends.provision import backend_session, start_server
+from harness.backends.provision import backend_session, require_containers, start_server
 from harness.backends.registry import check_backend, connect
 from harness.baselines import (
     DEFAULT_TOLERANCE,
@@ -620,6 +620,7 @@ def _session(
 ) -> Iterator[Backend]:
     """The backend session of a suite or dataset run, saying first when a container has to start."""
     if name in registry.servers() and url is None:
+        require_containers()
         err_console.print(f"starting the {name} container…", highlight=False)
     with backend_session(name, url, allow_extension=allow_extension, notice=_notice, on_url=on_url) as engine:
         yield engine
@@ -1064,6 +1065,7 @@ def up(
     servers = registry.servers()
     if check_backend(backend) not in servers:
         raise HarnessError(f"{backend!r} runs in process; `harness up` starts one of: {', '.join(servers)}")
+    require_containers()
     err_console.print(f"starting the {backend} container…", highlight=False)
     server_url, container = start_server(backend, f"up-{uuid.uuid4().hex[:12]}", host_port=port)
     try:
@@ -1106,10 +1108,11 @@ def down(
 ) -> int:
     """Remove every container (and network) the harness started that is still there; or, with
     --url, the namespaces and extension that killed runs left on that server, and nothing else."""
-    from harness.containers import ContainerError, NoDockerEngine, remove_all
-
     if url is not None:
         return _down_url(url)
+    require_containers()
+    from harness.containers import ContainerError, NoDockerEngine, remove_all
+
     try:
         removed = remove_all()
     except NoDockerEngine as exc:  # nothing runs, so nothing is left to remove: done, not a failure
