@@ -1,8 +1,12 @@
 """The efficiency baseline: a scripted agent that answers from the files, as an agent with tools
 would, and whose reading is counted in cl100k_base tokens.
 
-It starts from the whole history and the message. Until every answer group has a term in what
-it has read (`TurnChecks.answer_terms`, case-insensitive), it:
+It starts from the whole history and the message, and must earn its answer from the project. A
+term the user's message holds is no evidence of an answer (asked "is it Express?", an agent
+finds "express" by reading the question, or in the first line a search for it prints), so those
+terms leave the answer groups (`TurnChecks.answer_terms`, case-insensitive), and a group left
+empty leaves with them. Until every remaining group has a term in what its tools returned (the
+history does not count either: the project must answer), it:
 1. lists the project folder (`list_directory`);
 2. searches the files for each content word of the message (`file_search`: every matching line
    as `path:line: text`, at most `SEARCH_LINES` per word);
@@ -10,7 +14,9 @@ it has read (`TurnChecks.answer_terms`, case-insensitive), it:
    text; an EPUB as the text of its chapters);
 4. then lists each folder and opens the files no search found, in path order.
 Its tokens are everything it had read when it could answer: history, message and every tool
-output. A turn with no answer terms gives the agent nothing to look for: no agent measurement.
+output. A turn with no answer terms, or only terms of its own message, gives the agent nothing to
+look for: no agent measurement; a turn whose terms no file holds (a fact the user stated) leaves
+it unanswered after every file.
 """
 
 from __future__ import annotations
@@ -60,14 +66,17 @@ class ScriptedAgent:
         return found
 
     def run(self, history: str, message: str, groups: Sequence[Sequence[str]]) -> AgentRun | None:
-        """The agent's reading for one turn; None when the turn has no answer terms."""
+        """The agent's reading for one turn; None when the turn has no answer terms but the
+        message's own words."""
+        asked = message.lower()
+        groups = [kept for group in groups if (kept := tuple(t for t in group if t.lower() not in asked))]
         if not groups:
             return None
         read = [history, message]
         steps: list[str] = []
 
         def answered() -> bool:
-            seen = "\n".join(read).lower()
+            seen = "\n".join(read[2:]).lower()  # what the tools returned
             return all(any(term.lower() in seen for term in group) for group in groups)
 
         def call(step: str, output: str) -> bool:
@@ -75,7 +84,7 @@ class ScriptedAgent:
             read.append(output)
             return answered()
 
-        if answered() or call("list_directory .", self._listing(".")):
+        if call("list_directory .", self._listing(".")):
             return self._done(steps, read, True)
         hits: dict[str, set[str]] = {}
         for word in dict.fromkeys(t for t in code_terms(message, drop_stopwords=True) if len(t) > 2):

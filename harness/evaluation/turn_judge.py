@@ -1,5 +1,6 @@
 """Judging one conversation turn: each asserted check of `TurnChecks` against the turn's context
-and the facts stored after it, grouped by component (intent, activation, budget, content).
+and the facts stored after it, grouped by component (intent, activation, budget, content), and
+the turn's verdict and place in its category's score under a ruleset (`turn_rules`).
 
 Term checks are case-insensitive substring tests: context terms on the rendered context, label
 terms on the labels (path and title) of the records in it, fact terms on the stored facts. As in
@@ -12,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from harness.evaluation.turn_rules import STRICT, TurnRules
 from harness.models.conversation import Component, TurnChecks
 from harness.models.project import ProjectRecord
 from harness.pipeline.conversation import TurnContext
@@ -19,58 +21,72 @@ from harness.pipeline.conversation import TurnContext
 
 @dataclass
 class Verdict:
-    """Per asserted component, whether it held; and why not."""
+    """Per asserted component, whether it held, and why not; the turn's verdict, whether it counts
+    in its category's score and whether it holds there (`effective`), as the ruleset says."""
 
     components: dict[str, bool] = field(default_factory=dict)
     reasons: list[str] = field(default_factory=list)
+    passed: bool = True
+    counted: bool = True
+    effective: bool = True
 
     def check(self, component: Component, holds: bool, reason: str) -> None:
         self.components[component.value] = self.components.get(component.value, True) and holds
         if not holds:
             self.reasons.append(f"{component.value}: {reason}")
 
-    @property
-    def passed(self) -> bool:
-        return all(self.components.values())
-
 
 def judge_turn(
-    checks: TurnChecks, context: TurnContext, facts_containing: Callable[[str], list[ProjectRecord]]
+    checks: TurnChecks,
+    context: TurnContext,
+    facts_containing: Callable[[str], list[ProjectRecord]],
+    rules: TurnRules = STRICT,
+    effectiveness: bool = False,
 ) -> Verdict:
-    """Every check the turn asserts; `facts_containing(term)` looks the stored facts up."""
+    """Every check the turn asserts; `facts_containing(term)` looks the stored facts up;
+    `effectiveness`: the turn carries Acervo's `effectiveness` key."""
     verdict = Verdict()
     if checks.intent is not None:
         verdict.check(
             Component.INTENT, context.intent is checks.intent, f"classified {context.intent}, expected {checks.intent}"
         )
-    _activation(checks, context, verdict)
+    _activation(checks, context, verdict, rules.activation_kinds_enforced)
     tokens = context.tokens
     if checks.warm_tokens_min is not None:
         verdict.check(Component.BUDGET, tokens >= checks.warm_tokens_min, f"{tokens} tokens < {checks.warm_tokens_min}")
     if checks.warm_tokens_max is not None:
         verdict.check(Component.BUDGET, tokens <= checks.warm_tokens_max, f"{tokens} tokens > {checks.warm_tokens_max}")
     text = context.text.lower()
-    for term in checks.contains:
-        verdict.check(Component.CONTENT, term.lower() in text, f"context lacks {term!r}")
+    held = [term.lower() in text for term in checks.contains]
+    for term, found in zip(checks.contains, held, strict=True):
+        verdict.check(Component.CONTENT, found, f"context lacks {term!r}")
     if checks.contains_any:
-        verdict.check(
-            Component.CONTENT,
-            any(t.lower() in text for t in checks.contains_any),
-            f"context has none of {list(checks.contains_any)}",
-        )
-    for term in checks.not_contains:
-        verdict.check(Component.CONTENT, term.lower() not in text, f"context has {term!r}")
+        held.append(any(t.lower() in text for t in checks.contains_any))
+        verdict.check(Component.CONTENT, held[-1], f"context has none of {list(checks.contains_any)}")
+    absent = [term.lower() not in text for term in checks.not_contains]
+    for term, clean in zip(checks.not_contains, absent, strict=True):
+        verdict.check(Component.CONTENT, clean, f"context has {term!r}")
+    if rules.decides_not_contains(checks, effectiveness):
+        held += absent
     for term in checks.fact_terms:
-        verdict.check(Component.CONTENT, bool(facts_containing(term)), f"no stored fact contains {term!r}")
+        stored = bool(facts_containing(term))
+        if rules.store_checks_decide:
+            verdict.check(Component.CONTENT, stored, f"no stored fact contains {term!r}")
+            held.append(stored)
+        elif not stored:
+            verdict.reasons.append(f"s1_5 (not scored): no stored fact contains {term!r}")
+    verdict.effective = all(held)
+    verdict.counted = rules.counted(checks, effectiveness)
+    verdict.passed = verdict.effective if rules.verdict_by_content else all(verdict.components.values())
     return verdict
 
 
-def _activation(checks: TurnChecks, context: TurnContext, verdict: Verdict) -> None:
+def _activation(checks: TurnChecks, context: TurnContext, verdict: Verdict, kinds_enforced: bool) -> None:
     kinds = {a.record.kind for a in context.records}
     labels = [a.label.lower() for a in context.records]
-    for kind in checks.activate_kinds:
+    for kind in checks.activate_kinds if kinds_enforced else ():
         verdict.check(Component.ACTIVATION, kind in kinds, f"no {kind} record activated")
-    for kind in checks.not_activate_kinds:
+    for kind in checks.not_activate_kinds if kinds_enforced else ():
         verdict.check(Component.ACTIVATION, kind not in kinds, f"a {kind} record activated")
     if checks.activate_labels:
         verdict.check(

@@ -119,7 +119,9 @@ class Scenario:
     """One conversation over one project folder."""
 
     name: str
-    project: Path
+    project: Path | None
+    """The project folder; None for a conversation with no project (Acervo's chat-only
+    scenarios), whose memory holds only what the user states."""
     turns: tuple[ConversationTurn, ...]
 
 
@@ -130,6 +132,9 @@ class ConversationSuite:
     source: Path
     dropped: tuple[str, ...] = ()
     """One line per file field the import does not use (reported, never silently lost)."""
+    unjudged: tuple[str, ...] = ()
+    """One line per check or scenario kind the harness reads but cannot judge, and why (a
+    model's extraction, an LLM-built graph)."""
 
     @property
     def turns(self) -> int:

@@ -1,15 +1,19 @@
 """The conversation report: per mode, turn pass rates, scores per category and per component, the
-category x component matrix, and efficiency from measured token counts (JSON, Markdown, the
-scorecard, score sheets, and a chart).
+category x component matrix, per project, and efficiency from measured token counts and from the
+suite's own estimates (JSON, Markdown, the scorecard, score sheets, and a chart).
 
-Scores:
-- a turn passes when every component it asserts holds;
+Scores (the turn rules, `evaluation/turn_rules.py`, decide a turn's verdict and what counts):
+- a turn passes as its rules say (strict: every asserted component holds; acervo-v0.5: its
+  content checks hold, Acervo's effectiveness);
 - a component's score is the share of the turns asserting it where it held, overall and per
   category (the matrix);
-- a category's score is Acervo's: the share of its turns whose context held the needed
-  information, i.e. whose content checks held (turns asserting no content are not counted);
+- a category's score is the share of its counted turns whose deciding content checks held, with
+  how many turns it is out of (strict: the turns asserting content; acervo-v0.5: every turn);
 - efficiency is input tokens (cl100k_base): the scripted agent's reading and the whole history,
-  each divided by this turn's context plus message; overall, sums over the turns divided.
+  each divided by this turn's context plus message; overall, sums over the turns divided. Where
+  the suite estimates an agent's input tokens (Acervo's `agent_comparison`), Acervo's own measure
+  is reported beside it: the estimates' sum over the warm tokens we sent on those turns, per
+  category, with the can-answer table (a stateless model, the agent, the memory).
 """
 
 from __future__ import annotations
@@ -49,14 +53,19 @@ def summarize(results: Sequence[Any]) -> dict[str, Any]:
     categories = {}
     for cat, by_component in matrix.items():
         turns = [r for r in results if r.category == cat]
+        counted = [r for r in turns if r.counted]
         categories[cat] = {
             "turns": len(turns),
             "passed": sum(r.passed for r in turns),
-            "score": _rate(by_component[Component.CONTENT.value]),
+            "out_of": len(counted),
+            "held": sum(r.effective for r in counted),
+            "score": _rate([r.effective for r in counted]),
             **{name: _rate(flags) for name, flags in by_component.items()},
+            **_tokens(turns),
         }
     measured = [r for r in results if r.error is None]
-    with_agent = [r for r in measured if r.agent_tokens is not None]
+    with_agent = [r for r in measured if r.agent_tokens is not None and r.agent_answered]
+    estimated = [r for r in measured if _estimate(r) is not None]
     return {
         "turns": len(results),
         "passed": sum(r.passed for r in results),
@@ -69,14 +78,101 @@ def summarize(results: Sequence[Any]) -> dict[str, Any]:
         "efficiency": {
             "turns": len(measured),
             "agent_turns": len(with_agent),
-            "agent_unanswered": sum(r.agent_answered is False for r in with_agent),
+            "agent_unanswered": sum(r.agent_answered is False for r in measured),
             "input_tokens": sum(r.input_tokens for r in measured),
             "history_tokens": sum(r.history_tokens for r in measured),
             "agent_tokens": sum(r.agent_tokens for r in with_agent),
             "agent_turns_input_tokens": sum(r.input_tokens for r in with_agent),
             "vs_history": _ratio(sum(r.history_tokens for r in measured), sum(r.input_tokens for r in measured)),
             "vs_agent": _ratio(sum(r.agent_tokens for r in with_agent), sum(r.input_tokens for r in with_agent)),
+            "estimated_turns": len(estimated),
+            "estimated_agent_tokens": sum(_estimate(r) or 0 for r in estimated),
+            "estimated_turns_warm_tokens": sum(r.tokens for r in estimated),
+            "acervo_ratio": _ratio(sum(_estimate(r) or 0 for r in estimated), sum(r.tokens for r in estimated)),
         },
+        "can_answer": {
+            cat: table for cat in CATEGORIES if (table := can_answer([r for r in results if r.category == cat]))
+        },
+        "projects": {
+            name: _project([r for r in results if r.scenario == name])
+            for name in dict.fromkeys(r.scenario for r in results)
+        },
+    }
+
+
+def _estimate(result: Any) -> int | None:
+    """The suite's estimate of an agent's input tokens for this turn (Acervo's `agent_comparison`)."""
+    agent = (result.notes.get("agent_comparison") or {}).get("agent_with_tools") or {}
+    value = agent.get("estimated_input_tokens")
+    return value if isinstance(value, int) and not isinstance(value, bool) else None
+
+
+def _mean(values: Sequence[int]) -> float | None:
+    return mean(values) if values else None
+
+
+def _tokens(turns: Sequence[Any]) -> dict[str, Any]:
+    """Average tokens of a set of turns: ours (warm context), the scripted agent's measured
+    reading (on the turns where it found the answer), and the suite's agent estimates, each over
+    the turns that have it."""
+    measured = [r for r in turns if r.error is None]
+    agent = [r.agent_tokens for r in measured if r.agent_tokens is not None and r.agent_answered]
+    estimates = [e for r in measured if (e := _estimate(r)) is not None]
+    return {
+        "mean_tokens": _mean([r.tokens for r in measured]),
+        "agent_turns": len(agent),
+        "agent_mean_tokens": _mean(agent),
+        "estimated_turns": len(estimates),
+        "estimated_agent_mean_tokens": _mean(estimates),
+    }
+
+
+def can_answer(turns: Sequence[Any]) -> dict[str, Any] | None:
+    """Acervo's approach comparison for the turns with an agent estimate: how many a stateless
+    model can answer (the suite's word), the agent with tools (Acervo assumes all; ours is
+    measured: the scripted agent found the answer terms in the project), and the memory (the
+    turns whose deciding content held), with average input tokens and steps."""
+    rows = [r for r in turns if _estimate(r) is not None]
+    if not rows:
+        return None
+    notes = [r.notes["agent_comparison"] for r in rows]
+    steps = [len((n.get("agent_with_tools") or {}).get("tools") or []) for n in notes]
+    measured = [r for r in rows if r.agent_tokens is not None]
+    answered = [r for r in measured if r.agent_answered]
+    return {
+        "turns": len(rows),
+        "stateless": sum(bool((n.get("stateless") or {}).get("can_answer")) for n in notes),
+        "agent_estimate": {
+            "answers": len(rows),
+            "mean_tokens": mean(_estimate(r) or 0 for r in rows),
+            "mean_steps": mean(steps),
+        },
+        "scripted_agent": {
+            "turns": len(measured),
+            "answers": len(answered),
+            "mean_tokens": _mean([r.agent_tokens for r in answered]),
+            "mean_steps": _mean([len(r.agent_steps) for r in answered]),
+        },
+        "memory": {
+            "answers": sum(r.effective for r in rows),
+            "mean_tokens": mean(r.tokens for r in rows),
+            "ratio": _ratio(sum(_estimate(r) or 0 for r in rows), sum(r.tokens for r in rows)),
+        },
+    }
+
+
+def _project(turns: Sequence[Any]) -> dict[str, Any]:
+    """One scenario's (one project's) numbers."""
+    counted = [r for r in turns if r.counted]
+    measured = [r for r in turns if r.error is None and r.agent_tokens is not None and r.agent_answered]
+    return {
+        "turns": len(turns),
+        "passed": sum(r.passed for r in turns),
+        "out_of": len(counted),
+        "held": sum(r.effective for r in counted),
+        "score": _rate([r.effective for r in counted]),
+        **_tokens(turns),
+        "vs_agent": _ratio(sum(r.agent_tokens for r in measured), sum(r.input_tokens for r in measured)),
     }
 
 
@@ -102,15 +198,18 @@ def build_report(
     run: RunInfo,
     settings: Mapping[str, Any],
     fail_under: float | None = None,
+    rules: Mapping[str, Any] | None = None,
 ) -> Report:
     """`settings`: what the scores depend on (context settings, limit, embedding model), as the
-    report and its baselines record them."""
+    report and its baselines record them; `rules`: the turn rules the turns were judged by."""
     backend = run.backend.backend
     modes = [m.value for m in run.modes]
     summaries = {mode: summarize([r for r in results if r.mode == mode]) for mode in modes}
     data = {
         "tokenizer": "cl100k_base",
+        "turn_rules": dict(rules or {}),
         "dropped_fields": list(suite.dropped),
+        "not_judged": list(suite.unjudged),
         "summary": summaries,
         "turns": [{**r.to_json(), **turn_efficiency(r)} for r in results],
     }
@@ -124,7 +223,7 @@ def build_report(
         stem=f"conversation-{backend}",
         data=data,
         markdown=markdown(view),
-        scorecard=scorecard(backend, summaries, run),
+        scorecard=scorecard(backend, summaries, run, (rules or {}).get("name")),
         scores={
             mode: score_sheet(summary, [r for r in results if r.mode == mode]) for mode, summary in summaries.items()
         },
@@ -157,6 +256,13 @@ def _times(value: float | None) -> str:
     return "–" if value is None else f"{value:.1f}x"
 
 
+def _score(category: Mapping[str, Any] | None) -> str:
+    """A category score with the turns it is out of: `0.85 (11/13)`."""
+    if not category or category.get("score") is None:
+        return "–"
+    return f"{category['score']:.2f} ({category['held']}/{category['out_of']})"
+
+
 SCORECARD_COLUMNS = (
     "backend",
     "mode",
@@ -170,10 +276,10 @@ SCORECARD_COLUMNS = (
 )
 
 
-def scorecard(backend: str, summaries: dict[str, dict[str, Any]], run: RunInfo) -> Scorecard:
+def scorecard(backend: str, summaries: dict[str, dict[str, Any]], run: RunInfo, rules: str | None = None) -> Scorecard:
     rows = []
     for mode, s in summaries.items():
-        cats = [_num(s["categories"].get(c, {}).get("score")) for c in CATEGORIES]
+        cats = [_score(s["categories"].get(c)) for c in CATEGORIES]
         comps = [_num(s["components"][c]) for c in COMPONENTS]
         rows.append(
             [
@@ -191,17 +297,23 @@ def scorecard(backend: str, summaries: dict[str, dict[str, Any]], run: RunInfo) 
     for mode in run.unsupported:
         rows.append([backend, mode.value, "unsupported", *["–"] * (len(SCORECARD_COLUMNS) - 3)])
     caption = [
-        "categories: share of turns whose context held the needed terms; components: share of turns "
-        "asserting the component where it held; agent / history: their input tokens per token we send"
+        "categories: share of the counted turns whose context held the needed terms (held/out of); components: "
+        "share of turns asserting the component where it held; agent / history: their input tokens per token we send"
     ]
+    if rules:
+        caption.append(f"turn rules: {rules} (--turn-rules)")
     return Scorecard("conversation turns", SCORECARD_COLUMNS, rows, caption)
 
 
 def markdown(data: dict[str, Any]) -> str:
     lines = [f"# Conversation report: {data['suite']} on {data['backend']['backend']}", ""]
     lines += [f"Started {data['started_at']}, {data['wall_s']:.1f} s. Settings: `{data['settings']}`.", ""]
+    if rules := data.get("turn_rules"):
+        lines += [f"Turn rules: **{rules['name']}** `{ {k: v for k, v in rules.items() if k != 'name'} }`.", ""]
     for line in data["dropped_fields"]:
         lines.append(f"- dropped: {line}")
+    for line in data.get("not_judged", []):
+        lines.append(f"- not judged: {line}")
     for mode, s in data["summary"].items():
         e = s["efficiency"]
         lines += [
@@ -210,25 +322,46 @@ def markdown(data: dict[str, Any]) -> str:
             f"{s['passed']}/{s['turns']} turns passed, {s['errors']} errors; mean context "
             f"{_num(s['mean_tokens'], 0)} tokens (max {s['max_tokens']}).",
             "",
-            "| category | turns | passed | score | " + " | ".join(COMPONENTS) + " |",
-            "|---|---:|---:|---:|" + "---:|" * len(COMPONENTS),
+            "| category | turns | passed | score | held / out of | " + " | ".join(COMPONENTS) + " | "
+            "mean tokens | agent mean (measured, turns) | agent mean (suite's estimate, turns) |",
+            "|---|---:|---:|---:|---:|" + "---:|" * len(COMPONENTS) + "---:|---:|---:|",
         ]
         for cat, c in s["categories"].items():
-            row = [cat, str(c["turns"]), str(c["passed"]), _num(c["score"]), *(_num(c[k]) for k in COMPONENTS)]
+            row = [
+                cat,
+                str(c["turns"]),
+                str(c["passed"]),
+                _num(c["score"]),
+                f"{c['held']}/{c['out_of']}",
+                *(_num(c[k]) for k in COMPONENTS),
+                *_token_cells(c),
+            ]
             lines.append(tables.row(row))
         lines.append(
             "| all | "
-            + f"{s['turns']} | {s['passed']} | – | "
+            + f"{s['turns']} | {s['passed']} | – | – | "
             + " | ".join(_num(s["components"][k]) for k in COMPONENTS)
-            + " |"
+            + f" | {_num(s['mean_tokens'], 0)} | – | – |"
         )
+        lines += ["", *_projects(s["projects"]), *_can_answer(s["can_answer"])]
         lines += [
             "",
             f"Efficiency (input tokens, cl100k_base): we sent {e['input_tokens']}, the whole history "
-            f"{e['history_tokens']} ({_times(e['vs_history'])}); on the {e['agent_turns']} turns with answer terms "
-            f"the scripted agent read {e['agent_tokens']} against our {e['agent_turns_input_tokens']} "
-            f"({_times(e['vs_agent'])}; it never found the answer on {e['agent_unanswered']}).",
+            f"{e['history_tokens']} ({_times(e['vs_history'])}); on the {e['agent_turns']} turns where the scripted "
+            f"agent found the answer terms (beyond the question's own words) in the project, it read "
+            f"{e['agent_tokens']} against our {e['agent_turns_input_tokens']} ({_times(e['vs_agent'])}); it never "
+            f"found them on {e['agent_unanswered']} (left out of the ratio).",
             "",
+            *(
+                [
+                    f"Acervo's own measure (the suite's estimated agent input tokens over the warm tokens we sent, "
+                    f"on the {e['estimated_turns']} turns with an estimate): {e['estimated_agent_tokens']} / "
+                    f"{e['estimated_turns_warm_tokens']} = {_times(e['acervo_ratio'])}.",
+                    "",
+                ]
+                if e["estimated_turns"]
+                else []
+            ),
             "| turn | category | intent | tokens | sent | history | agent | agent steps | agent / ours | history / ours | result |",
             "|---|---|---|---:|---:|---:|---:|---:|---:|---:|---|",
         ]
@@ -256,6 +389,69 @@ def markdown(data: dict[str, Any]) -> str:
         lines += text_chart([t for t in data["turns"] if t["mode"] == mode and t["error"] is None])
         lines += ["```", ""]
     return "\n".join(lines)
+
+
+def _token_cells(numbers: Mapping[str, Any]) -> list[str]:
+    return [
+        _num(numbers["mean_tokens"], 0),
+        f"{_num(numbers['agent_mean_tokens'], 0)} ({numbers['agent_turns']})",
+        f"{_num(numbers['estimated_agent_mean_tokens'], 0)} ({numbers['estimated_turns']})",
+    ]
+
+
+def _projects(projects: Mapping[str, Mapping[str, Any]]) -> list[str]:
+    """Per project (scenario): turns, verdicts, score with what it is out of, tokens, agent ratio."""
+    rows = [
+        [
+            name,
+            p["turns"],
+            p["passed"],
+            _num(p["score"]),
+            f"{p['held']}/{p['out_of']}",
+            *_token_cells(p),
+            _times(p["vs_agent"]),
+        ]
+        for name, p in projects.items()
+    ]
+    header = ["project", "turns", "passed", "score", "held / out of", "mean tokens", "agent mean (measured, turns)"]
+    header += ["agent mean (suite's estimate, turns)", "agent / ours"]
+    return [*tables.table(header, rows, "|---|---:|---:|---:|---:|---:|---:|---:|---:|"), ""]
+
+
+def _can_answer(by_category: Mapping[str, Mapping[str, Any]]) -> list[str]:
+    """Acervo's approach comparison, per category with agent estimates."""
+    lines: list[str] = []
+    for cat, t in by_category.items():
+        n, scripted, memory = t["turns"], t["scripted_agent"], t["memory"]
+        estimate = t["agent_estimate"]
+        rows = [
+            ["stateless model (the suite's word)", f"{t['stateless']}/{n}", "–", "–"],
+            [
+                "agent with tools (the suite's estimate; Acervo assumes it always answers)",
+                f"{estimate['answers']}/{n}",
+                _num(estimate["mean_tokens"], 0),
+                _num(estimate["mean_steps"], 1),
+            ],
+            [
+                "scripted agent (measured on the project)",
+                f"{scripted['answers']}/{scripted['turns']}",
+                _num(scripted["mean_tokens"], 0),
+                _num(scripted["mean_steps"], 1),
+            ],
+            [
+                "memory (ours: deciding content held; warm tokens)",
+                f"{memory['answers']}/{n}",
+                _num(memory["mean_tokens"], 0),
+                "0",
+            ],
+        ]
+        header = ["approach", "can answer", "mean input tokens", "mean steps"]
+        lines += [
+            f"Can answer, {cat} ({n} turns with an agent estimate; Acervo's ratio {_times(memory['ratio'])}):",
+            "",
+        ]
+        lines += [*tables.table(header, rows, "|---|---:|---:|---:|"), ""]
+    return lines
 
 
 BAR_WIDTH = 40

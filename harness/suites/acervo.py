@@ -1,13 +1,19 @@
 """Importer for Acervo's conversation scenarios: one YAML file per conversation, each naming the
-project folder it talks about (`project_fixture`).
+project folder it talks about (`project_fixture`), or none (`type: conversation`, the chat-only
+scenarios of Acervo v0.5: a conversation over an empty memory).
 
-A suite folder holds the turn files (`*.yaml`, `*.yml`, read in name order) and the project
-folders. `project_fixture` is looked up beside the YAML file, then in `projects/` and `fixtures/`
-beside it, then in `projects/` and `fixtures/` one folder up, then in the projects folder the
-user names (`acervo:DIR:PROJECTS`); the first that exists is used, and it must lie inside one of
-those folders (a suite cannot send `../../etc` or `/` to a server). Files are read as
-`suites.yamlfile` reads them (no aliases, a depth limit, no duplicate keys); a turn's message is
-held to the suite text limits (`harness.limits`).
+A suite folder holds the turn files (`*.yaml`, `*.yml`, read in name order); Acervo's repository
+root (`tests/integration/scenarios` under it) is read as that folder. `project_fixture` is looked
+up beside the YAML file and in `projects/` and `fixtures/` beside it, then in `projects/`,
+`fixtures/` and `tests/fixtures/` of each folder above it up to the repository root (the first
+holding `.git` or `pyproject.toml`, at most `MAX_LEVELS` up: Acervo keeps its fixtures at
+`tests/fixtures`, two above its scenarios), then in the projects folder the user names
+(`acervo:DIR:PROJECTS`); the first that exists is used, and it must lie inside one of those
+folders (a suite cannot send `../../etc` or `/` to a server). Files are read as `suites.yamlfile`
+reads them (no aliases, a depth limit, no duplicate keys); a turn's message is held to the suite
+text limits (`harness.limits`). A file in Acervo's older scenario format (turns of `user_msg` and
+`assistant_msg`, run by its `run_benchmarks.py`) is not a benchmark turn file: it is left out
+with one line saying so.
 
 Checks keep Acervo's meaning (peer-formats.md §2): `s1.expected_intent`; `s2.activate_kinds`,
 `not_activate_kinds`, `activate_files_containing`, `not_activate_files_containing`, `min_nodes`,
@@ -16,8 +22,11 @@ Checks keep Acervo's meaning (peer-formats.md §2): `s1.expected_intent`; `s2.ac
 `should_extract_fact_containing` (a stored fact holds the term). Acervo's node kinds map onto the
 harness's record kinds: `synthesis` is the project overview and `entity` a stored fact; `file`,
 `folder`, `section` and `symbol` are the same. `effectiveness` and `agent_comparison` are estimates
-the harness measures instead: they are kept in the report, never scored. Any other field is
-dropped with a warning line.
+the harness measures instead: they are kept in the report (Acervo's own efficiency measure reads
+them), never scored. The chat-only scenarios' graph checks (`MODEL_CHECKS`) judge the entities,
+relations and graph Acervo's model builds: the harness reads them and reports one line per check
+and file that it cannot judge them, and why. Any other field is reported as not used, one line
+per file and field.
 """
 
 from __future__ import annotations
@@ -42,7 +51,23 @@ KINDS: dict[str, RecordKind] = {
 """Acervo's node kinds, and the harness's own names, as record kinds."""
 
 _NOTES = ("effectiveness", "agent_comparison")
-_LOOKUP = (".", "projects", "fixtures", "../projects", "../fixtures")
+CHAT_ONLY = "conversation"
+"""Acervo's `type` of a scenario with no project (`tests/integration/test_conversation_scenarios.py`)."""
+MODEL_CHECKS = {
+    "expected_entities": "typed entities Acervo's S1 model extracts from the message "
+    "(the harness stores the user's stated sentences, not typed entities)",
+    "expected_relations": "typed relations between the entities Acervo's S1 model extracts "
+    "(the harness builds no relation graph)",
+    "graph_assertions": "node and edge counts, and their change per turn, of the graph Acervo's model builds",
+    "expected_s2": "seed and warm-layer node ids of Acervo's walk over its model-built graph",
+}
+"""Checks of the chat-only scenarios that need Acervo's model and graph: read, not judged."""
+REPO_MARKERS = (".git", "pyproject.toml")
+MAX_LEVELS = 3
+SCENARIOS = Path("tests/integration/scenarios")
+"""Where Acervo's repository keeps its scenario files."""
+_BESIDE = (".", "projects", "fixtures")
+_ABOVE = ("projects", "fixtures", "tests/fixtures")
 
 Terms = list[str]
 
@@ -96,33 +121,75 @@ class _File(BaseModel):
     model_config = ConfigDict(extra="allow", frozen=True)
 
     name: str = Field(min_length=1)
-    project_fixture: str = Field(min_length=1)
+    project_fixture: str | None = Field(default=None, min_length=1)
+    type: str | None = None
     turns: list[_Turn] = Field(min_length=1)
 
 
 def load_acervo(folder: Path, name: str | None = None, projects: Path | None = None) -> ConversationSuite:
-    """Every turn file of `folder`, with its project folder resolved (inside `folder`, its sibling
-    `projects/` or `fixtures/`, or `projects` given by the user) and its checks mapped."""
+    """Every turn file of `folder` (or of Acervo's repository root), with its project folder
+    resolved (`_places`) and its checks mapped."""
     if projects is not None and not projects.is_dir():
         raise HarnessError(f"projects folder {projects} is not a folder")
     if not folder.is_dir():
         raise CaseFileError.missing(folder, "not a folder of Acervo turn files (*.yaml)")
+    if (folder / SCENARIOS).is_dir():
+        folder = folder / SCENARIOS
     files = sorted(p for p in folder.iterdir() if p.suffix in (".yaml", ".yml") and p.is_file())
-    if not files:
+    notes = _Notes()
+    places = _places(folder, projects)
+    raws = [(path, read_yaml(path)) for path in files]
+    for path, raw in raws:
+        if _older_format(raw):
+            notes.unjudged.append(
+                f"{path.name}: not loaded: Acervo's older scenario format (turns of user_msg and "
+                "assistant_msg, run by its run_benchmarks.py), not a benchmark turn file"
+            )
+    scenarios = [_scenario(path, raw, notes, places) for path, raw in raws if not _older_format(raw)]
+    if not scenarios:
         raise CaseFileError(folder, "no turn files (*.yaml, *.yml) in the folder")
-    dropped: list[str] = []
-    roots = [folder / ".", folder / "../projects", folder / "../fixtures", *([projects] if projects else [])]
-    scenarios = [_scenario(path, dropped, roots) for path in files]
     names = [s.name for s in scenarios]
     if len(set(names)) != len(names):
         raise CaseFileError(
             folder, f"two turn files share a scenario name: {sorted(n for n in names if names.count(n) > 1)[0]!r}"
         )
-    return ConversationSuite(name or f"acervo:{folder}", tuple(scenarios), folder, tuple(dropped))
+    return ConversationSuite(
+        name or f"acervo:{folder}", tuple(scenarios), folder, tuple(notes.dropped), tuple(notes.unjudged)
+    )
 
 
-def _scenario(path: Path, dropped: list[str], roots: list[Path]) -> Scenario:
-    raw = read_yaml(path)
+class _Notes:
+    """What the import reports: fields not used, and checks or files it cannot judge."""
+
+    def __init__(self) -> None:
+        self.dropped: list[str] = []
+        self.unjudged: list[str] = []
+
+
+def _older_format(raw: Any) -> bool:
+    """A file of Acervo's older scenario format: turns with `user_msg` and no `user`."""
+    turns = raw.get("turns") if isinstance(raw, dict) else None
+    return (
+        isinstance(turns, list)
+        and bool(turns)
+        and all(isinstance(t, dict) and "user_msg" in t and "user" not in t for t in turns)
+    )
+
+
+def _places(folder: Path, projects: Path | None) -> list[Path]:
+    """Where a fixture may lie, in lookup order: beside the turn files, then in each folder above
+    them up to the repository root, then the user's projects folder."""
+    places = [folder / place for place in _BESIDE]
+    above = folder.resolve()
+    for _ in range(MAX_LEVELS):
+        if above.parent == above or any((above / marker).exists() for marker in REPO_MARKERS):
+            break
+        above = above.parent
+        places += [above / place for place in _ABOVE]
+    return places + ([projects] if projects is not None else [])
+
+
+def _scenario(path: Path, raw: Any, notes: _Notes, places: list[Path]) -> Scenario:
     if not isinstance(raw, dict):
         raise CaseFileError(path, f"expected a YAML mapping, got {type(raw).__name__}")
     try:
@@ -130,15 +197,35 @@ def _scenario(path: Path, dropped: list[str], roots: list[Path]) -> Scenario:
     except ValidationError as exc:
         field, message = describe(exc)
         raise CaseFileError(path, message, field=field) from None
-    dropped.extend(f"{path.name}: field {key!r} not used" for key in parsed.model_extra or {})
+    notes.dropped.extend(f"{path.name}: field {key!r} not used" for key in parsed.model_extra or {})
     numbers = [t.turn for t in parsed.turns]
     if numbers != sorted(set(numbers)):
         raise CaseFileError(path, "turn numbers must be unique and increasing", field="turns")
-    turns = []
-    for position, turn in enumerate(parsed.turns):
-        dropped.extend(f"{path.name}: turn {turn.turn}: field {key!r} not used" for key in turn.model_extra or {})
-        turns.append(_turn(turn, path, f"turns[{position}]"))
-    return Scenario(parsed.name, _project(path, parsed.project_fixture, roots), tuple(turns))
+    unused: dict[str, list[int]] = {}
+    for turn in parsed.turns:
+        for key in turn.model_extra or {}:
+            unused.setdefault(key, []).append(turn.turn)
+    for key, where in unused.items():
+        on = f"turn {where[0]}" if len(where) == 1 else f"turns {', '.join(map(str, where))}"
+        if key in MODEL_CHECKS:
+            notes.unjudged.append(f"{path.name}: {key} ({on}) not judged: {MODEL_CHECKS[key]}")
+        else:
+            notes.dropped.append(f"{path.name}: field {key!r} not used ({on})")
+    turns = [_turn(turn, path, f"turns[{position}]") for position, turn in enumerate(parsed.turns)]
+    if parsed.project_fixture is None:
+        if parsed.type != CHAT_ONLY:
+            raise CaseFileError(
+                path,
+                f"Field required (or type: {CHAT_ONLY} for a conversation with no project)",
+                field="project_fixture",
+            )
+        notes.unjudged.append(
+            f"{path.name}: a {CHAT_ONLY} scenario (no project_fixture): played over an empty memory; the harness "
+            "judges intent, budgets and context terms against the facts it stores from the user's messages, "
+            "not Acervo's model-built graph"
+        )
+        return Scenario(parsed.name, None, tuple(turns))
+    return Scenario(parsed.name, _project(path, parsed.project_fixture, places), tuple(turns))
 
 
 def _turn(turn: _Turn, path: Path, where: str) -> ConversationTurn:
@@ -174,13 +261,12 @@ def _kinds(names: list[str], path: Path, field: str) -> tuple[RecordKind, ...]:
     return tuple(dict.fromkeys(KINDS[n] for n in names))
 
 
-def _project(path: Path, fixture: str, roots: list[Path]) -> Path:
-    """The first lookup place holding `fixture`; it must resolve inside one of `roots`."""
-    places = [path.parent / place for place in _LOOKUP] + roots[3:]
+def _project(path: Path, fixture: str, places: list[Path]) -> Path:
+    """The first lookup place holding `fixture`; it must resolve inside one of them."""
     for place in places:
         candidate = (place / fixture).resolve()
         if candidate.is_dir():
-            if not any(candidate.is_relative_to(root.resolve()) for root in roots):
+            if not any(candidate.is_relative_to(root.resolve()) for root in places):
                 raise CaseFileError(
                     path,
                     f"project folder {fixture!r} resolves to {candidate}, outside the suite's folders "

@@ -62,7 +62,10 @@ def test_scripted_agent_reads_until_the_answer(run) -> None:
     assert second.agent_steps == ["list_directory .", "file_search controller", "file_search cut"]
     assert second.agent_tokens > second.history_tokens
     assert results[2].agent_tokens is None  # a turn with no answer terms gives the agent nothing to find
-    assert results[4].agent_steps == []  # the answer is in the history already
+    # the answer was stated in the conversation, not written in the project: the agent must earn it
+    # from the files (the history does not count), reads them all and never finds it
+    assert results[4].agent_answered is False
+    assert results[4].agent_steps[-1].startswith("read_file ")
 
 
 def test_report_and_chart(run, tmp_path: Path) -> None:
@@ -75,7 +78,8 @@ def test_report_and_chart(run, tmp_path: Path) -> None:
     assert summary["components"] == {"intent": 1.0, "activation": 1.0, "budget": 1.0, "content": 1.0}
     efficiency = summary["efficiency"]
     assert efficiency["input_tokens"] == sum(r.input_tokens for r in results)
-    measured = [r for r in results if r.agent_tokens is not None]
+    measured = [r for r in results if r.agent_tokens is not None and r.agent_answered]  # unanswered: left out
+    assert efficiency["agent_unanswered"] == 1
     assert efficiency["vs_agent"] == pytest.approx(
         sum(r.agent_tokens for r in measured) / sum(r.input_tokens for r in measured)
     )
@@ -136,3 +140,52 @@ def test_an_interrupted_run_says_so() -> None:
     assert f"INCOMPLETE: {reason}" in report.scorecard.caption
     assert f"> **INCOMPLETE RUN**: {reason}. Only the turns that finished are below." in report.markdown
     assert report.data["summary"]["bm25"]["turns"] == 3
+
+
+def test_acervos_measure_can_answer_and_projects(run) -> None:
+    """Acervo's efficiency measure is its estimate over our warm tokens, on the turns that estimate."""
+    results, report = run
+    second = results[1]  # the one turn with agent_comparison: estimated_input_tokens 2000, 2 tools
+    summary = report.data["summary"]["bm25"]
+    assert summary["efficiency"]["estimated_turns"] == 1
+    assert summary["efficiency"]["acervo_ratio"] == pytest.approx(2000 / second.tokens)
+    assert summary["can_answer"] == {
+        "GROUND": {
+            "turns": 1,
+            "stateless": 0,
+            "agent_estimate": {"answers": 1, "mean_tokens": 2000, "mean_steps": 2},
+            "scripted_agent": {
+                "turns": 1,
+                "answers": 1,
+                "mean_tokens": second.agent_tokens,
+                "mean_steps": len(second.agent_steps),
+            },
+            "memory": {"answers": 1, "mean_tokens": second.tokens, "ratio": pytest.approx(2000 / second.tokens)},
+        }
+    }
+    ground = summary["categories"]["GROUND"]
+    assert (ground["out_of"], ground["estimated_turns"], ground["estimated_agent_mean_tokens"]) == (2, 1, 2000)
+    assert summary["projects"]["kiln"]["turns"] == 7
+    # the strict rules (this run's): turn 6 asserts no content, so it is not counted
+    assert summary["projects"]["kiln"]["held"] == summary["projects"]["kiln"]["out_of"] == 6
+    assert "Can answer, GROUND (1 turns with an agent estimate" in report.markdown
+    assert "| kiln | 7 | 7 | 1.00 | 6/6 |" in report.markdown
+
+
+def test_a_chat_only_scenario_plays_over_an_empty_memory(tmp_path: Path) -> None:
+    (tmp_path / "c.yaml").write_text(
+        "name: c\ntype: conversation\nturns:\n"
+        "  - turn: 1\n    user: Our boat is called Kestrel and it sails from Oban.\n    category: RESOLVE\n"
+        "  - turn: 2\n    user: Where does the boat Kestrel sail from?\n    category: RECALL\n"
+        "    s3:\n      context_contains: [oban]\n"
+    )
+    backend = registry.connect("embedded")
+    try:
+        results, report = run_kind(backend, load_acervo(tmp_path))
+    finally:
+        backend.close()
+    first, second = results
+    assert first.facts_stored == ["Our boat is called Kestrel and it sails from Oban"]
+    assert (second.passed, second.records[0]["kind"]) == (True, "fact")
+    assert second.agent_tokens is None  # no project: nothing for an agent to read
+    assert report.data["not_judged"][0].startswith("c.yaml: a conversation scenario (no project_fixture)")

@@ -104,3 +104,81 @@ def test_project_found_one_folder_up(tmp_path: Path) -> None:
     _write(tmp_path / "scenarios", "name: s\nproject_fixture: p\nturns:\n" + GOOD_TURN, project=False)
     suite = load_acervo(tmp_path / "scenarios")
     assert suite.scenarios[0].project == (tmp_path / "fixtures" / "p").resolve()
+
+
+# -- Acervo's repository layout, chat-only scenarios, other formats ------------------------------
+
+TURN = (
+    "  - turn: 1\n    user: How is the pump primed?\n    category: RESOLVE\n    s3:\n      context_contains: [valve]\n"
+)
+CHAT = (
+    "name: c\ntype: conversation\ndescription: talk only\nturns:\n"
+    "  - turn: 1\n    user: Our boat is called Kestrel.\n    category: RESOLVE\n    phase: dump\n"
+    "    expected_entities:\n      - {label: Kestrel, type: project}\n    graph_assertions:\n      min_nodes: 1\n"
+    "  - turn: 2\n    user: What is the boat called?\n    category: RECALL\n    phase: ask\n"
+    "    expected_s2:\n      seeds: [kestrel]\n    s3:\n      context_contains: [kestrel]\n"
+)
+
+
+def _repository(root: Path) -> Path:
+    """A repository laid out as Acervo's: scenarios under tests/integration, projects under tests/fixtures."""
+    (root / "pyproject.toml").parent.mkdir(parents=True, exist_ok=True)
+    (root / "pyproject.toml").write_text("[project]\nname = 'x'\n")
+    scenarios = root / "tests" / "integration" / "scenarios"
+    scenarios.mkdir(parents=True)
+    (root / "tests" / "fixtures" / "pumps").mkdir(parents=True)
+    (root / "tests" / "fixtures" / "pumps" / "pump.md").write_text("# Pump\n\nThe valve opens at three bar.\n")
+    (scenarios / "p_bench.yaml").write_text("name: p\nproject_fixture: pumps\nturns:\n" + TURN)
+    (scenarios / "c_chat.yaml").write_text(CHAT)
+    (scenarios / "old.yaml").write_text("name: old\nturns:\n  - user_msg: hello\n    assistant_msg: hi\n")
+    return root
+
+
+@pytest.mark.parametrize("where", [".", "tests/integration/scenarios"])
+def test_the_repository_layout_loads_as_published(tmp_path: Path, where: str) -> None:
+    root = _repository(tmp_path / "repo")
+    suite = load_acervo(root / where)
+    assert suite.source == root / "tests" / "integration" / "scenarios"
+    chat, bench = suite.scenarios  # name order: c_chat.yaml, p_bench.yaml; old.yaml left out
+    assert bench.project == (root / "tests" / "fixtures" / "pumps").resolve()
+    assert chat.project is None
+    assert [t.checks.contains for t in chat.turns] == [(), ("kestrel",)]
+    assert suite.unjudged == (
+        "old.yaml: not loaded: Acervo's older scenario format (turns of user_msg and assistant_msg, run by its "
+        "run_benchmarks.py), not a benchmark turn file",
+        "c_chat.yaml: expected_entities (turn 1) not judged: typed entities Acervo's S1 model extracts from the "
+        "message (the harness stores the user's stated sentences, not typed entities)",
+        "c_chat.yaml: graph_assertions (turn 1) not judged: node and edge counts, and their change per turn, of "
+        "the graph Acervo's model builds",
+        "c_chat.yaml: expected_s2 (turn 2) not judged: seed and warm-layer node ids of Acervo's walk over its "
+        "model-built graph",
+        "c_chat.yaml: a conversation scenario (no project_fixture): played over an empty memory; the harness "
+        "judges intent, budgets and context terms against the facts it stores from the user's messages, not "
+        "Acervo's model-built graph",
+    )
+    assert suite.dropped == (
+        "c_chat.yaml: field 'description' not used",
+        "c_chat.yaml: field 'phase' not used (turns 1, 2)",
+    )
+
+
+def test_fixtures_are_not_looked_up_beyond_the_repository(tmp_path: Path) -> None:
+    root = _repository(tmp_path / "outer" / "repo")
+    (tmp_path / "outer" / "fixtures" / "elsewhere").mkdir(parents=True)
+    (root / "tests" / "integration" / "scenarios" / "p_bench.yaml").write_text(
+        "name: p\nproject_fixture: elsewhere\nturns:\n" + TURN
+    )
+    with pytest.raises(CaseFileError, match="project folder 'elsewhere' not found"):
+        load_acervo(root)
+
+
+def test_a_scenario_without_a_project_must_say_it_is_chat_only(tmp_path: Path) -> None:
+    (tmp_path / "s.yaml").write_text("name: s\ntype: other\nturns:\n" + TURN)
+    with pytest.raises(CaseFileError, match="project_fixture: Field required \\(or type: conversation"):
+        load_acervo(tmp_path)
+
+
+def test_a_folder_of_older_format_files_only_has_no_turn_files(tmp_path: Path) -> None:
+    (tmp_path / "old.yaml").write_text("name: old\nturns:\n  - user_msg: hello\n")
+    with pytest.raises(CaseFileError, match="no turn files"):
+        load_acervo(tmp_path)

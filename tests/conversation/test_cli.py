@@ -49,3 +49,18 @@ def test_malformed_turn_file_is_one_line_exit_2(tmp_path: Path) -> None:
     done = harness("run", "--suite", f"acervo:{tmp_path}", "-m", "bm25", "--out", str(tmp_path / "r"), cwd=tmp_path)
     assert done.returncode == 2
     assert "s.yaml: turns[0].category" in one_line(done.stderr)
+
+
+def test_turn_rules_option(tmp_path: Path) -> None:
+    out = tmp_path / "reports"
+    done = harness("run", "--suite", f"acervo:{FOLDER}", "-m", "bm25", "--out", str(out), cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    assert json.loads((out / "conversation-embedded-latest.json").read_text())["turn_rules"]["name"] == "acervo-v0.5"
+    done = harness(
+        "run", "--suite", f"acervo:{FOLDER}", "-m", "bm25", "--turn-rules", "strict", "--out", str(out), cwd=tmp_path
+    )
+    assert done.returncode == 0, done.stderr
+    assert json.loads((out / "conversation-embedded-latest.json").read_text())["turn_rules"]["name"] == "strict"
+    refused = harness("run", "--suite", "builtin", "--turn-rules", "strict", "--out", str(out), cwd=tmp_path)
+    assert refused.returncode == 2
+    assert "--turn-rules does not apply to belief" in one_line(refused.stderr)

@@ -57,9 +57,17 @@ def test_reads_files_until_the_terms_appear(tmp_path: Path) -> None:
     assert run.tokens == tokens.count("\n".join(read))
 
 
-def test_history_alone_or_nothing_to_find(tmp_path: Path) -> None:
+def test_the_answer_is_earned_from_the_project(tmp_path: Path) -> None:
     agent = ScriptedAgent(_project(tmp_path / "p"))
-    assert agent.run("the valve is brass", "what is the valve made of?", [("brass",)]).steps == ()
+    # the history says "brass", but the project must: the search for "valve" prints the brass line
+    run = agent.run("the valve is brass", "what is the valve made of?", [("brass",)])
+    assert run.steps == ("list_directory .", "file_search valve")
+    assert run.answered
+    # a term of the question is no evidence of an answer: "pump" leaves the group, "brass" must be found
+    run = agent.run("", "what is the pump valve made of?", [("pump", "brass")])
+    assert run.steps == ("list_directory .", "file_search pump")
+    # ... and a group of the question's own words only leaves the turn with nothing to look for
+    assert agent.run("", "is the valve brass?", [("brass",), ("valve",)]) is None
     assert agent.run("", "anything", []) is None
     lost = agent.run("", "Who built it?", [("zeppelin",)])
     assert not lost.answered

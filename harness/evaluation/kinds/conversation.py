@@ -1,6 +1,7 @@
 """Conversation turns over projects as a case kind: each scenario's project is ingested into a
-fresh namespace per mode, its turns are played in order through `prepare` and `process`, and each
-turn is judged (`turn_judge`) and measured against the scripted agent and the whole history.
+fresh namespace per mode (a chat-only scenario starts empty), its turns are played in order
+through `prepare` and `process`, and each turn is judged (`turn_judge`, under the run's
+`turn_rules`) and measured against the scripted agent and the whole history.
 """
 
 from __future__ import annotations
@@ -16,10 +17,11 @@ from typing import Any
 from harness import tokens
 from harness.errors import HarnessError
 from harness.evaluation import teardown
-from harness.evaluation.kind import Engine, Item, KindOptions, KindSpec, Report, RunInfo, Step
+from harness.evaluation.kind import Engine, Item, KindOptions, KindSpec, Report, RunInfo, Step, option
 from harness.evaluation.results import Fails
 from harness.evaluation.scripted_agent import AgentRun, ScriptedAgent
 from harness.evaluation.turn_judge import judge_turn
+from harness.evaluation.turn_rules import STRICT, TurnRules, TurnRulesName
 from harness.models.conversation import ConversationSuite, ConversationTurn, Scenario
 from harness.models.project import Project
 from harness.pipeline.conversation import ContextSettings, Conversation, search_text
@@ -53,6 +55,11 @@ class TurnResult(Fails):
     components: dict[str, bool] = field(default_factory=dict)
     """Per asserted component, whether it held."""
     passed: bool = False
+    """The turn's verdict under the run's turn rules."""
+    counted: bool = True
+    """Whether the turn counts in its category's score (under the run's turn rules)."""
+    effective: bool = False
+    """Whether it holds there: its deciding content checks held."""
     reasons: list[str] = field(default_factory=list)
     input_tokens: int = 0
     """What this turn sends: context plus message."""
@@ -91,11 +98,14 @@ class ConversationKind:
         fail_under: float | None = None,
         embedding_model: str | None = None,
         limit: int | None = None,
+        rules: TurnRules = STRICT,
     ):
         """`fail_under`: a mode whose turn pass rate is under it fails the run (a quality gate);
-        `embedding_model` and `limit` are recorded with the scores (baselines compare like with like)."""
+        `embedding_model` and `limit` are recorded with the scores (baselines compare like with like);
+        `rules`: which checks decide a turn and which turns a category counts."""
         self.suite = suite
         self.settings = settings or ContextSettings()
+        self.rules = rules
         self.fail_under = fail_under
         self.embedding_model = embedding_model
         self.limit = limit
@@ -104,7 +114,7 @@ class ConversationKind:
         self._agent_runs: dict[tuple[str, int], AgentRun | None] = {}
 
     @classmethod
-    def for_run(cls, suite: ConversationSuite, options: KindOptions) -> ConversationKind:
+    def for_run(cls, suite: ConversationSuite, options: KindOptions, rules: TurnRules = STRICT) -> ConversationKind:
         """The kind for `harness run`: with `--shard`, the scenarios this shard owns (by name: a
         conversation's turns depend on each other, so it is never split); with `--limit N`, the
         first N turns of each; the embedding model recorded only when a mode uses it."""
@@ -114,14 +124,16 @@ class ConversationKind:
             scenarios = [replace(s, turns=s.turns[: options.limit]) for s in scenarios]
         needs_vectors = any(m.needs_vectors for m in options.modes)
         model = options.embedding_model if needs_vectors else None
-        return cls(replace(suite, scenarios=tuple(scenarios)), None, options.fail_under, model, options.limit)
+        return cls(replace(suite, scenarios=tuple(scenarios)), None, options.fail_under, model, options.limit, rules)
 
     @property
     def baseline_suite(self) -> str:
         return self.suite.name
 
     def project(self, scenario: Scenario) -> Project:
-        """The scenario's project, ingested once per run."""
+        """The scenario's project, ingested once per run (none for a chat-only scenario)."""
+        if scenario.project is None:
+            return Project(scenario.name, Path(), ())
         if scenario.project not in self._projects:
             self._projects[scenario.project] = ingest(scenario.project)
         return self._projects[scenario.project]
@@ -162,7 +174,9 @@ class ConversationKind:
             memory = ProjectMemory.open(
                 backend, f"c{uuid.uuid4().hex[:12]}", engine.embedder if mode.needs_vectors else None
             )
-            memory.load(self.project(scenario))
+            project = self.project(scenario)
+            if project.records:  # a chat-only scenario starts from an empty memory
+                memory.load(project)
         except Exception as exc:  # noqa: BLE001 - every turn of the scenario reports it
             setup_error = exc
         try:
@@ -173,7 +187,7 @@ class ConversationKind:
                 if setup_error is not None or conversation is None:
                     result.fail_with(setup_error or RuntimeError("no project memory"))
                 else:
-                    self._play(conversation, turn, history, result)
+                    self._play(conversation, turn, history, result, self.rules)
                 history.append((turn.user, turn.assistant))
                 yield Step(result.item_id, [result])
         finally:
@@ -186,6 +200,7 @@ class ConversationKind:
         spoken = "\n".join(f"{user}\n{assistant}" for user, assistant in history)
         agent = self._agent_run(scenario, turn, spoken)
         return TurnResult(
+            counted=self.rules.counted(turn.checks, "effectiveness" in turn.notes),
             suite=self.suite.name,
             scenario=scenario.name,
             turn=turn.number,
@@ -202,8 +217,11 @@ class ConversationKind:
         )
 
     def _agent_run(self, scenario: Scenario, turn: ConversationTurn, spoken: str) -> AgentRun | None:
-        """The agent's reading does not depend on the backend or mode: measured once per turn."""
+        """The agent's reading does not depend on the backend or mode: measured once per turn
+        (never without a project: it has no files to read)."""
         key = (scenario.name, turn.number)
+        if scenario.project is None:
+            return None
         if key not in self._agent_runs:
             if scenario.project not in self._agents:
                 self._agents[scenario.project] = ScriptedAgent(scenario.project)
@@ -213,14 +231,20 @@ class ConversationKind:
 
     @staticmethod
     def _play(
-        conversation: Conversation, turn: ConversationTurn, history: list[tuple[str, str]], result: TurnResult
+        conversation: Conversation,
+        turn: ConversationTurn,
+        history: list[tuple[str, str]],
+        result: TurnResult,
+        rules: TurnRules,
     ) -> None:
         try:
             started = time.perf_counter()
             context = conversation.prepare(turn.user, history)
             result.latency_ms = (time.perf_counter() - started) * 1000
             stored = conversation.process(turn.user, turn.assistant)
-            verdict = judge_turn(turn.checks, context, conversation.facts_containing)
+            verdict = judge_turn(
+                turn.checks, context, conversation.facts_containing, rules, "effectiveness" in turn.notes
+            )
         except Exception as exc:  # noqa: BLE001 - the turn reports it and the conversation goes on
             result.fail_with(exc)
             return
@@ -236,6 +260,8 @@ class ConversationKind:
         result.components = verdict.components
         result.reasons = verdict.reasons
         result.passed = verdict.passed
+        result.counted = verdict.counted
+        result.effective = verdict.effective
 
     def items(self) -> list[Item]:
         """A turn per item; a scenario's turns depend on each other, so they are played as one group."""
@@ -252,7 +278,9 @@ class ConversationKind:
 
     def report(self, results: Sequence[TurnResult], run: RunInfo) -> Report:
         settings = {**asdict(self.settings), "limit": self.limit, "embedding_model": self.embedding_model}
-        return build_report(self.suite, results, run, settings, self.fail_under)
+        if self.rules is not STRICT:  # the strict rules are the baselines' settings as they were frozen
+            settings["turn_rules"] = self.rules.name
+        return build_report(self.suite, results, run, settings, self.fail_under, self.rules.to_json())
 
 
 def _expected(turn: ConversationTurn) -> dict[str, Any]:
@@ -261,22 +289,39 @@ def _expected(turn: ConversationTurn) -> dict[str, Any]:
     return {k: v for k, v in checks.items() if v not in (None, ())}
 
 
-def build(suites: Sequence[str], common: KindOptions, own: None) -> ConversationKind:  # noqa: ARG001 - no options of its own
-    """`conversation:builtin` or `acervo:DIR` (a folder of turn files and fixture projects)."""
+@dataclass(frozen=True)
+class ConversationOptions:
+    turn_rules: TurnRulesName = field(
+        default=TurnRulesName.AUTO,
+        metadata=option(
+            "Judge turns by: acervo-v0.5 (Acervo's test_benchmarks.py: its published numbers' rules), "
+            "strict (every asserted check decides), auto (acervo-v0.5 for acervo: suites, else strict)."
+        ),
+    )
+
+
+def build(suites: Sequence[str], common: KindOptions, own: ConversationOptions) -> ConversationKind:
+    """`conversation:builtin` or `acervo:DIR` (a folder of turn files and fixture projects, or
+    Acervo's repository root)."""
     (suite,) = suites
     prefix, _, rest = suite.partition(":")
+    rules = own.turn_rules.rules(acervo_suite=prefix == "acervo")
     if prefix == "conversation":
-        return ConversationKind.for_run(load_conversation(rest), common)
+        return ConversationKind.for_run(load_conversation(rest), common, rules)
     folder, _, projects = rest.partition(":")
     if not folder:
         raise HarnessError("--suite acervo:DIR: name the folder of turn files and fixture projects")
     loaded = load_acervo(
         Path(folder).expanduser(), name=suite, projects=Path(projects).expanduser() if projects else None
     )
-    return ConversationKind.for_run(loaded, common)
+    return ConversationKind.for_run(loaded, common, rules)
 
 
 def result_from_json(data: Mapping[str, Any]) -> TurnResult:
+    """A report's turn read back. Reports written before turn rules have no `effective`: they were
+    judged strictly, where a turn holds in its category exactly when it passed."""
+    if "effective" not in data:
+        data = {**data, "effective": bool(data.get("passed", False))}
     return TurnResult.from_json(data)
 
 
@@ -285,6 +330,7 @@ SPEC = KindSpec(
     title="Conversation turns",
     suite_help="conversation:builtin, acervo:DIR",
     build=build,
+    options=ConversationOptions,
     result=result_from_json,
     builtin="conversation:builtin",
     results_key="turns",
