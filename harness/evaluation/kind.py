@@ -306,7 +306,7 @@ def options_from_json(kind: KindSpec[Any, Any], data: Mapping[str, Any]) -> Any:
 
 
 def rebuild(kind: KindSpec[Any, R], origin: Mapping[str, Any], modes: Sequence[str]) -> CaseKind[R]:
-    """The kind an unsharded run of a report's `origin` would have run (`harness merge`, the pytest baseline gate)."""
+    """The kind an unsharded run of a report's `origin` would have run (`harness merge`)."""
     common = KindOptions([Mode(m) for m in modes], origin["limit"], origin["fail_under"], origin["embedding_model"])
     return kind.build(tuple(origin["suites"]), common, options_from_json(kind, origin["options"]))
 
@@ -338,7 +338,7 @@ class Item:
 
 @runtime_checkable
 class Itemized(Protocol[R]):
-    """A kind whose items pytest runs one by one (haystack questions are benchmarks: not items)."""
+    """A kind whose items pytest runs one by one (every built-in kind is one)."""
 
     @property
     def name(self) -> str: ...
