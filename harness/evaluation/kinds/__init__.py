@@ -4,9 +4,9 @@ functions that turn a run's `--suite` arguments into kinds.
 Belief suites (`builtin`, `tenure:DIR`, a suite folder) are the kind without a prefix: every
 `--suite` that names no registered prefix is one, and they run together as one `BeliefKind`.
 Every other kind claims its `--suite PREFIX:REST` formats in its spec; a kind with a `selector`
-(an own option such as `--dataset`) runs alone, with that option's value as its suite. An explicit list rather
-than entry points, as the backend registry: the order is stated and a kind is found by reading
-one line. Tests that add a kind patch `SPECS` for their own duration; everything reads it on each call.
+(an own option such as `--dataset`) runs alone, with that option's value as its suite. An
+explicit list rather than entry points, as the backend registry: the order is stated and a kind
+is found by reading one line. Tests that add a kind patch `SPECS` for their own duration; everything reads it on each call.
 """
 
 from __future__ import annotations
