@@ -42,6 +42,7 @@ def baseline_action(config: pytest.Config) -> str | None:
 def record(node: pytest.Item, param: ItemParam, info: BackendInfo, results: Sequence[Result]) -> None:
     """Hand an item's results to the controller's gate (in the item's report), with where they ran."""
     where = {"suite": param.spec, "kind": param.kind, "backend": param.backend, "mode": param.mode.value}
+    where |= {"system": param.system}
     rows = [result.to_json() for result in results]
     node.user_properties.append(
         (RESULT_PROPERTY, {**where, "item": param.item.id, "info": asdict(info), "results": rows})
@@ -59,7 +60,7 @@ class _Ran:
 
 class BaselineGate:
     """In the controller: collects the items' results from their reports, then freezes or checks
-    one baseline per suite x backend x mode when the session ends."""
+    one baseline per suite x backend x mode (x system under test) when the session ends."""
 
     def __init__(
         self, store: BaselineStore, action: str, tolerance: float, modes: Sequence[Mode], history_file: Path
@@ -69,7 +70,7 @@ class BaselineGate:
         self.tolerance = tolerance
         self.kinds = Kinds(modes)
         self.history_file = history_file
-        self.runs: dict[tuple[str, str, str, str], _Ran] = {}
+        self.runs: dict[tuple[str, str, str, str, str], _Ran] = {}
         self.lines: list[str] = []
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
@@ -77,7 +78,7 @@ class BaselineGate:
             return
         for name, value in report.user_properties:
             if name == RESULT_PROPERTY and isinstance(value, dict):  # as `record` wrote it
-                key = (value["suite"], value["kind"], value["backend"], value["mode"])
+                key = (value["suite"], value["kind"], value["backend"], value["mode"], value["system"])
                 ran = self.runs.setdefault(key, _Ran(value["info"]))
                 ran.items.add(value["item"])
                 ran.results.extend(value["results"])
@@ -92,8 +93,8 @@ class BaselineGate:
             return
         failed, lines = False, list[str]()
         try:
-            for (suite, name, backend, mode), ran in self.runs.items():
-                gate = self._gate(suite, name, backend, Mode(mode), ran)
+            for (suite, name, backend, mode, system), ran in self.runs.items():
+                gate = self._gate(suite, name, backend, Mode(mode), system, ran)
                 failed, lines = failed or bool(gate.failed), [*lines, *gate.lines]
         except HarnessError as exc:
             self.lines = [f"harness: {exc}"]
@@ -103,8 +104,8 @@ class BaselineGate:
         if failed and session.exitstatus == pytest.ExitCode.OK:
             session.exitstatus = pytest.ExitCode.TESTS_FAILED
 
-    def _gate(self, suite: str, name: str, backend: str, mode: Mode, items: _Ran) -> GateResult:
-        """Freeze or check one suite x backend x mode from its items' results, as `harness run` would."""
+    def _gate(self, suite: str, name: str, backend: str, mode: Mode, system: str, items: _Ran) -> GateResult:
+        """Freeze or check one suite x backend x mode (x system) from its items' results, as `harness run` would."""
         spec = kinds.spec(name)
         kind: CaseKind[Any] = self.kinds[suite]  # type: ignore[assignment]  # an Itemized kind is a CaseKind
         results = sorted((spec.result(row) for row in items.results), key=run_order(spec, kind, [mode.value]))
@@ -119,7 +120,7 @@ class BaselineGate:
         report = kind.report(results, run)
         return run_gate(
             self.store,
-            report_sheets(report, kind.baseline_suite, backend),
+            report_sheets(report, kind.baseline_suite, backend, system),
             report.settings,
             freeze_run=self.action == "freeze",
             history_file=self.history_file,
