@@ -41,7 +41,7 @@ from rich.progress import (
 from rich.table import Table
 
 from harness.backends import registry
-from harness.backends.ledger import server_identity
+from harness.backends.ledger import NAMESPACE, Ledger, server_identity
 from harness.backends.provision import backend_session, start_server
 from harness.backends.registry import check_backend, connect
 from harness.baselines import (
@@ -72,11 +72,16 @@ from harness.pipes import stdout_until_closed
 from harness.reports import compare as compare_reports
 from harness.reports import run_report
 from harness.reports.envelope import write_report
-from harness.reports.writer import check_out_dir, write_run_files
+from harness.reports.writer import check_out_dir, report_json, write_run_files
 from harness.resources import data_root
 from harness.shards import Shard, parse_shard
 from harness.suites import BUILTIN, load_suite
 from harness.suites.resolve import cases_dir
+from harness.systems import http as http_system
+from harness.systems import registry as systems_registry
+from harness.systems.bound import BoundSystem, bind
+from harness.systems.protocol import REFERENCE, Opening, SystemSpec
+from harness.systems.reference import SPEC as REFERENCE_SPEC
 
 if TYPE_CHECKING:
     from harness.backends.base import Backend
@@ -312,6 +317,14 @@ def run(
         float,
         typer.Option(rich_help_panel="Baselines", min=0.0, help="How far a score may fall below its baseline."),
     ] = DEFAULT_TOLERANCE,
+    system: Annotated[
+        list[str],
+        typer.Option(
+            "--system",
+            rich_help_panel="Backend",
+            help="Memory system under test (repeatable): reference, an installed one, or http:URL.",
+        ),
+    ] = [REFERENCE],
     **own_params: Any,
 ) -> int:
     """Run suites (or a public dataset) on a backend in each mode; print the scorecard, write JSON + Markdown reports.
@@ -325,6 +338,7 @@ def run(
     part = parse_shard(shard) if shard is not None else None
     modes = list(dict.fromkeys(mode))
     backends = [check_backend(b) for b in dict.fromkeys(backend)]
+    systems = _systems(system, backends)
     if url is not None:
         if len(backends) != 1:
             raise HarnessError("--url needs exactly one --backend")
@@ -334,10 +348,12 @@ def run(
     if not dry_run:
         check_out_dir(out)
     gate = _baseline_gate(check_baseline, freeze_baseline, baseline_dir, baseline_tolerance, shard, dry_run, out)
+    if gate is not None and systems != [REFERENCE_SPEC]:
+        raise HarnessError("baselines are kept for the reference system only: run other systems without them")
     request = runner.RunRequest(tuple(modes), out, error_threshold, trec, part)
     where = (url, allow_extension, gate)
     if dataset is not None:
-        return _run_dataset(request, where, backends, own["haystack"], limit, model, device, dry_run)
+        return _run_dataset(request, where, backends, own["haystack"], limit, model, device, dry_run, systems)
     common = KindOptions(modes, limit, fail_under, model, part)
     planned = kinds_for(suite, common, own)
     if gate is not None:
@@ -352,11 +368,22 @@ def run(
             embed_ahead(each.kind, embedder)
     written: list[Path] = []
     with _naming_reports(written):
-        codes = [_run_kind(backends[0], each, common, embedder, request, *where, written) for each in planned]
-        for name in backends[1:]:  # a kind may keep state for its report: a fresh one per backend
-            again = kinds_for(suite, common, own)
-            codes += [_run_kind(name, each, common, embedder, request, *where, written) for each in again]
+        codes = []
+        for number, (spec, name) in enumerate((s, b) for s in systems for b in backends):
+            # a kind may keep state for its report: a fresh one per backend and system
+            again = planned if number == 0 else kinds_for(suite, common, own)
+            codes += [_run_kind(name, each, common, embedder, request, *where, written, spec) for each in again]
     return max(codes)
+
+
+def _systems(names: Sequence[str], backends: Sequence[str]) -> list[SystemSpec]:
+    """The `--system` names resolved, each on every backend of the run (else a one-line error)."""
+    systems = [systems_registry.resolve(n) for n in dict.fromkeys(names)]
+    for spec in systems:
+        if off := [b for b in backends if not spec.runs_on(b)]:
+            runs_on = ", ".join(sorted(spec.backends or ()))
+            raise HarnessError(f"system {spec.name!r} does not run on {', '.join(off)} (it runs on: {runs_on})")
+    return systems
 
 
 @contextmanager
@@ -412,6 +439,7 @@ def _run_dataset(
     model: str,
     device: Device,
     dry_run: bool,
+    systems: Sequence[SystemSpec],
 ) -> int:
     """A public dataset as haystack questions; a bad file or value fails before a container starts."""
     from harness.evaluation.kinds.haystack import SPEC as HAYSTACK
@@ -448,7 +476,13 @@ def _run_dataset(
 
     written: list[Path] = []
     with _naming_reports(written):
-        return max([_run_kind(name, planned(), common, embedder, request, *where, written) for name in backends])
+        return max(
+            [
+                _run_kind(name, planned(), common, embedder, request, *where, written, spec)
+                for spec in systems
+                for name in backends
+            ]
+        )
 
 
 def _dry_run(selection: Selection, grain: Granularity, modes: Sequence[Mode], embedder: Embedder | None) -> None:
@@ -471,8 +505,9 @@ def _run_kind(
     allow_extension: bool,
     gate: BaselineGate | None,
     written: list[Path],
+    system: SystemSpec = REFERENCE_SPEC,
 ) -> int:
-    """Run one kind of case on one backend: progress, scorecard, reports, baselines, and the run's exit code.
+    """Run one kind of case on one backend and system: progress, scorecard, reports, baselines, and the run's exit code.
 
     An interrupted run, or one an error stopped, has written what finished as an incomplete
     report and re-raises here, after the backend session removed its container. A finished run
@@ -482,13 +517,16 @@ def _run_kind(
     finished: runner.Finished[Any] | None = None
     late: Interrupted | None = None
     try:
-        with _session(name, url, allow_extension) as backend, _progress() as progress:
+        served: list[str | None] = []
+        with _session(name, url, allow_extension, served.append) as backend, _progress() as progress:
+            bound = _bound(system, backend, name, served[-1], embedder)
 
             def start(unit: str, total: int | None) -> Callable[[str], None]:
                 task = progress.add_task(f"{name}: {unit}", total=total)
                 return lambda _: progress.advance(task)
 
-            finished = runner.run_and_report(kind, backend, embedder, request, start, _notice, planned.origin(common))
+            origin = planned.origin(common)
+            finished = runner.run_and_report(kind, backend, embedder, request, start, _notice, origin, bound)
     except Interrupted as exc:
         if finished is None:
             exc.detail = exc.detail or f"while starting the {name} backend"
@@ -573,12 +611,41 @@ def _baseline_gate(
 
 
 @contextmanager
-def _session(name: str, url: str | None, allow_extension: bool) -> Iterator[Backend]:
+def _session(
+    name: str, url: str | None, allow_extension: bool, on_url: Callable[[str | None], None] = lambda _: None
+) -> Iterator[Backend]:
     """The backend session of a suite or dataset run, saying first when a container has to start."""
     if name in registry.servers() and url is None:
         err_console.print(f"starting the {name} container…", highlight=False)
-    with backend_session(name, url, allow_extension=allow_extension, notice=_notice) as engine:
+    with backend_session(name, url, allow_extension=allow_extension, notice=_notice, on_url=on_url) as engine:
         yield engine
+
+
+def _bound(
+    system: SystemSpec, backend: Backend, name: str, url: str | None, embedder: Embedder | None
+) -> BoundSystem | None:
+    """The system under test on this engine (None: the reference system, on the kinds' own path).
+    An HTTP service's namespaces are recorded in the ledger of its URL, for `harness down --url`."""
+    if system.name == REFERENCE:
+        return None
+    ledger = (
+        Ledger(system.name.removeprefix(http_system.PREFIX)) if system.name.startswith(http_system.PREFIX) else None
+    )
+
+    def opening(namespace: str) -> Opening:
+        if ledger is None:
+            return Opening(backend, name, url, namespace, embedder)
+        return Opening(
+            backend,
+            name,
+            url,
+            namespace,
+            embedder,
+            lambda ns: ledger.record("http", NAMESPACE, ns),
+            lambda ns: ledger.forget(NAMESPACE, ns),
+        )
+
+    return bind(system, opening)
 
 
 @app.command()
@@ -598,7 +665,10 @@ def compare(
         print_scorecard(run_report.scorecard({"summary": summaries}, "belief suites"))
     for difference in found:
         _say(difference.line())
-    paths = write_run_files(out, "compare", {"md": compare_reports.comparison_markdown(loaded, found)})
+    from harness.reports.html.compare_page import render_compare
+
+    markdown = compare_reports.comparison_markdown(loaded, found)
+    paths = write_run_files(out, "compare", {"md": markdown, "html": render_compare(loaded, found)})
     if summaries:
         try:
             from harness.reports.chart import write_chart
@@ -607,6 +677,41 @@ def compare(
         except ImportError:
             err_console.print("no chart: install the chart extra (matplotlib)", highlight=False)
     out_console.print(f"written: {', '.join(str(p) for p in paths)}")
+    return 0
+
+
+@app.command()
+def leaderboard(
+    reports: Annotated[
+        list[Path] | None,
+        typer.Argument(
+            help="Run reports (default: the newest complete one of each kind, suite, backend, system and mode)."
+        ),
+    ] = None,
+    out: Annotated[Path, typer.Option(help="Report folder to read and write.")] = Path("reports"),
+) -> int:
+    """Systems x suites and datasets per backend, with each system's published figures beside ours."""
+    from harness.reports import leaderboard as boards
+    from harness.reports.html.leaderboard_page import render_leaderboard
+
+    board = boards.board(
+        compare_reports.load_reports(reports or compare_reports.default_reports(out)), boards.published_figures()
+    )
+    contents: dict[str, str | bytes] = {
+        "md": boards.leaderboard_markdown(board),
+        "json": report_json(boards.leaderboard_json(board)),
+    }
+    svg = None
+    try:
+        from harness.reports.leaderboard_chart import leaderboard_chart
+
+        contents["png"], svg = leaderboard_chart(board)
+    except ImportError:
+        err_console.print("no chart: install the chart extra (matplotlib)", highlight=False)
+    contents["html"] = render_leaderboard(board, svg)
+    out_console.print(contents["md"], soft_wrap=True, highlight=False, markup=False)
+    paths = write_run_files(out, "leaderboard", contents)
+    out_console.print(f"written: {', '.join(str(p) for p in paths)}", soft_wrap=True)
     return 0
 
 
@@ -1006,7 +1111,8 @@ def down(
 def _down_url(url: str) -> int:
     from harness.backends.recorded import remove_leftovers
 
-    result = remove_leftovers(url)
+    droppers = {"http": lambda entry: http_system.drop_namespace(url, entry.name)}
+    result = remove_leftovers(url, droppers if url.startswith(("http://", "https://")) else None)
     names = ", ".join(f"{e.kind} {e.name}" for e in result.removed)
     out_console.print(f"{result.server}: removed {len(result.removed)} leftover(s)" + (f": {names}" if names else ""))
     for entry, reason in result.kept:

@@ -54,6 +54,8 @@ def server_identity(url: str) -> str:
     options (as printed); one that cannot name a server is a one-line error, its secrets masked."""
     if is_conninfo(url):
         return _conninfo_identity(url)
+    if urlsplit(url).scheme in HTTP_SCHEMES:
+        return _http_identity(url)
     schemes = registry.url_schemes()
     expected = ", ".join(f"{name}://" for name in schemes)
     try:
@@ -68,6 +70,23 @@ def server_identity(url: str) -> str:
     netloc = f"[{host}]" if ":" in host else host
     path = parts.path.rstrip("/") or scheme.path
     return urlunsplit((scheme.canonical, f"{netloc}:{port}" if port else netloc, path, "", ""))
+
+
+HTTP_SCHEMES = {"http": 80, "https": 443}
+"""A memory system's HTTP service (`--system http:URL`) keeps its run namespaces in a ledger too."""
+
+
+def _http_identity(url: str) -> str:
+    try:
+        parts = urlsplit(url)
+        port = parts.port or HTTP_SCHEMES[parts.scheme]
+    except ValueError as exc:
+        raise HarnessError(f"--url {redacted(url)!r}: {exc}") from None
+    if not parts.hostname:
+        raise HarnessError(f"--url {redacted(url)!r}: expected http://HOST...")
+    host = parts.hostname.lower()
+    netloc = f"[{host}]" if ":" in host else host
+    return urlunsplit((parts.scheme, f"{netloc}:{port}", parts.path.rstrip("/"), "", ""))
 
 
 def _conninfo_identity(conninfo: str) -> str:

@@ -45,15 +45,22 @@ def _to_stderr(line: str) -> None:
 
 @contextmanager
 def backend_session(
-    name: str, url: str | None = None, *, allow_extension: bool = False, notice: Callable[[str], None] = _to_stderr
+    name: str,
+    url: str | None = None,
+    *,
+    allow_extension: bool = False,
+    notice: Callable[[str], None] = _to_stderr,
+    on_url: Callable[[str | None], None] = lambda _url: None,
 ) -> Iterator[Backend]:
     """The backend for one CLI run: embedded, a given server URL, or a container of our own.
 
     On a given URL every namespace is recorded in the ledger (see ledger.py), pgvector's extension
     is created only if `allow_extension` (and dropped at the end), and `notice` gets one line about
-    leftovers of killed runs or an extension kept because something else uses it.
+    leftovers of killed runs or an extension kept because something else uses it. `on_url` gets
+    the server's URL (None for an in-process engine), for a system under test that connects on its own.
     """
     if descriptor(name).server is None:
+        on_url(None)
         backend: Backend = connect(name)
         try:
             yield backend
@@ -61,6 +68,7 @@ def backend_session(
             backend.close()
         return
     if url is not None:
+        on_url(url)
         backend = open_recorded(name, url, allow_extension, notice)
         try:
             yield backend
@@ -69,6 +77,7 @@ def backend_session(
         return
     server_url, container = start_server(name, f"cli-{uuid.uuid4().hex[:12]}")
     try:
+        on_url(server_url)
         backend = connect(name, server_url)
         try:
             yield backend

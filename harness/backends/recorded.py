@@ -159,8 +159,9 @@ class Removal:
     failed: list[tuple[Entry, str]] = field(default_factory=list)
 
 
-def remove_leftovers(url: str) -> Removal:
-    """Drop what killed runs left on the server at `url`: only what the ledger names."""
+def remove_leftovers(url: str, droppers: Mapping[str, Callable[[Entry], bool]] | None = None) -> Removal:
+    """Drop what killed runs left on the server at `url`: only what the ledger names. `droppers`:
+    per ledger `backend` that is no backend of the harness (a system's HTTP service), what drops an entry."""
     ledger = Ledger(url)
     result = Removal(ledger.server)
     entries = ledger.entries()
@@ -180,11 +181,14 @@ def remove_leftovers(url: str) -> Removal:
     for entry in sorted(left, key=lambda e: e.kind != NAMESPACE):
         by_backend.setdefault(entry.backend, []).append(entry)
     for name, group in by_backend.items():
-        backend: _Cleanable = connect(name, url, extension="skip")  # type: ignore[assignment]
+        dropper = (droppers or {}).get(name)
+        backend: _Cleanable | None = (
+            None if dropper is not None else connect(name, url, extension="skip")  # type: ignore[assignment]
+        )
         try:
             for entry in group:
                 try:
-                    dropped = _drop(backend, entry)
+                    dropped = dropper(entry) if dropper is not None else _drop(backend, entry)  # type: ignore[arg-type]
                 except ValueError as exc:  # a name the harness never creates: nothing to drop
                     entry.path.unlink(missing_ok=True)
                     result.kept.append((entry, f"not dropped, entry removed: {exc}"))
@@ -198,7 +202,8 @@ def remove_leftovers(url: str) -> Removal:
                 else:
                     result.kept.append((entry, "still used by other objects on the server"))
         finally:
-            backend.close()
+            if backend is not None:
+                backend.close()
     return result
 
 

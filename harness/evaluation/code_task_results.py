@@ -20,11 +20,15 @@ class CodeTaskResult(Errs):
     question: str
     expected: dict[str, list[str]] = field(default_factory=dict)
     recall: float | None = None
-    """After every layer: the task's score."""
+    """After every layer, the agent pass included: the task's score (nano-brain's `agent_recall`)."""
+    fixed_recall: float | None = None
+    """The task's own tools alone (nano-brain's `fixed_recall`)."""
     layers: dict[str, float] = field(default_factory=dict)
     """Cumulative recall after each layer (`search`, `identifiers`, `graph`)."""
     matched: list[str] = field(default_factory=list)
     missed: list[str] = field(default_factory=list)
+    matched_by: dict[str, str] = field(default_factory=dict)
+    """Each matched symbol or file: the record (or outside name) and tool that surfaced it first."""
     identifiers: list[str] = field(default_factory=list)
     surfaced: dict[str, list[str]] = field(default_factory=dict)
     """Per layer, the ids of the records it added."""

@@ -25,6 +25,9 @@ from harness.pipeline.memory_layer import TextEmbedder
 from harness.pipeline.settings import Mode
 from harness.shards import METHOD as SHARD_METHOD
 from harness.shards import Shard
+from harness.systems.bound import BoundSystem
+from harness.systems.protocol import SystemInfo
+from harness.systems.reference import NATIVE
 
 
 class Result(Protocol):
@@ -62,6 +65,8 @@ class Engine:
     backend: Backend
     embedder: TextEmbedder | None
     modes: tuple[Mode, ...]
+    system: BoundSystem | None = None
+    """The system under test when it is not the reference system (which runs on the kinds' own path)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,6 +92,10 @@ class RunInfo:
     incomplete: str | None = None
     """Why the run stopped before its last item (its results are what finished)."""
     shard: Shard | None = None
+    system: SystemInfo = NATIVE
+    """The system under test (the reference system unless `--system` named another)."""
+    not_applicable: str | None = None
+    """Why the kind did not run on this system (it needs what the system does not declare)."""
 
     def envelope(self) -> dict[str, Any]:
         """The envelope fields the runner knows before the kind reports (see `runner.envelope`)."""
@@ -99,6 +108,8 @@ class RunInfo:
             "incomplete_reason": self.incomplete,
             "started_at": self.started_at.isoformat(timespec="seconds"),
             "wall_s": self.wall_s,
+            "system": self.system.to_json(),
+            "not_applicable": self.not_applicable,
         }
 
 

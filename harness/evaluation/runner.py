@@ -25,6 +25,8 @@ from harness.pipeline.settings import Mode
 from harness.reports.envelope import Envelope, write_report
 from harness.reports.trec import write_trec
 from harness.shards import Shard
+from harness.systems.bound import BoundSystem
+from harness.systems.reference import NATIVE
 
 
 def runnable_modes(modes: Sequence[Mode], info: BackendInfo) -> tuple[list[Mode], dict[Mode, str]]:
@@ -59,6 +61,23 @@ class Outcome(Generic[R]):
             else f"stopped: {self.stopped}"
         )
         return f"{cause} after {self.progress} {unit}"
+
+
+def not_applicable(kind: CaseKind[Any], system: BoundSystem | None) -> str | None:
+    """Why `kind` cannot run on `system`: only belief suites and datasets go through the system
+    protocol; every other kind needs the reference pipeline's own operations."""
+    if system is None or getattr(kind, "through_systems", False):
+        return None
+    return f"the {kind.name} kind runs only on the reference system (it has no path through the system protocol)"
+
+
+def system_modes(modes: Sequence[Mode], system: BoundSystem | None) -> tuple[list[Mode], dict[Mode, str]]:
+    """The modes the system under test offers, and why each other one is not run for it."""
+    if system is None:
+        return list(modes), {}
+    offered = system.info.modes
+    reason = f"system {system.name!r} offers no such retrieval (it offers {', '.join(offered)})"
+    return [m for m in modes if m in offered], {m: reason for m in modes if m not in offered}
 
 
 def run(kind: CaseKind[R], engine: Engine, advance: Callable[[str], None] = lambda _: None) -> Outcome[R]:
@@ -139,21 +158,37 @@ def run_and_report(
     progress: Progress = lambda _unit, _total: lambda _: None,
     notice: Callable[[str], None] = lambda _: None,
     origin: Mapping[str, Any] | None = None,
+    system: BoundSystem | None = None,
 ) -> Finished[R]:
     """Run `kind` on `backend` in the modes it can run (`notice` says which it cannot), then write
     the report in its envelope (and TREC files with `request.trec`). An interrupted or stopped run
     writes what finished as an incomplete report, and a shard as a shard report: neither ever
     becomes `-latest`; the caller re-raises. `origin`: what built the kind (`Planned.origin`), so
-    `harness merge` can build it again."""
+    `harness merge` can build it again. `system`: the system under test when it is not the
+    reference system; a kind it cannot run is reported not applicable, with no results."""
     started_at = datetime.now(UTC)
     info = backend.info()  # asked before the run: the server may be gone after it
     modes, unsupported = runnable_modes(request.modes, info)
+    modes, lacking = system_modes(modes, system)
+    unsupported |= lacking
     for mode, reason in unsupported.items():
         notice(f"{info.backend}: {mode.value} mode not run: {reason}")
-    engine = Engine(backend, embedder if any(m.needs_vectors for m in modes) else None, tuple(modes))
-    outcome = run(kind, engine, progress(kind.unit, kind.total(modes)))
+    engine = Engine(backend, embedder if any(m.needs_vectors for m in modes) else None, tuple(modes), system)
+    skipped = not_applicable(kind, system)
+    if skipped is not None:
+        notice(f"{info.backend}: not applicable: {skipped}")
+    outcome = run(kind, engine, progress(kind.unit, kind.total(modes))) if skipped is None else Outcome[R](total=0)
     run_info = RunInfo(
-        info, tuple(modes), unsupported, {}, started_at, outcome.wall_s, outcome.stop_reason(kind.unit), request.shard
+        info,
+        tuple(modes),
+        unsupported,
+        {},
+        started_at,
+        outcome.wall_s,
+        outcome.stop_reason(kind.unit),
+        request.shard,
+        system.info if system is not None else NATIVE,
+        skipped,
     )
     report = kind.report(outcome.results, run_info)
     envelope = Envelope.of(kind, run_info, report, origin or {})

@@ -6,7 +6,7 @@ overall are rounded to three decimals, as its aggregation does."""
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from statistics import fmean
 
 
@@ -15,20 +15,38 @@ class SurfacedRecall:
     recall: float
     matched: tuple[str, ...]
     missed: tuple[str, ...]
+    by: dict[str, str] = field(default_factory=dict)
+    """Each matched item's first matching candidate's source (what surfaced it)."""
 
 
 def surfaced_recall(
     expect_symbols: Sequence[str], expect_files: Sequence[str], names: Iterable[str], paths: Iterable[str]
 ) -> SurfacedRecall:
-    lowered_names = [n.lower() for n in names]
-    lowered_paths = [p.lower() for p in paths]
+    return sourced_recall(expect_symbols, expect_files, [(n, "") for n in names], [(p, "") for p in paths])
+
+
+def sourced_recall(
+    expect_symbols: Sequence[str],
+    expect_files: Sequence[str],
+    names: Iterable[tuple[str, str]],
+    paths: Iterable[tuple[str, str]],
+) -> SurfacedRecall:
+    """`surfaced_recall` over (candidate, source) pairs, saying which source matched each item."""
+    lowered_names = [(n.lower(), source) for n, source in names]
+    lowered_paths = [(p.lower(), source) for p, source in paths]
     matched: list[str] = []
     missed: list[str] = []
+    by: dict[str, str] = {}
     for expected, pool in [*((s, lowered_names) for s in expect_symbols), *((f, lowered_paths) for f in expect_files)]:
         needle = expected.lower()
-        (matched if any(needle in candidate for candidate in pool) else missed).append(expected)
+        source = next((src for candidate, src in pool if needle in candidate), None)
+        if source is None:
+            missed.append(expected)
+        else:
+            matched.append(expected)
+            by.setdefault(expected, source)
     total = len(expect_symbols) + len(expect_files)
-    return SurfacedRecall(len(matched) / total if total else 1.0, tuple(matched), tuple(missed))
+    return SurfacedRecall(len(matched) / total if total else 1.0, tuple(matched), tuple(missed), by)
 
 
 def round3(value: float) -> float:

@@ -3,8 +3,11 @@ correct answer must surface (the shape nano-brain's capability benchmark uses, a
 
 A task's tools are the fixed lookups it asks for beside the question: `flow` (from an HTTP
 entry down its call chain), `impact` (callers of a node), `trace` (callees of a node), `symbols`
-(a name lookup of the explicit query) and `query` (a search of the explicit query). A task that
-names none gets its category's tool.
+(a name lookup of the explicit query) and `query` (a search of the explicit query). Under the
+harness's rules a task that names none gets its category's tool; nano-brain calls only those named.
+Categories are free text, as nano-brain's runner reads them (rails: `support-root-cause`,
+`state-transition`; vue: `graph-out`); a tool without its input is loaded (nano-brain sends it
+empty) and `gaps()` says what it lacks.
 """
 
 from __future__ import annotations
@@ -42,15 +45,18 @@ CATEGORY_TOOLS = {
 }
 """The tool a task of each category uses when it names none (a multi-tool task must name them)."""
 
+_CATEGORIES = frozenset(c.value for c in TaskCategory)
+
 FLOW_DEPTH = 8
 GRAPH_DEPTH = 4
 """Hops a flow follows, and an impact or trace, when the task gives no `max_depth` (nano-brain's defaults)."""
 
 
 class TaskInput(BaseModel):
-    """The explicit inputs of a task's tools."""
+    """The explicit inputs of a task's tools. Other keys are kept (`extras`): nano-brain's runner
+    reads an input as a map, and its identifier pass reads every string value in it."""
 
-    model_config = ConfigDict(extra="forbid", frozen=True)
+    model_config = ConfigDict(extra="allow", frozen=True)
 
     entry: str | None = Field(default=None, min_length=1)
     """An HTTP route, `METHOD /path` (a bare path: any method)."""
@@ -59,12 +65,20 @@ class TaskInput(BaseModel):
     max_depth: int | None = Field(default=None, ge=1, le=64)
     query: str | None = Field(default=None, min_length=1)
 
+    @property
+    def extras(self) -> dict[str, object]:
+        return dict(self.model_extra or {})
+
+    def texts(self) -> list[str]:
+        """Every string value, in the file's order (what nano-brain's identifier pass reads)."""
+        return [v for v in self.model_dump(exclude_none=True).values() if isinstance(v, str)]
+
 
 class CodeTask(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
     id: str = Field(min_length=1, max_length=255)
-    category: TaskCategory
+    category: str = Field(min_length=1, max_length=255)
     question: str = Field(min_length=1)
     tools: tuple[Tool, ...] = ()
     input: TaskInput = TaskInput()
@@ -73,23 +87,36 @@ class CodeTask(BaseModel):
     notes: str | None = None
 
     @model_validator(mode="after")
-    def _tools_have_inputs(self) -> CodeTask:
-        tools = self.fixed_tools
-        if self.category is TaskCategory.MULTI_TOOL and not self.tools:
-            raise ValueError("a multi-tool task names its tools")
-        if Tool.FLOW in tools and self.input.entry is None:
-            raise ValueError("the flow tool needs input.entry")
-        if (Tool.IMPACT in tools or Tool.TRACE in tools) and self.input.node is None:
-            raise ValueError("the impact and trace tools need input.node")
-        if (Tool.SYMBOLS in tools or Tool.QUERY in tools) and self.input.query is None:
-            raise ValueError("the symbols and query tools need input.query")
+    def _expectations_are_not_empty(self) -> CodeTask:
         if any(not item.strip() for item in (*self.expect_symbols, *self.expect_files)):
             raise ValueError("an expected symbol or file is empty (it would match anything)")
         return self
 
-    @property
-    def fixed_tools(self) -> tuple[Tool, ...]:
-        return self.tools or CATEGORY_TOOLS[self.category]
+    def fixed_tools(self, category_tools: bool = True) -> tuple[Tool, ...]:
+        """The tools named, else (with `category_tools`) the known category's tool."""
+        if self.tools or not category_tools:
+            return self.tools
+        return CATEGORY_TOOLS.get(TaskCategory(self.category), ()) if self.category in _CATEGORIES else ()
+
+    def gaps(self, category_tools: bool = True) -> list[str]:
+        """What the task's tools lack, each as a line: a tool without its input surfaces nothing
+        (nano-brain's runner sends it empty), but for impact and trace under the harness's rules
+        (`category_tools`), which start from the symbols the identifiers find."""
+        tools = self.fixed_tools(category_tools)
+        lines = [] if tools else ["names no tools: only the agent pass answers it"]
+        needs = {
+            Tool.FLOW: "entry",
+            Tool.IMPACT: "node",
+            Tool.TRACE: "node",
+            Tool.SYMBOLS: "query",
+            Tool.QUERY: "query",
+        }
+        for tool in tools:
+            if getattr(self.input, needs[tool]) is None:
+                seeded = category_tools and tool in (Tool.IMPACT, Tool.TRACE)
+                then = "it starts from the symbols the identifiers find" if seeded else "it surfaces nothing"
+                lines.append(f"the {tool} tool has no input.{needs[tool]}: {then}")
+        return lines
 
     @property
     def expected(self) -> int:
@@ -122,6 +149,11 @@ class Baseline(BaseModel):
 REGRESSION_MARGIN = 0.001
 
 
+AGENT_TOOLS = ("query_question", "query_input", "symbols_identifiers")
+"""The agent steps nano-brain's runner knows: search the question, search `input.query`, look up
+the identifiers of the question and inputs."""
+
+
 class AgentPass(BaseModel):
     """Whether the deterministic agent pass runs beside the fixed tools (search the question,
     search the explicit query, look up identifiers), and how many identifiers it looks up."""
@@ -129,6 +161,8 @@ class AgentPass(BaseModel):
     model_config = ConfigDict(extra="ignore", frozen=True)
 
     enabled: bool = True
+    tools: tuple[str, ...] = AGENT_TOOLS
+    """The agent pass's steps, in order; nano-brain's runner ignores a name it does not know."""
     max_symbol_queries: int | None = Field(default=None, ge=0)
 
 
@@ -146,6 +180,10 @@ class TaskSet(BaseModel):
     baseline: Baseline | None = None
     source: str
     """Where the tasks came from (a file path), for reports and errors."""
+    rules: str = "harness"
+    """The code-task ruleset that judges the set (`pipeline.code_rules`)."""
+    warnings: tuple[str, ...] = ()
+    """One line per field or tool input the importer cannot judge, and why."""
 
     @model_validator(mode="after")
     def _unique_ids(self) -> TaskSet:

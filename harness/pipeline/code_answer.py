@@ -1,18 +1,21 @@
-"""The deterministic answerer of code tasks: what project memory surfaces for a task, in three
-cumulative layers, without ever reading the expected answers.
+"""The deterministic answerer of code tasks: what project memory surfaces for a task, without
+ever reading the expected answers, under a code-task ruleset (`pipeline.code_rules`).
 
-1. search: the question, then the explicit query (`input.query`), each searched in the run's
-   mode (the top `SEARCH_LIMIT` records each).
-2. identifiers: the names the question and inputs spell as code (camelCase, PascalCase with an
-   inner capital, snake_case, dotted names, `file::name`, anything in backticks), each looked
-   up in the symbol table; with the `symbols` tool, the explicit query looked up as a name too.
-3. graph: the fixed graph tools over the parsers' call edges: `flow` follows callees from the
-   route `input.entry` names (and lists what its steps call outside the project, as nano-brain's
-   flow does), `impact` follows callers and `trace` callees of `input.node` (or, without one, of
-   the symbols the identifiers found), each up to `max_depth` hops.
+First the task's own tools (the fixed layer), in the order the task names them; then, when the
+ruleset runs it, the dataset's agent pass (`query_question`, `query_input`, `symbols_identifiers`).
+Every hit is tagged with its tool, whether it is fixed, and one of three cumulative layers:
 
-Each layer adds records; a record surfaces its title as a name and its path as a path (what the
-scoring matches expected symbols and files against).
+1. search: the `query` tool and the agent's searches (the top `SEARCH_LIMIT` records each).
+2. identifiers: the `symbols` tool and the agent's lookups of the names the question and inputs
+   spell as code, in the ruleset's identifier pass.
+3. graph: `flow` follows callees from the route `input.entry` names (and lists what its steps
+   call outside the project, as nano-brain's flow does), `impact` follows callers and `trace`
+   callees of `input.node` (under the harness's rules, without one, of the symbols the
+   identifiers found), each up to `max_depth` hops.
+
+A hit surfaces names (a record's title; under nano-brain's rules a search result's text too, and
+a trace's calls outside the project) and paths (the record's path; not for a flow under
+nano-brain's rules); scoring matches expected symbols against names and files against paths.
 """
 
 from __future__ import annotations
@@ -20,13 +23,15 @@ from __future__ import annotations
 import re
 from collections import defaultdict
 from collections.abc import Callable, Iterable, Iterator, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from pathlib import PurePosixPath
 
 from harness.models.code_task import FLOW_DEPTH, GRAPH_DEPTH, AgentPass, CodeTask, Tool
 from harness.models.project import ProjectRecord, RecordKind
+from harness.pipeline.code_rules import HARNESS_RULES, CodeTaskRules, IdentifierPass
 from harness.pipeline.project_memory import ProjectMemory
 from harness.pipeline.settings import Mode
+from harness.suites.projects.calls import is_test_path
 
 SEARCH_LIMIT = 20
 """Records each search contributes (nano-brain's query and symbols limit)."""
@@ -39,36 +44,70 @@ _WORD = re.compile(r"[\w./-]+::[A-Za-z_]\w*|[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_]
 _INNER_CAPITAL = re.compile(r".[A-Z]")
 
 
-@dataclass
-class Layer:
-    """The records one layer surfaced, in the order found, each once."""
+LAYER_OF = {
+    Tool.QUERY.value: "search",
+    "query_question": "search",
+    "query_input": "search",
+    Tool.SYMBOLS.value: "identifiers",
+    "symbols_identifiers": "identifiers",
+    Tool.FLOW.value: "graph",
+    Tool.IMPACT.value: "graph",
+    Tool.TRACE.value: "graph",
+}
 
-    records: dict[str, ProjectRecord] = field(default_factory=dict)
 
-    def add(self, records: Iterable[ProjectRecord]) -> None:
-        for record in records:
-            self.records.setdefault(record.id, record)
+@dataclass(frozen=True, slots=True)
+class Hit:
+    """What one tool call surfaced from one record (or, `record` None, one name outside the project)."""
+
+    tool: str
+    fixed: bool
+    source: str
+    """The record's id, or the outside name."""
+    names: tuple[str, ...]
+    paths: tuple[str, ...]
+    record: ProjectRecord | None = None
+
+    @property
+    def layer(self) -> str:
+        return LAYER_OF[self.tool]
 
 
 @dataclass(frozen=True, slots=True)
 class Answer:
-    layers: dict[str, tuple[ProjectRecord, ...]]
-    """Per layer (`LAYERS`), the records it added."""
+    hits: tuple[Hit, ...]
     identifiers: tuple[str, ...]
-    externals: tuple[str, ...] = ()
-    """What a flow calls outside the project (names only, as nano-brain's flow lists them); graph layer."""
+
+    def upto(self, layer: str) -> list[Hit]:
+        """The hits of the layers up to and including `layer`."""
+        kept = LAYERS[: LAYERS.index(layer) + 1]
+        return [h for h in self.hits if h.layer in kept]
 
     def surfaced(self, upto: str) -> tuple[list[str], list[str]]:
         """(names, paths) surfaced by the layers up to and including `upto`."""
-        names: list[str] = []
-        paths: list[str] = []
-        for layer in LAYERS[: LAYERS.index(upto) + 1]:
-            for record in self.layers[layer]:
-                names.append(record.title)
-                paths.append(record.path)
-        if upto == "graph":
-            names.extend(self.externals)
-        return names, paths
+        hits = self.upto(upto)
+        return [n for h in hits for n in h.names], [p for h in hits for p in h.paths]
+
+    def fixed(self) -> list[Hit]:
+        return [h for h in self.hits if h.fixed]
+
+    @property
+    def layers(self) -> dict[str, tuple[ProjectRecord, ...]]:
+        """Per layer, the records it added (each record in the first layer that reached it)."""
+        seen: set[str] = set()
+        layers: dict[str, tuple[ProjectRecord, ...]] = {}
+        for layer in LAYERS:
+            added: dict[str, ProjectRecord] = {}
+            for hit in self.hits:
+                if hit.layer == layer and hit.record is not None and hit.source not in seen:
+                    added.setdefault(hit.source, hit.record)
+            seen.update(added)
+            layers[layer] = tuple(added.values())
+        return layers
+
+    @property
+    def externals(self) -> tuple[str, ...]:
+        return tuple(dict.fromkeys(h.source for h in self.hits if h.record is None))
 
 
 def identifiers(text: str) -> list[str]:
@@ -83,6 +122,23 @@ def identifiers(text: str) -> list[str]:
         if "_" in word.strip("_") or "." in word or "::" in word or _INNER_CAPITAL.search(word):
             found.setdefault(word, None)
     return [w for w in found if w]
+
+
+_NANO_SEPARATOR = re.compile(r"[^_#:/\-.0-9A-Za-z]+")
+_NANO_INNER_CAPITAL = re.compile(r".[A-Z]")
+
+
+def nano_brain_identifiers(texts: Sequence[str]) -> list[str]:
+    """runner.go's `identifierQueries` over the question and inputs joined by spaces: terms split
+    on anything but ASCII letters, digits and `_#:/-.`, trimmed of `_#:/.-`; kept when 3+
+    characters long with one of `_#:/` or a capital after the first character; each once, in
+    order (Go reads the input map in random order; the file's order here). The caller caps them."""
+    found: dict[str, None] = {}
+    for raw in _NANO_SEPARATOR.split(" ".join(texts)):
+        term = raw.strip("_#:/.-")
+        if len(term) >= 3 and (any(c in term for c in "_#:/") or _NANO_INNER_CAPITAL.search(term)):
+            found.setdefault(term, None)
+    return list(found)
 
 
 class SymbolTable:
@@ -100,8 +156,15 @@ class SymbolTable:
         """Symbols (or files) a name stands for: `file::name` in that file; a dotted name by its
         qualified suffix, else as a module path (`pipeline.fusion`), else by its last part; a plain
         name by its own name, else as a file stem (`memory_layer`); at the last, symbols whose
-        name contains it (at most `LOOKUP_LIMIT`)."""
+        name contains it (at most `LOOKUP_LIMIT`). Records of test files only when no other
+        record answers: a name a test double also defines means the production code."""
+        found = self._lookup(name)
+        return [r for r in found if not is_test_path(r.path)] or found
+
+    def _lookup(self, name: str) -> list[ProjectRecord]:
         needle = name.strip()
+        if "#" in needle and "::" not in needle:
+            needle = needle.replace("#", ".")  # Ruby's `Class#method`, as nano-brain's nodes name methods
         if "::" in needle:
             file, _, symbol = needle.rpartition("::")
             in_file = [s for s in self._symbols if file.lower() in s.path.lower()]
@@ -113,7 +176,7 @@ class SymbolTable:
                 return qualified
             module = needle.replace(".", "/").lower()
             files = self._files(lambda p: str(PurePosixPath(p).with_suffix("")).lower().endswith(module))
-            return files or self.lookup(needle.rsplit(".", 1)[-1])
+            return files or self._lookup(needle.rsplit(".", 1)[-1])
         return (
             self._named(needle, self._symbols)
             or self._files(lambda p: PurePosixPath(p).stem.lower() == needle.lower())
@@ -179,53 +242,97 @@ def _qualified(symbol: ProjectRecord) -> str:
 
 
 class CodeAnswerer:
-    """Answers tasks from one loaded project memory."""
+    """Answers tasks from one loaded project memory, under one ruleset."""
 
-    def __init__(self, memory: ProjectMemory, agent: AgentPass | None = None):
+    def __init__(self, memory: ProjectMemory, agent: AgentPass | None = None, rules: CodeTaskRules = HARNESS_RULES):
         self._memory = memory
         self._agent = agent or AgentPass()
+        self._rules = rules
         self._table = SymbolTable(memory.records())
 
     def answer(self, task: CodeTask, mode: Mode) -> Answer:
-        tools = task.fixed_tools
-        search, named, graph = Layer(), Layer(), Layer()
-        if self._agent.enabled:
-            search.add(f.record for f in self._memory.search(task.question, mode, SEARCH_LIMIT))
-        if task.input.query is not None and (self._agent.enabled or Tool.QUERY in tools):
-            search.add(f.record for f in self._memory.search(task.input.query, mode, SEARCH_LIMIT))
+        agent = self._agent.enabled and self._rules.agent_pass
+        spelled = self._identifiers(task) if agent and "symbols_identifiers" in self._agent.tools else []
+        named = [r for name in spelled for r in self._table.lookup(name)]
+        tools = task.fixed_tools(self._rules.category_tools)
+        looked_up = list(self._symbols_tool(task.input.query)) if Tool.SYMBOLS in tools and task.input.query else []
+        hits: list[Hit] = []
+        for tool in tools:
+            hits.extend(self._tool(tool, task, mode, named, looked_up))
+        if agent:
+            for step in self._agent.tools:
+                if step == "query_question":
+                    hits.extend(self._search(step, task.question, mode, fixed=False))
+                elif step == "query_input" and task.input.query is not None and task.input.query != task.question:
+                    hits.extend(self._search(step, task.input.query, mode, fixed=False))
+                elif step == "symbols_identifiers":
+                    hits.extend(self._record_hit(step, False, r) for r in named)
+        return Answer(tuple(hits), tuple(spelled))
 
-        spelled = self._identifiers(task) if self._agent.enabled else []
-        found: list[ProjectRecord] = [r for name in spelled for r in self._table.lookup(name)]
-        if Tool.SYMBOLS in tools and task.input.query is not None:
-            found.extend(self._symbols_tool(task.input.query))
-        named.add(found)
-
-        depth = task.input.max_depth
-        externals: dict[str, None] = {}
-        if Tool.FLOW in tools and task.input.entry is not None:
+    def _tool(
+        self, tool: Tool, task: CodeTask, mode: Mode, named: Sequence[ProjectRecord], looked_up: Sequence[ProjectRecord]
+    ) -> Iterator[Hit]:
+        """One fixed tool's hits; a tool without its input surfaces nothing (nano-brain sends it
+        empty), except that under the harness's rules impact and trace start from the symbols
+        the identifiers and the `symbols` tool found."""
+        query, depth = task.input.query, task.input.max_depth
+        if tool is Tool.QUERY and query is not None:
+            yield from self._search(tool.value, query, mode, fixed=True)
+        elif tool is Tool.SYMBOLS:
+            yield from (self._record_hit(tool.value, True, r) for r in looked_up)
+        elif tool is Tool.FLOW and task.input.entry is not None:
             flow = self._table.walk(self._table.routes(task.input.entry), depth or FLOW_DEPTH, callers=False)
-            graph.add(flow)
-            externals.update((name, None) for record in flow for name in record.external_calls)
-        if Tool.IMPACT in tools or Tool.TRACE in tools:
-            seeds = self._table.lookup(task.input.node) if task.input.node else self._symbols(named)
-            if Tool.IMPACT in tools:
-                graph.add(self._table.walk(seeds, depth or GRAPH_DEPTH, callers=True))
-            if Tool.TRACE in tools:
-                graph.add(self._table.walk(seeds, depth or GRAPH_DEPTH, callers=False))
+            for record in flow:
+                yield Hit(tool.value, True, record.id, (record.title,), self._flow_paths(record), record)
+            yield from self._outside(tool.value, flow)
+        elif tool in (Tool.IMPACT, Tool.TRACE):
+            node = task.input.node
+            if node is not None:
+                seeds = self._table.lookup(node)
+            elif self._rules.category_tools:
+                seeds = list({r.id: r for r in (*named, *looked_up) if r.kind is RecordKind.SYMBOL}.values())
+            else:
+                return
+            walked = self._table.walk(seeds, depth or GRAPH_DEPTH, callers=tool is Tool.IMPACT)
+            yield from (self._record_hit(tool.value, True, r) for r in walked)
+            if tool is Tool.TRACE and self._rules.trace_externals:
+                yield from self._outside(tool.value, walked)
 
-        layers: dict[str, tuple[ProjectRecord, ...]] = {}
+    def _search(self, tool: str, text: str, mode: Mode, *, fixed: bool) -> Iterator[Hit]:
+        for found in self._memory.search(text, mode, SEARCH_LIMIT):
+            record = found.record
+            names = (record.title, record.text) if self._rules.snippet_names else (record.title,)
+            yield Hit(tool, fixed, record.id, names, (record.path,), record)
+
+    @staticmethod
+    def _record_hit(tool: str, fixed: bool, record: ProjectRecord) -> Hit:
+        return Hit(tool, fixed, record.id, (record.title,), (record.path,), record)
+
+    def _flow_paths(self, record: ProjectRecord) -> tuple[str, ...]:
+        return (record.path,) if self._rules.flow_paths else ()
+
+    @staticmethod
+    def _outside(tool: str, records: Iterable[ProjectRecord]) -> Iterator[Hit]:
+        """The names the records call outside the project, each once."""
         seen: set[str] = set()
-        for layer_name, layer in zip(LAYERS, (search, named, graph), strict=True):
-            layers[layer_name] = tuple(r for i, r in layer.records.items() if i not in seen)
-            seen.update(layer.records)
-        return Answer(layers, tuple(spelled), tuple(externals))
+        for record in records:
+            for name in record.external_calls:
+                if name not in seen:
+                    seen.add(name)
+                    yield Hit(tool, True, name, (name,), ())
 
     def _identifiers(self, task: CodeTask) -> list[str]:
-        texts = [task.question, task.input.query or "", task.input.node or ""]
-        spelled = list(dict.fromkeys(name for text in texts for name in identifiers(text)))
-        if self._agent.max_symbol_queries is not None:
-            spelled = spelled[: self._agent.max_symbol_queries]
-        return spelled
+        """The names to look up; a dataset that gives no cap (nano-brain: or one of 0) gets the
+        ruleset's default."""
+        limit = self._agent.max_symbol_queries
+        if self._rules.identifiers is IdentifierPass.NANO_BRAIN:
+            spelled = nano_brain_identifiers([task.question, *task.input.texts()])
+            limit = limit or self._rules.default_symbol_queries
+        else:
+            texts = [task.question, task.input.query or "", task.input.node or ""]
+            spelled = list(dict.fromkeys(name for text in texts for name in identifiers(text)))
+            limit = limit if limit is not None else self._rules.default_symbol_queries
+        return spelled[:limit] if limit is not None else spelled
 
     def _symbols_tool(self, query: str) -> Iterator[ProjectRecord]:
         """The `symbols` tool: the whole query as a name, else each of its words of 3+ letters."""
@@ -235,7 +342,3 @@ class CodeAnswerer:
             return
         words = re.findall(r"[A-Za-z0-9_]{3,}", query)
         yield from [r for w in words for r in self._table.lookup(w)][:LOOKUP_LIMIT]
-
-    @staticmethod
-    def _symbols(layer: Layer) -> list[ProjectRecord]:
-        return [r for r in layer.records.values() if r.kind is RecordKind.SYMBOL]

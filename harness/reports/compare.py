@@ -22,17 +22,14 @@ from pydantic import TypeAdapter
 from harness.errors import HarnessError
 from harness.evaluation.kind import Scorecard
 from harness.metrics.significance import ALPHA, Paired, paired_test
-from harness.reports.envelope import FIELDS
+from harness.reports.envelope import REQUIRED, system_of
 from harness.reports.run_report import SCORECARD_COLUMNS, markdown_table, scorecard_rows
 from harness.reports.summary import ModeSummary
+from harness.systems.protocol import REFERENCE
 
 _SUMMARIES = TypeAdapter(list[ModeSummary])
 SHOWN_MEASURES = 4
 """Overall measures a row shows (the sheet's first ones; every one is in the report)."""
-
-
-_TIMESTAMPED = re.compile(r"run-.+-(\d{8}T\d{6}Z)(?:-(\d+))?\.json")
-"""A run report as the writer names it (`-2`, `-3`: later runs of the same second); not a `-latest` copy."""
 
 
 _TIMESTAMPED = re.compile(r".+-(\d{8}T\d{6}Z)(?:-(\d+))?\.json")
@@ -48,18 +45,18 @@ def default_reports(out_dir: Path) -> list[Path]:
         for path in out_dir.glob("*.json")
         if (named := _TIMESTAMPED.fullmatch(path.name)) is not None
     )
-    newest: dict[tuple[str, str, str, str], Path] = {}
+    newest: dict[tuple[str, str, str, str, str], Path] = {}
     for *_, path in runs:
         try:
             data = json.loads(path.read_text(encoding="utf-8"))
         except (OSError, ValueError):
             continue
-        if not isinstance(data, dict) or not all(name in data for name in FIELDS):
+        if not isinstance(data, dict) or not all(name in data for name in REQUIRED):
             continue
         if data["incomplete"] or data["shard"] is not None:
             continue
         for mode in data["modes"]:
-            newest[(data["kind"], str(data["suite"]), data["backend"]["backend"], mode)] = path
+            newest[(data["kind"], str(data["suite"]), data["backend"]["backend"], system_of(data), mode)] = path
     chosen = set(newest.values())
     return [path for *_, path in runs if path in chosen]
 
@@ -100,7 +97,7 @@ def load_reports(paths: Sequence[Path]) -> list[Compared]:
             raise HarnessError(f"{path}: no such file") from None
         except (OSError, ValueError) as exc:
             raise HarnessError(f"{path}: not a harness run report ({exc.__class__.__name__})") from None
-        if not isinstance(report, dict) or not all(name in report for name in FIELDS):
+        if not isinstance(report, dict) or not all(name in report for name in REQUIRED):
             raise HarnessError(f"{path}: not a harness run report (no report envelope)")
         loaded.append(Compared(path, report))
     return loaded
@@ -113,6 +110,12 @@ def _shown(overall: dict[str, float]) -> str:
 COLUMNS = ("kind", "suite", "backend", "mode", "items", "overall")
 
 
+def _backend(report: dict[str, Any]) -> str:
+    """The backend, and the system under test when it is not the reference system."""
+    system = system_of(report)
+    return report["backend"]["backend"] + ("" if system == REFERENCE else f" [{system}]")
+
+
 def table(reports: Sequence[Compared]) -> Scorecard:
     """One row per report and mode it scored."""
     rows = []
@@ -123,7 +126,7 @@ def table(reports: Sequence[Compared]) -> Scorecard:
                 [
                     r["kind"],
                     str(r["suite"]),
-                    r["backend"]["backend"],
+                    _backend(r),
                     mode,
                     str(len(sheet["cases"])),
                     _shown(sheet["overall"]),

@@ -26,6 +26,8 @@ from harness.models.scoresheet import sheet_json
 from harness.reports.banners import incomplete_banner
 from harness.reports.metadata import file_digest, git_commit
 from harness.reports.writer import report_json, write_or_rescue
+from harness.systems.protocol import REFERENCE, file_key
+from harness.systems.reference import NATIVE
 
 FIELDS = (
     "kind",
@@ -45,9 +47,27 @@ FIELDS = (
     "wall_s",
     "files",
     "scores",
+    "system",
+    "not_applicable",
 )
+SINCE_SYSTEMS = ("system", "not_applicable")
+"""Envelope fields a report from before systems lacks (it is of the reference system)."""
+REQUIRED = tuple(name for name in FIELDS if name not in SINCE_SYSTEMS)
+"""The fields that make a JSON document a run report, whatever its age."""
 TIMING = ("started_at", "wall_s", "files")
 """Envelope fields that differ between two runs of the same items (merge tests drop them)."""
+
+
+def system_of(report: Mapping[str, Any]) -> str:
+    """The system a report is of: a report from before systems is of the reference system."""
+    return str((report.get("system") or {}).get("name", REFERENCE))
+
+
+def defaulted(report: Mapping[str, Any], name: str) -> Any:
+    """An envelope field of a report, with what a report from before it existed means."""
+    if name == "system" and report.get("system") is None:
+        return NATIVE.to_json()
+    return report.get(name)
 
 
 def inputs_json(paths: Sequence[Path]) -> list[dict[str, str]]:
@@ -90,9 +110,11 @@ class Envelope:
         return self.fields["shard"]
 
     def stem(self, body_stem: str) -> str:
-        """The files' stem: a shard and an incomplete run say so in the name."""
+        """The files' stem: a system other than the reference, a shard and an incomplete run say so in the name."""
+        system = self.fields["system"]["name"]
+        named = "" if system == REFERENCE else f"-{file_key(system)}"
         shard = f"-shard{self.shard['index']}of{self.shard['count']}" if self.shard else ""
-        return f"{body_stem}{shard}{'-incomplete' if self.incomplete else ''}"
+        return f"{body_stem}{named}{shard}{'-incomplete' if self.incomplete else ''}"
 
     def document(self, body: Mapping[str, Any], files: Mapping[str, Path]) -> dict[str, Any]:
         """The report as its JSON file holds it: the envelope, then the body."""
@@ -102,7 +124,9 @@ class Envelope:
         return {name: envelope[name] for name in FIELDS} | dict(body)
 
     def framed(self, report: Report) -> Report:
-        """The report as shown: an incomplete run's scorecard and Markdown say so, whatever the kind."""
+        """The report as shown: an incomplete run's scorecard and Markdown say so, whatever the kind;
+        so do a system other than the reference, and a kind not applicable to it."""
+        report = self._of_system(report)
         if not self.incomplete:
             return report
         reason = self.fields["incomplete_reason"]
@@ -117,20 +141,41 @@ class Envelope:
         )
         return replace(report, scorecard=Scorecard(card.title, card.columns, card.rows, caption), markdown=markdown)
 
+    def _of_system(self, report: Report) -> Report:
+        system, skipped = self.fields["system"]["name"], self.fields["not_applicable"]
+        if system == REFERENCE:
+            return report
+        lines = [f"system: {system}"] + ([f"NOT APPLICABLE: {skipped}"] if skipped else [])
+        card = report.scorecard
+        head, sep, rest = report.markdown.partition("\n")
+        said = "\n".join(f"> {line}" for line in lines)
+        markdown = f"{head}\n\n{said}\n{rest}" if sep and head.startswith("#") else f"{said}\n\n{report.markdown}"
+        return replace(
+            report,
+            scorecard=Scorecard(f"{card.title} [{system}]", card.columns, card.rows, (*lines, *card.caption)),
+            markdown=markdown,
+        )
+
 
 def write_report(out: Path, envelope: Envelope, report: Report) -> tuple[list[Path], str, Report]:
     """Write the report's JSON, Markdown and HTML page; returns their paths, their stem and the report as shown."""
-    from harness.reports.html.page import page_or_note  # the page reads the envelope's FIELDS: imported here, not above
+    from harness.reports.html.child import page_apart  # the page reads the envelope's FIELDS: imported here, not above
 
     shown = envelope.framed(report)
     stem = envelope.stem(report.stem)
+    written: dict[str, str] = {}
+
+    def json_text(files: Mapping[str, Path]) -> str:
+        written["json"] = report_json(envelope.document(report.data, files))
+        return written["json"]
+
     paths = write_or_rescue(
         out,
         stem,
         {
-            "json": lambda files: report_json(envelope.document(report.data, files)),
+            "json": json_text,
             "md": shown.markdown,
-            "html": lambda files: page_or_note(envelope.document(report.data, files)),
+            "html": lambda _: page_apart(written["json"]),  # drawn from the JSON just made, in a process of its own
         },
         latest=not envelope.incomplete and envelope.shard is None,
     )

@@ -28,7 +28,7 @@ from harness.pipeline.settings import Mode
 from harness.reports import dataset_report
 from harness.reports.dataset_report import comparison, mode_json
 from harness.reports.dataset_summary import defect_counts, skipped_counts, summarize
-from harness.reports.envelope import FIELDS, Envelope, inputs_json
+from harness.reports.envelope import FIELDS, REQUIRED, Envelope, defaulted, inputs_json, system_of
 from harness.reports.scores import dataset_scores
 
 SAME_SETTINGS = ("dataset", "backend", "embedding_model", "granularity", "modes", "method", "definitions")
@@ -51,7 +51,7 @@ def load_report(path: Path) -> dict[str, Any]:
         report = json.loads(path.read_text(encoding="utf-8"))
     except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
         raise HarnessError(f"{path}: not a readable JSON report ({exc})") from None
-    if not isinstance(report, dict) or not all(name in report for name in FIELDS):
+    if not isinstance(report, dict) or not all(name in report for name in REQUIRED):
         raise HarnessError(f"{path}: not a harness run report")
     if not _shard(report):
         raise HarnessError(f"{path}: not a shard report (it was run without --shard)")
@@ -92,6 +92,8 @@ def check_shards(reports: Sequence[dict[str, Any]], paths: Sequence[Path]) -> No
     for report, path in zip(reports[1:], paths[1:], strict=True):
         if report["kind"] != reports[0]["kind"]:
             raise HarnessError(f"{path} differs from {paths[0]} in kind: not shards of one run")
+        if system_of(report) != system_of(reports[0]):
+            raise HarnessError(f"{path} differs from {paths[0]} in system: not shards of one run")
     first = _settings(reports[0])
     for report, path in zip(reports[1:], paths[1:], strict=True):
         settings = _settings(report)
@@ -123,7 +125,7 @@ def merge_reports(paths: Sequence[Path], specs: Sequence[KindSpec[Any, Any]]) ->
         raise HarnessError(f"{paths[0]}: a report of kind {reports[0]['kind']!r}, which this harness does not know")
     report = kind.merge(reports, merged_from) if kind.merge is not None else _rebuilt(kind, reports)
     first = reports[0]
-    fields = {name: first[name] for name in FIELDS if name != "files"}
+    fields = {name: defaulted(first, name) for name in FIELDS if name != "files"}
     fields.update(
         shard=None,
         wall_s=sum(r["wall_s"] for r in reports),

@@ -35,7 +35,9 @@ def git_commit() -> str | None:
 
 
 def file_digest(path: Path) -> str:
-    return hashlib.sha256(path.read_bytes()).hexdigest()
+    """Streamed: a dataset file is hundreds of MB (read whole, LongMemEval-S's took the run from 84 to 330 MB)."""
+    with path.open("rb") as handle:
+        return hashlib.file_digest(handle, "sha256").hexdigest()
 
 
 def machine() -> dict[str, Any]:

@@ -33,14 +33,21 @@ def scorecard(report: dict[str, Any], title: str) -> Scorecard:
     return Scorecard(title, SCORECARD_COLUMNS, scorecard_rows(report["summary"]), notes)
 
 
-def build(meta: dict[str, Any], summaries: Sequence[ModeSummary], results: Sequence[CaseResult]) -> dict[str, Any]:
-    """The report's body (the runner's envelope says whether the run is complete)."""
+def build(
+    meta: dict[str, Any],
+    summaries: Sequence[ModeSummary],
+    results: Sequence[CaseResult],
+    memories: dict[str, dict[str, str]] | None = None,
+) -> dict[str, Any]:
+    """The report's body (the runner's envelope says whether the run is complete); `memories`: per
+    suite, the text of each memory its cases retrieved or expected (`memory_texts`)."""
     errors = [r.error for r in results if r.error is not None]
     return {
         "meta": meta,
         "errors": {"count": len(errors), "distinct": len(set(errors)), "first": errors[0] if errors else None},
         "summary": [s.to_json() for s in summaries],
         "cases": [r.to_json() for r in results],
+        "memories": memories or {},
     }
 
 

@@ -65,8 +65,8 @@ def _reserve(out_dir: Path, stem: str, extensions: list[str], stamp: str) -> dic
     raise FileExistsError(f"no free report name for {stem}-{stamp} in {out_dir}")
 
 
-Contents = Mapping[str, str | Callable[[Mapping[str, Path]], str]]
-"""Per extension, the text, or what makes it from the names the files get (a report that names its files)."""
+Contents = Mapping[str, str | bytes | Callable[[Mapping[str, Path]], str]]
+"""Per extension, the text (or bytes: a chart), or what makes it from the names the files get (a report that names its files)."""
 
 
 def write_run_files(
@@ -81,7 +81,7 @@ def write_run_files(
     out_dir.mkdir(parents=True, exist_ok=True)
     stamp = (now or datetime.now(UTC)).astimezone(UTC).strftime("%Y%m%dT%H%M%SZ")
     paths = _reserve(out_dir, stem, list(contents), stamp)
-    texts = {ext: text if isinstance(text, str) else text(paths) for ext, text in contents.items()}
+    texts = {ext: text if isinstance(text, str | bytes) else text(paths) for ext, text in contents.items()}
     try:
         for ext, text in texts.items():
             atomic_write(paths[ext], text)

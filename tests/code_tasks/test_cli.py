@@ -87,3 +87,38 @@ def test_freeze_and_check_baseline(tmp_path: Path) -> None:
     checked = harness(*run, "--check-baseline", *gate, cwd=tmp_path)
     assert checked.returncode == 1, checked.stderr
     assert "flow-create-entry" in checked.stdout + checked.stderr
+
+
+def test_a_code_base_without_code_is_one_line_exit_2(tmp_path: Path) -> None:
+    """No code base given, and the folder named as the workspace holds no code: every task would
+    score 0 and be called a regression; the run stops instead."""
+    capability = tmp_path / "docs-only" / "benchmarks" / "capability"
+    capability.mkdir(parents=True)
+    (tmp_path / "docs-only" / "README.md").write_text("# notes\n")
+    task = {"id": "t", "category": "search-qa", "question": "q", "tools": ["query"], "input": {"query": "q"}}
+    (capability / "dataset.json").write_text(json.dumps({"workspace": "docs-only", "tasks": [task]}))
+    done = harness("run", "--suite", f"nano-brain:{capability / 'dataset.json'}", "-m", "bm25", cwd=tmp_path)
+    assert done.returncode == 2, done.stderr
+    assert "holds no code the harness parses" in one_line(done.stderr)
+    assert "nano-brain:TASKFILE:CODEBASE" in one_line(done.stderr)
+
+
+def test_unjudged_fields_are_warning_lines_and_the_ruleset_is_chosen(tmp_path: Path) -> None:
+    task = {"id": "t", "category": "trace", "question": "What does Queue.Run call?", "tools": ["trace"]}
+    task_file = tmp_path / "tasks.json"
+    task_file.write_text(json.dumps({"workspace": "w", "agent": {"enabled": True}, "tasks": [task]}))
+    run = ["run", "--suite", f"nano-brain:{task_file}:{LEDGER}", "-m", "bm25", "--out", "out"]
+    done = harness(*run, cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    warning = "harness: warning: tasks.json: task t: the trace tool has no input.node: it surfaces nothing"
+    assert warning in done.stderr
+    report = json.loads((tmp_path / "out" / "code-tasks-w-embedded-latest.json").read_text())
+    assert report["settings"]["rules"]["name"] == "nano-brain-2"
+    strict = harness(*run, "--code-rules", "harness", cwd=tmp_path)
+    assert strict.returncode == 0, strict.stderr
+    assert "it starts from the symbols the identifiers find" in strict.stderr
+    report = json.loads((tmp_path / "out" / "code-tasks-w-embedded-latest.json").read_text())
+    assert report["settings"]["rules"]["name"] == "harness"
+    unknown = harness(*run, "--code-rules", "strict", cwd=tmp_path)
+    assert unknown.returncode == 2
+    assert "unknown ruleset 'strict'" in one_line(unknown.stderr)

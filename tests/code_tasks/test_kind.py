@@ -84,13 +84,16 @@ def test_report_scores_per_mode(kind: CodeTasksKind, reference) -> None:
         rows = [r for r in results if r.mode == mode]
         assert sheet.overall["recall"] == round(sum(r.recall for r in rows) / len(rows) + 1e-12, 3)
         assert set(sheet.cases) == {t.id for t in kind.tasks.tasks}
-        assert set(sheet.categories) == {t.category.value for t in kind.tasks.tasks}
+        assert set(sheet.categories) == {t.category for t in kind.tasks.tasks}
         bench = report.data["summary"][mode]["bench_results"]
         assert [t["id"] for t in bench["tasks"]] == [t.id for t in kind.tasks.tasks]
         frozen = Baseline.model_validate(bench)  # what a freeze writes is what a check reads
         assert frozen.overall == sheet.overall["recall"]
         assert {t.id: t.recall for t in frozen.tasks} == {i: c.score for i, c in sheet.cases.items()}
-    assert report.scorecard.columns[:7] == ("backend", "mode", "tasks", "errors", "search", "+identifiers", "+graph")
+    assert report.scorecard.columns[:9] == (
+        *("backend", "mode", "tasks", "errors", "fixed", "recall"),
+        *("search", "+identifiers", "+graph"),
+    )
     assert report.stem == "code-tasks-ledger-embedded"
 
 
@@ -168,3 +171,33 @@ def test_an_unreachable_backend_errors_every_task(kind: CodeTasksKind) -> None:
     results = [r for s in kind.execute(Engine(_Unreachable(), None, (Mode.BM25,))) for r in s.results]
     assert len(results) == len(kind.tasks.tasks)
     assert all(r.backend_lost for r in results)
+
+
+def test_a_subset_run_is_compared_with_the_same_tasks_of_the_baseline(tasks: TaskSet) -> None:
+    """Overall and per category: a `--limit` or `--shard` run, or a task file grown since the
+    baseline, is held to what the baseline scored on the tasks it ran."""
+    from harness.reports.code_tasks_report import summarize
+
+    baseline = Baseline.model_validate(
+        {
+            "version": "1",
+            "overall": 0.5,
+            "by_category": {"x": 0.5, "y": 0.5},
+            "tasks": [
+                {"id": "a", "category": "x", "recall": 1.0},
+                {"id": "b", "category": "x", "recall": 0.0},
+                {"id": "c", "category": "y", "recall": 0.5},
+            ],
+        }
+    )
+    subset = tasks.model_copy(update={"baseline": baseline})
+
+    def row(task: str, category: str, recall: float) -> CodeTaskResult:
+        return CodeTaskResult("s", task, category, "embedded", "bm25", "q", recall=recall, fixed_recall=recall)
+
+    entry = summarize([row("a", "x", 1.0), row("c", "y", 0.5)], subset)["bm25"]
+    assert entry["baseline"]["overall"] == 0.75
+    assert entry["baseline"]["by_category"] == {"x": 1.0, "y": 0.5}
+    assert entry["baseline"]["regression"] is False
+    whole = summarize([row("a", "x", 1.0), row("b", "x", 0.0), row("c", "y", 0.5)], subset)["bm25"]
+    assert whole["baseline"]["by_category"] == {"x": 0.5, "y": 0.5}

@@ -63,12 +63,10 @@ def test_a_code_base_must_be_found(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("task", "message"),
     [
-        ({"id": "a", "category": "flow", "question": "q"}, "the flow tool needs input.entry"),
-        ({"id": "a", "category": "impact", "question": "q"}, "the impact and trace tools need input.node"),
-        ({"id": "a", "category": "multi-tool", "question": "q"}, "a multi-tool task names its tools"),
-        ({"id": "a", "category": "chat", "question": "q"}, "Input should be"),
+        ({"id": "a", "category": "", "question": "q"}, "category"),
+        ({"id": "a", "category": "flow", "question": "q", "tools": ["grep"]}, "tools"),
         ({"id": "a", "category": "search-qa", "question": "q", "input": {"query": "x"}, "expect_files": [""]}, "empty"),
-        ({"id": "a", "category": "search-qa", "question": "q", "input": {"query": "x", "depth": 2}}, "unknown field"),
+        ({"id": "a", "category": "search-qa", "question": "q", "input": {"max_depth": 0}}, "max_depth"),
     ],
 )
 def test_invalid_tasks_are_one_line_errors(tmp_path: Path, task: dict, message: str) -> None:
@@ -76,6 +74,59 @@ def test_invalid_tasks_are_one_line_errors(tmp_path: Path, task: dict, message: 
     with pytest.raises(CaseFileError, match=message) as caught:
         load_nano_brain(f"{task_file}:{LEDGER}")
     assert "\n" not in str(caught.value)
+
+
+def test_what_nano_brains_runner_accepts_loads_with_a_line_per_unjudged_field(tmp_path: Path) -> None:
+    """Free categories, tools without their inputs, no tools at all and input keys no tool reads
+    load (nano-brain's runner reads the input as a map); each gap is one warning line."""
+    tasks = [
+        {"id": "no-entry", "category": "flow", "question": "q", "tools": ["flow"]},
+        {"id": "no-node", "category": "support-root-cause", "question": "q", "tools": ["query", "trace"],
+         "input": {"query": "x"}},
+        {"id": "no-tools", "category": "graph-out", "question": "q", "input": {"query": "x", "kind": "fn"}},
+        {"id": "extras", "category": "symbol-lookup", "question": "q", "tools": ["symbols"],
+         "input": {"query": "x", "kind": "", "max_results": 20}},
+    ]  # fmt: skip
+    task_file = write(tmp_path / "tasks.json", {"workspace": "w", "agent": {"tools": ["query_question", "grep"]},
+                                                "tasks": tasks})  # fmt: skip
+    loaded = load_nano_brain(f"{task_file}:{LEDGER}")
+    assert [t.category for t in loaded.tasks] == ["flow", "support-root-cause", "graph-out", "symbol-lookup"]
+    assert loaded.rules == "nano-brain-2"
+    assert loaded.tasks[2].input.texts() == ["x", "fn"]
+    assert loaded.warnings == (
+        "input.kind (2 of 4 tasks): no tool reads it; its text joins the identifier pass, as in nano-brain's runner",
+        "input.max_results (1 of 4 tasks): no tool reads it (nano-brain's runner reads it for nothing either)",
+        "agent.tools 'grep': not a step nano-brain's runner knows (query_question, query_input, "
+        "symbols_identifiers); skipped",
+        "task no-entry: the flow tool has no input.entry: it surfaces nothing",
+        "task no-node: the trace tool has no input.node: it surfaces nothing",
+        "task no-tools: names no tools: only the agent pass answers it",
+    )
+    harness_rules = load_nano_brain(f"{task_file}:{LEDGER}", "harness")
+    assert harness_rules.rules == "harness"
+    assert harness_rules.warnings[-2:] == (
+        "task no-node: the trace tool has no input.node: it starts from the symbols the identifiers find",
+        "task no-tools: names no tools: only the agent pass answers it",
+    )
+
+
+def test_the_ruleset_follows_the_files_nano_brain_version(tmp_path: Path) -> None:
+    """An `agent` block is read only by nano-brain's second runner; a file without one is version 1."""
+    plain = write(tmp_path / "a" / "tasks.json", {"workspace": "w", "tasks": []})
+    agent = write(tmp_path / "b" / "tasks.json", {"workspace": "w", "agent": {"enabled": False}, "tasks": []})
+    assert load_nano_brain(f"{plain}:{LEDGER}").rules == "nano-brain-1"
+    assert load_nano_brain(f"{agent}:{LEDGER}").rules == "nano-brain-2"
+    assert load_builtin("builtin").rules == "harness"
+    with pytest.raises(HarnessError, match="unknown code-task ruleset 'strict'"):
+        load_nano_brain(f"{plain}:{LEDGER}", "strict")
+
+
+def test_the_task_file_and_its_baseline_are_not_the_code_base() -> None:
+    """They spell the expected answers: a search must not find them."""
+    tasks = load_nano_brain(f"{TASK_FILE}")
+    assert set(tasks.exclude) == {"benchmarks/capability/dataset.json", "benchmarks/capability/baseline_v1.json"}
+    paths = {r.path for r in ingest(tasks.codebase, exclude=tasks.exclude).records}
+    assert "benchmarks/capability/dataset.json" not in paths
 
 
 def test_repeated_task_ids(tmp_path: Path) -> None:
@@ -96,8 +147,9 @@ def test_missing_file_and_bad_baseline(tmp_path: Path) -> None:
 
 def test_tools_default_to_the_category() -> None:
     tasks = load_builtin("builtin")
-    search = next(t for t in tasks.tasks if t.category is TaskCategory.SEARCH_QA)
-    assert search.fixed_tools == (Tool.QUERY,)
+    search = next(t for t in tasks.tasks if t.category == TaskCategory.SEARCH_QA)
+    assert search.fixed_tools() == (Tool.QUERY,)
+    assert search.fixed_tools(category_tools=False) == ()
 
 
 def test_builtin_set_covers_every_category_and_names_real_code() -> None:
@@ -105,7 +157,7 @@ def test_builtin_set_covers_every_category_and_names_real_code() -> None:
     in harness/ and every expected symbol is (part of) a symbol's name there: a stale task fails here."""
     tasks = load_builtin("builtin")
     assert len(tasks.tasks) >= 20
-    assert {t.category for t in tasks.tasks} == set(TaskCategory)
+    assert {t.category for t in tasks.tasks} == {c.value for c in TaskCategory}
     project = ingest(tasks.codebase, exclude=tasks.exclude)
     names = [r.title.lower() for r in project.records if r.kind.value == "symbol"]
     table = SymbolTable(project.records)

@@ -130,3 +130,12 @@ def test_auto_picks_acervo_rules_for_acervo_suites_only() -> None:
     assert build([f"acervo:{HERE / 'acervo'}"], common, strict).rules is STRICT
     acervo = ConversationOptions(TurnRulesName.ACERVO_V05)
     assert build(["conversation:builtin"], common, acervo).rules is ACERVO_V05
+
+
+def test_a_report_from_before_turn_rules_reads_back_with_its_strict_verdicts() -> None:
+    from harness.evaluation.kinds.conversation import result_from_json
+
+    row = {"suite": "s", "scenario": "p1", "turn": 1, "category": "RESOLVE", "backend": "embedded", "mode": "bm25"}
+    old = [{**row, "turn": 1, "passed": True}, {**row, "turn": 2, "passed": False}]  # no counted/effective fields
+    read = [result_from_json({**r, "user": "u", "expected": {}}) for r in old]
+    assert [(r.counted, r.effective) for r in read] == [(True, True), (True, False)]

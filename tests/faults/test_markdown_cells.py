@@ -36,9 +36,9 @@ def test_a_code_task_error_with_a_pipe_and_a_newline_stays_in_its_cell(
     assert code == 1, err
     (report,) = (tmp_path / "out").glob("code-tasks-*-latest.md")
     lines = report.read_text().splitlines()
-    header = lines.index("| task | category | search | +identifiers | +graph | baseline | missed |")
+    header = lines.index("| task | category | fixed | recall | search | +identifiers | +graph | baseline | missed |")
     rows = [line for line in lines[header + 2 :] if line.startswith("|")]
     assert rows, "the task table has rows"
     for line in rows:
-        assert len(_cells(line)) == 7, line
+        assert len(_cells(line)) == 9, line
         assert "RuntimeError: index \\| broken second line" in line, line

@@ -7,8 +7,7 @@ skipped, saying why, elsewhere."""
 from __future__ import annotations
 
 import json
-import os
-from collections.abc import Callable, Iterator
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -17,7 +16,7 @@ import pytest
 from harness.reports.html.diff import render_diff
 from harness.reports.html.page import render_html
 
-from .browser import Browser, chromium_path
+from .browser import Browser
 from .pages import FAILED
 
 KINDS = sorted(FAILED)
@@ -30,24 +29,6 @@ EVIDENCE: dict[str, Callable[[dict[str, Any]], list[str]]] = {
     "haystack": lambda item: item["levels"]["session"]["gold"],
 }
 """Per kind, what an opened failed row must show: the judge's reasons, or the report's own evidence."""
-
-
-@pytest.fixture(scope="module")
-def browser() -> Iterator[Browser]:
-    binary = chromium_path()
-    if binary is None:
-        if os.environ.get("CI"):
-            pytest.fail("chromium is not installed: CI must install it (apt-get install -y chromium)")
-        pytest.skip("chromium is not installed here (apt-get install -y chromium); CI fails instead")
-    with Browser(binary) as opened:
-        yield opened
-
-
-@pytest.fixture(scope="module")
-def artifacts(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    folder = Path(os.environ.get("HARNESS_TEST_ARTIFACTS") or tmp_path_factory.mktemp("screenshots"))
-    folder.mkdir(parents=True, exist_ok=True)
-    return folder
 
 
 def set_filter(browser: Browser, element: str, value: bool | str) -> None:
@@ -89,6 +70,12 @@ def test_the_page_in_a_browser(browser: Browser, artifacts: Path, report_of_kind
     if items[first].get("reasons"):
         shown = browser.evaluate("[...document.querySelectorAll('tr.detail .reasons li')].map((li) => li.textContent)")
         assert shown == items[first]["reasons"]
+
+    if kind == "beliefs":  # ids come with their memory's text, expected and retrieved alike
+        texts = report["memories"][items[first]["suite"]]
+        named = [*items[first]["expected"]["relevant"]["should_only_include"], items[first]["retrieved"]["pinned"][0]]
+        for memory_id in named:
+            assert f"{memory_id}{texts[memory_id]}" in panel.replace("\n", "").replace("\t", ""), memory_id
 
     browser.screenshot(artifacts / f"report-page-{kind}.png")
     browser.send("Emulation.setEmulatedMedia", {"features": [{"name": "prefers-color-scheme", "value": "dark"}]})

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import re
+import sys
 import webbrowser
 from pathlib import Path
 from typing import Any
@@ -190,12 +191,8 @@ def test_open_renders_a_missing_page_and_hands_it_to_the_browser(
 
 
 def test_a_page_that_cannot_be_drawn_costs_the_run_nothing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    from harness.reports.html import page
-
-    def broken(*_: object) -> list[Any]:
-        raise ValueError("a bug in a chart")
-
-    monkeypatch.setattr(page, "charts", broken)
+    """The run draws its page in a child process (`child.py`): a child that fails leaves a note."""
+    monkeypatch.setattr(sys, "executable", "/bin/false")
     assert harness(tmp_path, "run", "-m", "bm25", "--suite", "lifecycle:builtin", "--limit", "1", "--out", "out") in (
         0,
         1,
@@ -203,10 +200,24 @@ def test_a_page_that_cannot_be_drawn_costs_the_run_nothing(tmp_path: Path, monke
     report = json.loads((tmp_path / "out" / "lifecycle-embedded-latest.json").read_text())
     assert len(report["results"]) == 1
     html = (tmp_path / "out" / "lifecycle-embedded-latest.html").read_text()
-    assert "could not be drawn (ValueError: a bug in a chart)" in html
+    assert "could not be drawn (the page&#39;s process exited with 1: no message)" in html
     monkeypatch.undo()
     assert harness(tmp_path, "report", "render", str(tmp_path / "out" / "lifecycle-embedded-latest.json")) == 0
     assert page_data((tmp_path / "out" / "lifecycle-embedded-latest.html").read_text())["items"] == report["results"]
+
+
+def test_a_bug_of_the_page_gives_the_note_page(
+    report_of_kind: dict[str, Path], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """What the child draws when the page itself fails: a note naming the error, never a traceback."""
+    from harness.reports.html import page
+
+    def broken(*_: object) -> list[Any]:
+        raise ValueError("a bug in a chart")
+
+    monkeypatch.setattr(page, "charts", broken)
+    html = page.page_or_note(json.loads(report_of_kind["lifecycle"].read_text()))
+    assert "could not be drawn (ValueError: a bug in a chart)" in html
 
 
 def test_diff_lists_what_regressed_and_what_was_fixed(report_of_kind: dict[str, Path], tmp_path: Path) -> None:

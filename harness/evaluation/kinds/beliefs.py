@@ -17,7 +17,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from harness.backends.base import Backend
-from harness.evaluation import teardown
+from harness.evaluation import system_beliefs, teardown
 from harness.evaluation.judge import judge
 from harness.evaluation.kind import Engine, Item, KindOptions, KindSpec, Report, RunInfo, Step, option
 from harness.evaluation.results import CaseResult, context_record
@@ -29,6 +29,7 @@ from harness.pipeline.memory_layer import Request, TextEmbedder
 from harness.pipeline.ruleset import CaseKind, MutationTiming, Ruleset, ruleset
 from harness.pipeline.settings import CONTENT_FIELDS, SURFACE_FIELDS
 from harness.reports import run_report
+from harness.reports.memory_texts import memory_texts
 from harness.reports.metadata import run_metadata, suite_record
 from harness.reports.scores import suite_scores
 from harness.reports.summary import ModeSummary, summarize
@@ -316,6 +317,8 @@ class BeliefKind:
     unit: str = "cases"
     asserted: ClassVar[frozenset[Mode]] = frozenset({Mode.BM25})
     """bm25 is the system under test: every case of a suite is written for it to pass."""
+    through_systems: ClassVar[bool] = True
+    """It runs on any system under test (`harness/evaluation/system_beliefs.py`)."""
 
     @property
     def baseline_suite(self) -> str:
@@ -343,7 +346,12 @@ class BeliefKind:
         return [i for i in ids if self.plan.runs(i)]
 
     def execute(self, engine: Engine) -> Iterator[Step[CaseResult]]:
-        for case_id, results in steps(self._in(engine.modes), engine.backend, engine.embedder):
+        plan = self._in(engine.modes)
+        if engine.system is None:
+            found = steps(plan, engine.backend, engine.embedder)
+        else:
+            found = system_beliefs.steps(plan.limited(), plan.modes, plan.runs, engine.system, engine.backend.name)
+        for case_id, results in found:
             yield Step(case_id, results)
 
     def items(self) -> list[Item]:
@@ -384,7 +392,7 @@ class BeliefKind:
             settings={"fields": dict(plan.settings.fields), "rrf_k": plan.settings.rrf_k, **run.settings},
             embedding_model=model,
         )
-        data = run_report.build(meta, summaries, cases)
+        data = run_report.build(meta, summaries, cases, memory_texts(plan.suites, cases))
         gates = [
             f"{s.backend}/{s.mode}: pass rate {s.pass_rate:.3f} is under --fail-under {fail_under}"
             for s in summaries

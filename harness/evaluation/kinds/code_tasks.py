@@ -1,22 +1,27 @@
 """Code-intelligence tasks as a case kind: the task set's code base is ingested once, loaded into
-one index per backend, and every task is answered deterministically in each mode and scored by
-surfaced recall, layer by layer (search only, plus identifiers, plus the call graph)."""
+one index per backend, and every task is answered deterministically in each mode, under the set's
+code-task ruleset, and scored by surfaced recall: the task's own tools (fixed recall), with the
+agent pass (recall), and layer by layer (search only, plus identifiers, plus the call graph)."""
 
 from __future__ import annotations
 
 import time
 import uuid
+import warnings
 from collections.abc import Iterable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field
 from pathlib import Path, PurePath
 from typing import Any
 
+from harness.errors import HarnessError, HarnessWarning
 from harness.evaluation import teardown
 from harness.evaluation.code_task_results import CodeTaskResult
-from harness.evaluation.kind import Engine, Item, KindOptions, KindSpec, Report, RunInfo, Step
-from harness.metrics.surfaced import surfaced_recall
+from harness.evaluation.kind import Engine, Item, KindOptions, KindSpec, Report, RunInfo, Step, option
+from harness.metrics.surfaced import SurfacedRecall, sourced_recall
 from harness.models.code_task import CodeTask, TaskSet
-from harness.models.project import Project
-from harness.pipeline.code_answer import LAYERS, SEARCH_LIMIT, CodeAnswerer
+from harness.models.project import Project, RecordKind
+from harness.pipeline.code_answer import LAYERS, SEARCH_LIMIT, CodeAnswerer, Hit
+from harness.pipeline.code_rules import CODE_RULESETS, code_rules
 from harness.pipeline.project_memory import ProjectMemory, embedding_text
 from harness.pipeline.settings import Mode
 from harness.reports.code_tasks_report import build_report
@@ -42,9 +47,8 @@ class CodeTasksKind:
         embedding_model: str | None = None,
     ):
         self.tasks = tasks
-        self.project = (
-            project if project is not None else ingest(tasks.codebase, name=tasks.name, exclude=tasks.exclude)
-        )
+        self.rules = code_rules(tasks.rules)
+        self.project = project if project is not None else _ingest_code(tasks)
         self.fail_under = fail_under
         self.limit = limit
         self.embedding_model = embedding_model
@@ -95,7 +99,7 @@ class CodeTasksKind:
                 for task in self.tasks.tasks:
                     yield Step(task.id, [self._result(task, engine, m).fail_with(exc) for m in engine.modes])
                 return
-            answerer = CodeAnswerer(memory, self.tasks.agent)
+            answerer = CodeAnswerer(memory, self.tasks.agent, self.rules)
             for task in self.tasks.tasks:
                 yield Step(task.id, [self._run(answerer, task, engine, mode) for mode in engine.modes])
         finally:
@@ -106,7 +110,7 @@ class CodeTasksKind:
         return CodeTaskResult(
             suite=self.tasks.name,
             task_id=task.id,
-            category=task.category.value,
+            category=task.category,
             backend=engine.backend.name,
             mode=mode.value,
             question=task.question,
@@ -122,11 +126,12 @@ class CodeTasksKind:
             return result.fail_with(exc)
         result.latency_ms = (time.perf_counter() - started) * 1000
         for layer in LAYERS:
-            names, paths = answer.surfaced(layer)
-            scored = surfaced_recall(task.expect_symbols, task.expect_files, names, paths)
-            result.layers[layer] = scored.recall
+            result.layers[layer] = _score(task, answer.upto(layer)).recall
+        scored = _score(task, list(answer.hits))
         result.recall = scored.recall
+        result.fixed_recall = _score(task, answer.fixed()).recall
         result.matched, result.missed = list(scored.matched), list(scored.missed)
+        result.matched_by = dict(scored.by)
         result.identifiers = list(answer.identifiers)
         result.surfaced = {layer: [r.id for r in records] for layer, records in answer.layers.items()}
         result.externals = list(answer.externals)
@@ -148,6 +153,7 @@ class CodeTasksKind:
     def report(self, results: Sequence[CodeTaskResult], run: RunInfo) -> Report:
         settings = {
             "tasks": PurePath(self.tasks.source).name,
+            "rules": self.rules.to_json(),
             "limit": self.limit,
             "agent": self.tasks.agent.model_dump(),
             "search_limit": SEARCH_LIMIT,
@@ -156,11 +162,51 @@ class CodeTasksKind:
         return build_report(self.tasks, self.project, results, run, self.fail_under, settings)
 
 
-def build(suites: Sequence[str], common: KindOptions, own: None) -> CodeTasksKind:  # noqa: ARG001 - no options of its own
-    """`code-tasks:builtin` or `nano-brain:TASKFILE[:CODEBASE]`."""
+def _score(task: CodeTask, hits: Sequence[Hit]) -> SurfacedRecall:
+    """Recall over the hits, each match credited to the first hit that surfaced it."""
+    names = [(name, _source(hit)) for hit in hits for name in hit.names]
+    paths = [(path, _source(hit)) for hit in hits for path in hit.paths]
+    return sourced_recall(task.expect_symbols, task.expect_files, names, paths)
+
+
+def _source(hit: Hit) -> str:
+    where = hit.source if hit.record is not None else f"{hit.source} (outside the project)"
+    return f"{where} [{hit.tool}]"
+
+
+def _ingest_code(tasks: TaskSet) -> Project:
+    """The task set's code base as records; one that holds no code the parsers read would score
+    every task 0 (and call that a regression), so it is an error."""
+    project = ingest(tasks.codebase, name=tasks.name, exclude=tasks.exclude)
+    if not any(r.kind is RecordKind.SYMBOL for r in project.records):
+        raise HarnessError(
+            f"{tasks.source}: the code base {tasks.codebase} holds no code the harness parses "
+            "(Go, TypeScript, JavaScript, Python): give it as nano-brain:TASKFILE:CODEBASE"
+        )
+    return project
+
+
+@dataclass(frozen=True)
+class CodeTaskOptions:
+    code_rules: str | None = field(
+        default=None,
+        metadata=option(
+            f"Judge code tasks by this ruleset ({', '.join(CODE_RULESETS)}; default: nano-brain's version for "
+            "a nano-brain file, harness for the built-in tasks)."
+        ),
+    )
+
+
+def build(suites: Sequence[str], common: KindOptions, own: CodeTaskOptions | None) -> CodeTasksKind:
+    """`code-tasks:builtin` or `nano-brain:TASKFILE[:CODEBASE]`, by the ruleset `--code-rules` names."""
     (suite,) = suites
     prefix, _, rest = suite.partition(":")
-    tasks = load_builtin(rest) if prefix == "code-tasks" else load_nano_brain(rest)
+    rules = own.code_rules if own is not None else None
+    if rules is not None and rules not in CODE_RULESETS:
+        raise HarnessError(f"--code-rules: unknown ruleset {rules!r} (known: {', '.join(CODE_RULESETS)})")
+    tasks = load_builtin(rest, rules) if prefix == "code-tasks" else load_nano_brain(rest, rules)
+    for line in tasks.warnings:
+        warnings.warn(f"{PurePath(tasks.source).name}: {line}", HarnessWarning, stacklevel=2)
     return CodeTasksKind.for_run(tasks, common)
 
 
@@ -172,6 +218,7 @@ SPEC = KindSpec(
     name="code-tasks",
     title="Code tasks",
     suite_help="code-tasks:builtin, nano-brain:TASKFILE[:DIR]",
+    options=CodeTaskOptions,
     build=build,
     result=result_from_json,
     builtin="code-tasks:builtin",

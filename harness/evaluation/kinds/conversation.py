@@ -318,6 +318,10 @@ def build(suites: Sequence[str], common: KindOptions, own: ConversationOptions) 
 
 
 def result_from_json(data: Mapping[str, Any]) -> TurnResult:
+    """A report's turn read back. Reports written before turn rules have no `effective`: they were
+    judged strictly, where a turn holds in its category exactly when it passed."""
+    if "effective" not in data:
+        data = {**data, "effective": bool(data.get("passed", False))}
     return TurnResult.from_json(data)
 
 

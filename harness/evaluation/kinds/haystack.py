@@ -14,7 +14,7 @@ from collections import Counter
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import numpy as np
 
@@ -34,9 +34,9 @@ from harness.evaluation.question_results import (
 )
 from harness.messages import error_text
 from harness.metrics.dataset_measures import score
-from harness.models.haystack import Granularity, Haystack, Question
+from harness.models.haystack import Document, Granularity, Haystack, Question
 from harness.pipeline.ahead import analysed_ahead
-from harness.pipeline.haystack import HaystackIndex, embedding_texts, query_terms
+from harness.pipeline.haystack import DEPTH, HaystackIndex, by_session, embedding_texts, query_terms, turn_text
 from harness.pipeline.memory_layer import TextEmbedder
 from harness.pipeline.settings import Mode
 from harness.reports import dataset_report
@@ -46,6 +46,8 @@ from harness.reports.scores import dataset_scores
 from harness.reports.trec import dataset_trec
 from harness.suites.datasets import Selection, open_selection
 from harness.suites.sampling import SampleMethod
+from harness.systems.bound import BoundSystem
+from harness.systems.protocol import MemorySystem, Query, Record
 
 
 def skip_reason(question: Question, granularity: Granularity) -> str | None:
@@ -76,6 +78,8 @@ class HaystackKind:
     skipped: list[QuestionResult] = field(default_factory=list)
     haystacks: list[HaystackStats] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    through_systems: ClassVar[bool] = True
+    """It runs on any system under test (`_through`)."""
 
     @property
     def baseline_suite(self) -> str:
@@ -91,6 +95,9 @@ class HaystackKind:
             yield from (q.text for q in haystack.questions)
 
     def execute(self, engine: Engine) -> Iterator[Step[QuestionResult]]:
+        if engine.system is not None:
+            yield from self._through(engine.system, engine)
+            return
         needs_vectors = any(m.needs_vectors for m in engine.modes)
         if needs_vectors and engine.embedder is None:
             raise ValueError("vector and hybrid modes need an embedder")
@@ -139,6 +146,72 @@ class HaystackKind:
                 yield Step(question.id, [_ask(index, haystack.id, question, m, query_vector) for m in engine.modes])
         finally:
             teardown.drop(index, f"haystack {haystack.id!r}")
+
+    def _through(self, system: BoundSystem, engine: Engine) -> Iterator[Step[QuestionResult]]:
+        """Each haystack's turns ingested into a namespace of the system, each question searched
+        there (`DEPTH` results), scored against its gold as the reference system's rankings are;
+        a session ranks by its best turn. Latency is the system's search, as it answers it."""
+        namespace = f"h{uuid.uuid4().hex[:12]}"
+        for number, haystack in enumerate(self.selection.reader.read(self.selection.selected)):
+            self.notes.extend(f"{haystack.id}: {note}" for note in haystack.notes)
+            asked: list[Question] = []
+            for question in haystack.questions:
+                if (reason := skip_reason(question, self.granularity)) is not None:
+                    self.skipped.append(_skipped(haystack.id, question, reason))
+                    yield Step(question.id, [])
+                else:
+                    asked.append(question)
+            if not asked:
+                continue
+            ingest_started = time.perf_counter()
+            try:
+                opened = system.open(f"{namespace}_{number}")
+            except Exception as exc:  # noqa: BLE001 - this haystack's error, recorded per question
+                for q in asked:
+                    yield Step(q.id, [_failed(haystack.id, q, mode, exc) for mode in engine.modes])
+                continue
+            try:
+                try:
+                    opened.add([_turn_record(d) for d in haystack.documents])
+                except Exception as exc:  # noqa: BLE001 - this haystack's error, recorded per question
+                    for q in asked:
+                        yield Step(q.id, [_failed(haystack.id, q, mode, exc) for mode in engine.modes])
+                    continue
+                self.haystacks.append(
+                    HaystackStats(
+                        haystack.id, len(haystack.documents), len(asked), 0.0, time.perf_counter() - ingest_started
+                    )
+                )
+                session_of = {d.id: d.session_id for d in haystack.documents}
+                for question in asked:
+                    yield Step(
+                        question.id,
+                        [self._ask_system(opened, session_of, haystack.id, question, m) for m in engine.modes],
+                    )
+            finally:
+                opened.close()
+
+    def _ask_system(
+        self, opened: MemorySystem, session_of: Mapping[str, str], haystack: str, question: Question, mode: Mode
+    ) -> QuestionResult:
+        try:
+            started = time.perf_counter()
+            found = opened.search(Query(question.text, HAYSTACK_USER, limit=DEPTH), mode)
+            latency = time.perf_counter() - started
+            unknown = [f.id for f in found if f.id not in session_of]
+            if unknown:
+                raise ValueError(f"the system returned ids it was never given: {', '.join(unknown[:3])}")
+            scored = all(f.score is not None for f in found)
+            turns = [
+                Hit(f.id, f.score if scored and f.score is not None else 1.0 / rank) for rank, f in enumerate(found, 1)
+            ]
+            rankings = {Granularity.SESSION: by_session(turns, session_of, DEPTH)}
+            if self.granularity is Granularity.TURN:
+                rankings = {Granularity.TURN: turns, **rankings}
+            levels = tuple(_level(level, ranking, question) for level, ranking in rankings.items())
+        except Exception as exc:  # noqa: BLE001 - recorded per question; the error threshold judges the run
+            return _failed(haystack, question, mode, exc)
+        return _result(haystack, question, mode, QuestionStatus.OK, latency_s=latency, levels=levels)
 
     def evaluation(self, results: Sequence[QuestionResult], modes: Sequence[Mode], wall_s: float) -> Evaluation:
         """The run as the dataset report reads it: asked and skipped questions, timings, notes."""
@@ -211,6 +284,16 @@ def _ask(
     except Exception as exc:  # noqa: BLE001 - recorded per question; the error threshold judges the run
         return _failed(haystack, question, mode, exc)
     return _result(haystack, question, mode, QuestionStatus.OK, latency_s=latency, levels=levels)
+
+
+HAYSTACK_USER = "haystack"
+"""The one user a haystack's turns are stored and searched under, on a system under test."""
+
+
+def _turn_record(doc: Document) -> Record:
+    """A turn as a system stores it: the text the reference system indexes, its session and date."""
+    attributes = {"session_id": doc.session_id} | ({"date": doc.date} if doc.date else {})
+    return Record(doc.id, turn_text(doc), HAYSTACK_USER, attributes=attributes)
 
 
 def _level(level: Granularity, hits: list[Hit], question: Question) -> LevelResult:

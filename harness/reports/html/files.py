@@ -9,7 +9,7 @@ from typing import Any
 
 from harness.errors import HarnessError
 from harness.files import atomic_write
-from harness.reports.envelope import FIELDS
+from harness.reports.envelope import REQUIRED
 from harness.reports.html.diff import render_diff
 from harness.reports.html.page import GENERATOR, render_html
 from harness.reports.html.rows import kind_of
@@ -23,7 +23,7 @@ def read_report(path: Path) -> dict[str, Any]:
         raise HarnessError(f"{path}: no such file") from None
     except (OSError, ValueError) as exc:
         raise HarnessError(f"{path}: not a harness run report ({exc.__class__.__name__})") from None
-    if not isinstance(document, dict) or not (all(f in document for f in FIELDS) or kind_of(document)):
+    if not isinstance(document, dict) or not (all(f in document for f in REQUIRED) or kind_of(document)):
         raise HarnessError(f"{path}: not a harness run report (no envelope, no items of a known kind)")
     return document
 

@@ -106,6 +106,7 @@ def render_html(document: Mapping[str, Any]) -> str:
     spec, listed = rows(document)
     columns, scorecard = _scorecard(document, listed)
     body = {k: v for k, v in document.items() if k not in FIELDS and k != (spec.key if spec else None)}
+    texts = body.pop("memories", None)  # a belief report's memory texts: shown beside their ids
     sections = {
         "Settings the scores depend on": document.get("settings"),
         "Suites and their rulesets": meta.get("suites") if isinstance(meta := document.get("meta"), Mapping) else None,
@@ -117,6 +118,7 @@ def render_html(document: Mapping[str, Any]) -> str:
     data = {
         "rows": [[r.verdict, r.id, r.mode, r.backend, r.category, r.title] for r in listed],  # as report.js reads them
         "items": [r.item for r in listed],
+        "texts": texts if isinstance(texts, Mapping) else {},
         "sections": {name: value for name, value in sections.items() if value not in (None, {}, [])},
     }
     backend_name = _backend(document) or (scorecard[0][0] if scorecard else "")
@@ -149,10 +151,15 @@ def page_or_note(document: Mapping[str, Any]) -> str:
     try:
         return render_html(document)
     except Exception as exc:  # noqa: BLE001 - any failure of the page; the run's own files come first
-        return (
-            f'<!doctype html>\n<html lang="en"><head><meta charset="utf-8">{GENERATOR}'
-            "<title>report page not drawn</title></head><body>"
-            f"<p>This report's page could not be drawn ({escape(type(exc).__name__)}: {escape(str(exc))}). "
-            "Its JSON beside this file is complete: <code>harness report render</code> draws the page again.</p>"
-            "</body></html>\n"
-        )
+        return note_page(f"{type(exc).__name__}: {exc}")
+
+
+def note_page(why: str) -> str:
+    """A page that says why the report's page could not be drawn, and how to draw it again."""
+    return (
+        f'<!doctype html>\n<html lang="en"><head><meta charset="utf-8">{GENERATOR}'
+        "<title>report page not drawn</title></head><body>"
+        f"<p>This report's page could not be drawn ({escape(why)}). "
+        "Its JSON beside this file is complete: <code>harness report render</code> draws the page again.</p>"
+        "</body></html>\n"
+    )

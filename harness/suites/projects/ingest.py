@@ -230,7 +230,7 @@ def _records(parsed: dict[str, ParsedFile], folders: set[str]) -> list[ProjectRe
         )
     ids = {path: _piece_ids(path, file) for path, file in parsed.items()}
     resolver = CallResolver(
-        Symbol(piece_id, path, piece.name)
+        Symbol(piece_id, path, piece.name, piece.abstract)
         for path, file in parsed.items()
         for piece, piece_id in zip(file.pieces, ids[path][0], strict=True)
         if piece.kind is RecordKind.SYMBOL
@@ -250,7 +250,8 @@ def _records(parsed: dict[str, ParsedFile], folders: set[str]) -> list[ProjectRe
         )
         own, by_name = ids[path]
         for piece, piece_id in zip(file.pieces, own, strict=True):
-            calls, external = resolver.resolve(path, piece.calls)
+            owner = piece.name.split("~", 1)[0].rpartition(".")[0] if piece.receiver else ""
+            calls, external = resolver.resolve(path, piece.calls, owner, piece.receiver)
             records.append(
                 ProjectRecord(
                     piece_id,

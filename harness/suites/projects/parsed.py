@@ -30,6 +30,12 @@ class Piece:
     """The symbol's docstring or leading comment, for the module summary."""
     signature: str = ""
     """The symbol's first line (`def load(self, docs)`, `func (s *Server) Run() error`)."""
+    abstract: bool = False
+    """A method an interface declares (`Searcher.Search`): a call that resolves to it means its
+    implementations as well."""
+    receiver: str | None = None
+    """The name a method's body calls its owner by (Go's receiver variable, `this`): a call through
+    it (`s.flush`) means the owner's own method first."""
 
 
 @dataclass(frozen=True, slots=True)

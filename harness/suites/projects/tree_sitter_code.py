@@ -118,10 +118,13 @@ class _Walker:
                 self.visit(child, name)
             elif child.type in self.grammar.types:
                 self._add(child, name, parent, self.text(child), ())
+                self._interface_methods(child, name)
             else:
                 body = child.child_by_field_name("body") or child
                 owner = self._receiver(child) if child.type == "method_declaration" else parent
-                self._add(child, name, owner, self.text(child), tuple(self._calls(body)))
+                self._add(
+                    child, name, owner, self.text(child), tuple(self._calls(body)), self._self_name(child, parent)
+                )
                 self.routes(body, name)
 
     def _definition_name(self, node: Node, parent: str | None) -> str | None:
@@ -150,6 +153,29 @@ class _Walker:
                 return self.text(node)
         return None
 
+    def _interface_methods(self, definition: Node, name: str) -> None:
+        """The methods an interface declares (Go's `method_elem`, TypeScript's `method_signature`),
+        each an abstract symbol `Interface.method` of its own."""
+        body = definition.child_by_field_name("type") or definition.child_by_field_name("body")
+        if body is None or body.type not in {"interface_type", "interface_body"}:
+            return
+        for member in body.named_children:
+            member_name = member.child_by_field_name("name")
+            if member.type in {"method_elem", "method_signature"} and member_name is not None:
+                qualified = _qualify(name, self.text(member_name))
+                self._add(member, qualified, name, self.text(member), (), abstract=True)
+
+    def _self_name(self, definition: Node, parent: str | None) -> str | None:
+        """What the definition's body calls its owner: a Go method's receiver variable (`s` in
+        `func (s *Server)`), `this` in a class's method; None for a plain function."""
+        if definition.type == "method_declaration":
+            receiver = definition.child_by_field_name("receiver")
+            for node in _descendants(receiver) if receiver is not None else ():
+                if node.type == "parameter_declaration" and (name := node.child_by_field_name("name")) is not None:
+                    return self.text(name)
+            return None
+        return "this" if parent is not None and self.grammar.name != "go" else None
+
     def _unique(self, name: str, node: Node) -> str:
         """`name`, or for overloads and redeclarations `name~<line>` (repeated): every one is kept."""
         while name in self._names:
@@ -157,7 +183,17 @@ class _Walker:
         self._names.add(name)
         return name
 
-    def _add(self, node: Node, name: str, parent: str | None, text: str, calls: tuple[str, ...]) -> None:
+    def _add(
+        self,
+        node: Node,
+        name: str,
+        parent: str | None,
+        text: str,
+        calls: tuple[str, ...],
+        receiver: str | None = None,
+        *,
+        abstract: bool = False,
+    ) -> None:
         unique = self._unique(name, node)
         self.pieces.append(
             Piece(
@@ -170,6 +206,8 @@ class _Walker:
                 calls=calls,
                 doc=_leading_comment(node, self.data),
                 signature=self.text(node).splitlines()[0].strip(),
+                receiver=receiver,
+                abstract=abstract,
             )
         )
 

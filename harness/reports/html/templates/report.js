@@ -35,36 +35,44 @@
   const expectedOf = (item) => collect([item.expected, item.gold, item.levels &&
     Object.values(item.levels).map((l) => l.gold)], new Set());
 
-  function value(v, hits) {
+  // a memory id the report holds the text of (belief reports' `memories`): the id, then its text
+  const memory = (id, chip, texts) => el("span", { class: "memory" }, chip, el("span", { class: "memtext" }, texts[id]));
+  const known = (texts, x) => typeof x === "string" && Object.hasOwn(texts, x);
+
+  function value(v, hits, texts = {}) {
     if (v === null || v === undefined) return el("span", { class: "null" }, "—");
     if (typeof v === "string") {
       if (v.length > 120 || v.includes("\n")) return el("span", { class: "text" }, v);
+      if (known(texts, v)) return memory(v, el("span", { class: hits.has(v) ? "chip hit" : "chip" }, v), texts);
       return hits.has(v) ? el("span", { class: "chip hit" }, v) : document.createTextNode(v);
     }
     if (scalar(v)) return document.createTextNode(format(v));
     if (Array.isArray(v)) {
       if (!v.length) return el("span", { class: "null" }, "none");
-      if (v.every(scalar)) return el("span", {}, ...v.map((x) => el("span", { class: hits.has(x) ? "chip hit" : "chip" }, format(x))));
+      if (v.every(scalar)) return el("span", {}, ...v.map((x) => {
+        const chip = el("span", { class: hits.has(x) ? "chip hit" : "chip" }, format(x));
+        return known(texts, x) ? memory(x, chip, texts) : chip;
+      }));
       if (v.every((x) => Array.isArray(x) && x.every(scalar)))
         return el("span", {}, ...v.map((x) => el("span", { class: hits.has(x[0]) ? "chip hit" : "chip" }, x.map(format).join(" "))));
-      if (v.every((x) => x && typeof x === "object" && !Array.isArray(x))) return table(v, hits);
-      return el("span", {}, ...v.map((x) => value(x, hits)));
+      if (v.every((x) => x && typeof x === "object" && !Array.isArray(x))) return table(v, hits, texts);
+      return el("span", {}, ...v.map((x) => value(x, hits, texts)));
     }
-    return dl(v, hits);
+    return dl(v, hits, [], texts);
   }
 
-  function table(list, hits) {
+  function table(list, hits, texts = {}) {
     const keys = [...new Set(list.flatMap(Object.keys))];
     return el("div", { class: "scroll" }, el("table", {},
       el("thead", {}, el("tr", {}, ...keys.map((k) => el("th", {}, k)))),
-      el("tbody", {}, ...list.map((x) => el("tr", {}, ...keys.map((k) => el("td", {}, value(x[k], hits))))))));
+      el("tbody", {}, ...list.map((x) => el("tr", {}, ...keys.map((k) => el("td", {}, value(x[k], hits, texts))))))));
   }
 
-  function dl(object, hits, first = []) {
+  function dl(object, hits, first = [], texts = {}) {
     const keys = Object.keys(object);
     const ordered = [...first.filter((k) => keys.includes(k)), ...keys.filter((k) => !first.includes(k))];
     const marked = (k) => (k === "expected" ? new Set() : hits);  // marks show what was found, not the wish list
-    return el("dl", {}, ...ordered.flatMap((k) => [el("dt", {}, k), el("dd", {}, value(object[k], marked(k)))]));
+    return el("dl", {}, ...ordered.flatMap((k) => [el("dt", {}, k), el("dd", {}, value(object[k], marked(k), texts))]));
   }
 
   function itemPanel(i) {
@@ -76,7 +84,7 @@
     return el("div", { "data-index": i },
       el("h3", {}, el("span", { class: `verdict v-${row[V]}` }, row[V]), ` ${row[BACKEND]} ${row[MODE]}`),
       reasons.length ? el("ul", { class: "reasons" }, ...reasons.map((r) => el("li", {}, r))) : "",
-      dl(rest, expectedOf(item), FIRST));
+      dl(rest, expectedOf(item), FIRST, (data.texts || {})[item.suite] || {}));
   }
 
   function matches(i) {

@@ -1,0 +1,225 @@
+"""`harness leaderboard`: systems under test (rows, each in each of its modes) x suites and datasets
+(columns), one table per backend, each cell the column's main measure from the reports' own score
+sheets, and each system's published figures beside ours where it publishes any
+(`published_systems.json`, with their sources). Written as Markdown, JSON, a PNG chart and a page.
+
+A report from before systems existed is of the reference system (`envelope.system_of`); a kind a
+system cannot run is reported not applicable (`n/a`, with the reason), never as a zero.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from importlib.resources import files
+from typing import Any
+
+from harness.reports.compare import Compared
+from harness.reports.envelope import system_of
+from harness.reports.run_report import markdown_table
+
+MAIN: Mapping[str, tuple[str, ...]] = {
+    "beliefs": ("pass_rate",),
+    "haystack": ("recall_any@5", "mrr"),
+    "code-tasks": ("recall",),
+    "lifecycle": ("precision", "recall"),
+    "conversation": ("pass_rate",),
+}
+"""Per kind, its main measures, by their names in the score sheet's overall (a dataset's carry its
+first granularity as a prefix: `session/mrr`); a kind not listed shows its sheet's first measure."""
+LABELS = {"pass_rate": "pass rate", "recall_any@5": "R@5", "recall_any@1": "R@1", "mrr": "MRR", "p50_ms": "p50 ms"}
+
+
+def label(measure: str) -> str:
+    return LABELS.get(measure.rpartition("/")[2], measure)
+
+
+@dataclass(frozen=True)
+class Published:
+    """A figure set a system publishes for one suite or dataset."""
+
+    system: str
+    kind: str
+    suite: str
+    mode: str
+    backend: str
+    measures: Mapping[str, float]
+    setup: str
+    source: str
+
+
+def published_figures() -> list[Published]:
+    """The committed published figures (`harness/reports/published_systems.json`)."""
+    data = json.loads(files("harness.reports").joinpath("published_systems.json").read_text(encoding="utf-8"))
+    return [Published(**figure) for figure in data["figures"]]
+
+
+@dataclass(frozen=True)
+class Column:
+    kind: str
+    suite: str
+    measures: tuple[str, ...]
+
+    @property
+    def title(self) -> str:
+        return self.suite
+
+
+@dataclass
+class Entry:
+    """One system in one mode on one backend: per column, its measures, or why it is not applicable."""
+
+    system: str
+    mode: str
+    cells: dict[str, dict[str, float | None]] = field(default_factory=dict)
+    not_applicable: dict[str, str] = field(default_factory=dict)
+    sources: dict[str, str] = field(default_factory=dict)
+
+
+@dataclass(frozen=True)
+class Board:
+    columns: list[Column]
+    backends: dict[str, list[Entry]]
+    published: list[Published]
+    reports: list[str]
+
+    def published_for(self, system: str, suite: str) -> Published | None:
+        return next((p for p in self.published if (p.system, p.suite) == (system, suite)), None)
+
+
+def _measures(kind: str, overall: Mapping[str, Any]) -> tuple[str, ...]:
+    """The kind's main measures as this sheet names them (with a dataset's level prefix)."""
+    wanted = MAIN.get(kind)
+    if wanted is None:
+        return tuple(list(overall)[:1])
+    found = []
+    for name in wanted:
+        match = next((m for m in overall if m == name or re.fullmatch(rf"[^/]+/{re.escape(name)}", m)), None)
+        found.append(match or name)
+    return tuple(found)
+
+
+def board(reports: Sequence[Compared], published: Sequence[Published]) -> Board:
+    """The leaderboard of the reports (a later report of the same system, backend, mode and suite
+    replaces an earlier one's cell)."""
+    columns: dict[str, Column] = {}
+    backends: dict[str, dict[tuple[str, str], Entry]] = {}
+    for each in reports:
+        report = each.report
+        kind, suite, system = report["kind"], str(report["suite"]), system_of(report)
+        backend = report["backend"]["backend"]
+        for mode in report["modes"]:
+            sheet = report["scores"].get(mode)
+            overall = (sheet or {}).get("overall") or {}
+            column = columns.setdefault(suite, Column(kind, suite, _measures(kind, overall)))
+            row = backends.setdefault(backend, {}).setdefault((system, mode), Entry(system, mode))
+            row.sources[suite] = each.path.name
+            if report.get("not_applicable"):
+                row.not_applicable[suite] = str(report["not_applicable"])
+                row.cells.pop(suite, None)
+            elif sheet is not None:
+                row.cells[suite] = {m: overall.get(m) for m in column.measures}
+                row.not_applicable.pop(suite, None)
+    return Board(
+        list(columns.values()),
+        {name: list(rows.values()) for name, rows in sorted(backends.items())},
+        list(published),
+        [each.label for each in reports],
+    )
+
+
+def _number(value: float | None) -> str:
+    return "–" if value is None else f"{value:.3f}"
+
+
+def cell_text(board: Board, row: Entry, column: Column) -> str:
+    """`ours` per measure, and the system's published figure beside it where there is one."""
+    if column.suite in row.not_applicable:
+        return "n/a"
+    ours = row.cells.get(column.suite)
+    text = " / ".join(_number(ours.get(m)) for m in column.measures) if ours is not None else "–"
+    figure = board.published_for(row.system, column.suite)
+    if figure is not None and any(m in figure.measures for m in column.measures):
+        text += " (published " + " / ".join(_number(figure.measures.get(m)) for m in column.measures) + ")"
+    return text
+
+
+def published_rows(board: Board) -> list[list[str]]:
+    return [
+        [
+            p.system,
+            p.suite,
+            p.mode,
+            p.backend,
+            ", ".join(f"{label(m)} {v:g}" for m, v in p.measures.items()),
+            p.setup,
+            p.source,
+        ]
+        for p in board.published
+    ]
+
+
+PUBLISHED_COLUMNS = ("system", "suite", "mode", "backend", "published", "setup", "source")
+
+
+def leaderboard_markdown(board: Board) -> str:
+    lines = ["# Leaderboard", "", "From: " + ", ".join(f"`{r}`" for r in board.reports), ""]
+    lines += [
+        "Each cell is the column's main measure ("
+        + "; ".join(f"{c.suite}: {' / '.join(map(label, c.measures))}" for c in board.columns)
+        + "); a system's published figures follow in parentheses where it publishes any; `n/a`: a kind the "
+        "system cannot run.",
+        "",
+    ]
+    for backend, rows in board.backends.items():
+        columns = ["system", "mode", *(c.title for c in board.columns)]
+        table = [[row.system, row.mode, *(cell_text(board, row, c) for c in board.columns)] for row in rows]
+        lines += [f"## {backend}", "", markdown_table(columns, table), ""]
+        for row in rows:
+            lines += [
+                f"- {row.system} {row.mode} {suite}: not applicable: {why}" for suite, why in row.not_applicable.items()
+            ]
+        lines += [""] if any(row.not_applicable for row in rows) else []
+    if board.published:
+        lines += ["## Published figures", "", markdown_table(PUBLISHED_COLUMNS, published_rows(board)), ""]
+    return "\n".join(lines) + "\n"
+
+
+def leaderboard_json(board: Board) -> dict[str, Any]:
+    return {
+        "reports": board.reports,
+        "columns": [{"kind": c.kind, "suite": c.suite, "measures": list(c.measures)} for c in board.columns],
+        "backends": {
+            backend: [
+                {
+                    "system": row.system,
+                    "mode": row.mode,
+                    "cells": row.cells,
+                    "not_applicable": row.not_applicable,
+                    "published": {
+                        c.suite: dict(p.measures)
+                        for c in board.columns
+                        if (p := board.published_for(row.system, c.suite)) is not None
+                    },
+                    "reports": row.sources,
+                }
+                for row in rows
+            ]
+            for backend, rows in board.backends.items()
+        },
+        "published": [
+            {
+                "system": p.system,
+                "kind": p.kind,
+                "suite": p.suite,
+                "mode": p.mode,
+                "backend": p.backend,
+                "measures": dict(p.measures),
+                "setup": p.setup,
+                "source": p.source,
+            }
+            for p in board.published
+        ],
+    }

@@ -1,0 +1,201 @@
+"""What a memory system under test is to the harness: the operations the kinds need, no more.
+
+A system is opened on one engine of the run (`Opening`: the harness's backend client, its server
+URL, the run's namespace and the harness's local text encoder) and holds its data under that
+namespace only. The kinds ingest `Record`s, ask `Query`s and judge the `Found` ids themselves:
+time, ids and judging stay the harness's, so scores are comparable across systems. Each system
+declares what it supports (`SystemInfo.capabilities`, `modes`); a kind that needs an operation a
+system lacks reports itself *not applicable* for that system, and a case that needs semantics it
+does not declare says so in its reasons.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from datetime import datetime
+from enum import StrEnum
+from typing import Protocol, runtime_checkable
+
+from harness.backends.base import Backend
+from harness.pipeline.memory_layer import TextEmbedder
+from harness.pipeline.settings import Mode
+
+REFERENCE = "reference"
+"""The harness's own pipeline: the system every run tests unless `--system` names another."""
+
+
+def file_key(system: str) -> str:
+    """A system's name as report file names carry it (`http:http://127.0.0.1:8080` -> `http-127.0.0.1-8080`)."""
+    return re.sub(r"[^a-z0-9._]+", "-", system.lower().replace("://", "-")).strip("-.") or "system"
+
+
+class Capability(StrEnum):
+    """What a system may declare beyond ingest and search (the bare PrecisionMemBench contract)."""
+
+    USERS = "users"
+    """Records and queries of different users never see each other."""
+    SCOPES = "scopes"
+    """Records carry scopes; a query sees only records sharing one of its scopes."""
+    TIMESTAMPS = "timestamps"
+    """Records carry their time and queries the time they are asked at."""
+    CLOCK = "clock"
+    """`advance(now)`: simulated time moves forward (decay, expiry)."""
+    CONSOLIDATION = "consolidation"
+    """`consolidate()`: one consolidation cycle over what is stored."""
+    ACCESS = "access"
+    """`record_access(ids)`: retrieval of these records is reported back to the system."""
+    BUDGET = "budget"
+    """A query's `budget_tokens` caps what the system returns."""
+    REPLACE = "replace"
+    """`add` of a record whose id is stored replaces it (a session's updates)."""
+    SUPERSESSION = "supersession"
+    """Records superseded by another (`attributes["superseded_by"]`) are not returned."""
+    PINNED = "pinned"
+    """Records marked pinned (`attributes["pinned"]`) are returned for every query of their user and scope."""
+
+
+@dataclass(frozen=True, slots=True)
+class Record:
+    """One memory to ingest. `id` is the harness's, and comes back in `Found.id`; `attributes`
+    carries what a suite knows beyond the text (type, status, pinned, supersession, session id),
+    which a system may use or ignore."""
+
+    id: str
+    text: str
+    user: str
+    scopes: tuple[str, ...] = ()
+    time: datetime | None = None
+    attributes: Mapping[str, str | bool | int | float] = field(default_factory=dict)
+
+
+@dataclass(frozen=True, slots=True)
+class Query:
+    """One retrieval: `limit` results at most; `budget_tokens` (where the system declares `budget`)
+    caps the tokens of what is returned; `time` is when it is asked (with `timestamps`)."""
+
+    text: str
+    user: str
+    scopes: tuple[str, ...] = ()
+    limit: int = 20
+    budget_tokens: int | None = None
+    time: datetime | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Found:
+    """One result, best first: the record's id as ingested, with the system's score and text when it gives them."""
+
+    id: str
+    score: float | None = None
+    text: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class SystemInfo:
+    """What the report records about the system, and what the kinds may ask of it."""
+
+    name: str
+    version: str
+    capabilities: frozenset[Capability] = frozenset()
+    modes: tuple[Mode, ...] = (Mode.HYBRID,)
+    """The retrieval modes it offers: a mode it lacks is not run for it (said, never faked)."""
+    notes: tuple[str, ...] = ()
+
+    def supports(self, *needed: Capability) -> bool:
+        return set(needed) <= self.capabilities
+
+    def missing(self, *needed: Capability) -> list[Capability]:
+        return [c for c in needed if c not in self.capabilities]
+
+    def to_json(self) -> dict[str, object]:
+        return {
+            "name": self.name,
+            "version": self.version,
+            "capabilities": sorted(c.value for c in self.capabilities),
+            "modes": [m.value for m in self.modes],
+            "notes": list(self.notes),
+        }
+
+
+@dataclass(frozen=True, slots=True)
+class Opening:
+    """Where a system is opened: one engine of the run and one namespace on it.
+
+    `backend`: the harness's client of the engine (the reference system stores through it);
+    `backend_name` and `url` (None for the in-process engine): the engine's server, for a system
+    that connects on its own; `namespace`: every key, table, collection or user id it writes is
+    under it, and `MemorySystem.close` removes it; `embedder`: the harness's local text encoder
+    (None when no mode of the run needs vectors); `record`/`forget`: the run's ledger, for a
+    system that creates namespaces on a server the run did not start (`--url`)."""
+
+    backend: Backend
+    backend_name: str
+    url: str | None
+    namespace: str
+    embedder: TextEmbedder | None = None
+    record: Callable[[str], None] = lambda _namespace: None
+    forget: Callable[[str], None] = lambda _namespace: None
+
+
+@runtime_checkable
+class MemorySystem(Protocol):
+    """One system opened on one namespace. `add` and `search` are the bare contract; the rest is
+    called only where `info.capabilities` declares it (else a kind is not applicable)."""
+
+    @property
+    def info(self) -> SystemInfo: ...
+
+    def reset(self) -> None:
+        """Remove everything this namespace holds (never anything outside it)."""
+        ...
+
+    def add(self, records: Sequence[Record]) -> None:
+        """Ingest records; they are searchable when it returns."""
+        ...
+
+    def search(self, query: Query, mode: Mode) -> list[Found]:
+        """The records retrieved for `query` in `mode`, best first, at most `query.limit`."""
+        ...
+
+    def advance(self, now: datetime) -> None:
+        """Move simulated time to `now` (`clock`)."""
+        ...
+
+    def consolidate(self) -> None:
+        """Run one consolidation cycle (`consolidation`)."""
+        ...
+
+    def record_access(self, ids: Sequence[str]) -> None:
+        """Tell the system these records were used (`access`)."""
+        ...
+
+    def close(self) -> None:
+        """Drop the namespace and release connections; the system is unusable after."""
+        ...
+
+
+class Unsupported(Exception):
+    """An operation the system does not declare was called."""
+
+    def __init__(self, system: str, capability: Capability):
+        super().__init__(f"system {system!r} does not declare {capability.value!r}")
+        self.capability = capability
+
+
+@dataclass(frozen=True)
+class SystemSpec:
+    """One system, declared once (the registry lists them; third parties by entry point).
+
+    `open(opening)`: the system on one namespace; `backends`: the engines it runs on (None: any,
+    as the reference system, or none of the harness's, as an HTTP service); `summary`: one line
+    for `--help` and errors."""
+
+    name: str
+    open: Callable[[Opening], MemorySystem]
+    summary: str
+    backends: frozenset[str] | None = None
+
+    def runs_on(self, backend: str) -> bool:
+        return self.backends is None or backend in self.backends

@@ -1,0 +1,166 @@
+"""`harness leaderboard` (issue 18): systems (each in each mode) x suites and datasets, one table per
+backend, the column's main measure from the reports' own score sheets, each system's published
+figures beside ours, as Markdown, JSON, a PNG chart and a page. Reports of several systems are
+built here from runs of the reference system, as `--system` runs write them (the envelope's
+`system`, `not_applicable`); a report without `system` is of the reference system."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from harness.metrics.dataset_measures import metric_names
+
+from .browser import Browser
+from .pages import harness
+
+PUBLISHED = Path(__file__).parents[2] / "harness" / "reports" / "published_systems.json"
+POPOTO = {"name": "popoto", "version": "test", "capabilities": [], "modes": ["hybrid"], "notes": []}
+
+
+def _as(report: dict[str, Any], *, system: dict[str, Any], backend: str, mode: str, **fields: Any) -> dict[str, Any]:
+    """`report` as a run of another system, backend and mode would have written it."""
+    copy = json.loads(json.dumps(report))
+    (sheet,) = copy["scores"].values()
+    copy |= {"system": system, "not_applicable": None, "modes": [mode], "scores": {mode: sheet}, **fields}
+    copy["backend"]["backend"] = backend
+    return copy
+
+
+@pytest.fixture(scope="module")
+def board(report_of_kind: dict[str, Path], tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
+    root = tmp_path_factory.mktemp("leaderboard")
+    beliefs = json.loads(report_of_kind["beliefs"].read_text())
+    dataset = json.loads(report_of_kind["haystack"].read_text())
+    lifecycle = json.loads(report_of_kind["lifecycle"].read_text())
+    for report in (beliefs, dataset, lifecycle):
+        assert "system" not in report or report["system"]["name"] == "reference"
+        report.pop("system", None)  # as reports from before systems: of the reference system
+    mem0_beliefs = _as(beliefs, system={"name": "mem0"}, backend="embedded", mode="bm25")
+    mem0_beliefs["scores"]["bm25"]["overall"]["pass_rate"] = 0.25
+    built = {
+        "beliefs": beliefs,
+        "dataset": dataset,
+        "lifecycle": lifecycle,
+        "mem0-beliefs": mem0_beliefs,
+        "popoto-dataset": _as(dataset, system=POPOTO, backend="redis", mode="hybrid"),
+        "popoto-lifecycle": _as(
+            lifecycle,
+            system=POPOTO,
+            backend="redis",
+            mode="hybrid",
+            not_applicable="the lifecycle kind runs only on the reference system",
+        ),
+    }
+    paths = []
+    for name, report in built.items():
+        (path := root / f"{name}.json").write_text(json.dumps(report))
+        paths.append(str(path))
+    assert harness(root, "leaderboard", *paths, "--out", str(root / "out")) == 0
+    (markdown,) = (root / "out").glob("leaderboard-2*.md")
+    written = {ext: markdown.with_suffix(f".{ext}") for ext in ("md", "json", "png", "html")}
+    return {"reports": built, "files": written, "out": root / "out"}
+
+
+def _row(board: dict[str, Any], backend: str, system: str, mode: str) -> dict[str, Any]:
+    data = json.loads(board["files"]["json"].read_text())
+    (row,) = [r for r in data["backends"][backend] if (r["system"], r["mode"]) == (system, mode)]
+    return row
+
+
+def test_every_file_is_written_with_its_latest_copy(board: dict[str, Any]) -> None:
+    for ext, path in board["files"].items():
+        assert path.is_file(), ext
+        assert (board["out"] / f"leaderboard-latest.{ext}").read_bytes() == path.read_bytes()
+    assert board["files"]["png"].read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
+
+
+def test_rows_are_systems_per_backend_with_each_columns_main_measure(board: dict[str, Any]) -> None:
+    reports = board["reports"]
+    data = json.loads(board["files"]["json"].read_text())
+    assert sorted(data["backends"]) == ["embedded", "redis"]
+    assert [(r["system"], r["mode"]) for r in data["backends"]["embedded"]] == [("reference", "bm25"), ("mem0", "bm25")]
+    assert [(r["system"], r["mode"]) for r in data["backends"]["redis"]] == [("popoto", "hybrid")]
+    suite = str(reports["beliefs"]["suite"])
+    assert _row(board, "embedded", "reference", "bm25")["cells"][suite] == {
+        "pass_rate": reports["beliefs"]["scores"]["bm25"]["overall"]["pass_rate"]
+    }
+    assert _row(board, "embedded", "mem0", "bm25")["cells"][suite] == {"pass_rate": 0.25}
+    dataset_suite = str(reports["dataset"]["suite"])
+    overall = reports["dataset"]["scores"]["bm25"]["overall"]
+    assert _row(board, "redis", "popoto", "hybrid")["cells"][dataset_suite] == {
+        "session/recall_any@5": overall["session/recall_any@5"],
+        "session/mrr": overall["session/mrr"],
+    }
+    lifecycle_suite = str(reports["lifecycle"]["suite"])
+    popoto = _row(board, "redis", "popoto", "hybrid")
+    assert lifecycle_suite not in popoto["cells"]
+    assert popoto["not_applicable"] == {lifecycle_suite: "the lifecycle kind runs only on the reference system"}
+
+
+def test_published_figures_sit_beside_ours(board: dict[str, Any]) -> None:
+    figures = json.loads(PUBLISHED.read_text())["figures"]
+    (popoto,) = [f for f in figures if f["system"] == "popoto"]
+    assert popoto["suite"] == "longmemeval-s-session" == str(board["reports"]["dataset"]["suite"])
+    assert _row(board, "redis", "popoto", "hybrid")["published"] == {popoto["suite"]: popoto["measures"]}
+    assert _row(board, "embedded", "reference", "bm25")["published"] == {}
+    markdown = board["files"]["md"].read_text()
+    ours = board["reports"]["dataset"]["scores"]["bm25"]["overall"]
+    assert (
+        f"| popoto | hybrid | – | {ours['session/recall_any@5']:.3f} / {ours['session/mrr']:.3f} "
+        "(published 0.986 / 0.931) | n/a |"
+    ) in markdown
+    assert "Popoto's README" in markdown
+
+
+def test_published_figures_use_the_measures_our_reports_score() -> None:
+    """A figure beside ours must have our measure's definition: its names are our score sheet's."""
+    for figure in json.loads(PUBLISHED.read_text())["figures"]:
+        assert figure["source"]
+        assert figure["setup"]
+        for name in figure["measures"]:
+            level, _, measure = name.rpartition("/")
+            assert name == "p50_ms" or (level == "session" and measure in metric_names()), name
+
+
+def test_a_later_report_replaces_an_earlier_cell(board: dict[str, Any], tmp_path: Path) -> None:
+    beliefs = board["reports"]["beliefs"]
+    later = json.loads(json.dumps(beliefs))
+    later["scores"]["bm25"]["overall"]["pass_rate"] = 0.5
+    paths = [tmp_path / "earlier.json", tmp_path / "later.json"]
+    for path, report in zip(paths, (beliefs, later), strict=True):
+        path.write_text(json.dumps(report))
+    assert harness(tmp_path, "leaderboard", *map(str, paths), "--out", str(tmp_path / "out")) == 0
+    data = json.loads((tmp_path / "out" / "leaderboard-latest.json").read_text())
+    (row,) = data["backends"]["embedded"]
+    assert row["cells"] == {str(beliefs["suite"]): {"pass_rate": 0.5}}
+
+
+def test_not_a_report_is_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    (tmp_path / "other.json").write_text("{}")
+    assert harness(tmp_path, "leaderboard", str(tmp_path / "other.json"), "--out", str(tmp_path / "out")) == 2
+    assert capsys.readouterr().err.strip().splitlines() == [
+        f"harness: error: {tmp_path / 'other.json'}: not a harness run report (no report envelope)"
+    ]
+    assert not (tmp_path / "out").exists()
+
+
+def test_the_leaderboard_page_in_a_browser(board: dict[str, Any], browser: Browser, artifacts: Path) -> None:
+    browser.events.clear()
+    browser.open(board["files"]["html"])
+    entries = browser.evaluate(
+        "[...document.querySelectorAll('tr.entry')].map((tr) => [tr.closest('table').dataset.backend,"
+        " tr.dataset.system, tr.dataset.mode])"
+    )
+    assert entries == [["embedded", "reference", "bm25"], ["embedded", "mem0", "bm25"], ["redis", "popoto", "hybrid"]]
+    suite = str(board["reports"]["dataset"]["suite"])
+    cell = browser.evaluate(
+        f'document.querySelector(\'tr.entry[data-system="popoto"] td[data-suite="{suite}"]\').innerText'
+    )
+    assert "published 0.986 / 0.931" in cell
+    assert browser.evaluate("document.querySelectorAll('#chart svg').length") == 1
+    browser.screenshot(artifacts / "leaderboard.png")
+    assert browser.errors() == []

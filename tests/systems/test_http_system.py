@@ -1,0 +1,174 @@
+"""`--system http:URL` against the test memory server: the bare PrecisionMemBench contract and
+the harness-memory/1 extension, isolation and cleanup, a kind not applicable, and the report."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from harness.backends.ledger import Ledger
+from tests.datasets.builders import longmemeval_records
+from tests.reports.pages import harness
+from tests.systems.memory_server import Store, serving
+
+FOREIGN = "someone-else"
+"""A user of the service the harness never wrote: its record must be there after every run."""
+
+
+def _seeded(store: Store) -> Store:
+    store.records[FOREIGN] = {"f-1": {"text": "postgres orders database", "scopes": None}}
+    return store
+
+
+def _report(out: Path, stem: str) -> dict:
+    (path,) = [p for p in out.glob(f"{stem}*.json") if "latest" not in p.name]
+    return json.loads(path.read_text())
+
+
+@pytest.fixture(autouse=True)
+def _state(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("HARNESS_STATE_DIR", str(tmp_path / "state"))
+
+
+def test_bare_wrapper_runs_the_builtin_suite_and_never_resets(tmp_path: Path) -> None:
+    store = _seeded(Store(extended=False))
+    with serving(store) as url:
+        code = harness(tmp_path, "run", "--system", f"http:{url}", "--mode", "hybrid", "--out", "out")
+        report = _report(tmp_path / "out", "run-embedded-http-http-127.0.0.1")
+    assert code == 0
+    assert report["system"]["name"] == f"http:{url}"
+    assert report["system"]["modes"] == ["hybrid"]
+    assert report["system"]["capabilities"] == ["users"]
+    assert any("records stay" in note for note in report["system"]["notes"])
+    cases = report["cases"]
+    assert len(cases) == 115 + 16
+    assert {c["mode"] for c in cases} == {"hybrid"}
+    assert 0 < sum(c["passed"] for c in cases) < len(cases)  # judged by the harness: some pass, some fail
+    assert ("DELETE", "/reset") not in store.calls  # the bare reset clears every user's records
+    assert store.records[FOREIGN] == {"f-1": {"text": "postgres orders database", "scopes": None}}
+    namespaces = {user.split("/")[0] for user in store.records if user != FOREIGN}
+    assert namespaces
+    assert all(ns.startswith("h") for ns in namespaces)
+
+
+def test_extended_service_gets_scopes_and_leaves_only_foreign_data(tmp_path: Path) -> None:
+    store = _seeded(Store(extended=True))
+    with serving(store) as url:
+        code = harness(tmp_path, "run", "--system", f"http:{url}", "--mode", "bm25", "--out", "out")
+        report = _report(tmp_path / "out", "run-embedded-http")
+        ledger = Ledger(url)
+        assert ledger.entries() == []  # recorded while the run lasted, forgotten once dropped
+    assert code == 0
+    assert report["system"]["capabilities"] == ["replace", "scopes", "users"]
+    assert report["system"]["version"] == "1.0"
+    assert list(store.records) == [FOREIGN]  # each namespace dropped through DELETE /namespaces/<ns>
+    assert any(method == "DELETE" and path.startswith("/namespaces/h") for method, path in store.calls)
+    failed = [c for c in report["cases"] if not c["passed"]]
+    # a case resting on what the service does not declare says so, after the judge's reasons
+    assert any("needs 'pinned', which system" in r for c in failed for r in c["reasons"])
+    assert not any("needs 'scopes'" in r for c in failed for r in c["reasons"])
+
+
+def test_mode_the_system_lacks_is_not_run_and_said(tmp_path: Path) -> None:
+    with serving(Store(extended=True, modes=("bm25",))) as url:
+        code = harness(
+            tmp_path,
+            "run",
+            "--system",
+            f"http:{url}",
+            "--mode",
+            "bm25",
+            "--mode",
+            "vector",
+            "--out",
+            "out",
+        )
+        report = _report(tmp_path / "out", "run-embedded-http")
+    assert code == 0
+    assert report["modes"] == ["bm25"]
+    assert "offers no such retrieval" in report["unsupported_modes"]["vector"]
+
+
+def test_a_kind_without_a_protocol_path_is_not_applicable(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    with serving(Store(extended=True)) as url:
+        code = harness(
+            tmp_path, "run", "--system", f"http:{url}", "--suite", "lifecycle:builtin", "--mode", "bm25", "--out", "out"
+        )
+        report = _report(tmp_path / "out", "lifecycle")
+    assert code == 0
+    assert "lifecycle kind runs only on the reference system" in report["not_applicable"]
+    assert report["results"] == []
+    assert "NOT APPLICABLE" in capsys.readouterr().out
+
+
+def test_dataset_questions_through_the_service(tmp_path: Path) -> None:
+    data = tmp_path / "lme.json"
+    data.write_text(json.dumps(longmemeval_records()))
+    store = Store(extended=True)
+    with serving(store) as url:
+        code = harness(
+            tmp_path,
+            "run",
+            "--system",
+            f"http:{url}",
+            "--dataset",
+            "longmemeval-s",
+            "--file",
+            str(data),
+            "--mode",
+            "bm25",
+            "--out",
+            "out",
+        )
+        report = _report(tmp_path / "out", "dataset-longmemeval-s-session")
+    assert code == 0
+    asked = [q for q in report["questions"] if q["status"] == "ok"]
+    assert asked
+    assert all(q["levels"]["session"]["retrieved"] for q in asked)
+    assert store.records == {}  # every haystack's namespace dropped
+
+
+def test_reference_and_http_side_by_side_in_one_run(tmp_path: Path) -> None:
+    with serving(Store(extended=True)) as url:
+        code = harness(
+            tmp_path, "run", "--system", "reference", "--system", f"http:{url}", "--mode", "bm25", "--out", "out"
+        )
+    assert code == 0
+    reference = json.loads((tmp_path / "out" / "run-embedded-latest.json").read_text())
+    assert reference["system"]["name"] == "reference"
+    assert sum(c["passed"] for c in reference["cases"]) == len(reference["cases"])  # bm25 passes every built-in case
+
+
+def test_down_url_drops_a_killed_runs_namespace_only(tmp_path: Path) -> None:
+    store = _seeded(Store(extended=True))
+    with serving(store) as url:
+        store.records["hdeadbeef0001/alice"] = {"m-1": {"text": "left by a killed run", "scopes": None}}
+        # a run that recorded its namespace and died: its pid is gone
+        recorder = "from harness.backends.ledger import Ledger, NAMESPACE; import sys; Ledger(sys.argv[1]).record('http', NAMESPACE, 'hdeadbeef0001')"
+        env = os.environ | {"PYTHONPATH": str(Path(__file__).parents[2])}
+        subprocess.run([sys.executable, "-c", recorder, url], check=True, env=env)
+        code = harness(tmp_path, "down", "--url", url)
+    assert code == 0
+    assert list(store.records) == [FOREIGN]
+    assert ("DELETE", "/namespaces/hdeadbeef0001") in store.calls
+
+
+def test_unknown_system_and_bad_url_are_one_line_errors(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    assert harness(tmp_path, "run", "--system", "nosuch") == 2
+    assert "unknown system 'nosuch'" in capsys.readouterr().err
+    assert harness(tmp_path, "run", "--system", "http:ftp://x") == 2
+    assert "not an http:// or https:// URL" in capsys.readouterr().err
+
+
+def test_unreachable_service_fails_before_the_run(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    with serving(Store()) as url:
+        pass  # closed: nothing listens there now
+    assert harness(tmp_path, "run", "--system", f"http:{url}", "--mode", "bm25", "--out", "out") == 3
+    err = capsys.readouterr().err
+    assert "harness:" in err
+    assert "Traceback" not in err
