@@ -348,8 +348,6 @@ def run(
     if not dry_run:
         check_out_dir(out)
     gate = _baseline_gate(check_baseline, freeze_baseline, baseline_dir, baseline_tolerance, shard, dry_run, out)
-    if gate is not None and systems != [REFERENCE_SPEC]:
-        raise HarnessError("baselines are kept for the reference system only: run other systems without them")
     request = runner.RunRequest(tuple(modes), out, error_threshold, trec, part)
     where = (url, allow_extension, gate)
     if dataset is not None:
@@ -358,7 +356,7 @@ def run(
     planned = kinds_for(suite, common, own)
     if gate is not None:
         for each in planned:
-            gate.require(each.kind, backends, modes)
+            gate.require(each.kind, backends, modes, [s.name for s in systems])
     for each in planned:
         each.kind.prepare()
     needs_vectors = any(m.needs_vectors for m in modes)
@@ -468,7 +466,7 @@ def _run_dataset(
         )
 
     if (gate := where[2]) is not None:
-        gate.require(kind(), backends, request.modes)
+        gate.require(kind(), backends, request.modes, [s.name for s in systems])
     common = KindOptions(request.modes, limit, None, model if embedder else None, request.shard)
 
     def planned() -> Planned:
@@ -553,7 +551,7 @@ def _run_kind(
         _error(f"{name}: baselines not frozen: a failed run is no baseline")
         return verdict.exit_code
     subset = common.limit is not None or common.shard is not None
-    checked = gate.apply(finished.report, kind.baseline_suite, name, subset)
+    checked = gate.apply(finished.report, kind.baseline_suite, name, subset, system.name)
     for line in [*checked.lines, f"baseline history: {gate.history_file}"]:
         _say(line)
     return max(verdict.exit_code, 1 if checked.failed else 0)
@@ -569,17 +567,22 @@ class BaselineGate:
     history_file: Path
     """Beside the reports: a check never writes into the baselines folder (a checkout's `cases/`)."""
 
-    def require(self, kind: CaseKind[Any], backends: Sequence[str], modes: Sequence[Mode]) -> None:
-        """Before the run: a check needs a baseline of each backend and mode it asks for."""
+    def require(
+        self, kind: CaseKind[Any], backends: Sequence[str], modes: Sequence[Mode], systems: Sequence[str] = (REFERENCE,)
+    ) -> None:
+        """Before the run: a check needs a baseline of each backend, mode and system it asks for."""
         if kind.baseline_suite is None:
             raise HarnessError(f"{kind.name} runs report no scores a baseline can hold")
         if not self.freeze_run:
-            require(self.store, [BaselineKey(kind.baseline_suite, b, m.value) for b in backends for m in modes])
+            suite = kind.baseline_suite
+            require(self.store, [BaselineKey(suite, b, m.value, s) for s in systems for b in backends for m in modes])
 
-    def apply(self, report: Report, suite: str | None, backend: str, subset: bool) -> GateResult:
+    def apply(
+        self, report: Report, suite: str | None, backend: str, subset: bool, system: str = REFERENCE
+    ) -> GateResult:
         """`subset`: the run may have run part of the baseline's items (`--limit`, `--shard`): a
         check compares those items with the same items of the baseline."""
-        sheets = report_sheets(report, suite, backend)
+        sheets = report_sheets(report, suite, backend, system)
         return run_gate(
             self.store,
             sheets,
@@ -719,16 +722,29 @@ def leaderboard(
 def merge(
     reports: Annotated[list[Path], typer.Argument(help="The JSON reports of every shard of one run.")],
     out: Annotated[Path, typer.Option(help="Report folder.")] = Path("reports"),
+    error_threshold: Annotated[
+        float, typer.Option(min=0.0, max=1.0, help="As `run`'s: the fraction of errored results the run tolerates.")
+    ] = 0.0,
 ) -> int:
-    """Combine `run ... --shard I/N` reports (of any kind) into the report of the whole run."""
+    """Combine `run ... --shard I/N` reports (of any kind) into the report of the whole run.
+
+    Exits as the unsharded run would have (1: errors or a gate; 3: a shard lost its backend, and
+    the merge is not `-latest`); a shard that did not finish makes an incomplete merge (exit 3)."""
     from harness.reports.merge import merge_reports
 
-    envelope, merged = merge_reports(reports, kind_registry.SPECS)
+    merged = merge_reports(reports, kind_registry.SPECS)
     check_out_dir(out)
-    print_scorecard(merged.scorecard)
-    for path in write_report(out, envelope, merged)[0]:
+    verdict = runner.verdict(merged.results, merged.report, error_threshold)
+    written, _, shown = write_report(out, merged.envelope, merged.report, latest=verdict.exit_code != 3)
+    print_scorecard(shown.scorecard)
+    for path in written:
         out_console.print(f"report: {path}")
-    return 0
+    if merged.incomplete is not None:
+        _error(f"merge: incomplete: {merged.incomplete}; rerun that shard and merge again")
+        return 3
+    for line in verdict.lines:
+        _error(f"merge: {line}")
+    return verdict.exit_code
 
 
 @report_app.command("render")
@@ -1202,22 +1218,26 @@ def doctor(
 @contextmanager
 def _signals_interrupt() -> Iterator[None]:
     """SIGINT and SIGTERM raise `Interrupted`, so both unwind through the same clean-up (containers,
-    namespaces, partial reports); a second signal during that clean-up is ignored rather than cutting it short."""
+    namespaces, partial reports); a second signal during that clean-up is ignored rather than cutting it short,
+    and stays ignored after the block: the process is ending with the first one's line and exit code."""
     if threading.current_thread() is not threading.main_thread():
         yield
         return
+    received: list[int] = []
 
     def interrupt(signum: int, _frame: object) -> None:
         for handled in (signal.SIGINT, signal.SIGTERM):
             signal.signal(handled, signal.SIG_IGN)
+        received.append(signum)
         raise Interrupted(signal.Signals(signum).name, 128 + signum)
 
     previous = {s: signal.signal(s, interrupt) for s in (signal.SIGINT, signal.SIGTERM)}
     try:
         yield
     finally:
-        for handled, handler in previous.items():
-            signal.signal(handled, handler)
+        if not received:
+            for handled, handler in previous.items():
+                signal.signal(handled, handler)
 
 
 def main() -> None:

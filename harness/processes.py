@@ -1,10 +1,15 @@
 """Whether the process that owns something still runs: how clean-up tells a live run from a
-killed one (containers by their labels, `--url` namespaces by their ledger entries).
+killed one (containers by their labels, `--url` namespaces by their ledger entries); and clean-up
+that a signal cannot cut half-way.
 
-Imports nothing, so the `--url` ledger works where the containers extra is not installed.
+Imports only the standard library, so the `--url` ledger works where the containers extra is not installed.
 """
 
 import os
+import signal
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 
 
 def process_alive(pid: str | int | None) -> bool:
@@ -19,3 +24,24 @@ def process_alive(pid: str | int | None) -> bool:
     except PermissionError:
         return True  # exists, owned by another user
     return True
+
+
+@contextmanager
+def signals_deferred() -> Iterator[None]:
+    """SIGINT and SIGTERM arriving inside the block (a teardown) are held until it ends, then
+    delivered to the handler in place before it (the CLI's raises `Interrupted`; one that ignores
+    them ignores them): a signal during a container's removal left the container or its network."""
+    if threading.current_thread() is not threading.main_thread():
+        yield  # only the main thread receives signals
+        return
+    held: list[int] = []
+    previous = {
+        s: signal.signal(s, lambda signum, _frame: held.append(signum)) for s in (signal.SIGINT, signal.SIGTERM)
+    }
+    try:
+        yield
+    finally:
+        for handled, handler in previous.items():
+            signal.signal(handled, handler)
+        if held:
+            signal.raise_signal(held[0])

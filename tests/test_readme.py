@@ -52,6 +52,10 @@ NOT_RUN = {
     "--model $M --shard $i/4 --out reports/m &": "the LongMemEval-M shard loop",
     "done; wait": "the LongMemEval-M shard loop",
     "harness merge reports/m/dataset-longmemeval-m-turn-shard*of4-2*.json --out reports": "the LongMemEval-M shard loop",
+    "harness run --system http:http://127.0.0.1:8080 -m bm25 -m hybrid": "needs a memory service at that URL",
+    "harness run --system reference --system http:http://127.0.0.1:8080 --dataset locomo -m hybrid": (
+        "needs a memory service at that URL and ../shared/datasets"
+    ),
 }
 
 

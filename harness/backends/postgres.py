@@ -117,21 +117,13 @@ HARNESS_MARK = "created by memory-retrieval-harness"
 
 
 def _ensure_vector(conn: Connection[Any], *, create: bool, on_create: Callable[[int], None] | None) -> None:
-    """pgvector's `vector` extension in this database, created only when `create` allows it; one a
-    harness run created (marked) is shared: this run then drops it too, if it is the last to leave."""
+    """pgvector's `vector` extension in this database, created only when `create` allows it. One a
+    harness run created (marked) is shared by every run that uses it, allowed to create it or not:
+    each holds `EXTENSION_USERS` shared and records it (`on_create`), so the last to leave drops it
+    and none drops it under another's queries (a run without `--allow-extension` once took no
+    lock: the run that created it dropped it, or failed to, under that run's tables)."""
     import psycopg
 
-    if not create:
-        if conn.execute("SELECT 1 FROM pg_extension WHERE extname = 'vector'").fetchone():
-            return
-        if not conn.execute("SELECT 1 FROM pg_available_extensions WHERE name = 'vector'").fetchone():
-            raise BackendUnavailable("postgres: the pgvector extension 'vector' is not installed on this server")
-        raise BackendUnavailable(
-            "postgres: this database has no 'vector' extension (pgvector); run CREATE EXTENSION vector, "
-            "or pass --allow-extension to let the harness create it and drop it at the end"
-        )
-    if not conn.execute("SELECT 1 FROM pg_available_extensions WHERE name = 'vector'").fetchone():
-        raise BackendUnavailable("postgres: the pgvector extension 'vector' is not installed on this server")
     try:
         with conn.transaction():
             conn.execute("SELECT pg_advisory_xact_lock(%s)", (EXTENSION_LOCK,))
@@ -141,6 +133,15 @@ def _ensure_vector(conn: Connection[Any], *, create: bool, on_create: Callable[[
             if row is not None and row[1] != HARNESS_MARK:
                 return  # the server's own: not ours to drop
             if row is None:
+                if not conn.execute("SELECT 1 FROM pg_available_extensions WHERE name = 'vector'").fetchone():
+                    raise BackendUnavailable(
+                        "postgres: the pgvector extension 'vector' is not installed on this server"
+                    )
+                if not create:
+                    raise BackendUnavailable(
+                        "postgres: this database has no 'vector' extension (pgvector); run CREATE EXTENSION vector, "
+                        "or pass --allow-extension to let the harness create it and drop it at the end"
+                    )
                 conn.execute("CREATE EXTENSION vector")
                 conn.execute(f"COMMENT ON EXTENSION vector IS '{HARNESS_MARK}'")
                 row = conn.execute("SELECT oid FROM pg_extension WHERE extname = 'vector'").fetchone()

@@ -116,7 +116,7 @@ class RecordedBackend:
             dropped = cleanable.drop_extension(oid)
         except Exception as exc:  # noqa: BLE001 - reported in one line; the entry stays
             self._notice(
-                f"harness: note: could not drop the 'vector' extension this run created on {server}: "
+                f"harness: note: could not drop the 'vector' extension the harness created on {server}: "
                 f"{one_line(exc)}; `harness down --url` drops it"
             )
             return
@@ -124,7 +124,7 @@ class RecordedBackend:
             self._ledger.forget(EXTENSION, "vector")
         else:
             self._notice(
-                f"harness: note: kept the 'vector' extension this run created on {server}: "
+                f"harness: note: kept the 'vector' extension the harness created on {server}: "
                 "something else uses it now; `harness down --url` drops it once unused"
             )
 

@@ -29,6 +29,7 @@ from harness.baselines.store import Baseline, BaselineStore, Frozen, plain
 from harness.errors import HarnessError
 from harness.evaluation.kind import Report
 from harness.models.scoresheet import ScoreSheet, sheet_json
+from harness.systems.protocol import REFERENCE
 
 
 @dataclass(frozen=True, slots=True)
@@ -179,11 +180,13 @@ def run_gate(
     return GateResult([line for c in checks for line in c.lines()], [c.key for c in checks if not c.passed])
 
 
-def report_sheets(report: Report, suite: str | None, backend: str) -> dict[BaselineKey, ScoreSheet]:
+def report_sheets(
+    report: Report, suite: str | None, backend: str, system: str = REFERENCE
+) -> dict[BaselineKey, ScoreSheet]:
     """The score sheets of one backend's report, by the baseline each is frozen as or checked against."""
     if suite is None or not report.scores:
         raise HarnessError(f"{report.stem}: this run reports no scores a baseline can hold")
-    return {BaselineKey(suite, backend, mode): sheet for mode, sheet in report.scores.items()}
+    return {BaselineKey(suite, backend, mode, system): sheet for mode, sheet in report.scores.items()}
 
 
 def require(store: BaselineStore, keys: Iterable[BaselineKey]) -> None:

@@ -1,4 +1,4 @@
-"""What a baseline is of (suite, backend, mode), and the file names that stay safe for any suite name.
+"""What a baseline is of (suite, backend, mode, and the system under test), and the file names that stay safe for any suite name.
 
 Suite names come from users (`tenure:/abs/path`, a folder, a dataset name), so a file name is a
 slug of it: lower-case letters, digits, `.`, `_` and `-`, and, whenever the slug is not the name
@@ -11,6 +11,8 @@ from __future__ import annotations
 import hashlib
 import re
 from dataclasses import dataclass
+
+from harness.systems.protocol import REFERENCE
 
 _UNSAFE = re.compile(r"[^a-z0-9._-]+")
 _SLUG_LENGTH = 60
@@ -32,9 +34,12 @@ class BaselineKey:
     """The suite (or dataset, or scenario set) as runs name it: `builtin`, `tenure:DIR`, `locomo`, ..."""
     backend: str
     mode: str
+    system: str = REFERENCE
+    """The system under test; the reference system's baselines keep the names they had before systems."""
 
     def __str__(self) -> str:
-        return f"{self.suite} / {self.backend} / {self.mode}"
+        system = "" if self.system == REFERENCE else f" / {self.system}"
+        return f"{self.suite} / {self.backend} / {self.mode}{system}"
 
     @property
     def folder(self) -> str:
@@ -43,4 +48,5 @@ class BaselineKey:
 
     @property
     def file_name(self) -> str:
-        return f"{slug(self.backend)}-{slug(self.mode)}.json"
+        system = "" if self.system == REFERENCE else f"--{slug(self.system)}"
+        return f"{slug(self.backend)}-{slug(self.mode)}{system}.json"

@@ -23,6 +23,7 @@ from harness.errors import HarnessError
 from harness.files import NotReadable, atomic_write, read_bounded
 from harness.models.scoresheet import CaseScore, ScoreSheet, sheet_json
 from harness.suites.resolve import cases_dir
+from harness.systems.protocol import REFERENCE
 
 FORMAT = 1
 MAX_BASELINE_BYTES = 64 * 2**20
@@ -70,6 +71,7 @@ class Baseline:
             "suite": self.key.suite,
             "backend": self.key.backend,
             "mode": self.key.mode,
+            **({} if self.key.system == REFERENCE else {"system": self.key.system}),
             "harness_version": self.harness_version,
             "frozen_at": self.frozen_at,
             "settings": plain(self.settings),
@@ -91,6 +93,7 @@ class _BaselineFile(BaseModel):
     suite: str
     backend: str
     mode: str
+    system: str = REFERENCE
     harness_version: str
     frozen_at: str
     settings: dict[str, Any]
@@ -109,7 +112,7 @@ def _parse(path: Path) -> Baseline:
         where = ".".join(str(part) for part in first["loc"]) or "file"
         raise BadBaseline(f"baseline {path}: {where}: {first['msg']}") from None
     return Baseline(
-        BaselineKey(data.suite, data.backend, data.mode),
+        BaselineKey(data.suite, data.backend, data.mode, data.system),
         ScoreSheet(
             data.overall,
             data.categories,

@@ -23,6 +23,7 @@ from testcontainers.core.config import testcontainers_config
 from testcontainers.core.container import DockerContainer
 
 from harness.messages import one_line
+from harness.processes import signals_deferred
 
 from .engine import docker_client
 from .errors import ContainerError
@@ -71,9 +72,10 @@ class RunningContainer:
 
     def stop(self) -> None:
         """Remove the container (and its anonymous volumes), then its network unless another
-        container of the run still uses it; safe to call twice."""
-        _remove(self._container)
-        remove_unused_network(self._network)
+        container of the run still uses it; safe to call twice. A signal meanwhile waits for both."""
+        with signals_deferred():
+            _remove(self._container)
+            remove_unused_network(self._network)
 
 
 def start_container(
@@ -105,8 +107,9 @@ def start_container(
         port = _published_port(container, spec)
         _wait_ready(container, resolved, port)
     except BaseException:
-        _remove(container)
-        remove_unused_network(network)
+        with signals_deferred():
+            _remove(container)
+            remove_unused_network(network)
         raise
     return RunningContainer(spec.name, image, port, spec.connection_url(LOOPBACK, port, password), container, network)
 

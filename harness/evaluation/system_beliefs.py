@@ -193,19 +193,21 @@ class SystemSuiteRunner:
             limit = self.rules.default_max_beliefs or DEFAULT_LIMIT
         query = Query(result.query, result.user, tuple(result.scopes), limit)
         found = opened.search(query, mode) if limit > 0 and result.query.strip() else []
+        if unknown := [h.id for h in found if h.id not in self._memories]:
+            raise ValueError(f"the system returned ids it was never given: {', '.join(unknown[:3])}")
         pinned_tier = opened.info.supports(Capability.PINNED)
         pinned: list[str] = []
         questions: list[str] = []
         relevant: list[Retrieved] = []
         for hit in found:
-            memory = self._memories.get(hit.id)
-            if memory is not None and memory.type is MemoryType.OPEN_QUESTION:
+            memory = self._memories[hit.id]
+            if memory.type is MemoryType.OPEN_QUESTION:
                 questions.append(hit.id)
-            elif memory is not None and memory.pinned and pinned_tier:
+            elif memory.pinned and pinned_tier:
                 pinned.append(hit.id)
             else:
                 relevant.append(Retrieved(hit.id, len(relevant) + 1, hit.score or 0.0, (), None, "system"))
-        text = " ".join(h.text or record_text(self._memories[h.id]) for h in found if h.text or h.id in self._memories)
+        text = " ".join(h.text or record_text(self._memories[h.id]) for h in found)
         return Context(None, tuple(pinned), tuple(relevant), tuple(questions), (), tokens.count(text))
 
     def _search_and_judge(

@@ -22,12 +22,16 @@ import pytest
 from harness.backends import registry
 from harness.baselines import DEFAULT_TOLERANCE, BaselineStore, history
 from harness.embeddings import DEFAULT_MODEL
+from harness.errors import HarnessError
 from harness.evaluation.kinds import BUILTIN_SUITES
-from harness.evaluation.runner import runnable_modes
+from harness.evaluation.runner import not_applicable, runnable_modes, system_modes
 from harness.pipeline import Mode
 from harness.pytest_plugin import gate
 from harness.pytest_plugin.items import Baselines, GroupRuns, ItemParam, Kinds, judge
 from harness.pytest_plugin.servers import Connections, Run, SharedServers
+from harness.pytest_plugin.systems import Systems
+from harness.systems.protocol import REFERENCE
+from harness.systems.registry import resolve
 
 __all__ = ["ItemParam"]
 
@@ -56,6 +60,12 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         help=f"suite(s), as `harness run --suite` takes them (default: {', '.join(BUILTIN_SUITES)})",
     )
     group.addoption(
+        "--system",
+        action="append",
+        default=None,
+        help="memory system(s) under test: reference, an installed one, or http:URL (default: reference)",
+    )
+    group.addoption(
         "--check-baseline",
         action="store_true",
         help=f"check every belief suite x backend x mode that ran against its baseline; {gate.FREEZE_ENV}=1 freezes",
@@ -81,6 +91,7 @@ class _State:
     kinds: Kinds
     runs: GroupRuns
     baselines: Baselines
+    systems: Systems
 
 
 _STATE = pytest.StashKey[_State]()
@@ -104,6 +115,7 @@ def pytest_configure(config: pytest.Config) -> None:
         Kinds(_selected_modes(config)),
         GroupRuns(),
         Baselines(store),
+        Systems(_selected_systems(config)),
     )
 
 
@@ -139,6 +151,14 @@ def _selected_backends(config: pytest.Config) -> list[str]:
     return [registry.check_backend(b) for b in dict.fromkeys(config.getoption("--backend") or registry.default_run())]
 
 
+def _selected_systems(config: pytest.Config) -> list[str]:
+    names = list(dict.fromkeys(config.getoption("--system") or [REFERENCE]))
+    try:
+        return [resolve(name).name for name in names]
+    except HarnessError as exc:
+        raise pytest.UsageError(f"harness: --system: {exc}") from None
+
+
 def _selected_modes(config: pytest.Config) -> list[Mode]:
     return [Mode(m) for m in dict.fromkeys(config.getoption("--mode") or [Mode.BM25.value])]
 
@@ -150,7 +170,7 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     state = config.stash[_STATE]
     specs = list(dict.fromkeys(config.getoption("--suite") or BUILTIN_SUITES))
     params = []
-    for param in state.kinds.params(specs, state.connections.selected):
+    for param in state.kinds.params(specs, state.connections.selected, state.systems.names):
         config.addinivalue_line("markers", f"{param.kind}: items of {param.kind} suites")
         marks = [getattr(pytest.mark, param.backend), getattr(pytest.mark, param.kind)]
         params.append(pytest.param(param, id=param.id, marks=marks))
@@ -171,10 +191,17 @@ def harness_check(request: pytest.FixtureRequest) -> Callable[[ItemParam], None]
         if param.mode in unsupported:
             pytest.skip(f"{param.backend}: {param.mode.value} mode unsupported: {unsupported[param.mode]}")
         kind = state.kinds[param.spec]
-        results = state.runs.results(param, kind, backend)
+        system = state.systems.bound(param, backend, state.connections, state.runs)
+        if system is not None:
+            _, lacking = system_modes([param.mode], system)
+            if skipped := lacking.get(param.mode) or not_applicable(kind, system):  # type: ignore[arg-type]
+                pytest.skip(f"{param.system}: not applicable: {skipped}")
+        results = state.runs.results(param, kind, backend, system)
         if recording:
-            gate.record(request.node, param.spec, results)
-        judge(kind, param, results, param.mode in (named or kind.asserted), state.baselines)
+            gate.record(request.node, param.spec, results, param.system)
+        # the reference system is held to its kinds' asserted modes; another system to the modes `--mode` names
+        asserted = named or (kind.asserted if param.system == REFERENCE else frozenset())
+        judge(kind, param, results, param.mode in asserted, state.baselines)
 
     return check
 

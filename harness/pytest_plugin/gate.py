@@ -23,6 +23,7 @@ from harness.pipeline import PipelineSettings
 from harness.reports.run_report import baseline_settings
 from harness.reports.scores import suite_scores
 from harness.suites import load_suite
+from harness.systems.protocol import REFERENCE
 
 FREEZE_ENV = "HARNESS_FREEZE"
 RESULT_PROPERTY = "harness_result"
@@ -37,11 +38,12 @@ def baseline_action(config: pytest.Config) -> str | None:
     return "freeze" if freeze_run else "check" if config.getoption("--check-baseline") else None
 
 
-def record(node: pytest.Item, spec: str, results: Sequence[Result]) -> None:
+def record(node: pytest.Item, spec: str, results: Sequence[Result], system: str = REFERENCE) -> None:
     """Hand an item's belief-case results to the controller's gate (in the item's report)."""
     for result in results:
         if isinstance(result, CaseResult):
-            node.user_properties.append((RESULT_PROPERTY, {"suite": spec, "result": result.to_json()}))
+            value = {"suite": spec, "system": system, "result": result.to_json()}
+            node.user_properties.append((RESULT_PROPERTY, value))
 
 
 class BaselineGate:
@@ -58,7 +60,7 @@ class BaselineGate:
         self.tolerance = tolerance
         self.embedding_model = embedding_model
         self.history_file = history_file
-        self.results: dict[str, list[CaseResult]] = {}
+        self.results: dict[tuple[str, str], list[CaseResult]] = {}
         self.lines: list[str] = []
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
@@ -66,7 +68,8 @@ class BaselineGate:
             return
         for name, value in report.user_properties:
             if name == RESULT_PROPERTY and isinstance(value, dict):  # as `record` wrote it
-                self.results.setdefault(value["suite"], []).append(CaseResult(**value["result"]))
+                key = (value["suite"], value.get("system", REFERENCE))
+                self.results.setdefault(key, []).append(CaseResult(**value["result"]))
 
     @pytest.hookimpl(tryfirst=True)  # before the exit status is final
     def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
@@ -93,7 +96,7 @@ class BaselineGate:
         if not self.results:
             raise HarnessError(f"baseline {self.action}: no suite case ran in this session")
         sheets = {}
-        for spec, rows in self.results.items():
+        for (spec, system), rows in self.results.items():
             suite = load_suite(spec)
             whole = len(suite.static_cases) + sum(len(c.turns) for c in suite.session_cases)
             by_backend: dict[str, list[CaseResult]] = {}
@@ -107,7 +110,7 @@ class BaselineGate:
                             f"baseline {self.action} of {suite.name} on {backend} in {mode} needs every case: "
                             f"{ran} of {whole} ran (-k, -x or a skip left some out)"
                         )
-                    sheets[BaselineKey(suite.name, backend, mode)] = sheet
+                    sheets[BaselineKey(suite.name, backend, mode, system)] = sheet
         return sheets
 
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:

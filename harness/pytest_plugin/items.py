@@ -31,6 +31,8 @@ from harness.evaluation.kind import Engine, Item, Itemized, R, Result
 from harness.evaluation.kinds import KindOptions, kinds_for
 from harness.pipeline.memory_layer import TextEmbedder
 from harness.pipeline.settings import Mode
+from harness.systems.bound import BoundSystem
+from harness.systems.protocol import REFERENCE, file_key
 
 
 @dataclass(frozen=True)
@@ -41,10 +43,13 @@ class ItemParam:
     backend: str
     mode: Mode
     item: Item
+    system: str = REFERENCE
+    """The system under test (`--system`); named in the id when it is not the reference system."""
 
     @property
     def id(self) -> str:
-        return f"{self.kind}-{self.backend}-{self.mode.value}-{self.item.id}"
+        system = "" if self.system == REFERENCE else f"{file_key(self.system)}-"
+        return f"{self.kind}-{self.backend}-{system}{self.mode.value}-{self.item.id}"
 
 
 class Kinds:
@@ -67,31 +72,41 @@ class Kinds:
             self._kinds[spec] = kind
         return self._kinds[spec]
 
-    def params(self, specs: Sequence[str], backends: Sequence[str]) -> Iterator[ItemParam]:
+    def params(
+        self, specs: Sequence[str], backends: Sequence[str], systems: Sequence[str] = (REFERENCE,)
+    ) -> Iterator[ItemParam]:
         for spec in specs:
             kind = self[spec]
-            for backend in backends:
-                for mode in self.modes:
-                    for item in kind.items():
-                        yield ItemParam(spec, kind.name, backend, mode, item)
+            for system in systems:
+                for backend in backends:
+                    for mode in self.modes:
+                        for item in kind.items():
+                            yield ItemParam(spec, kind.name, backend, mode, item, system)
 
 
 class GroupRuns:
     """Per process: each (suite, backend, mode, group) run once, its results kept by item id."""
 
     def __init__(self) -> None:
-        self._runs: dict[tuple[str, str, Mode, str], dict[str, list[Result]]] = {}
+        self._runs: dict[tuple[str, str, str, Mode, str], dict[str, list[Result]]] = {}
         self._embedder: TextEmbedder | None = None
 
-    def results(self, param: ItemParam, kind: Itemized[Any], backend: Backend) -> list[Result]:
-        key = (param.spec, param.backend, param.mode, param.item.group)
+    def results(
+        self, param: ItemParam, kind: Itemized[Any], backend: Backend, system: BoundSystem | None = None
+    ) -> list[Result]:
+        key = (param.spec, param.system, param.backend, param.mode, param.item.group)
         if key not in self._runs:
-            engine = Engine(backend, self._vectors() if param.mode.needs_vectors else None, (param.mode,))
+            vectors = self._vectors() if param.mode.needs_vectors else None
+            engine = Engine(backend, vectors, (param.mode,), system)
             by_item: dict[str, list[Result]] = {}
             for step in kind.only(param.item.group).execute(engine):
                 by_item.setdefault(step.item_id, []).extend(step.results)
             self._runs[key] = by_item
         return self._runs[key].get(param.item.id, [])
+
+    def vectors(self, modes: Sequence[Mode]) -> TextEmbedder | None:
+        """The encoder a system under test is given (None when no mode needs vectors)."""
+        return self._vectors() if any(m.needs_vectors for m in modes) else None
 
     def _vectors(self) -> TextEmbedder:
         if self._embedder is None:
@@ -127,7 +142,7 @@ def judge(kind: Itemized[R], param: ItemParam, results: Sequence[R], asserted: b
         pytest.fail(reasons, pytrace=False)
     baseline = None
     if kind.baseline_suite is not None:
-        baseline = baselines.find(BaselineKey(kind.baseline_suite, param.backend, param.mode.value))
+        baseline = baselines.find(BaselineKey(kind.baseline_suite, param.backend, param.mode.value, param.system))
     if baseline is None:
         pytest.xfail(f"{param.mode.value} not asserted for {kind.name}, no baseline: {'; '.join(reasons.splitlines())}")
     recorded = {item_id: baseline.scores.cases.get(item_id) for item_id in failing}

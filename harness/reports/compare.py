@@ -113,7 +113,7 @@ COLUMNS = ("kind", "suite", "backend", "mode", "items", "overall")
 def _backend(report: dict[str, Any]) -> str:
     """The backend, and the system under test when it is not the reference system."""
     system = system_of(report)
-    return report["backend"]["backend"] + ("" if system == REFERENCE else f" [{system}]")
+    return report["backend"]["backend"] + ("" if system == REFERENCE else f" ({system})")
 
 
 def table(reports: Sequence[Compared]) -> Scorecard:

@@ -7,7 +7,8 @@ were read from, with its sha256, as MTEB pins a dataset revision), `backend`, `m
 `unsupported_modes`, `settings` (what the scores depend on, as a baseline records them), `shard`,
 `incomplete` (a bool) with `incomplete_reason`, `harness_version`, `git_commit`, `started_at`,
 `wall_s`, `files` (the report's own file names) and `scores` (per mode, the score sheet baselines
-and `harness compare` read). A body never uses these names.
+and `harness compare` read). A body never uses these names, nor `checksum`: the last key of the
+JSON file, the sha256 of everything before it, so `harness merge` refuses a report edited since.
 
 A report is written as `<stem>[-shard<I>of<N>][-incomplete]-<UTC time>.<ext>`; only a complete,
 unsharded run refreshes `<stem>-latest.<ext>`, so nothing partial is ever mistaken for a whole run.
@@ -15,6 +16,8 @@ unsharded run refreshes `<stem>-latest.<ext>`, so nothing partial is ever mistak
 
 from __future__ import annotations
 
+import hashlib
+import json
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -56,6 +59,22 @@ REQUIRED = tuple(name for name in FIELDS if name not in SINCE_SYSTEMS)
 """The fields that make a JSON document a run report, whatever its age."""
 TIMING = ("started_at", "wall_s", "files")
 """Envelope fields that differ between two runs of the same items (merge tests drop them)."""
+CHECKSUM = "checksum"
+"""The JSON file's last key: `checksum(document)` of the rest (an older report has none)."""
+
+
+def checksum(document: Mapping[str, Any]) -> str:
+    """sha256 of a report document without its `checksum`, as canonical JSON (sorted keys, no spaces),
+    the same whether taken from the objects being written or from the JSON file read back."""
+    rest = {key: value for key, value in document.items() if key != CHECKSUM}
+    as_json = json.loads(json.dumps(rest, default=str))  # dates and paths as text, keys as strings
+    canonical = json.dumps(as_json, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
+    return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
+
+
+def sealed(document: Mapping[str, Any]) -> dict[str, Any]:
+    """The document as its JSON file holds it: with its checksum last."""
+    return {**document, CHECKSUM: checksum(document)}
 
 
 def system_of(report: Mapping[str, Any]) -> str:
@@ -118,7 +137,7 @@ class Envelope:
 
     def document(self, body: Mapping[str, Any], files: Mapping[str, Path]) -> dict[str, Any]:
         """The report as its JSON file holds it: the envelope, then the body."""
-        if clash := sorted(set(body) & set(FIELDS)):
+        if clash := sorted(set(body) & {*FIELDS, CHECKSUM}):
             raise ValueError(f"a report body uses envelope field(s) {', '.join(clash)}")
         envelope = {**self.fields, "files": {ext: path.name for ext, path in files.items()}}
         return {name: envelope[name] for name in FIELDS} | dict(body)
@@ -152,13 +171,16 @@ class Envelope:
         markdown = f"{head}\n\n{said}\n{rest}" if sep and head.startswith("#") else f"{said}\n\n{report.markdown}"
         return replace(
             report,
-            scorecard=Scorecard(f"{card.title} [{system}]", card.columns, card.rows, (*lines, *card.caption)),
+            scorecard=Scorecard(f"{card.title}, system {system}", card.columns, card.rows, (*lines, *card.caption)),
             markdown=markdown,
         )
 
 
-def write_report(out: Path, envelope: Envelope, report: Report) -> tuple[list[Path], str, Report]:
-    """Write the report's JSON, Markdown and HTML page; returns their paths, their stem and the report as shown."""
+def write_report(
+    out: Path, envelope: Envelope, report: Report, *, latest: bool = True
+) -> tuple[list[Path], str, Report]:
+    """Write the report's JSON, Markdown and HTML page; returns their paths, their stem and the report as shown.
+    Only a complete, unsharded report becomes `-latest`, and only when `latest` (a merge on a lost backend is not)."""
     from harness.reports.html.child import page_apart  # the page reads the envelope's FIELDS: imported here, not above
 
     shown = envelope.framed(report)
@@ -166,7 +188,7 @@ def write_report(out: Path, envelope: Envelope, report: Report) -> tuple[list[Pa
     written: dict[str, str] = {}
 
     def json_text(files: Mapping[str, Path]) -> str:
-        written["json"] = report_json(envelope.document(report.data, files))
+        written["json"] = report_json(sealed(envelope.document(report.data, files)))
         return written["json"]
 
     paths = write_or_rescue(
@@ -177,6 +199,6 @@ def write_report(out: Path, envelope: Envelope, report: Report) -> tuple[list[Pa
             "md": shown.markdown,
             "html": lambda _: page_apart(written["json"]),  # drawn from the JSON just made, in a process of its own
         },
-        latest=not envelope.incomplete and envelope.shard is None,
+        latest=latest and not envelope.incomplete and envelope.shard is None,
     )
     return paths, stem, shown

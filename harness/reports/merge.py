@@ -7,6 +7,11 @@ reports the shards' results, read back through its spec, in the order an unshard
 Shards must come from the same settings and cover 1..N exactly once; anything else is a
 `HarnessError` (one line, exit 2). Latency percentiles are recomputed from the per-question
 milliseconds the reports keep (rounded to the microsecond); timing adds the shards' work up.
+
+No shard's numbers are trusted: each shard must carry the checksum its run wrote (a report edited
+since, emptied or without one is refused), and its stored score sheets must equal those
+recomputed from its own rows. An incomplete shard makes the merged report incomplete (its reason names the shard); the CLI
+gives a merge the verdict the unsharded run would have had (`runner.verdict` over every row).
 """
 
 from __future__ import annotations
@@ -14,13 +19,14 @@ from __future__ import annotations
 import json
 from collections import Counter
 from collections.abc import Sequence
+from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 from typing import Any
 
 from harness.backends.base import BackendInfo
 from harness.errors import HarnessError
-from harness.evaluation.kind import KindSpec, R, Report, RunInfo, rebuild
+from harness.evaluation.kind import CaseKind, KindSpec, R, Report, RunInfo, rebuild
 from harness.evaluation.question_results import Evaluation, QuestionResult
 from harness.models.haystack import Granularity
 from harness.models.scoresheet import sheet_json
@@ -28,7 +34,7 @@ from harness.pipeline.settings import Mode
 from harness.reports import dataset_report
 from harness.reports.dataset_report import comparison, mode_json
 from harness.reports.dataset_summary import defect_counts, skipped_counts, summarize
-from harness.reports.envelope import FIELDS, REQUIRED, Envelope, defaulted, inputs_json, system_of
+from harness.reports.envelope import CHECKSUM, FIELDS, REQUIRED, Envelope, checksum, defaulted, inputs_json, system_of
 from harness.reports.scores import dataset_scores
 
 SAME_SETTINGS = ("dataset", "backend", "embedding_model", "granularity", "modes", "method", "definitions")
@@ -55,8 +61,10 @@ def load_report(path: Path) -> dict[str, Any]:
         raise HarnessError(f"{path}: not a harness run report")
     if not _shard(report):
         raise HarnessError(f"{path}: not a shard report (it was run without --shard)")
-    if report.get("incomplete"):
-        raise HarnessError(f"{path}: an incomplete (interrupted) run: rerun that shard")
+    if CHECKSUM not in report:
+        raise HarnessError(f"{path}: no checksum (written by an older harness, or edited): rerun that shard")
+    if report[CHECKSUM] != checksum(report):
+        raise HarnessError(f"{path}: edited since the harness wrote it (its checksum does not match): rerun that shard")
     return report
 
 
@@ -110,7 +118,21 @@ def check_shards(reports: Sequence[dict[str, Any]], paths: Sequence[Path]) -> No
         raise HarnessError(f"missing shard {', '.join(f'{i}/{count}' for i in missing)}: every shard is needed")
 
 
-def merge_reports(paths: Sequence[Path], specs: Sequence[KindSpec[Any, Any]]) -> tuple[Envelope, Report]:
+@dataclass(frozen=True)
+class Merged:
+    """The merged report with its envelope, and every shard's result rows (the run's verdict reads them)."""
+
+    envelope: Envelope
+    report: Report
+    results: list[Any]
+
+    @property
+    def incomplete(self) -> str | None:
+        """Why the merged run is incomplete (a shard's reason, naming it); None when every shard finished."""
+        return self.envelope.fields["incomplete_reason"] if self.envelope.incomplete else None
+
+
+def merge_reports(paths: Sequence[Path], specs: Sequence[KindSpec[Any, Any]]) -> Merged:
     """The merged report of the shard reports at `paths` (any order), as a run would have written
     it, with its envelope; `specs`: the kind registry (the report's `kind` names its spec)."""
     if not paths:
@@ -123,24 +145,62 @@ def merge_reports(paths: Sequence[Path], specs: Sequence[KindSpec[Any, Any]]) ->
     kind = next((s for s in specs if s.name == reports[0]["kind"]), None)
     if kind is None:
         raise HarnessError(f"{paths[0]}: a report of kind {reports[0]['kind']!r}, which this harness does not know")
-    report = kind.merge(reports, merged_from) if kind.merge is not None else _rebuilt(kind, reports)
+    stopped = [
+        f"shard {r['shard']['index']}/{r['shard']['count']} {r['incomplete_reason']}"
+        for r in reports
+        if r["incomplete"]
+    ]
+    built = None if kind.merge is not None else _built(kind, reports[0])
+    for shard, path in zip(reports, merged_from, strict=True):
+        _check_scores(kind, built, shard, path)
+    if kind.merge is not None:
+        report = kind.merge(reports, merged_from)
+    else:
+        assert built is not None
+        report = _rebuilt(kind, built, reports, "; ".join(stopped) or None)
     first = reports[0]
     fields = {name: defaulted(first, name) for name in FIELDS if name != "files"}
     fields.update(
         shard=None,
+        incomplete=bool(stopped),
+        incomplete_reason="; ".join(stopped) or None,
         wall_s=sum(r["wall_s"] for r in reports),
         settings=dict(report.settings) if report.settings else first["settings"],
         scores={mode: sheet_json(sheet) for mode, sheet in report.scores.items()},
     )
-    return Envelope(fields, "items"), report
+    results = [kind.result(row) for shard in reports for row in shard[kind.results_key]]
+    return Merged(Envelope(fields, "items"), report, results)
 
 
-def _rebuilt(kind: KindSpec[Any, R], reports: Sequence[dict[str, Any]]) -> Report:
-    """A kind without a merge of its own: built again unsharded, reporting every shard's results."""
-    first = reports[0]
+def _built(kind: KindSpec[Any, R], first: dict[str, Any]) -> CaseKind[R]:
+    """The kind the unsharded run had, built again from the report's origin (its input files unchanged)."""
     built = rebuild(kind, first["origin"], first["modes"])
     if inputs_json(built.inputs()) != first["inputs"]:
         raise HarnessError("the input files changed since the shards ran (their sha256 differs): rerun the shards")
+    return built
+
+
+def _check_scores(kind: KindSpec[Any, Any], built: CaseKind[Any] | None, shard: dict[str, Any], path: str) -> None:
+    """A shard's stored score sheets must be what its own rows give: its summary is never taken as is."""
+    if kind.merge is not None:
+        alone = kind.merge([shard], [path])
+    else:
+        assert built is not None  # merge_reports builds every kind without a merge of its own
+        alone = _rebuilt(kind, built, [shard], shard["incomplete_reason"])
+    recomputed = json.loads(json.dumps({mode: sheet_json(sheet) for mode, sheet in alone.scores.items()}, default=str))
+    if recomputed != shard["scores"]:
+        differing = sorted(m for m in {*recomputed, *shard["scores"]} if recomputed.get(m) != shard["scores"].get(m))
+        raise HarnessError(
+            f"{path}: its stored scores ({', '.join(differing)}) disagree with its own per-item rows: "
+            "edited or corrupt, rerun that shard"
+        )
+
+
+def _rebuilt(
+    kind: KindSpec[Any, R], built: CaseKind[R], reports: Sequence[dict[str, Any]], incomplete: str | None
+) -> Report:
+    """A kind without a merge of its own: built again unsharded, reporting every shard's results."""
+    first = reports[0]
     results: list[R] = [kind.result(r) for report in reports for r in report[kind.results_key]]
     seen = Counter((r.item_id, r.mode) for r in results)
     if duplicated := sorted(str(item) for (item, _), n in seen.items() if n > 1):
@@ -160,13 +220,14 @@ def _rebuilt(kind: KindSpec[Any, R], reports: Sequence[dict[str, Any]]) -> Repor
         {},
         datetime.fromisoformat(first["started_at"]),
         sum(r["wall_s"] for r in reports),
+        incomplete,
     )
     return built.report(results, run)
 
 
 def merge_dataset(reports: Sequence[dict[str, Any]], merged_from: list[str]) -> Report:
     data, results = _merge_dataset_runs(reports, merged_from)
-    body = {k: v for k, v in data.items() if k not in FIELDS}
+    body = {k: v for k, v in data.items() if k not in (*FIELDS, CHECKSUM)}
     return Report(
         dataset_report.report_stem(data),
         body,

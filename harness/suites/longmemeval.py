@@ -16,6 +16,7 @@ import ijson
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from harness.errors import CaseFileError
+from harness.messages import one_line
 from harness.models.haystack import Document, Haystack, Question, QuestionRef
 from harness.suites import compressed, jsonstream
 
@@ -86,7 +87,11 @@ class LongMemEvalFile:
         try:
             yield
         except ijson.JSONError as exc:
-            raise CaseFileError(self.path, f"not valid JSON: {exc}") from exc
+            raise CaseFileError(self.path, f"not valid JSON: {one_line(exc)}") from exc
+        except UnicodeDecodeError as exc:  # ijson decodes each string it parses
+            raise CaseFileError(
+                self.path, f"not UTF-8: a string holds bytes that cannot be decoded ({exc.reason})"
+            ) from exc
         except compressed.ERRORS as exc:
             raise CaseFileError(self.path, f"a damaged {self.path.suffix} file: {exc}") from exc
 

@@ -12,6 +12,7 @@ from yaml.events import AliasEvent
 from yaml.nodes import MappingNode, Node
 
 from harness.errors import CaseFileError
+from harness.messages import one_line
 from harness.suites.jsonfile import read_text
 
 MAX_DEPTH = 64
@@ -60,16 +61,19 @@ class _StrictLoader(yaml.SafeLoader):
 def read_yaml(path: Path) -> Any:
     """Parse one YAML suite file (read as `read_text` reads it: regular, bounded, UTF-8)."""
     text = read_text(path, "YAML")
-    loader = _StrictLoader(text)
+    loader: _StrictLoader | None = None
     try:
+        loader = _StrictLoader(text)  # its reader refuses control characters (NUL) at once
         return loader.get_single_data()
     except _Refused as exc:
         raise CaseFileError(path, f"line {exc.line}: {exc}") from None
     except yaml.YAMLError as exc:
         mark = getattr(exc, "problem_mark", None)
         where = f" at line {mark.line + 1} column {mark.column + 1}" if mark else ""
-        raise CaseFileError(path, f"invalid YAML{where}: {getattr(exc, 'problem', None) or exc}") from None
+        problem = getattr(exc, "problem", None) or one_line(exc)  # a ReaderError (NUL) has no `problem`
+        raise CaseFileError(path, f"invalid YAML{where}: {problem}") from None
     except RecursionError:
         raise CaseFileError(path, "YAML nested too deeply to read") from None
     finally:
-        loader.dispose()
+        if loader is not None:
+            loader.dispose()

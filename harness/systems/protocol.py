@@ -28,7 +28,8 @@ REFERENCE = "reference"
 
 def file_key(system: str) -> str:
     """A system's name as report file names carry it (`http:http://127.0.0.1:8080` -> `http-127.0.0.1-8080`)."""
-    return re.sub(r"[^a-z0-9._]+", "-", system.lower().replace("://", "-")).strip("-.") or "system"
+    plain = re.sub(r"^http:(https?)://", r"\1-", system.lower())
+    return re.sub(r"[^a-z0-9._]+", "-", plain).strip("-.") or "system"
 
 
 class Capability(StrEnum):

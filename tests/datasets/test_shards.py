@@ -17,6 +17,7 @@ from harness.errors import HarnessError
 from harness.evaluation.kind import Report
 from harness.evaluation.kinds import SPECS
 from harness.reports import merge
+from harness.reports.envelope import sealed
 from harness.shards import Shard, parse_shard, shard_of
 
 from .builders import run_dataset_report, shared_file
@@ -44,7 +45,8 @@ def test_every_id_is_in_exactly_one_shard_given_by_its_sha256() -> None:
 
 def merge_reports(paths: list[Path]) -> Report:
     """The merged report, its data with the envelope a merge writes around it."""
-    envelope, report = merge.merge_reports(paths, SPECS)
+    merged = merge.merge_reports(paths, SPECS)
+    envelope, report = merged.envelope, merged.report
     return Report(report.stem, envelope.document(report.data, {}), report.markdown, report.scorecard, report.scores)
 
 
@@ -104,16 +106,17 @@ def shard_reports(tmp_path: Path, longmemeval_file: Path, embedder_factory: Call
 
 
 def _rewrite(path: Path, target: Path, **changes: Any) -> Path:
+    """A shard changed as if a run had written it so (sealed again: the checks past the checksum)."""
     report = json.loads(path.read_text())
     report.update(changes)
-    target.write_text(json.dumps(report))
+    target.write_text(json.dumps(sealed(report)))
     return target
 
 
 def _strip(path: Path, target: Path, field: str) -> Path:
     report = json.loads(path.read_text())
     del report[field]
-    target.write_text(json.dumps(report))
+    target.write_text(json.dumps(sealed(report)))
     return target
 
 

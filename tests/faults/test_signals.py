@@ -5,12 +5,14 @@ from __future__ import annotations
 
 import json
 import signal
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
 
 from harness.suites.resolve import cases_dir
-from tests.faults.helpers import Watched, containers_of, reports, write_suite
+from tests.faults.helpers import Watched, containers_of, env, remove_containers_of, reports, write_suite
 
 CASES = 30_000
 """Enough that no machine finishes before the signal (the run is stopped after 50 cases)."""
@@ -113,3 +115,81 @@ def test_a_signal_during_the_second_kind_names_the_reports_written_before_it(tmp
     (incomplete,) = reports(out, "lifecycle-embedded-incomplete-*.json")
     assert line.startswith("harness: interrupted by SIGINT: run on embedded after "), line
     assert f"finished part in {incomplete}; reports written before it: {finished}" in line, line
+
+
+TEARDOWN_SIGNAL = """
+import os, signal, sys
+from harness import cli
+from harness.containers import runtime
+
+first, again, args = signal.Signals[sys.argv[1]], sys.argv[2], sys.argv[3:]
+remove = runtime._remove
+
+def signalled_remove(container):
+    os.kill(os.getpid(), first)  # arrives while the finished run's container is being removed
+    remove(container)
+
+runtime._remove = signalled_remove
+if again != "none":
+    line = cli._error
+
+    def signalled_line(text):
+        os.kill(os.getpid(), signal.Signals[again])  # a second signal at the run's last moment
+        line(text)
+
+    cli._error = signalled_line
+sys.argv = ["harness", *args]
+cli.main()
+"""
+
+
+def _networks_of(pid: int, remove: bool = False) -> list[str]:
+    """The Docker networks labelled as owned by process `pid` (removed with `remove`)."""
+    import docker
+
+    from harness.containers.labels import PID
+
+    client = docker.from_env()
+    try:
+        found = client.api.networks(filters={"label": f"{PID}={pid}"})
+        for network in found if remove else []:
+            client.api.remove_network(network["Id"])
+        return [n["Name"] for n in found]
+    finally:
+        client.close()
+
+
+@pytest.mark.usefixtures("local_images")
+@pytest.mark.parametrize(
+    ("first", "again", "code"),
+    [("SIGTERM", "none", 143), ("SIGINT", "none", 130), ("SIGTERM", "SIGINT", 143), ("SIGINT", "SIGTERM", 130)],
+)
+def test_a_signal_during_teardown_leaves_nothing_and_says_so(tmp_path: Path, first: str, again: str, code: int) -> None:
+    """A signal while the run's container was removed cut the removal short: the container or its
+    network stayed. A second one while the last line was printed (the handlers already restored)
+    gave a traceback (SIGINT) or killed the process with no line (SIGTERM)."""
+    suite = write_suite(tmp_path / "suite", 3)
+    args = ["run", "-b", "redis", "-m", "bm25", "-s", str(suite), "--out", str(tmp_path / "out")]
+    process = subprocess.Popen(
+        [sys.executable, "-c", TEARDOWN_SIGNAL, first, again, *args],
+        cwd=tmp_path,
+        env=env(),
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        _, stderr = process.communicate(timeout=300)
+        left = (containers_of(process.pid), _networks_of(process.pid))
+    finally:
+        if process.poll() is None:
+            process.kill()
+            process.wait(timeout=30)
+        remove_containers_of(process.pid)  # what the old code left: only this test's run's
+        _networks_of(process.pid, remove=True)
+    assert "Traceback" not in stderr, stderr
+    assert process.returncode == code, stderr
+    lines = [line for line in stderr.splitlines() if line.startswith("harness:")]
+    assert len(lines) == 1, stderr
+    assert lines[0].startswith(f"harness: interrupted by {first}: run on redis after 3 of 3 cases"), lines
+    assert left == ([], []), "the run's container and network are removed"

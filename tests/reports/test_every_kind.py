@@ -24,7 +24,7 @@ from harness.resources import data_root
 from .pages import harness
 
 CAPABILITY = data_root() / "cases" / "code-tasks" / "nano-brain-format" / "ledger" / "benchmarks" / "capability"
-TIMING = {"started_at", "wall_s", "files", "latency_ms", "p50_ms", "p95_ms", "created_at"}
+TIMING = {"started_at", "wall_s", "files", "checksum", "latency_ms", "p50_ms", "p95_ms", "created_at"}
 """What differs between two runs of the same items: when, how long, and the files' own names."""
 
 
@@ -60,7 +60,8 @@ def test_shards_of_every_kind_merge_into_the_unsharded_report(tmp_path: Path, su
     suite = suite.format(ledger=ledger(tmp_path))
     run = ["run", "--suite", suite, "-m", "bm25"]
     # 1: a gate of the run's own (the built-in lifecycle scenarios' overall grade in bm25)
-    assert harness(tmp_path, *run, "--out", "whole") in (0, 1)
+    verdict = harness(tmp_path, *run, "--out", "whole")
+    assert verdict in (0, 1)
     for index in (1, 2):
         assert harness(tmp_path, *run, "--shard", f"{index}/2", "--out", "shards") in (0, 1)
     shards = sorted((tmp_path / "shards").glob(f"{stem}-shard*of2-2*.json"))
@@ -71,7 +72,7 @@ def test_shards_of_every_kind_merge_into_the_unsharded_report(tmp_path: Path, su
     whole = json.loads((tmp_path / "whole" / f"{stem}-latest.json").read_text())
     key = {"conversation": "turns", "beliefs": "cases"}.get(whole["kind"], "results")
     assert sorted(len(p[key]) for p in parts) != [0, len(whole[key])], "both shards hold items"
-    assert harness(tmp_path, "merge", *map(str, reversed(shards)), "--out", "merged") == 0
+    assert harness(tmp_path, "merge", *map(str, reversed(shards)), "--out", "merged") == verdict, "the run's verdict"
     merged = json.loads((tmp_path / "merged" / f"{stem}-latest.json").read_text())
     assert merged["shard"] is None
     assert json.dumps(without_timing(merged), sort_keys=True) == json.dumps(without_timing(whole), sort_keys=True)

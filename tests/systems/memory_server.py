@@ -29,6 +29,8 @@ class Store:
     extended: bool = False
     capabilities: tuple[str, ...] = ("scopes", "replace")
     modes: tuple[str, ...] = ("bm25",)
+    mangle: bool = False
+    """Answer ids that were never added (a wrapper that loses the beliefId)."""
     records: dict[str, dict[str, dict[str, Any]]] = field(default_factory=dict)
     """user id -> record id -> {text, scopes}."""
     calls: list[tuple[str, str]] = field(default_factory=list)
@@ -51,7 +53,10 @@ class Store:
             if overlap:
                 scored.append((-overlap, record_id, record["text"]))
         scored.sort()
-        results = [{"id": i, "memory": text, "score": float(-s)} for s, i, text in scored[: int(body["limit"])]]
+        suffix = "-mangled" if self.mangle else ""
+        results = [
+            {"id": i + suffix, "memory": text, "score": float(-s)} for s, i, text in scored[: int(body["limit"])]
+        ]
         return {"results": results}
 
     def drop_namespace(self, namespace: str) -> dict[str, Any]:

@@ -39,7 +39,7 @@ def test_bare_wrapper_runs_the_builtin_suite_and_never_resets(tmp_path: Path) ->
     store = _seeded(Store(extended=False))
     with serving(store) as url:
         code = harness(tmp_path, "run", "--system", f"http:{url}", "--mode", "hybrid", "--out", "out")
-        report = _report(tmp_path / "out", "run-embedded-http-http-127.0.0.1")
+        report = _report(tmp_path / "out", "run-embedded-http-127.0.0.1")
     assert code == 0
     assert report["system"]["name"] == f"http:{url}"
     assert report["system"]["modes"] == ["hybrid"]
@@ -66,6 +66,8 @@ def test_extended_service_gets_scopes_and_leaves_only_foreign_data(tmp_path: Pat
     assert code == 0
     assert report["system"]["capabilities"] == ["replace", "scopes", "users"]
     assert report["system"]["version"] == "1.0"
+    (page,) = [p for p in (tmp_path / "out").glob("run-embedded-http*.html") if "latest" not in p.name]
+    assert f'"Run":{{"system":{{"name":"http:{url}"' in page.read_text()  # the page shows the system under 'Run'
     assert list(store.records) == [FOREIGN]  # each namespace dropped through DELETE /namespaces/<ns>
     assert any(method == "DELETE" and path.startswith("/namespaces/h") for method, path in store.calls)
     failed = [c for c in report["cases"] if not c["passed"]]
@@ -133,7 +135,7 @@ def test_dataset_questions_through_the_service(tmp_path: Path) -> None:
     assert store.records == {}  # every haystack's namespace dropped
 
 
-def test_reference_and_http_side_by_side_in_one_run(tmp_path: Path) -> None:
+def test_reference_and_http_side_by_side_in_one_run(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     with serving(Store(extended=True)) as url:
         code = harness(
             tmp_path, "run", "--system", "reference", "--system", f"http:{url}", "--mode", "bm25", "--out", "out"
@@ -142,6 +144,12 @@ def test_reference_and_http_side_by_side_in_one_run(tmp_path: Path) -> None:
     reference = json.loads((tmp_path / "out" / "run-embedded-latest.json").read_text())
     assert reference["system"]["name"] == "reference"
     assert sum(c["passed"] for c in reference["cases"]) == len(reference["cases"])  # bm25 passes every built-in case
+    capsys.readouterr()
+    # compare's default picks the newest report of each system: both, side by side and tested on shared cases
+    assert harness(tmp_path, "compare", "--out", "out") == 0
+    shown = capsys.readouterr().out
+    assert f"embedded (http:{url})" in shown
+    assert "paired randomization" in shown
 
 
 def test_down_url_drops_a_killed_runs_namespace_only(tmp_path: Path) -> None:
@@ -172,3 +180,27 @@ def test_unreachable_service_fails_before_the_run(tmp_path: Path, capsys: pytest
     err = capsys.readouterr().err
     assert "harness:" in err
     assert "Traceback" not in err
+
+
+def test_baselines_are_keyed_by_system(tmp_path: Path) -> None:
+    with serving(Store(extended=True)) as url:
+        args = ["run", "--system", f"http:{url}", "--mode", "bm25", "--out", "out", "--baseline-dir", "bl"]
+        assert harness(tmp_path, *args, "--freeze-baseline") == 0
+        assert harness(tmp_path, *args, "--check-baseline") == 0
+        # the reference system has no baseline in this folder: its check is missing one (exit 2)
+        assert (
+            harness(tmp_path, "run", "--mode", "bm25", "--out", "out", "--baseline-dir", "bl", "--check-baseline") == 2
+        )
+    (frozen,) = (tmp_path / "bl" / "builtin").glob("*.json")
+    assert frozen.name.startswith("embedded-bm25--http-")
+    assert json.loads(frozen.read_text())["system"] == f"http:{url}"
+
+
+def test_ids_the_service_was_never_given_are_errors_not_dropped(tmp_path: Path) -> None:
+    with serving(Store(extended=True, mangle=True)) as url:
+        code = harness(tmp_path, "run", "--system", f"http:{url}", "--mode", "bm25", "--out", "out")
+        report = _report(tmp_path / "out", "run-embedded-http")
+    assert code == 1  # errors over --error-threshold 0
+    errored = [c for c in report["cases"] if c["error"]]
+    assert errored
+    assert "returned ids it was never given" in errored[0]["error"]

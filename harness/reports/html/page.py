@@ -14,14 +14,25 @@ from typing import Any
 from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescape
 from markupsafe import Markup, escape
 
-from harness.reports.envelope import FIELDS
+from harness.reports.envelope import CHECKSUM, FIELDS
 from harness.reports.html.charts import chart_library, charts
 from harness.reports.html.rows import ERROR, FAIL, PASS, SKIPPED, Row, rows
 
 GENERATOR = '<meta name="generator" content="memory-retrieval-harness">'
 """The tag that marks a page as this harness's (so re-rendering may replace it)."""
 VERDICTS = (PASS, FAIL, ERROR, SKIPPED)
-RUN_FIELDS = ("harness_version", "git_commit", "started_at", "wall_s", "files", "inputs", "origin", "shard")
+RUN_FIELDS = (
+    "system",
+    "not_applicable",
+    "harness_version",
+    "git_commit",
+    "started_at",
+    "wall_s",
+    "files",
+    "inputs",
+    "origin",
+    "shard",
+)
 """Envelope fields shown under 'Run'; `settings` and `backend` have their own sections."""
 
 
@@ -105,7 +116,7 @@ def render_html(document: Mapping[str, Any]) -> str:
     """The page for one report document (as its JSON file holds it)."""
     spec, listed = rows(document)
     columns, scorecard = _scorecard(document, listed)
-    body = {k: v for k, v in document.items() if k not in FIELDS and k != (spec.key if spec else None)}
+    body = {k: v for k, v in document.items() if k not in (*FIELDS, CHECKSUM) and k != (spec.key if spec else None)}
     texts = body.pop("memories", None)  # a belief report's memory texts: shown beside their ids
     sections = {
         "Settings the scores depend on": document.get("settings"),
