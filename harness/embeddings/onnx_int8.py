@@ -61,6 +61,7 @@ class OnnxInt8Encoder:
         )
         self._tokenizer = Tokenizer.from_file(str(folder / TOKENIZER_FILE))
         self._tokenizer.enable_truncation(max_tokens)
+        self._tokenizer.no_padding()  # MiniLM's tokenizer.json pads every text to 128 tokens
         self._dimensions = int(self._session.get_outputs()[0].shape[-1])
 
     @property
@@ -73,9 +74,11 @@ class OnnxInt8Encoder:
         rows = np.zeros((len(texts), self.dimensions), dtype=np.float32)
         for row, encoded in enumerate(self._tokenizer.encode_batch(list(texts))):
             ids = np.array([encoded.ids], dtype=np.int64)
-            feed = {"input_ids": ids, "attention_mask": np.ones_like(ids), "token_type_ids": np.zeros_like(ids)}
+            mask = np.array([encoded.attention_mask], dtype=np.int64)
+            feed = {"input_ids": ids, "attention_mask": mask, "token_type_ids": np.zeros_like(ids)}
             (hidden,) = self._session.run(None, feed)
-            rows[row] = unit_rows(hidden.mean(axis=1))[0]
+            pooled = (hidden * mask[..., None]).sum(axis=1) / np.maximum(mask.sum(axis=1, keepdims=True), 1)
+            rows[row] = unit_rows(pooled)[0]
         return rows
 
 
