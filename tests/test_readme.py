@@ -31,8 +31,8 @@ RUN_HERE: dict[str, int] = {
     "harness run -b embedded --check-baseline": 0,
     "harness baseline show": 0,
     "harness run --suite nano-brain:cases/code-tasks/nano-brain-format/ledger/benchmarks/capability/dataset.json -m bm25": 0,
-    # exit 1: the lifecycle quality grades of the baseline modes fail (README, "Lifecycle scenarios")
-    "harness run --suite mnemonic:cases/lifecycle/builtin -m bm25": 1,
+    # exit 0: a lifecycle grade fails a run only under --fail-on-grade (README, "Lifecycle scenarios")
+    "harness run --suite mnemonic:cases/lifecycle/builtin -m bm25": 0,
 }
 RUN_WITH_DOCKER: dict[str, int] = {
     "harness run --suite lifecycle:builtin -b postgres -m hybrid": 0,

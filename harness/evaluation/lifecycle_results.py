@@ -49,23 +49,26 @@ class LifecycleResult(Errs):
 
 
 def _scores(
-    run: QueryRun, scenario: Scenario, position: int, concepts: dict[str, tuple[str, ...]], k: int
+    run: QueryRun, scenario: Scenario, position: int, concepts: dict[str, tuple[str, ...]], k: int, fixed: bool
 ) -> RankingScores:
     query = scenario.queries[position]
     returned = [r.id for r in run.returned]
     if scenario.raw:
         hits = concept_hits([concepts[i] for i in returned], query.expected_concepts)
-        return ranking_scores(hits, len(query.expected_concepts), k)
-    return ranking_scores(id_hits(returned, query.expected_ids), len(query.expected_ids), k)
+        return ranking_scores(hits, len(query.expected_concepts), k, fixed)
+    return ranking_scores(id_hits(returned, query.expected_ids), len(query.expected_ids), k, fixed)
 
 
 def _mean(scores: list[RankingScores]) -> dict[str, float]:
     return {name: fmean(getattr(s, name) for s in scores) for name in RANKING}
 
 
-def judge(scenario: Scenario, run: ScenarioRun, result: LifecycleResult, k: int) -> LifecycleResult:
-    before = [_scores(q, scenario, i, run.concepts, k) for i, q in enumerate(run.baseline)]
-    after = [_scores(q, scenario, i, run.concepts, k) for i, q in enumerate(run.post)]
+def judge(
+    scenario: Scenario, run: ScenarioRun, result: LifecycleResult, k: int, fixed_cutoff: bool = False
+) -> LifecycleResult:
+    """`fixed_cutoff`: P@k and nDCG's ideal count k results however few come back (`ranking_scores`)."""
+    before = [_scores(q, scenario, i, run.concepts, k, fixed_cutoff) for i, q in enumerate(run.baseline)]
+    after = [_scores(q, scenario, i, run.concepts, k, fixed_cutoff) for i, q in enumerate(run.post)]
     result.queries = [
         {
             "query": query.query,

@@ -11,7 +11,7 @@ from harness.reports import tables
 BAR_WIDTH = 10
 
 LABELS = {
-    "precision": "P@5 (Mnemonic: hits / min(5, returned))",
+    "precision": "P@5 graded (hits / min(5, returned); / 5 under fixed-cutoff rules)",
     "trec_precision": "P@5 (trec_eval: hits / 5)",
     "recall": "R@5",
     "mrr": "MRR",
@@ -109,6 +109,8 @@ def render_markdown(data: Mapping[str, Any]) -> str:
         f"started {data['started_at']}, {data['wall_s']:.1f} s.",
         "",
     ]
+    if "rules" in data:  # reports written before the lifecycle rulesets have none
+        lines += [f"Rules: {data['rules']} (retrieval and judging; `harness/pipeline/lifecycle/rules.py`).", ""]
     columns, rows, _ = scorecard_rows(data, verbose=False)
     lines += ["## Scores", "", *_table(columns, rows), ""]
     lines += ["## Scenarios", ""]

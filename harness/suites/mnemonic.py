@@ -20,7 +20,9 @@ from pydantic import BaseModel, ConfigDict, Field
 from harness.errors import CaseFileError
 from harness.models.memory import Label
 from harness.models.scenario import LifecycleSuite, Scenario
+from harness.pipeline.lifecycle.rules import Fusion, LifecycleRules
 from harness.suites.jsonfile import read_json, validate
+from harness.suites.mnemonic_go import read_scenarios_go
 
 
 class _Retrieval(BaseModel):
@@ -60,8 +62,14 @@ def _fill_scores(raw: Any) -> tuple[Any, int]:
     return {**raw, "raw_events": events}, filled
 
 
+GO_SCENARIOS = "scenarios.go"
+"""Mnemonic's own file of direct scenarios (cmd/benchmark-quality/), read as published."""
+GO_PIPELINE = "pipeline_scenarios.go"
+
+
 def _load_file(path: Path) -> tuple[list[Scenario], _Retrieval, list[str]]:
-    root = validate(_Root, read_json(path), path)
+    source = read_scenarios_go(path) if path.suffix == ".go" else read_json(path)
+    root = validate(_Root, source, path)
     if root.retrieval.k != root.retrieval.max_results:
         raise CaseFileError(path, "retrieval.k must equal retrieval.max_results (every @k metric cuts at the results)")
     scenarios, warnings = [], []
@@ -78,15 +86,21 @@ def _load_file(path: Path) -> tuple[list[Scenario], _Retrieval, list[str]]:
 
 
 def load_mnemonic(path: Path, name: str | None = None) -> LifecycleSuite:
-    """One Mnemonic-format file, or every `*.json` of a folder."""
+    """One Mnemonic-format file, or every `*.json` of a folder; Mnemonic's own `scenarios.go`,
+    or the folder that holds it (its `cmd/benchmark-quality/`) when the folder has no JSON."""
+    warnings: list[str] = []
     if path.is_dir():
-        files = sorted(path.glob("*.json"))
+        files = sorted(path.glob("*.json")) or [f for f in (path / GO_SCENARIOS,) if f.is_file()]
         if not files:
-            raise CaseFileError(path, "no *.json scenario files in this folder")
+            raise CaseFileError(path, f"no *.json scenario files (nor {GO_SCENARIOS}) in this folder")
     else:
         files = [path]
+    if files[0].suffix == ".go" and (files[0].parent / GO_PIPELINE).is_file():
+        warnings.append(
+            f"{GO_PIPELINE}: its raw-event scenarios are built by Go code and not read from it; "
+            "convert them to the JSON format (peer-formats.md section 3.2) to run them"
+        )
     scenarios: list[Scenario] = []
-    warnings: list[str] = []
     limits: set[int] = set()
     for file in files:
         found, retrieval, notes = _load_file(file)
@@ -105,3 +119,43 @@ def load_mnemonic(path: Path, name: str | None = None) -> LifecycleSuite:
         sources=tuple(files),
         warnings=tuple(warnings),
     )
+
+
+def unjudged(suite: LifecycleSuite, rules: LifecycleRules) -> list[str]:
+    """One line per field or scenario kind of an imported suite that the run cannot judge as
+    Mnemonic's code does under `rules`, and why (the run's report and scorecard carry them)."""
+    direct = [s for s in suite.scenarios if not s.raw]
+    raw = [s for s in suite.scenarios if s.raw]
+    memories = [m for s in direct for m in s.memories]
+    edges = [a for s in direct for a in s.associations]
+    lines = []
+    if rules.fusion is Fusion.MNEMONIC:
+        if raw:
+            lines.append(
+                f"raw-event scenarios ({len(raw)}): Mnemonic encodes raw events with its LLM agents (encoding, "
+                "episoding); the harness's deterministic encoder runs instead, so their scores are not Mnemonic's"
+            )
+        if direct:
+            lines += [
+                "memories[].embedding: not carried (the JSON has none; the benchmark recomputes scenarios.go's); "
+                "the run's model embeds summary + content, not Mnemonic's 128-d bag-of-words stub, so vector "
+                "and hybrid scores differ by that embedder",
+                "consolidation: Mnemonic's agent (x0.92 per cycle, then x0.95^(0.8 x access term), fading under "
+                "0.3, archived under 0.1, LLM gist merges) is not modelled; the harness's cycles set states and "
+                "salience",
+                "phases: Mnemonic's -compare runs no baseline queries or access simulation before its cycles; the "
+                "harness runs both (as Mnemonic's standard run does)",
+            ]
+    else:
+        if any(m.concepts for m in memories):
+            lines.append(
+                f"memories[].concepts: not searched under the {rules.name} rules (Mnemonic's FTS5 index holds them)"
+            )
+        if any(a.activation_count != 1 for a in edges):
+            lines.append(f"associations[].activation_count: not read under the {rules.name} rules")
+    if duplicates := sum(1 for m in memories if m.label is Label.DUPLICATE):
+        lines.append(
+            f"label duplicate ({duplicates} memories): Mnemonic counts duplicates in no metric; "
+            "dedup effectiveness is the harness's own measure"
+        )
+    return lines

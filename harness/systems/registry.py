@@ -11,11 +11,11 @@ from __future__ import annotations
 from importlib.metadata import entry_points
 
 from harness.errors import HarnessError
-from harness.systems import http, reference
+from harness.systems import http, mem0, popoto, reference
 from harness.systems.protocol import REFERENCE, SystemSpec
 
 GROUP = "harness.systems"
-BUILTIN: tuple[SystemSpec, ...] = (reference.SPEC,)
+BUILTIN: tuple[SystemSpec, ...] = (reference.SPEC, popoto.SPEC, mem0.SPEC)
 
 
 def _load(name: str, target: object) -> SystemSpec:

@@ -1,5 +1,5 @@
 """`harness run --suite lifecycle:builtin` and `mnemonic:PATH` through the CLI, in process: the
-scorecard, the reports, an exit code that follows the grades, and one-line input errors."""
+scorecard, the reports, an exit code that follows the grades a user gated, and one-line input errors."""
 
 from __future__ import annotations
 
@@ -23,17 +23,39 @@ def _main(monkeypatch: pytest.MonkeyPatch, tmp_path: Path, *args: str) -> int:
 
 
 @pytest.mark.parametrize("mode", ["bm25", "hybrid"])
-def test_builtin_run_prints_the_scorecard_and_exits_by_its_grade(monkeypatch, tmp_path, capsys, mode) -> None:
+def test_builtin_run_prints_the_scorecard_and_exits_0_without_a_gate(monkeypatch, tmp_path, capsys, mode) -> None:
+    """A grade is a measurement: a baseline mode that grades FAIL does not fail a run nobody gated."""
     code = _main(monkeypatch, tmp_path, "--suite", "lifecycle:builtin", "-m", mode)
     captured = capsys.readouterr()
-    assert "lifecycle scenarios: lifecycle:builtin on embedded" in captured.out
+    assert code == 0
+    assert "overall grade" not in captured.err
+    assert "lifecycle scenarios: lifecycle:builtin (rules harness) on embedded" in captured.out
     assert "Traceback" not in captured.err
     data = json.loads((tmp_path / "out" / "lifecycle-embedded-latest.json").read_text())
-    assert (tmp_path / "out" / "lifecycle-embedded-latest.md").read_text().startswith("# Lifecycle scenarios")
+    markdown = (tmp_path / "out" / "lifecycle-embedded-latest.md").read_text()
+    assert markdown.startswith("# Lifecycle scenarios")
+    assert "Rules: harness (retrieval and judging" in markdown
     assert len(data["results"]) == 6
-    grade = data["summary"][mode]["grade"]
-    assert code == (1 if grade == "FAIL" else 0)
-    assert (f"lifecycle {mode}: overall grade FAIL" in captured.err) is (grade == "FAIL")
+
+
+@pytest.mark.parametrize("gate", ["FAIL", "WARN"])
+def test_a_gated_mode_fails_the_run_and_names_the_gate(monkeypatch, tmp_path, capsys, gate) -> None:
+    """On the built-in scenarios bm25 grades FAIL and hybrid WARN: gated at FAIL the run fails for
+    bm25 alone, gated at WARN for both, and each line says which gate."""
+    args = ["--suite", "lifecycle:builtin", "-m", "bm25", "-m", "hybrid", "--fail-on-grade", gate]
+    code = _main(monkeypatch, tmp_path, *args)
+    err = capsys.readouterr().err
+    grades = json.loads((tmp_path / "out" / "lifecycle-embedded-latest.json").read_text())["summary"]
+    assert (grades["bm25"]["grade"], grades["hybrid"]["grade"]) == ("FAIL", "WARN")
+    assert code == 1
+    assert f"harness: embedded: lifecycle bm25: overall grade FAIL (precision) under --fail-on-grade {gate}" in err
+    hybrid = [line for line in err.splitlines() if "lifecycle hybrid" in line]
+    if gate == "FAIL":
+        assert hybrid == []
+    else:
+        assert len(hybrid) == 1
+        assert "overall grade WARN (" in hybrid[0]
+        assert hybrid[0].endswith("under --fail-on-grade WARN")
 
 
 @pytest.mark.parametrize(

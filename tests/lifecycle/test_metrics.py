@@ -11,6 +11,7 @@ from harness.metrics.lifecycle_ranking import concept_hits, id_hits, ranking_sco
 from harness.metrics.lifecycle_states import dedup_effectiveness, noise_suppression, signal_retention
 from harness.models.memory import Label
 from harness.models.scenario import MemoryState
+from harness.pipeline.lifecycle.fts5 import prefix_bm25
 
 A, F, X, M = MemoryState.ACTIVE, MemoryState.FADING, MemoryState.ARCHIVED, MemoryState.MERGED
 
@@ -91,3 +92,27 @@ def test_overall_ignores_ndcg_and_fails_on_any_gating_failure() -> None:
     assert overall({"precision": Grade.PASS, "ndcg": Grade.FAIL}) is Grade.PASS
     assert overall({"precision": Grade.PASS, "mrr": Grade.WARN}) is Grade.WARN
     assert overall({"precision": Grade.WARN, "signal_retention": Grade.FAIL}) is Grade.FAIL
+
+
+def test_fixed_cutoff_counts_five_however_few_come_back() -> None:
+    """Mnemonic's scoreQuery at 8ecf3ab: 1 hit of 2 returned, 3 expected -> P@5 = 1/5 and nDCG's
+    ideal holds 3 hits; counted over what came back, P = 1/2 and the ideal holds 2."""
+    fixed = ranking_scores([True, False], expected=3, cutoff=5, fixed_cutoff=True)
+    assert (fixed.precision, fixed.trec_precision) == (0.2, 0.2)
+    assert fixed.ndcg == pytest.approx(1 / (1 + 1 / math.log2(3) + 1 / math.log2(4)))
+    returned = ranking_scores([True, False], expected=3, cutoff=5)
+    assert returned.precision == 0.5
+    assert returned.ndcg == pytest.approx(1 / (1 + 1 / math.log2(3)))
+
+
+def test_prefix_bm25_scores_whole_rows_as_fts5_does() -> None:
+    """Two of five rows hold a word beginning with `cache`: idf ln(3.5 / 2.5); average row 1.6
+    tokens; a (2 tokens) scores idf x 2.2 / (1 + 1.2 (0.25 + 0.75 x 2 / 1.6)), b (3 tokens) less.
+    A prefix every row holds has a negative idf, floored at 1e-6."""
+    rows = {"a": ["cache", "x"], "b": ["cacheline", "y", "z"], "c": ["q"], "d": ["r"], "e": ["s"]}
+    scores = prefix_bm25(rows, ["cache"])
+    idf = math.log(3.5 / 2.5)
+    assert scores == pytest.approx(
+        {"a": idf * 2.2 / (1 + 1.2 * (0.25 + 0.75 * 2 / 1.6)), "b": idf * 2.2 / (1 + 1.2 * (0.25 + 0.75 * 3 / 1.6))}
+    )
+    assert prefix_bm25({"a": ["cache"], "b": ["cache"]}, ["cache"]) == pytest.approx({"a": 1e-6, "b": 1e-6})

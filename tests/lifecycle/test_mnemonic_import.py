@@ -162,3 +162,38 @@ def test_imported_scenarios_run_end_to_end(tmp_path: Path, embedded) -> None:
     assert events.lifecycle["encoded"] == 2.0
     assert report.data["warnings"]
     assert report.scorecard.rows
+
+
+def test_the_import_says_per_ruleset_what_it_cannot_judge(tmp_path: Path) -> None:
+    """One line per field or scenario kind Mnemonic's code would judge otherwise, under the
+    ruleset the run applies (Mnemonic's by default for mnemonic:PATH); none for our own suite."""
+    from harness.evaluation.kinds import KindOptions, kinds_for
+    from harness.evaluation.kinds.lifecycle import LifecycleOptions
+    from harness.pipeline.lifecycle.rules import RulesetName
+    from harness.pipeline.settings import Mode
+
+    _write(tmp_path / "a.json", DIRECT)
+    _write(tmp_path / "b.json", EVENTS)
+
+    def kind(spec: str, rules: RulesetName | None = None) -> LifecycleKind:
+        own = {"lifecycle": LifecycleOptions(lifecycle_rules=rules)}
+        (planned,) = kinds_for([spec], KindOptions([Mode.BM25]), own)
+        return planned.kind
+
+    def heads(k: LifecycleKind) -> list[str]:
+        return [line.split(":")[0] for line in k.suite.warnings if "got the generator's" not in line]
+
+    mnemonic = kind(f"mnemonic:{tmp_path}")
+    assert mnemonic.rules.name == "mnemonic-8ecf3ab"
+    assert heads(mnemonic) == [
+        "raw-event scenarios (1)",
+        "memories[].embedding",
+        "consolidation",
+        "phases",
+        "label duplicate (1 memories)",
+    ]
+    harness = kind(f"mnemonic:{tmp_path}", RulesetName.HARNESS)
+    assert harness.rules.name == "harness"
+    assert heads(harness) == ["memories[].concepts", "associations[].activation_count", "label duplicate (1 memories)"]
+    builtin = kind("lifecycle:builtin")
+    assert (builtin.rules.name, builtin.suite.warnings) == ("harness", ())

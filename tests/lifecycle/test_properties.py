@@ -18,6 +18,7 @@ from harness.pipeline.lifecycle.consolidation import consolidate
 from harness.pipeline.lifecycle.graph import Edge, Graph
 from harness.pipeline.lifecycle.records import MemoryRecord
 from harness.pipeline.lifecycle.retrieval import retrieve
+from harness.pipeline.lifecycle.rules import HARNESS_RULES, MNEMONIC_RULES
 from harness.pipeline.lifecycle.settings import LifecycleSettings
 from harness.pipeline.lifecycle.similarity import duplicate_pairs
 from harness.pipeline.lifecycle.store import LifecycleStore, MemoryText
@@ -154,21 +155,28 @@ def test_a_near_duplicate_merges_into_the_older_memory_and_a_distinct_one_does_n
 
 
 @settings(max_examples=60, deadline=None)
-@given(worlds(merged=True), st.lists(st.sampled_from(WORDS), min_size=1, max_size=3), st.sampled_from(list(Mode)))
-def test_retrieval_never_returns_archived_or_merged_memories(world, query_words, mode: Mode) -> None:
+@given(
+    worlds(merged=True),
+    st.lists(st.sampled_from(WORDS), min_size=1, max_size=3),
+    st.sampled_from(list(Mode)),
+    st.sampled_from([HARNESS_RULES, MNEMONIC_RULES]),
+)
+def test_retrieval_never_returns_archived_or_merged_memories(world, query_words, mode: Mode, rules) -> None:
+    """Under either ruleset (Mnemonic's store never archives in its benchmark, ours does)."""
     records, graph, texts = world
     embedder = WordHashEmbedder()
     vectors = dict(zip(texts, embedder.embed(list(texts.values())), strict=True))
     backend = EmbeddedBackend()
     memory_texts = [MemoryText(i, t, "", ()) for i, t in texts.items()]
-    store = LifecycleStore.open(backend, f"p{uuid.uuid4().hex[:8]}", memory_texts, vectors, embedder.dimensions)
+    namespace = f"p{uuid.uuid4().hex[:8]}"
+    store = LifecycleStore.open(backend, namespace, memory_texts, vectors, embedder.dimensions, rules.concepts_searched)
     try:
         store.load(list(records.values()))
         query = " ".join(query_words)
         (query_vector,) = embedder.embed([query])
-        ranked, seen = retrieve(store, graph, query, query_vector, mode, 0.0, 5, SETTINGS)
-        assert seen == records
-        assert all(records[r.id].live for r in ranked)
+        found = retrieve(store, graph, query, query_vector, mode, 0.0, 5, SETTINGS, rules)
+        assert found.records == records
+        assert all(records[r.id].live for r in found.ranked)
     finally:
         store.drop()
         backend.close()

@@ -27,7 +27,7 @@ def test_entry_point_systems_resolve_by_name(monkeypatch: pytest.MonkeyPatch) ->
     point = EntryPoint("third", "tests.systems.test_registry:THIRD_PARTY", registry.GROUP)
     monkeypatch.setattr(registry, "entry_points", lambda group: [point] if group == registry.GROUP else [])
     assert registry.resolve("third") is THIRD_PARTY
-    assert list(registry.installed()) == ["reference", "third"]
+    assert list(registry.installed()) == [*(s.name for s in registry.BUILTIN), "third"]
 
 
 @pytest.mark.parametrize(

@@ -6,6 +6,7 @@ from __future__ import annotations
 import uuid
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import asdict, dataclass, field, replace
+from enum import StrEnum
 from pathlib import Path
 from typing import Any
 
@@ -16,22 +17,25 @@ from harness.evaluation.kind import Engine, Item, KindOptions, KindSpec, Report,
 from harness.evaluation.lifecycle_results import LifecycleResult, judge
 from harness.evaluation.lifecycle_summary import ModeSummary, summarise
 from harness.metrics.evaluate import QrelsByQuery, RunByQuery
-from harness.metrics.grades import THRESHOLDS
+from harness.metrics.grades import THRESHOLDS, Grade
 from harness.models.scenario import LifecycleSuite
 from harness.models.scoresheet import CaseScore, ScoreSheet
 from harness.pipeline.lifecycle.phases import run_scenario, seed
+from harness.pipeline.lifecycle.rules import HARNESS_RULES, MNEMONIC_RULES, LifecycleRules, RulesetName, lifecycle_rules
 from harness.pipeline.lifecycle.settings import LifecycleSettings
 from harness.pipeline.memory_layer import TextEmbedder
 from harness.pipeline.settings import Mode
 from harness.reports.lifecycle_report import render_markdown, scorecard_rows
-from harness.suites.mnemonic import load_mnemonic
+from harness.suites.mnemonic import load_mnemonic, unjudged
 from harness.suites.resolve import load_lifecycle
 
 
 class LifecycleKind:
     """`embedder` gives every vector of the run: duplicate detection compares them in every mode
     (bm25 too), so the kind uses its own rather than the engine's, which only vector modes get;
-    `verbose` adds per-cycle and per-query lines under the scorecard."""
+    `verbose` adds per-cycle and per-query lines under the scorecard; `rules` is whose retrieval
+    runs (`pipeline/lifecycle/rules.py`); `gate` the grade at or under which a mode fails the
+    run (None: grades are reported, never gated)."""
 
     name = "lifecycle"
     unit = "scenarios"
@@ -46,12 +50,16 @@ class LifecycleKind:
         settings: LifecycleSettings | None = None,
         verbose: bool = False,
         embedding_model: str | None = None,
+        rules: LifecycleRules = HARNESS_RULES,
+        gate: Grade | None = None,
     ):
         """`embedder` None: one for `embedding_model` is built when first needed (`prepare`)."""
         self.suite = suite
         self.settings = settings or LifecycleSettings()
         self.verbose = verbose
         self.embedding_model = embedding_model
+        self.rules = rules
+        self.gate = gate
         self._embedder = embedder
 
     @property
@@ -94,9 +102,16 @@ class LifecycleKind:
                 try:
                     namespace = f"lc{uuid.uuid4().hex[:12]}"
                     run = run_scenario(
-                        scenario, engine.backend, namespace, self.embedder, mode, self.suite.max_results, self.settings
+                        scenario,
+                        engine.backend,
+                        namespace,
+                        self.embedder,
+                        mode,
+                        self.suite.max_results,
+                        self.settings,
+                        self.rules,
                     )
-                    results.append(judge(scenario, run, result, self.suite.max_results))
+                    results.append(judge(scenario, run, result, self.suite.max_results, self.rules.fixed_cutoff))
                 except Exception as exc:  # noqa: BLE001 - a scenario's error is its result; the run goes on
                     results.append(result.fail_with(exc))
             yield Step(scenario.name, results)
@@ -108,7 +123,13 @@ class LifecycleKind:
     def only(self, group: str) -> LifecycleKind:
         scenarios = tuple(s for s in self.suite.scenarios if s.name == group)
         return LifecycleKind(
-            replace(self.suite, scenarios=scenarios), self.embedder, self.settings, self.verbose, self.embedding_model
+            replace(self.suite, scenarios=scenarios),
+            self.embedder,
+            self.settings,
+            self.verbose,
+            self.embedding_model,
+            self.rules,
+            self.gate,
         )
 
     def failures(self, result: LifecycleResult) -> list[str]:
@@ -127,6 +148,7 @@ class LifecycleKind:
         summaries = {m: summarise(m, [r for r in results if r.mode == m]) for m in modes}
         data = {
             "max_results": self.suite.max_results,
+            "rules": self.rules.name,
             "setting_docs": [{"name": n, "value": v, "doc": d} for n, v, d in self.settings.describe()],
             "warnings": list(self.suite.warnings),
             "summary": {m: asdict(s) for m, s in summaries.items()},
@@ -138,16 +160,18 @@ class LifecycleKind:
             data=data,
             markdown=render_markdown(view),
             scorecard=Scorecard(
-                f"lifecycle scenarios: {self.suite.name} on {run.backend.backend}", *scorecard_rows(view, self.verbose)
+                f"lifecycle scenarios: {self.suite.name} (rules {self.rules.name}) on {run.backend.backend}",
+                *scorecard_rows(view, self.verbose),
             ),
             scores={m: _sheet(s, [r for r in results if r.mode == m]) for m, s in summaries.items()},
             settings={
                 **self.settings.as_dict(),
                 "max_results": self.suite.max_results,
+                "rules": self.rules.as_dict(),
                 "scenarios": [sc.name for sc in self.suite.scenarios],
                 "embedding_model": self.embedding_model,
             },
-            gates=_gates(summaries),
+            gates=_gates(summaries, self.gate),
             trec={m: _trec([r for r in results if r.mode == m]) for m in modes} if run.incomplete is None else {},
         )
 
@@ -166,13 +190,20 @@ def _sheet(summary: ModeSummary, results: Sequence[LifecycleResult]) -> ScoreShe
     return ScoreSheet(overall=overall, categories={k: v for k, v in categories.items() if v}, cases=cases)
 
 
-def _gates(summaries: dict[str, ModeSummary]) -> list[str]:
-    """A FAIL overall grade fails the run (errored scenarios are the runner's error threshold)."""
+def _gates(summaries: dict[str, ModeSummary], gate: Grade | None) -> list[str]:
+    """A mode whose overall grade is `gate` or worse fails the run, naming the gate and the
+    metrics that graded it so; without a gate no grade fails it (errored scenarios are the
+    runner's error threshold)."""
+    if gate is None:
+        return []
+    worse = {Grade.FAIL} if gate is Grade.FAIL else {Grade.WARN, Grade.FAIL}
     gates = []
     for mode, summary in summaries.items():
-        if summary.grade == "FAIL":
-            failing = ", ".join(n for n, g in summary.grades.items() if g == "FAIL" and THRESHOLDS[n].gating)
-            gates.append(f"lifecycle {mode}: overall grade FAIL ({failing})")
+        if summary.grade in worse:
+            metrics = ", ".join(
+                n for n, g in summary.grades.items() if g in worse and g != Grade.PASS and THRESHOLDS[n].gating
+            )
+            gates.append(f"lifecycle {mode}: overall grade {summary.grade} ({metrics}) under --fail-on-grade {gate}")
     return gates
 
 
@@ -188,12 +219,27 @@ def _trec(results: Sequence[LifecycleResult]) -> tuple[RunByQuery, QrelsByQuery]
     return run, qrels
 
 
+class GateGrade(StrEnum):
+    WARN = Grade.WARN.value
+    FAIL = Grade.FAIL.value
+
+
 @dataclass(frozen=True)
 class LifecycleOptions:
     cycles: int | None = field(
         default=None, metadata=option("Consolidation cycles between the queries (default 5).", min=0)
     )
     verbose: bool = field(default=False, metadata=option("Add per-cycle and per-query lines under the scorecard."))
+    fail_on_grade: GateGrade | None = field(
+        default=None,
+        metadata=option("Exit 1 when a mode's overall grade is this or worse (WARN: WARN or FAIL); default: no gate."),
+    )
+    lifecycle_rules: RulesetName | None = field(
+        default=None,
+        metadata=option(
+            "Whose retrieval rules run (default: mnemonic-8ecf3ab for mnemonic:PATH, harness for lifecycle:builtin)."
+        ),
+    )
 
 
 def build(suites: Sequence[str], common: KindOptions, own: LifecycleOptions) -> LifecycleKind:
@@ -201,7 +247,7 @@ def build(suites: Sequence[str], common: KindOptions, own: LifecycleOptions) -> 
     Mnemonic-format scenario file, or a folder of them): `--limit` keeps the first scenarios and
     `--shard` those whose name hashes to the shard."""
     if common.fail_under is not None:
-        raise HarnessError("--fail-under does not apply to lifecycle scenarios: their gate is the overall grade")
+        raise HarnessError("--fail-under does not apply to lifecycle scenarios: gate their grade with --fail-on-grade")
     (suite_spec,) = suites
     prefix, _, rest = suite_spec.partition(":")
     suite = load_lifecycle(rest) if prefix == "lifecycle" else load_mnemonic(Path(rest).expanduser(), name=suite_spec)
@@ -213,7 +259,13 @@ def build(suites: Sequence[str], common: KindOptions, own: LifecycleOptions) -> 
     except ValueError as exc:
         raise HarnessError(f"--cycles: {exc}") from None
     model = common.embedding_model or DEFAULT_MODEL
-    return LifecycleKind(replace(suite, scenarios=tuple(scenarios)), None, settings, own.verbose, model)
+    default = MNEMONIC_RULES if prefix == "mnemonic" else HARNESS_RULES
+    rules = lifecycle_rules(own.lifecycle_rules) if own.lifecycle_rules is not None else default
+    gate = Grade(own.fail_on_grade) if own.fail_on_grade is not None else None
+    suite = replace(suite, scenarios=tuple(scenarios))
+    if prefix == "mnemonic":
+        suite = replace(suite, warnings=suite.warnings + tuple(unjudged(suite, rules)))
+    return LifecycleKind(suite, None, settings, own.verbose, model, rules, gate)
 
 
 def result_from_json(data: Mapping[str, Any]) -> LifecycleResult:

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections import Counter
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 
 from harness.models.scenario import MemoryState
@@ -16,6 +17,8 @@ class Edge:
     target: str
     strength: float
     relation: str
+    activation_count: int = 1
+    """Times retrieval spread along it (Mnemonic's Hebbian count; the harness's rules never read it)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -28,6 +31,27 @@ class Graph:
         """(other end, strength) of every edge touching the memory; activation spreads both ways."""
         out = [(e.target, e.strength) for e in self.edges if e.source == memory_id]
         return out + [(e.source, e.strength) for e in self.edges if e.target == memory_id]
+
+    def touching(self, memory_id: str) -> list[tuple[Edge, str]]:
+        """(edge, other end) of every edge touching the memory, in the graph's order."""
+        return [
+            (e, e.target if e.source == memory_id else e.source)
+            for e in self.edges
+            if memory_id in (e.source, e.target)
+        ]
+
+    def activated(self, traversed: Sequence[Edge]) -> Graph:
+        """The graph with one more activation on each traversed edge (once per traversal)."""
+        counts = Counter((e.source, e.target, e.relation) for e in traversed)
+        return replace(
+            self,
+            edges=tuple(
+                replace(e, activation_count=e.activation_count + n)
+                if (n := counts[(e.source, e.target, e.relation)])
+                else e
+                for e in self.edges
+            ),
+        )
 
     def degree(self, memory_id: str) -> float:
         """Summed strength of the edges touching the memory."""

@@ -3,6 +3,7 @@ ingest -> baseline queries -> access simulation -> N consolidation cycles -> pos
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from contextlib import suppress
 from dataclasses import dataclass
 
@@ -15,6 +16,7 @@ from harness.pipeline.lifecycle.encoding import encode
 from harness.pipeline.lifecycle.graph import Edge, Graph
 from harness.pipeline.lifecycle.records import MemoryRecord
 from harness.pipeline.lifecycle.retrieval import Ranked, retrieve
+from harness.pipeline.lifecycle.rules import HARNESS_RULES, LifecycleRules
 from harness.pipeline.lifecycle.settings import LifecycleSettings
 from harness.pipeline.lifecycle.similarity import duplicate_pairs
 from harness.pipeline.lifecycle.store import LifecycleStore, MemoryText
@@ -63,8 +65,31 @@ def seed(scenario: Scenario, settings: LifecycleSettings) -> Seeded:
         return Seeded(encoded.texts, records, encoded.edges, encoded.episodes)
     texts = tuple(MemoryText(m.id, m.summary, m.content, m.concepts) for m in scenario.memories)
     records = tuple(MemoryRecord(m.id, m.state, m.salience, -m.age_minutes, 0.0) for m in scenario.memories)
-    edges = tuple(Edge(a.source_id, a.target_id, a.strength, a.relation_type) for a in scenario.associations)
+    edges = tuple(
+        Edge(a.source_id, a.target_id, a.strength, a.relation_type, a.activation_count) for a in scenario.associations
+    )
     return Seeded(texts, records, edges, None)
+
+
+def ask_all(
+    store: LifecycleStore,
+    graph: Graph,
+    queries: Sequence[str],
+    query_vectors: Sequence[np.ndarray | None],
+    mode: Mode,
+    now: float,
+    top: int,
+    settings: LifecycleSettings,
+    rules: LifecycleRules = HARNESS_RULES,
+) -> tuple[list[QueryRun], Graph]:
+    """Each query in order, and the graph after them: under Hebbian rules a query's spreading
+    adds to the activation counts the next query reads."""
+    runs = []
+    for query, vector in zip(queries, query_vectors, strict=True):
+        found = retrieve(store, graph, query, vector, mode, now, top, settings, rules)
+        graph = graph.activated(found.traversed) if found.traversed else graph
+        runs.append(QueryRun(query, tuple(found.ranked)))
+    return runs, graph
 
 
 def run_scenario(
@@ -75,9 +100,11 @@ def run_scenario(
     mode: Mode,
     limit: int,
     settings: LifecycleSettings,
+    rules: LifecycleRules = HARNESS_RULES,
 ) -> ScenarioRun:
     """`embedder` gives the vectors duplicate detection compares (in every mode); they are
-    indexed in the engine only when the mode searches them."""
+    indexed in the engine only when the mode searches them. `rules`: whose retrieval (rules.py);
+    under Hebbian rules each query's spreading updates the graph the next query reads."""
     seeded = seed(scenario, settings)
     vectors = dict(zip((t.id for t in seeded.texts), embedder.embed([t.text for t in seeded.texts]), strict=True))
     queries = [q.query for q in scenario.queries]
@@ -85,7 +112,7 @@ def run_scenario(
         list(embedder.embed(queries)) if mode.needs_vectors else [None] * len(queries)
     )
     dimensions = embedder.dimensions if mode.needs_vectors else None
-    store = LifecycleStore.open(backend, namespace, seeded.texts, vectors, dimensions)
+    store = LifecycleStore.open(backend, namespace, seeded.texts, vectors, dimensions, rules.concepts_searched)
     try:
         store.load(seeded.records)
         graph = Graph(seeded.edges, 0.0)
@@ -95,10 +122,9 @@ def run_scenario(
         now = 0.0
 
         def ask(top: int) -> list[QueryRun]:
-            return [
-                QueryRun(q, tuple(retrieve(store, graph, q, v, mode, now, top, settings)[0]))
-                for q, v in zip(queries, query_vectors, strict=True)
-            ]
+            nonlocal graph
+            runs, graph = ask_all(store, graph, queries, query_vectors, mode, now, top, settings, rules)
+            return runs
 
         baseline = ask(limit)
         for asked in ask(settings.access_top_k):

@@ -15,10 +15,12 @@ import numpy as np
 from harness.backends.base import AnyOf, Backend, Filters, Hit, Index, IndexDoc, IndexSpec
 from harness.models.scenario import RETRIEVABLE_STATES
 from harness.pipeline.lifecycle.records import ATTRIBUTES, MemoryRecord
-from harness.text import content_terms
+from harness.text import content_terms, tokenize
 
 FIELDS = {"summary": 1.0, "content": 1.0}
 """The searchable fields of a lifecycle memory and their BM25 weights."""
+CONCEPT_FIELD = "concepts"
+"""The concept tags' field, searched under rules that index them (weight 1, as FTS5's columns)."""
 
 RETRIEVABLE = Filters(AnyOf("state", frozenset(s.value for s in RETRIEVABLE_STATES)))
 
@@ -34,15 +36,36 @@ class MemoryText:
     def text(self) -> str:
         return f"{self.summary} {self.content}".strip()
 
-    def fields(self) -> dict[str, str]:
-        return {"summary": " ".join(content_terms(self.summary)), "content": " ".join(content_terms(self.content))}
+    def row(self, concepts: bool = False) -> list[str]:
+        """Every token of the memory's text as one row (no stop word dropped): FTS5's document."""
+        return tokenize(" ".join((self.summary, self.content, *(self.concepts if concepts else ()))))
+
+    def fields(self, concepts: bool = False) -> dict[str, str]:
+        """Analysed field text; `concepts`: the concept tags too, as one field."""
+        fields = {"summary": " ".join(content_terms(self.summary)), "content": " ".join(content_terms(self.content))}
+        if concepts:
+            fields[CONCEPT_FIELD] = " ".join(content_terms(" ".join(self.concepts)))
+        return fields
 
 
 class LifecycleStore:
-    def __init__(self, index: Index, texts: Mapping[str, MemoryText], vectors: Mapping[str, np.ndarray] | None):
+    def __init__(
+        self,
+        index: Index,
+        texts: Mapping[str, MemoryText],
+        vectors: Mapping[str, np.ndarray] | None,
+        concepts: bool = False,
+    ):
         self._index = index
         self._texts = dict(texts)
         self._vectors = vectors
+        self._concepts = concepts
+        self.vocabulary = sorted(
+            {w for t in self._texts.values() for f in t.fields(concepts).values() for w in f.split()}
+        )
+        """Every indexed word, sorted (prefix terms expand against it)."""
+        self.rows = {i: t.row(concepts) for i, t in self._texts.items()}
+        """Each memory's tokens as one row, for row-level BM25."""
 
     @classmethod
     def open(
@@ -52,10 +75,13 @@ class LifecycleStore:
         texts: Sequence[MemoryText],
         vectors: Mapping[str, np.ndarray] | None,
         dimensions: int | None,
+        concepts: bool = False,
     ) -> LifecycleStore:
-        """A fresh namespace; `vectors` are indexed only when `dimensions` is given."""
-        index = backend.create_index(namespace, IndexSpec(FIELDS, dimensions, ATTRIBUTES))
-        return cls(index, {t.id: t for t in texts}, vectors if dimensions else None)
+        """A fresh namespace; `vectors` are indexed only when `dimensions` is given; `concepts`:
+        the concept tags are a searched field."""
+        fields = {**FIELDS, CONCEPT_FIELD: 1.0} if concepts else FIELDS
+        index = backend.create_index(namespace, IndexSpec(fields, dimensions, ATTRIBUTES))
+        return cls(index, {t.id: t for t in texts}, vectors if dimensions else None, concepts)
 
     @property
     def ids(self) -> list[str]:
@@ -66,7 +92,7 @@ class LifecycleStore:
 
     def _doc(self, record: MemoryRecord) -> IndexDoc:
         vector = None if self._vectors is None else self._vectors[record.id]
-        return IndexDoc(record.id, self._texts[record.id].fields(), record.attributes(), vector)
+        return IndexDoc(record.id, self._texts[record.id].fields(self._concepts), record.attributes(), vector)
 
     def load(self, records: Sequence[MemoryRecord]) -> None:
         self._index.load([self._doc(r) for r in records])
@@ -85,9 +111,9 @@ class LifecycleStore:
             raise RuntimeError(f"the index lost memories {missing[:3]}")
         return {i: MemoryRecord.from_attributes(i, stored[i]) for i in self.ids}
 
-    def lexical(self, query: str, limit: int) -> list[Hit]:
-        terms = list(dict.fromkeys(content_terms(query)))
-        return self._index.lexical(terms, RETRIEVABLE, limit) if terms else []
+    def lexical(self, terms: Sequence[str], limit: int) -> list[Hit]:
+        """The engine's BM25 hits for the (analysed) terms among retrievable memories."""
+        return self._index.lexical(list(dict.fromkeys(terms)), RETRIEVABLE, limit) if terms else []
 
     def vector(self, query: np.ndarray, limit: int) -> dict[str, float]:
         """The engine's nearest retrievable memories, each scored by the float64 cosine of the

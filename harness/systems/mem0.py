@@ -1,0 +1,179 @@
+"""mem0 (`mem0ai` on the package index) as a system under test, through its own public API.
+
+`Memory.from_config` with the pgvector store in a table named for the namespace; records are
+stored with `add(..., infer=False)` (the text as given, no LLM), one call per record with the
+harness's id in `metadata`; retrieval is `search(query, top_k=limit, filters={"user_id": user})`
+with mem0's defaults (threshold 0.1; its semantic score plus BM25 keyword scores where the store
+has `keyword_search`, as pgvector does, plus entity boosts when spaCy is installed). That is its
+only retrieval, offered as hybrid. The embedder is the harness's encoder; mem0 is configured with
+placeholder OpenAI clients that are never called (`infer=False`) and point at a closed local port,
+and its telemetry is switched off before mem0 is imported (`MEM0_TELEMETRY=False`).
+
+mem0's Redis and Valkey stores need the Redis Query Engine or valkey-search (`FT.CREATE`),
+which Debian's redis 8.0.2 and valkey 8.1.1 (the harness's images) lack: Postgres only here.
+"""
+
+from __future__ import annotations
+
+import os
+import tempfile
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime
+from typing import Any
+
+from harness.errors import HarnessError
+from harness.pipeline.memory_layer import TextEmbedder
+from harness.pipeline.settings import Mode
+from harness.systems.protocol import (
+    Capability,
+    Found,
+    MemorySystem,
+    Opening,
+    Query,
+    Record,
+    SystemInfo,
+    SystemSpec,
+    Unsupported,
+)
+
+NAME = "mem0"
+
+_NOWHERE = "http://127.0.0.1:9/v1"
+"""Where mem0's placeholder OpenAI clients would send a request: the discard port, refused locally."""
+
+ID_KEY = "harness_id"
+"""The metadata key carrying the harness's record id through mem0."""
+
+
+def _require() -> Any:
+    """mem0's `Memory`, imported with telemetry off, or a one-line error naming the extra."""
+    os.environ["MEM0_TELEMETRY"] = "False"
+    try:
+        import mem0
+        from mem0.memory import telemetry
+    except ImportError as exc:  # the extra is optional
+        raise HarnessError("system mem0 needs the mem0 extra: pip install 'memory-retrieval-harness[mem0]'") from exc
+    if telemetry.MEM0_TELEMETRY:
+        raise HarnessError("mem0 was imported with telemetry on before the harness could switch it off")
+    return mem0
+
+
+def _embedding(embedder: TextEmbedder) -> Any:
+    """The harness's encoder as a mem0 embedder (its `EmbeddingBase`)."""
+    from mem0.embeddings.base import EmbeddingBase
+
+    class HarnessEncoderEmbedding(EmbeddingBase):
+        def embed(self, text: str, memory_action: str | None = None) -> list[float]:  # noqa: ARG002 - symmetric
+            return [float(x) for x in embedder.embed([text])[0]]
+
+        def embed_batch(self, texts: list[str], memory_action: str = "add") -> list[list[float]]:  # noqa: ARG002
+            return [[float(x) for x in row] for row in embedder.embed(texts)]
+
+    return HarnessEncoderEmbedding()
+
+
+def config(url: str, collection: str, dimensions: int, history: str) -> dict[str, Any]:
+    """mem0's configuration: pgvector at `url`, table `collection`; no reachable LLM or embedding service."""
+    placeholder = {"api_key": "unused", "openai_base_url": _NOWHERE}
+    return {
+        "vector_store": {
+            "provider": "pgvector",
+            "config": {"connection_string": url, "collection_name": collection, "embedding_model_dims": dimensions},
+        },
+        "embedder": {"provider": "openai", "config": {**placeholder, "embedding_dims": dimensions}},
+        "llm": {"provider": "openai", "config": placeholder},
+        "history_db_path": history,
+    }
+
+
+@dataclass
+class Mem0System:
+    """mem0 on one pgvector table."""
+
+    memory: Any
+    opening: Opening
+    history: str
+
+    @property
+    def info(self) -> SystemInfo:
+        mem0 = _require()
+        return SystemInfo(
+            name=NAME,
+            version=str(getattr(mem0, "__version__", "unknown")),
+            capabilities=frozenset({Capability.USERS}),
+            modes=(Mode.HYBRID,),
+            notes=(
+                "add(infer=False) per record, search(top_k=limit, filters={user_id}) with mem0's defaults (threshold 0.1)",
+                "its one retrieval (semantic + BM25 keyword scores on pgvector) is reported as hybrid",
+                "no scopes, supersession, pinned records, budgets, time or consolidation are mapped",
+            ),
+        )
+
+    def reset(self) -> None:
+        """mem0's own `reset`: its table is dropped and made again, its history emptied."""
+        self.memory.reset()
+
+    def add(self, records: Sequence[Record]) -> None:
+        for record in records:
+            self.memory.add(
+                [{"role": "user", "content": record.text}],
+                user_id=record.user,
+                metadata={ID_KEY: record.id},
+                infer=False,
+            )
+
+    def search(self, query: Query, mode: Mode) -> list[Found]:
+        if mode is not Mode.HYBRID:
+            raise ValueError(f"mem0 offers no {mode} retrieval")
+        found = self.memory.search(query.text, top_k=query.limit, filters={"user_id": query.user})
+        return [
+            Found(id=str(hit["metadata"][ID_KEY]), score=hit.get("score"), text=hit.get("memory"))
+            for hit in found["results"]
+        ]
+
+    def advance(self, now: datetime) -> None:  # noqa: ARG002 - not declared
+        raise Unsupported(NAME, Capability.CLOCK)
+
+    def consolidate(self) -> None:
+        raise Unsupported(NAME, Capability.CONSOLIDATION)
+
+    def record_access(self, ids: Sequence[str]) -> None:  # noqa: ARG002 - not declared
+        raise Unsupported(NAME, Capability.ACCESS)
+
+    def close(self) -> None:
+        """Drop the table and the history file, close mem0's connection pool."""
+        self.memory.vector_store.delete_col()
+        self.memory.db.close()
+        pool = getattr(self.memory.vector_store, "connection_pool", None)
+        if pool is not None:
+            pool.close()
+        for suffix in ("", "-wal", "-shm", "-journal"):
+            if os.path.exists(self.history + suffix):
+                os.unlink(self.history + suffix)
+        self.opening.forget(self.opening.namespace)
+
+
+def open_mem0(opening: Opening) -> MemorySystem:
+    """mem0 on the opening's PostgreSQL server (pgvector), in table `mem0_<namespace>`."""
+    mem0 = _require()
+    if opening.backend_name != "postgres" or opening.url is None:
+        raise HarnessError(f"system mem0 runs on postgres (pgvector) here, not {opening.backend_name}")
+    if opening.embedder is None:
+        raise HarnessError("system mem0 needs the harness's encoder: run a vector mode (hybrid)")
+    fd, history = tempfile.mkstemp(prefix="harness-mem0-", suffix=".db")
+    os.close(fd)
+    opening.record(opening.namespace)
+    memory = mem0.Memory.from_config(
+        config(opening.url, f"mem0_{opening.namespace}", opening.embedder.dimensions, history)
+    )
+    memory.embedding_model = _embedding(opening.embedder)
+    return Mem0System(memory, opening, history)
+
+
+SPEC = SystemSpec(
+    name=NAME,
+    open=open_mem0,
+    summary="mem0's search over add(infer=False) memories on PostgreSQL + pgvector (extra: mem0)",
+    backends=frozenset({"postgres"}),
+)

@@ -1,0 +1,130 @@
+"""mem0 through the system protocol on PostgreSQL + pgvector: ingest with `infer=False`, ids
+round-tripped, users kept apart, telemetry off, and reset/close removing only its own table."""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Iterator
+
+import pytest
+
+from harness.backends import registry as backends
+from harness.errors import HarnessError
+from harness.pipeline.settings import Mode
+from harness.systems import mem0 as mem0_system
+from harness.systems import registry
+from harness.systems.protocol import Capability, Query, Record, Unsupported
+from tests.systems.helpers_adapters import TEXTS, Ledger, opening, require_extra
+
+require_extra("mem0", "mem0")
+
+
+@pytest.fixture
+def engine(server_url) -> Iterator:
+    url = server_url("postgres")
+    backend = backends.connect("postgres", url)
+    yield "postgres", url, backend
+    backend.close()
+
+
+def _tables(url: str) -> set[str]:
+    import psycopg
+
+    with psycopg.connect(url) as conn:
+        rows = conn.execute("SELECT table_name FROM information_schema.tables WHERE table_schema = 'public'").fetchall()
+    return {r[0] for r in rows}
+
+
+def _opened(engine, ledger: Ledger):
+    name, url, backend = engine
+    return mem0_system.open_mem0(opening(backend, name, url, ledger))
+
+
+def test_registered_for_postgres_only() -> None:
+    spec = registry.resolve("mem0")
+    assert spec is mem0_system.SPEC
+    assert [b for b in ("embedded", "postgres", "redis", "valkey") if spec.runs_on(b)] == ["postgres"]
+
+
+@pytest.mark.postgres
+def test_search_round_trips_ids_with_scores_and_telemetry_off(engine) -> None:
+    system = _opened(engine, Ledger())
+    from mem0.memory import telemetry
+
+    try:
+        assert telemetry.MEM0_TELEMETRY is False
+        system.add([Record(id=i, text=t, user="user:1") for i, t in TEXTS.items()])
+        found = system.search(Query(text="what is my dog called", user="user:1"), Mode.HYBRID)
+        assert found[0].id == "id:1/dog"
+        assert found[0].text == TEXTS["id:1/dog"]
+        assert found[0].score is not None
+        assert {f.id for f in found} <= set(TEXTS)
+        with pytest.raises(ValueError, match="bm25"):
+            system.search(Query(text="dog", user="user:1"), Mode.BM25)
+    finally:
+        system.close()
+
+
+@pytest.mark.postgres
+def test_users_never_see_each_other(engine) -> None:
+    system = _opened(engine, Ledger())
+    try:
+        system.add(
+            [
+                Record(id="mine", text="my dog is called Rex", user="user:1"),
+                Record(id="theirs", text="my dog is called Bo", user="user:2"),
+            ]
+        )
+        assert [f.id for f in system.search(Query(text="my dog is called", user="user:1"), Mode.HYBRID)] == ["mine"]
+        assert [f.id for f in system.search(Query(text="my dog is called", user="user:2"), Mode.HYBRID)] == ["theirs"]
+    finally:
+        system.close()
+
+
+@pytest.mark.postgres
+def test_reset_and_close_touch_only_its_table(engine) -> None:
+    _, url, _ = engine
+    ledger = Ledger()
+    neighbour = _opened(engine, Ledger())
+    system = _opened(engine, ledger)
+    table = f"mem0_{system.opening.namespace}"
+    try:
+        neighbour.add([Record(id="n", text="my dog is called Rex", user="u")])
+        system.add([Record(id="s", text="my dog is called Rex", user="u")])
+        assert table in _tables(url)
+
+        system.reset()
+        assert system.search(Query(text="my dog is called Rex", user="u"), Mode.HYBRID) == []
+        assert [f.id for f in neighbour.search(Query(text="my dog is called Rex", user="u"), Mode.HYBRID)] == ["n"]
+
+        history = system.history
+        system.close()
+        assert table not in _tables(url)
+        assert f"mem0_{neighbour.opening.namespace}" in _tables(url)
+        assert [f.id for f in neighbour.search(Query(text="my dog is called Rex", user="u"), Mode.HYBRID)] == ["n"]
+        assert ledger.recorded == ledger.forgotten == [system.opening.namespace]
+        assert not os.path.exists(history)
+    finally:
+        neighbour.close()
+
+
+@pytest.mark.postgres
+def test_undeclared_operations_are_refused(engine) -> None:
+    system = _opened(engine, Ledger())
+    try:
+        assert Capability.CONSOLIDATION not in system.info.capabilities
+        with pytest.raises(Unsupported):
+            system.consolidate()
+    finally:
+        system.close()
+
+
+@pytest.mark.redis
+def test_other_engines_are_refused_in_one_line(server_url) -> None:
+    url = server_url("redis")
+    backend = backends.connect("redis", url)
+    try:
+        with pytest.raises(HarnessError, match="runs on postgres"):
+            mem0_system.open_mem0(opening(backend, "redis", url, Ledger()))
+    finally:
+        backend.close()

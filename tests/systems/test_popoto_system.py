@@ -1,0 +1,175 @@
+"""Popoto through the system protocol on each engine it runs on (Redis, Valkey): ingest, ids
+round-tripped, users kept apart, budgets, and reset/close removing only its own namespace."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from harness.backends import registry as backends
+from harness.pipeline.settings import Mode
+from harness.systems import popoto as popoto_system
+from harness.systems import registry
+from harness.systems.protocol import Capability, Query, Record, Unsupported
+from tests.systems.helpers_adapters import TEXTS, Ledger, opening, require_extra
+
+require_extra("popoto", "popoto")
+
+ENGINES = [pytest.param(n, marks=getattr(pytest.mark, n)) for n in ("redis", "valkey")]
+
+
+@pytest.fixture(params=ENGINES)
+def engine(request: pytest.FixtureRequest, server_url, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator:
+    """(name, url, backend) of a server backend; Popoto's vector files under tmp_path."""
+    monkeypatch.setenv("POPOTO_CONTENT_PATH", str(tmp_path / "popoto"))
+    name = request.param
+    url = server_url(name)
+    backend = backends.connect(name, url)
+    yield name, url, backend
+    backend.close()
+
+
+def _client(url: str):
+    import redis
+
+    return redis.Redis.from_url(url)
+
+
+def _opened(engine, ledger: Ledger, *, vectors: bool = True):
+    name, url, backend = engine
+    return popoto_system.open_popoto(opening(backend, name, url, ledger, vectors=vectors))
+
+
+def _keys(system) -> list[str]:
+    return [k for name in system.class_names.values() for k in popoto_system.namespace_keys(name)]
+
+
+def _records(user: str = "user:1") -> list[Record]:
+    return [Record(id=i, text=t, user=user) for i, t in TEXTS.items()]
+
+
+def test_registered_for_redis_and_valkey_only() -> None:
+    spec = registry.resolve("popoto")
+    assert spec is popoto_system.SPEC
+    assert [b for b in ("embedded", "postgres", "redis", "valkey") if spec.runs_on(b)] == ["redis", "valkey"]
+
+
+@pytest.mark.parametrize("mode", [Mode.BM25, Mode.HYBRID])
+def test_search_round_trips_the_harness_ids(engine, mode: Mode) -> None:
+    system = _opened(engine, Ledger())
+    try:
+        system.add(_records())
+        found = system.search(Query(text="what is my dog called", user="user:1"), mode)
+        assert found, "the record sharing the query's words is retrieved"
+        assert found[0].id == "id:1/dog"
+        assert found[0].text == TEXTS["id:1/dog"]
+        assert {f.id for f in found} <= set(TEXTS)
+        assert len(system.search(Query(text="my dog, my tea, my bicycle", user="user:1", limit=1), mode)) == 1
+    finally:
+        system.close()
+
+
+def test_modes_follow_the_encoder(engine) -> None:
+    with_vectors = _opened(engine, Ledger())
+    lexical_only = _opened(engine, Ledger(), vectors=False)
+    try:
+        assert with_vectors.info.modes == (Mode.BM25, Mode.HYBRID)
+        assert lexical_only.info.modes == (Mode.BM25,)
+        with pytest.raises(ValueError, match="hybrid"):
+            lexical_only.search(Query(text="dog", user="u"), Mode.HYBRID)
+        with pytest.raises(ValueError, match="vector"):
+            with_vectors.search(Query(text="dog", user="u"), Mode.VECTOR)
+    finally:
+        with_vectors.close()
+        lexical_only.close()
+
+
+def test_bm25_runs_on_a_model_without_vectors(engine, tmp_path: Path) -> None:
+    """As in Popoto's harness, bm25 has a model without an EmbeddingField (with one, Popoto's
+    lexical path orders what BM25 does not match by vector similarity); hybrid has one with it."""
+    system = _opened(engine, Ledger())
+    try:
+        system.add(_records())
+        folders = tmp_path / "popoto" / ".embeddings"
+        assert (folders / system.class_names[Mode.HYBRID]).is_dir()
+        assert not (folders / system.class_names[Mode.BM25]).exists()
+        for mode in (Mode.BM25, Mode.HYBRID):
+            assert system.search(Query(text="red bicycle", user="user:1"), mode)[0].id == "id:0/bike"
+    finally:
+        system.close()
+
+
+def test_users_never_see_each_other(engine) -> None:
+    system = _opened(engine, Ledger())
+    try:
+        system.add([*_records("user:1"), Record(id="other-dog", text="my dog is called Bo", user="user:2")])
+        for mode in system.info.modes:
+            mine = system.search(Query(text="my dog is called", user="user:1"), mode)
+            theirs = system.search(Query(text="my dog is called", user="user:2"), mode)
+            assert "other-dog" not in {f.id for f in mine}
+            assert [f.id for f in theirs] == ["other-dog"]
+    finally:
+        system.close()
+
+
+def test_a_budget_caps_what_comes_back(engine) -> None:
+    system = _opened(engine, Ledger())
+    try:
+        assert Capability.BUDGET in system.info.capabilities
+        system.add([Record(id=f"dog-{i}", text=f"my dog Rex number {i} is called Rex", user="u") for i in range(8)])
+        unbounded = system.search(Query(text="dog called Rex", user="u"), Mode.BM25)
+        capped = system.search(Query(text="dog called Rex", user="u", budget_tokens=40), Mode.BM25)
+        assert len(unbounded) == 8
+        assert 0 < len(capped) < len(unbounded)
+    finally:
+        system.close()
+
+
+def test_reset_and_close_touch_only_its_namespace(engine, tmp_path: Path) -> None:
+    _, url, _ = engine
+    client = _client(url)
+    ledger = Ledger()
+    neighbour = _opened(engine, Ledger())
+    system = _opened(engine, ledger)
+    foreign = {"foreign:key": b"kept", f"$BM25:Other{system.class_names[Mode.BM25]}:x": b"kept"}
+    try:
+        client.mset(foreign)
+        neighbour.add(_records())
+        system.add(_records())
+        before = sorted(_keys(neighbour))
+        assert all(popoto_system.namespace_keys(name) for name in system.class_names.values())
+        vectors = tmp_path / "popoto" / ".embeddings" / system.class_names[Mode.HYBRID]
+        assert vectors.is_dir()
+
+        system.reset()
+        assert _keys(system) == []
+        assert not vectors.exists()
+        assert system.search(Query(text="what is my dog called", user="user:1"), Mode.BM25) == []
+        system.add(_records()[:1])
+        assert [f.id for f in system.search(Query(text="red bicycle", user="user:1"), Mode.HYBRID)] == ["id:0/bike"]
+
+        system.close()
+        assert _keys(system) == []
+        assert sorted(_keys(neighbour)) == before
+        assert {k: client.get(k) for k in foreign} == foreign
+        assert ledger.recorded == ledger.forgotten == [system.opening.namespace]
+    finally:
+        neighbour.close()
+        client.delete(*foreign)
+        client.close()
+
+
+def test_undeclared_operations_are_refused(engine) -> None:
+    system = _opened(engine, Ledger(), vectors=False)
+    try:
+        for call, capability in (
+            (lambda: system.consolidate(), Capability.CONSOLIDATION),
+            (lambda: system.record_access(["x"]), Capability.ACCESS),
+        ):
+            assert capability not in system.info.capabilities
+            with pytest.raises(Unsupported):
+                call()
+    finally:
+        system.close()
