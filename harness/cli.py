@@ -73,7 +73,7 @@ from harness.reports import run_report
 from harness.reports.envelope import write_report
 from harness.reports.writer import check_out_dir, report_json, write_run_files
 from harness.resources import data_root
-from harness.shards import parse_shard
+from harness.shards import Shard, parse_shard
 from harness.suites import BUILTIN, load_suite
 from harness.suites.resolve import cases_dir
 from harness.systems import http as http_system
@@ -837,6 +837,10 @@ def embed(
     ] = None,
     file: Annotated[Path | None, typer.Option(help="The dataset file (with --dataset).")] = None,
     device: Annotated[Device, typer.Option(help="Where to embed (auto: cuda when torch sees a GPU).")] = Device.AUTO,
+    shard: Annotated[
+        str | None,
+        typer.Option(help="With --dataset: embed only part I/N of the distinct texts (by content hash) into --out."),
+    ] = None,
     **own_params: Any,
 ) -> int:
     """Embed every memory and query text of the suites, or every turn and question of a dataset."""
@@ -847,9 +851,9 @@ def embed(
         if suite is not None or any(_given(ctx, name) for name in shaping):
             flags = ", ".join(["--suite", *(_option(ctx, name) for name in shaping)])
             raise HarnessError(f"--dataset embeds a dataset: {' and '.join(flags.rsplit(', ', 1))} do not apply")
-        return _embed_dataset(dataset, file, model, device, out)
-    if file is not None:
-        raise HarnessError("--file names a dataset file: give --dataset too")
+        return _embed_dataset(dataset, file, model, device, out, parse_shard(shard) if shard is not None else None)
+    if file is not None or shard is not None:
+        raise HarnessError(f"{'--file' if file is not None else '--shard'} applies to a dataset: give --dataset too")
     suites = suite or [BUILTIN]
     built_in = all(s == BUILTIN or s.endswith(f":{BUILTIN}") for s in suites)
     target = out or (cases_dir() / "embeddings" if built_in else default_cache_dir())
@@ -874,7 +878,9 @@ embed.__signature__ = _with_kind_options(_EMBED_PARAMETERS, {}, texts_only=True)
 app.command()(embed)
 
 
-def _embed_dataset(dataset: str, file: Path | None, model: str, device: str, out: Path | None) -> int:
+def _embed_dataset(
+    dataset: str, file: Path | None, model: str, device: str, out: Path | None, part: Shard | None
+) -> int:
     from harness.embeddings.embedder import Embedder
     from harness.evaluation.embedders import embed_dataset
     from harness.suites.datasets import open_selection
@@ -907,7 +913,7 @@ def _embed_dataset(dataset: str, file: Path | None, model: str, device: str, out
 
         embedder.on_progress = advance
         try:
-            counted = embed_dataset(selection, embedder, on_plan=plan)
+            counted = embed_dataset(selection, embedder, on_plan=plan, part=part)
         except Interrupted as exc:
             done = int(progress.tasks[0].completed)
             progress.stop()
@@ -917,7 +923,8 @@ def _embed_dataset(dataset: str, file: Path | None, model: str, device: str, out
             )
             raise
     out_console.print(
-        f"{dataset}: {counted.texts} distinct texts, {counted.computed} newly embedded with {model} "
+        f"{dataset}{f' shard {part}' if part else ''}: {counted.texts} distinct texts, "
+        f"{counted.computed} newly embedded with {model} "
         f"on {embedder.device}; cache: {embedder.cache.folder}",
         highlight=False,
         soft_wrap=True,
