@@ -64,8 +64,7 @@ from harness.evaluation import kinds as kind_registry
 from harness.evaluation import runner
 from harness.evaluation.embedders import dataset_embedder, embed_ahead, suite_embedder
 from harness.evaluation.kind import CaseKind, KindOptions, KindSpec, Report, Scorecard
-from harness.evaluation.kinds import Planned, kinds_for, prefix_of, spec_of
-from harness.evaluation.kinds.beliefs import BeliefOptions, FieldSet
+from harness.evaluation.kinds import Planned, kinds_for, prefix_of, selected, spec_of
 from harness.evaluation.model_check import load_model
 from harness.messages import is_conninfo, redacted
 from harness.pipeline import Mode
@@ -75,7 +74,7 @@ from harness.reports import run_report
 from harness.reports.envelope import write_report
 from harness.reports.writer import check_out_dir, report_json, write_run_files
 from harness.resources import data_root
-from harness.shards import parse_shard
+from harness.shards import Shard, parse_shard
 from harness.suites import BUILTIN, load_suite
 from harness.suites.resolve import cases_dir
 from harness.systems import http as http_system
@@ -87,9 +86,6 @@ from harness.systems.reference import SPEC as REFERENCE_SPEC
 if TYPE_CHECKING:
     from harness.backends.base import Backend
     from harness.embeddings.embedder import Embedder
-    from harness.evaluation.kinds.haystack import HaystackOptions
-    from harness.models.haystack import Granularity
-    from harness.suites.datasets import Selection
 
 app = typer.Typer(no_args_is_help=True, add_completion=False, pretty_exceptions_enable=False, rich_markup_mode="rich")
 cases_app = typer.Typer(no_args_is_help=True, help="Inspect and validate case suites.")
@@ -161,22 +157,28 @@ def _given(ctx: typer.Context, name: str) -> bool:
     return source is not None and source.name not in ("DEFAULT", "DEFAULT_MAP")
 
 
-HONOURED = ("fail_under", "trec")
+HONOURED = ("fail_under", "trec", "dry_run")
 """Common options of `harness run` that only some kinds act on (each spec's `honours` says which)."""
 
 
-def _spec_options(kind: KindSpec[Any, Any]) -> list[tuple[str, Any, Any, dict[str, Any]]]:
-    """(name, type, default, metadata) of each of a kind's own options."""
+def _spec_options(kind: KindSpec[Any, Any], texts_only: bool = False) -> list[tuple[str, Any, Any, dict[str, Any]]]:
+    """(name, type, default, metadata) of each of a kind's own options (`texts_only`: those that
+    change which texts its vector modes embed)."""
     if kind.options is None:
         return []
     hints = typing.get_type_hints(kind.options)
-    return [(f.name, hints[f.name], f.default, dict(f.metadata)) for f in dataclasses.fields(kind.options)]
+    return [
+        (f.name, hints[f.name], f.default, dict(f.metadata))
+        for f in dataclasses.fields(kind.options)
+        if f.metadata.get("texts") or not texts_only
+    ]
 
 
-def _own_options(params: dict[str, Any]) -> dict[str, Any]:
-    """Each kind's own options dataclass, from the run's parameters."""
+def _own_options(params: dict[str, Any], texts_only: bool = False) -> dict[str, Any]:
+    """Each kind's own options dataclass, from the command's parameters (`texts_only`: `harness
+    embed`'s, the rest of each dataclass at its defaults)."""
     return {
-        kind.name: kind.options(**{name: params[name] for name, *_ in _spec_options(kind)})
+        kind.name: kind.options(**{name: params[name] for name, *_ in _spec_options(kind, texts_only)})
         for kind in kind_registry.SPECS
         if kind.options is not None
     }
@@ -184,22 +186,23 @@ def _own_options(params: dict[str, Any]) -> dict[str, Any]:
 
 def _run_specs(suites: Sequence[str], own: dict[str, Any]) -> list[KindSpec[Any, Any]]:
     """The kinds a run runs: the one an own option selects (`--dataset`), else those `--suite` names."""
-    for kind in kind_registry.SPECS:
-        if kind.selector is not None and getattr(own.get(kind.name), kind.selector, None) is not None:
-            return [kind]
+    if (chosen := selected(own)) is not None:
+        return [chosen[0]]
     return list(dict.fromkeys(spec_of(s) for s in suites))
 
 
-def _check_applicable(ctx: typer.Context, kinds: Sequence[KindSpec[Any, Any]]) -> None:
+def _check_applicable(ctx: typer.Context, kinds: Sequence[KindSpec[Any, Any]], own: dict[str, Any]) -> None:
     """An option the run would ignore is a mistake: say so rather than run something else than asked."""
     names = ", ".join(k.title.lower() for k in kinds)
-    if any(k.selector is not None for k in kinds) and _given(ctx, "suite"):
+    if selected(own) is not None and _given(ctx, "suite"):
         raise HarnessError(f"{_option(ctx, 'suite')} does not apply to {names}")
     for kind in kind_registry.SPECS:
         if kind in kinds:
             continue
         if given := [_option(ctx, name) for name, *_ in _spec_options(kind) if _given(ctx, name)]:
-            where = f"--suite {', '.join(kind.prefixes)}:..." if kind.prefixes else kind.suite_help
+            ways = [f"--{kind.selector} NAME"] if kind.selector else []
+            ways += [f"--suite {', '.join(kind.prefixes)}:..."] if kind.prefixes else []
+            where = " or ".join(ways) or kind.suite_help
             raise HarnessError(
                 f"{', '.join(given)} does not apply to {names} (an option of {kind.title.lower()}: {where})"
             )
@@ -279,12 +282,7 @@ def run(
             help="With --url on postgres: create pgvector's extension if missing (dropped at the end).",
         ),
     ] = False,
-    trec: Annotated[
-        bool,
-        typer.Option(
-            help="Also write each mode's run and qrels as TREC files (kinds that rank: suites, datasets, lifecycle)."
-        ),
-    ] = False,
+    trec: Annotated[bool, typer.Option(help="Also write each mode's run and qrels as TREC files.")] = False,
     shard: Annotated[
         str | None,
         typer.Option(help="Run only shard I/N of the questions or cases (by id hash); `harness merge` joins them."),
@@ -318,6 +316,10 @@ def run(
         float,
         typer.Option(rich_help_panel="Baselines", min=0.0, help="How far a score may fall below its baseline."),
     ] = DEFAULT_TOLERANCE,
+    dry_run: Annotated[
+        bool,
+        typer.Option("--dry-run", show_default=False, help="Show what the run would do, and run nothing."),
+    ] = False,
     system: Annotated[
         list[str],
         typer.Option(
@@ -335,7 +337,7 @@ def run(
     """
     own = _own_options(own_params)
     kinds = _run_specs(suite, own)
-    _check_applicable(ctx, kinds)
+    _check_applicable(ctx, kinds, own)
     part = parse_shard(shard) if shard is not None else None
     modes = list(dict.fromkeys(mode))
     backends = [check_backend(b) for b in dict.fromkeys(backend)]
@@ -344,27 +346,27 @@ def run(
         if len(backends) != 1:
             raise HarnessError("--url needs exactly one --backend")
         _check_url(backends[0], url)
-    dataset = own["haystack"].dataset
-    dry_run = own["haystack"].dry_run
     if not dry_run:
         check_out_dir(out)
     gate = _baseline_gate(check_baseline, freeze_baseline, baseline_dir, baseline_tolerance, shard, dry_run, out)
     request = runner.RunRequest(tuple(modes), out, error_threshold, trec, part)
     where = (url, allow_extension, gate)
-    if dataset is not None:
-        return _run_dataset(request, where, backends, own["haystack"], limit, model, device, dry_run, systems)
-    common = KindOptions(modes, limit, fail_under, model, part)
+    common = KindOptions(modes, limit, fail_under, model, part, error_threshold)
     planned = kinds_for(suite, common, own)
     if gate is not None:
         for each in planned:
             gate.require(each.kind, backends, modes, [s.name for s in systems])
     for each in planned:
         each.kind.prepare()
-    needs_vectors = any(m.needs_vectors for m in modes)
-    embedder = suite_embedder(model, device) if needs_vectors else None
+    embedder = _run_embedder(planned, model, device, modes, dry_run)
+    if dry_run:
+        for each in planned:
+            _dry_run(each, modes, embedder)
+        return 0
     if embedder is not None:
         for each in planned:
-            embed_ahead(each.kind, embedder)
+            if each.spec.embed_ahead:
+                embed_ahead(each.kind, embedder)
     written: list[Path] = []
     with _naming_reports(written):
         codes = []
@@ -405,16 +407,29 @@ def _run_signature() -> inspect.Signature:
     """`run`'s parameters: its own, then every kind's own options (declared once, in its spec), each
     in its kind's help panel; an enum type lists its choices in `--help`."""
     base = _RUN_PARAMETERS
-    formats = "; ".join(k.suite_help for k in kind_registry.SPECS if k.selector is None)
+    formats = "; ".join(k.suite_help for k in kind_registry.SPECS)
     suite = typer.Option("--suite", "-s", rich_help_panel="Suites", help=f"{formats} (repeatable).")
+    ranked = ", ".join(k.title.lower() for k in kind_registry.SPECS if "trec" in k.honours)
+    unranked = ", ".join(k.title.lower() for k in kind_registry.SPECS if "trec" not in k.honours)
+    trec = typer.Option(
+        help=f"Also write each mode's run and qrels as TREC files ({ranked}: they rank documents against "
+        f"relevance judgements; {unranked or 'none'} judge what an answer or context holds, not a ranking: refused)."
+    )
+    replaced = {"suite": Annotated[list[str], suite], "trec": Annotated[bool, trec]}
+    return _with_kind_options(base, replaced, texts_only=False)
+
+
+def _with_kind_options(base: inspect.Signature, replaced: dict[str, Any], texts_only: bool) -> inspect.Signature:
+    """A command's own parameters (some with `replaced` annotations), then each kind's own options
+    (only those that change the embedded texts, with `texts_only`), in the kind's help panel."""
     params = [
-        p.replace(annotation=Annotated[list[str], suite]) if p.name == "suite" else p
+        p.replace(annotation=replaced[p.name]) if p.name in replaced else p
         for p in base.parameters.values()
         if p.kind is not inspect.Parameter.VAR_KEYWORD
     ]
     for kind in kind_registry.SPECS:
-        for name, hint, default, meta in _spec_options(kind):
-            flags = [meta["flag"]] if meta.get("flag") else []  # else typer's own (`--dry-run/--no-dry-run`)
+        for name, hint, default, meta in _spec_options(kind, texts_only):
+            flags = [meta["flag"]] if meta.get("flag") else []  # else typer's own (`--verbose/--no-verbose`)
             info = typer.Option(*flags, help=meta["help"], rich_help_panel=kind.title, **meta.get("limits", {}))
             annotation = Annotated[hint, info]  # type: ignore[valid-type]
             params.append(
@@ -429,67 +444,23 @@ run.__signature__ = _run_signature()  # type: ignore[attr-defined]
 app.command()(run)
 
 
-def _run_dataset(
-    request: runner.RunRequest,
-    where: tuple[str | None, bool, BaselineGate | None],
-    backends: list[str],
-    own: HaystackOptions,
-    limit: int | None,
-    model: str,
-    device: Device,
-    dry_run: bool,
-    systems: Sequence[SystemSpec],
-) -> int:
-    """A public dataset as haystack questions; a bad file or value fails before a container starts."""
-    from harness.evaluation.kinds.haystack import SPEC as HAYSTACK
-    from harness.evaluation.kinds.haystack import HaystackKind
-    from harness.suites.datasets import open_selection
-
-    assert own.dataset is not None
-    selection = open_selection(
-        own.dataset, own.file, limit=limit, sample=own.sample, seed=own.seed, shard=request.shard
-    )
-    grain = own.granularity
-    needs_vectors = any(m.needs_vectors for m in request.modes)
-    embedder = dataset_embedder(model, device, preload=not dry_run) if needs_vectors else None
-    if dry_run:
-        _dry_run(selection, grain, request.modes, embedder)
-        return 0
-
-    def kind() -> HaystackKind:
-        """A fresh kind per backend: it keeps per-run state (skipped questions, timings)."""
-        return HaystackKind(
-            selection,
-            grain,
-            embedding_model=model if embedder else None,
-            embedding_device=str(embedder.device) if embedder else None,
-            error_threshold=request.error_threshold,
-        )
-
-    if (gate := where[2]) is not None:
-        gate.require(kind(), backends, request.modes, [s.name for s in systems])
-    common = KindOptions(request.modes, limit, None, model if embedder else None, request.shard)
-
-    def planned() -> Planned:
-        return Planned(kind(), HAYSTACK, (own.dataset,), own)  # type: ignore[arg-type]  # checked above
-
-    written: list[Path] = []
-    with _naming_reports(written):
-        return max(
-            [
-                _run_kind(name, planned(), common, embedder, request, *where, written, spec)
-                for spec in systems
-                for name in backends
-            ]
-        )
+def _run_embedder(
+    planned: Sequence[Planned], model: str, device: Device, modes: Sequence[Mode], dry_run: bool
+) -> Embedder | None:
+    """The run's embedder (None when no mode needs vectors): committed vectors first where every
+    kind embeds ahead; else (a kind that embeds as it goes) the model loaded now, unless cached."""
+    if not any(m.needs_vectors for m in modes):
+        return None
+    if all(each.spec.embed_ahead for each in planned):
+        return suite_embedder(model, device)
+    return dataset_embedder(model, device, preload=not dry_run)
 
 
-def _dry_run(selection: Selection, grain: Granularity, modes: Sequence[Mode], embedder: Embedder | None) -> None:
+def _dry_run(planned: Planned, modes: Sequence[Mode], embedder: Embedder | None) -> None:
     """Read and check everything a run would use, index nothing, and say what the run would do."""
-    from harness.evaluation.kinds.haystack import describe
-
-    table = Table(title=f"dry run: {selection.dataset} ({selection.path})", show_header=False)
-    for label, value in describe(selection, grain, modes, embedder):
+    assert planned.spec.describe is not None  # --dry-run is refused for a kind without one
+    table = Table(title=f"dry run: {', '.join(planned.suites)}", show_header=False)
+    for label, value in planned.spec.describe(planned.kind, modes, embedder):
         table.add_row(label, value)
     out_console.print(table)
 
@@ -853,8 +824,8 @@ def cases_validate(
     return 0
 
 
-@app.command()
 def embed(
+    ctx: typer.Context,
     suite: Annotated[
         list[str] | None,
         typer.Option("--suite", "-s", help="Suites to embed, any kind `harness run --suite` takes (default: builtin)."),
@@ -862,7 +833,6 @@ def embed(
     model: Annotated[
         str, typer.Option(help=f"{', '.join(ENCODERS)}, or a sentence-transformers model path.")
     ] = DEFAULT_MODEL,
-    fields: Annotated[FieldSet, typer.Option(help="The belief suites' retrieval surface.")] = FieldSet.SURFACE,
     out: Annotated[
         Path | None,
         typer.Option(help="Cache folder to write (default: cases/embeddings when every suite is a built-in one)."),
@@ -872,23 +842,30 @@ def embed(
     ] = None,
     file: Annotated[Path | None, typer.Option(help="The dataset file (with --dataset).")] = None,
     device: Annotated[Device, typer.Option(help="Where to embed (auto: cuda when torch sees a GPU).")] = Device.AUTO,
+    shard: Annotated[
+        str | None,
+        typer.Option(help="With --dataset: embed only part I/N of the distinct texts (by content hash) into --out."),
+    ] = None,
+    **own_params: Any,
 ) -> int:
     """Embed every memory and query text of the suites, or every turn and question of a dataset."""
     from harness.embeddings import Embedder, default_cache_dir
 
     if dataset is not None:
-        if suite is not None or fields != "surface":
-            raise HarnessError("--dataset embeds a dataset: --suite and --fields do not apply")
-        return _embed_dataset(dataset, file, model, device, out)
-    if file is not None:
-        raise HarnessError("--file names a dataset file: give --dataset too")
+        shaping = [name for kind in kind_registry.SPECS for name, *_ in _spec_options(kind, texts_only=True)]
+        if suite is not None or any(_given(ctx, name) for name in shaping):
+            flags = ", ".join(["--suite", *(_option(ctx, name) for name in shaping)])
+            raise HarnessError(f"--dataset embeds a dataset: {' and '.join(flags.rsplit(', ', 1))} do not apply")
+        return _embed_dataset(dataset, file, model, device, out, parse_shard(shard) if shard is not None else None)
+    if file is not None or shard is not None:
+        raise HarnessError(f"{'--file' if file is not None else '--shard'} applies to a dataset: give --dataset too")
     suites = suite or [BUILTIN]
     built_in = all(s == BUILTIN or s.endswith(f":{BUILTIN}") for s in suites)
     target = out or (cases_dir() / "embeddings" if built_in else default_cache_dir())
     embedder = Embedder(
         model, read_dirs=[cases_dir() / "embeddings"], cache_dir=target, device=device, loader=load_model
     )
-    kinds = kinds_for(suites, KindOptions([Mode.HYBRID]), {"beliefs": BeliefOptions(fields)})
+    kinds = kinds_for(suites, KindOptions([Mode.HYBRID]), _own_options(own_params, texts_only=True))
     texts = list(dict.fromkeys(t for planned in kinds for t in planned.kind.texts()))
     missing = sum(v is None for v in embedder.cache.lookup(texts))
     with _embed_progress(model, missing) as advance:
@@ -900,7 +877,15 @@ def embed(
     return 0
 
 
-def _embed_dataset(dataset: str, file: Path | None, model: str, device: str, out: Path | None) -> int:
+_EMBED_PARAMETERS = inspect.signature(embed, eval_str=True)
+"""`embed`'s own parameters (its `__signature__` adds the kinds' options that shape texts)."""
+embed.__signature__ = _with_kind_options(_EMBED_PARAMETERS, {}, texts_only=True)  # type: ignore[attr-defined]
+app.command()(embed)
+
+
+def _embed_dataset(
+    dataset: str, file: Path | None, model: str, device: str, out: Path | None, part: Shard | None
+) -> int:
     from harness.embeddings.embedder import Embedder
     from harness.evaluation.embedders import embed_dataset
     from harness.suites.datasets import open_selection
@@ -933,7 +918,7 @@ def _embed_dataset(dataset: str, file: Path | None, model: str, device: str, out
 
         embedder.on_progress = advance
         try:
-            counted = embed_dataset(selection, embedder, on_plan=plan)
+            counted = embed_dataset(selection, embedder, on_plan=plan, part=part)
         except Interrupted as exc:
             done = int(progress.tasks[0].completed)
             progress.stop()
@@ -943,7 +928,8 @@ def _embed_dataset(dataset: str, file: Path | None, model: str, device: str, out
             )
             raise
     out_console.print(
-        f"{dataset}: {counted.texts} distinct texts, {counted.computed} newly embedded with {model} "
+        f"{dataset}{f' shard {part}' if part else ''}: {counted.texts} distinct texts, "
+        f"{counted.computed} newly embedded with {model} "
         f"on {embedder.device}; cache: {embedder.cache.folder}",
         highlight=False,
         soft_wrap=True,
@@ -1257,6 +1243,7 @@ def main() -> None:
         psycopg_log.addHandler(logging.NullHandler())
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     run.__signature__ = _run_signature()  # type: ignore[attr-defined]  # the kinds registered now
+    embed.__signature__ = _with_kind_options(_EMBED_PARAMETERS, {}, texts_only=True)  # type: ignore[attr-defined]
     warnings.showwarning = _show_warning
     try:
         with _signals_interrupt():

@@ -1,5 +1,6 @@
-"""Hypothesis profiles (CI runs are reproducible and never spend minutes shrinking a failure), and
-`any_backend`: each registered backend in turn, for tests that must give the same answer on all."""
+"""Hypothesis profiles (CI runs are reproducible and never spend minutes shrinking a failure),
+`any_backend`: each registered backend in turn, for tests that must give the same answer on all,
+and pytest's own `pytester` (tests of the plugin run pytest in process)."""
 
 import os
 from collections.abc import Iterator
@@ -9,6 +10,8 @@ from hypothesis import Phase, settings
 
 from harness.backends import registry
 from harness.backends.base import Backend
+
+pytest_plugins = ["pytester"]
 
 settings.register_profile(
     "ci",

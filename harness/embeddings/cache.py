@@ -1,7 +1,10 @@
 """Embedding vectors keyed by text hash, kept as append-only `.npz` shards per model.
 
-Each `add` writes one new shard atomically under a unique name, so an interrupted run keeps every
-finished batch and concurrent runs never overwrite each other's files. A shard holds `keys`
+Each `add` writes one new shard atomically, so an interrupted run keeps every finished batch. A
+shard is named for its content (its checksum), and a text's vector is a function of the text alone
+(each encoder's module says how), so caches filled apart, by the shards of `harness embed --shard`
+on other machines, join by copying their files into one folder: equal names hold equal vectors,
+and no file can overwrite another's different content. A shard holds `keys`
 (sha256 hex digests of the UTF-8 text, as a `<U64` array), `vectors` (a float32 matrix) and
 `checksum` (sha256 of both arrays' bytes). A shard that cannot be read (truncated, empty, not a
 zip), whose checksum does not match or whose vectors are not all finite is discarded with a
@@ -12,9 +15,6 @@ Shards written before checksums existed are read without one.
 from __future__ import annotations
 
 import hashlib
-import itertools
-import os
-import time
 import warnings
 import zipfile
 from collections.abc import Sequence
@@ -57,7 +57,6 @@ class EmbeddingCache:
         self._folders = list(dict.fromkeys(folders))
         self._blocks: list[np.ndarray] = []
         self._rows: dict[str, tuple[int, int]] | None = None
-        self._counter = itertools.count()
 
     def _index(self) -> dict[str, tuple[int, int]]:
         if self._rows is None:
@@ -126,12 +125,11 @@ class EmbeddingCache:
         return self._write_shard(self._write_dir, np.array(keys, dtype="<U64"), matrix)
 
     def _write_shard(self, folder: Path, keys: np.ndarray, vectors: np.ndarray) -> Path:
-        """Written aside then renamed, under a name no other batch or process can take."""
+        """Written aside then renamed to its checksum: only the same keys and vectors take the same name."""
         folder.mkdir(parents=True, exist_ok=True)
-        final = folder / f"{time.time_ns()}-{os.getpid()}-{next(self._counter)}{SHARD_SUFFIX}"
-        atomic_write(
-            final, lambda handle: np.savez(handle, keys=keys, vectors=vectors, checksum=_checksum(keys, vectors))
-        )
+        checksum = _checksum(keys, vectors)
+        final = folder / f"{checksum}{SHARD_SUFFIX}"
+        atomic_write(final, lambda handle: np.savez(handle, keys=keys, vectors=vectors, checksum=checksum))
         return final
 
 

@@ -1,7 +1,8 @@
 """Text to unit vectors, cache first: the model is loaded only when some text is missing.
 
-Missing texts are computed longest first, so each batch holds texts of similar length and pads
-little; progress is reported through a callback (the CLI draws it), never printed here.
+Missing texts are computed longest first; a text's vector does not depend on that order or on its
+batch (see the encoders). Progress is reported through a callback (the CLI draws it), never
+printed here.
 """
 
 from __future__ import annotations

@@ -10,9 +10,9 @@ roughly doubles the int8 speed-up: unfused, the attention's small matrix product
 dominate once the projections are int8. Pooling and normalisation follow the float model: the mean
 of the token vectors under the attention mask, scaled to unit length.
 
-Dynamic quantization scales activations per batch, so a text's int8 vector depends slightly on
-the texts batched with it: runs that must agree exactly,
-such as the shards of one run, read their vectors from one cache (`harness embed --dataset`).
+Dynamic quantization scales activations per call (one scale per tensor), so in a batch a text's
+int8 vector would depend on the texts beside it: each text is run alone, so its vector is a
+function of the text only and shards embedded on different machines join into one cache.
 """
 
 from __future__ import annotations
@@ -40,10 +40,6 @@ export made by another recipe (the unfused one kept its files directly in `<mode
 MODEL_FILE = "model_int8.onnx"
 TOKENIZER_FILE = "tokenizer.json"
 _INPUTS = ("input_ids", "attention_mask", "token_type_ids")
-RUN_TEXTS = 2
-"""The most texts per ONNX Runtime call. The fused attention materialises texts x heads x tokens^2
-float scores per layer: with 2 texts they stay in cache (and padding is nearly nil), which measured
-faster on LongMemEval turns than 4, 8, 16 or the float model's 64, and slightly faster than 1."""
 
 
 class OnnxInt8Encoder:
@@ -65,25 +61,24 @@ class OnnxInt8Encoder:
         )
         self._tokenizer = Tokenizer.from_file(str(folder / TOKENIZER_FILE))
         self._tokenizer.enable_truncation(max_tokens)
-        self._tokenizer.enable_padding()
+        self._tokenizer.no_padding()  # MiniLM's tokenizer.json pads every text to 128 tokens
         self._dimensions = int(self._session.get_outputs()[0].shape[-1])
 
     @property
     def dimensions(self) -> int:
         return self._dimensions
 
-    def encode(self, texts: Sequence[str], batch_size: int = 64) -> np.ndarray:
-        """Unit rows of `texts`, run `min(batch_size, RUN_TEXTS)` at a time."""
-        batch_size = max(1, min(batch_size, RUN_TEXTS))
+    def encode(self, texts: Sequence[str], batch_size: int = 64) -> np.ndarray:  # noqa: ARG002 - one text per call
+        """Unit rows of `texts`, one ONNX Runtime call per text (no padding, no shared activation
+        scale); `batch_size` is ignored."""
         rows = np.zeros((len(texts), self.dimensions), dtype=np.float32)
-        for start in range(0, len(texts), batch_size):
-            encoded = self._tokenizer.encode_batch(list(texts[start : start + batch_size]))
-            ids = np.array([e.ids for e in encoded], dtype=np.int64)
-            mask = np.array([e.attention_mask for e in encoded], dtype=np.int64)
+        for row, encoded in enumerate(self._tokenizer.encode_batch(list(texts))):
+            ids = np.array([encoded.ids], dtype=np.int64)
+            mask = np.array([encoded.attention_mask], dtype=np.int64)
             feed = {"input_ids": ids, "attention_mask": mask, "token_type_ids": np.zeros_like(ids)}
             (hidden,) = self._session.run(None, feed)
             pooled = (hidden * mask[..., None]).sum(axis=1) / np.maximum(mask.sum(axis=1, keepdims=True), 1)
-            rows[start : start + len(encoded)] = unit_rows(pooled)
+            rows[row] = unit_rows(pooled)[0]
         return rows
 
 

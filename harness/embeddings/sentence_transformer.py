@@ -1,4 +1,11 @@
-"""The float encoder: a sentence-transformers model on CPU or CUDA."""
+"""The float encoder: a sentence-transformers model on CPU or CUDA, one text per call.
+
+A batch pads its texts to the longest and its matrix products sum in an order that depends on
+the batch's shape, so a batched text's vector depends on its batch-mates in the last bits (on
+this CPU 5 of 120 rows matched bit for bit; on CUDA 0 of 512). One text per call has no padding
+and a shape of its own, so its vector is a function of the text alone: the cache, the shards
+of a run and the machines that embed them then agree byte for byte.
+"""
 
 from __future__ import annotations
 
@@ -33,17 +40,14 @@ class Encoder:
             raise HarnessError(f"embedding model {self.name} does not report its vector size")
         return int(size)
 
-    def encode(self, texts: Sequence[str], batch_size: int = 64) -> np.ndarray:
-        if not texts:
-            return np.zeros((0, self.dimensions), dtype=np.float32)
-        vectors = self._model.encode(
-            list(texts),
-            batch_size=batch_size,
-            convert_to_numpy=True,
-            normalize_embeddings=True,
-            show_progress_bar=False,
-        )
-        return np.asarray(vectors, dtype=np.float32)
+    def encode(self, texts: Sequence[str], batch_size: int = 64) -> np.ndarray:  # noqa: ARG002 - one text per call
+        """Unit rows of `texts`, each computed alone (see the module docstring); `batch_size` is ignored."""
+        rows = np.zeros((len(texts), self.dimensions), dtype=np.float32)
+        for row, text in enumerate(texts):
+            rows[row] = self._model.encode(
+                [text], batch_size=1, convert_to_numpy=True, normalize_embeddings=True, show_progress_bar=False
+            )[0]
+        return rows
 
 
 def load_sentence_transformer(name: str, device: Device, _models_dir: Path) -> Encoder:

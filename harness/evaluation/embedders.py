@@ -13,6 +13,7 @@ from harness.evaluation.model_check import load_model
 from harness.models.haystack import DatasetReader
 from harness.pipeline.haystack import embedding_texts
 from harness.pipeline.memory_layer import TextEmbedder
+from harness.shards import Shard
 from harness.suites.datasets import Selection
 from harness.suites.resolve import cases_dir
 
@@ -53,8 +54,11 @@ def embed_dataset(
     embedder: Embedder,
     batch: int = 8192,
     on_plan: Callable[[int, int], None] | None = None,
+    part: Shard | None = None,
 ) -> EmbedCount:
-    """Cache the vectors a vector or hybrid run of this selection needs.
+    """Cache the vectors a vector or hybrid run of this selection needs (with `part`, only the
+    distinct texts that shard owns by the hash of their content: the shards' caches together
+    hold every vector, each computed once).
 
     Two streamed passes: the first counts distinct texts and the ones not cached (reported to
     `on_plan(texts, missing)`, so a progress bar has a total); the second embeds the missing ones
@@ -64,7 +68,7 @@ def embed_dataset(
     reader, selected = selection.reader, selection.selected
     seen: set[str] = set()
     missing = 0
-    for texts in _haystack_texts(reader, selected):
+    for texts in _haystack_texts(reader, selected, part):
         fresh = [t for t in dict.fromkeys(texts) if text_key(t) not in seen]
         seen.update(text_key(t) for t in fresh)
         missing += sum(v is None for v in embedder.cache.lookup(fresh))
@@ -72,7 +76,7 @@ def embed_dataset(
         on_plan(len(seen), missing)
     pending: dict[str, None] = {}
     computed = 0
-    for texts in _haystack_texts(reader, selected):
+    for texts in _haystack_texts(reader, selected, part):
         pending.update((t, None) for t, v in zip(texts, embedder.cache.lookup(texts), strict=True) if v is None)
         if len(pending) >= batch:
             embedder.embed(list(pending))
@@ -83,7 +87,8 @@ def embed_dataset(
     return EmbedCount(len(seen), computed + len(pending))
 
 
-def _haystack_texts(reader: DatasetReader, selected: frozenset[int] | None) -> Iterator[list[str]]:
-    """Per haystack, every text a vector run embeds: its turns and its questions."""
+def _haystack_texts(reader: DatasetReader, selected: frozenset[int] | None, part: Shard | None) -> Iterator[list[str]]:
+    """Per haystack, every text a vector run embeds (its turns and its questions), those `part` owns."""
     for haystack in reader.read(selected):
-        yield [*embedding_texts(haystack), *(q.text for q in haystack.questions)]
+        texts = [*embedding_texts(haystack), *(q.text for q in haystack.questions)]
+        yield texts if part is None else [t for t in texts if part.owns(t)]

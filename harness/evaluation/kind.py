@@ -16,9 +16,10 @@ from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from dataclasses import asdict, dataclass, field, fields
 from datetime import datetime
 from pathlib import Path
-from typing import Any, Generic, Protocol, TypeVar, runtime_checkable
+from typing import Any, Generic, Protocol, TypeVar, get_args, get_type_hints, runtime_checkable
 
 from harness.backends.base import Backend, BackendInfo
+from harness.embeddings.embedder import Embedder
 from harness.metrics.evaluate import QrelsByQuery, RunByQuery
 from harness.models.scoresheet import ScoreSheet
 from harness.pipeline.memory_layer import TextEmbedder
@@ -211,12 +212,15 @@ class KindOptions:
     fail_under: float | None = None
     embedding_model: str | None = None
     shard: Shard | None = None
+    error_threshold: float = 0.0
+    """`--error-threshold` (the runner's verdict applies it; a kind may state it in its report)."""
 
 
-def option(help: str, *, flag: str | None = None, **limits: Any) -> dict[str, Any]:
+def option(help: str, *, flag: str | None = None, texts: bool = False, **limits: Any) -> dict[str, Any]:
     """A kind option's field metadata: its `--help` line, its flag (default `--<field name>`) and
-    typer's limits (`min`, `max`); the CLI builds the option from the field's type and default."""
-    return {"help": help, "flag": flag, "limits": limits}
+    typer's limits (`min`, `max`); the CLI builds the option from the field's type and default.
+    `texts`: the option changes which texts vector modes embed, so `harness embed` takes it too."""
+    return {"help": help, "flag": flag, "texts": texts, "limits": limits}
 
 
 @dataclass(frozen=True)
@@ -239,7 +243,13 @@ class KindSpec(Generic[Opts, R]):
     `grouped`: all its `--suite` arguments make one kind (one report), else one kind each;
     `selector`: the own option that chooses this kind instead of `--suite` (`dataset`), if any;
     `builtin`: its built-in suite, which pytest makes items of (None: it has none, or no items);
-    `merge`: its own shard merge (None: rebuild the kind from the envelope and report the shards' results).
+    `restore(kind, bodies)`: for a kind that keeps run state besides its results (a dataset run's
+    load notes and timings), that state read back from its shard reports' bodies into the rebuilt
+    kind, so `harness merge` reports it as the unsharded run did;
+    `embed_ahead`: a run embeds all its texts before it starts (False: too many to hold, as a
+    dataset's haystacks: it embeds as it goes, its model loaded before the run);
+    `describe(kind, modes, embedder)`: what a run would do, as (label, value) rows, for `--dry-run`
+    (None: the kind has no dry run).
     """
 
     name: str
@@ -256,7 +266,9 @@ class KindSpec(Generic[Opts, R]):
     grouped: bool = False
     selector: str | None = None
     builtin: str | None = None
-    merge: Callable[[Sequence[dict[str, Any]], list[str]], Report] | None = None
+    restore: Callable[[Any, Sequence[Mapping[str, Any]]], None] | None = None
+    embed_ahead: bool = True
+    describe: Callable[[Any, Sequence[Mode], Embedder | None], list[tuple[str, str]]] | None = None
 
 
 def default_options(kind: KindSpec[Any, Any]) -> Any:
@@ -282,12 +294,14 @@ def options_from_json(kind: KindSpec[Any, Any], data: Mapping[str, Any]) -> Any:
     default = default_options(kind)
     if default is None:
         return None
+    hints = get_type_hints(type(default))
     values = {}
     for f in fields(default):
         if f.name in data:
             current, value = getattr(default, f.name), data[f.name]
             typed = hasattr(current, "value") and value is not None
-            values[f.name] = type(current)(value) if typed else value
+            path = value is not None and Path in (hints[f.name], *get_args(hints[f.name]))
+            values[f.name] = type(current)(value) if typed else Path(value) if path else value
     return type(default)(**values)
 
 
@@ -295,6 +309,20 @@ def rebuild(kind: KindSpec[Any, R], origin: Mapping[str, Any], modes: Sequence[s
     """The kind an unsharded run of a report's `origin` would have run (`harness merge`)."""
     common = KindOptions([Mode(m) for m in modes], origin["limit"], origin["fail_under"], origin["embedding_model"])
     return kind.build(tuple(origin["suites"]), common, options_from_json(kind, origin["options"]))
+
+
+def run_order(kind: KindSpec[Any, R], built: CaseKind[R], modes: Sequence[str]) -> Callable[[R], tuple[int, ...]]:
+    """The sort key of a result's position in an unsharded run of `built` (the kind `kind.build`
+    made) in `modes`: results gathered from shards or pytest items are reported in that order."""
+    if kind.order is not None:
+        return kind.order(built, modes)
+    items = {item: position for position, item in enumerate(built.item_ids())}
+
+    def position(result: R) -> tuple[int, ...]:
+        item, mode = items.get(result.item_id, len(items)), modes.index(result.mode) if result.mode in modes else 0
+        return (mode, item) if kind.mode_major else (item, mode)
+
+    return position
 
 
 @dataclass(frozen=True, slots=True)
@@ -310,7 +338,7 @@ class Item:
 
 @runtime_checkable
 class Itemized(Protocol[R]):
-    """A kind whose items pytest runs one by one (haystack questions are benchmarks: not items)."""
+    """A kind whose items pytest runs one by one (every built-in kind is one)."""
 
     @property
     def name(self) -> str: ...

@@ -5,7 +5,7 @@ Items are named `<kind>-<backend>-<mode>-<item id>` and marked with their backen
 `pytest -m lifecycle`, `pytest --backend redis -k alias` and `pytest -n auto` all work. Its parts:
 `items.py` (what is collected, how an item runs and when it fails), `servers.py` (one container per
 server backend for the whole run, shared by the xdist workers), `gate.py` (`--check-baseline` and
-HARNESS_FREEZE=1 over belief suites). This module only wires them into pytest's hooks.
+HARNESS_FREEZE=1 over every kind's items). This module only wires them into pytest's hooks.
 """
 
 from __future__ import annotations
@@ -21,9 +21,8 @@ import pytest
 
 from harness.backends import registry
 from harness.baselines import DEFAULT_TOLERANCE, BaselineStore, history
-from harness.embeddings import DEFAULT_MODEL
 from harness.errors import HarnessError
-from harness.evaluation.kinds import BUILTIN_SUITES
+from harness.evaluation.kinds import builtin_suites
 from harness.evaluation.runner import not_applicable, system_modes
 from harness.pipeline import Mode
 from harness.pytest_plugin import gate
@@ -57,7 +56,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         "--suite",
         action="append",
         default=None,
-        help=f"suite(s), as `harness run --suite` takes them (default: {', '.join(BUILTIN_SUITES)})",
+        help="suite(s), as `harness run --suite` takes them (default: the built-in suite of every kind with items)",
     )
     group.addoption(
         "--system",
@@ -68,7 +67,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     group.addoption(
         "--check-baseline",
         action="store_true",
-        help=f"check every belief suite x backend x mode that ran against its baseline; {gate.FREEZE_ENV}=1 freezes",
+        help=f"check every suite x backend x mode that ran against its baseline; {gate.FREEZE_ENV}=1 freezes",
     )
     group.addoption("--baseline-dir", type=Path, default=None, help="baselines folder (default: cases/baselines)")
     group.addoption(
@@ -125,11 +124,9 @@ def _register_gate(config: pytest.Config, store: BaselineStore, basetemp: Path) 
     action = gate.baseline_action(config)
     if action is None:
         return
-    model = DEFAULT_MODEL if any(m.needs_vectors for m in _selected_modes(config)) else None
     history_file = basetemp / history.FILE_NAME
-    config.pluginmanager.register(
-        gate.BaselineGate(store, action, config.getoption("--baseline-tolerance"), model, history_file)
-    )
+    tolerance = config.getoption("--baseline-tolerance")
+    config.pluginmanager.register(gate.BaselineGate(store, action, tolerance, _selected_modes(config), history_file))
 
 
 @pytest.hookimpl(optionalhook=True)  # an xdist hook, called in the controller for each worker
@@ -168,7 +165,7 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
         return
     config = metafunc.config
     state = config.stash[_STATE]
-    specs = list(dict.fromkeys(config.getoption("--suite") or BUILTIN_SUITES))
+    specs = list(dict.fromkeys(config.getoption("--suite") or builtin_suites()))
     params = []
     for param in state.kinds.params(specs, state.connections.selected, state.systems.names):
         config.addinivalue_line("markers", f"{param.kind}: items of {param.kind} suites")
@@ -180,7 +177,7 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
 @pytest.fixture
 def harness_check(request: pytest.FixtureRequest) -> Callable[[ItemParam], None]:
     """`harness_check(item)`: run the item's group (once per process) and pass, fail or xfail it
-    with the judge's reasons; its belief results go to the baseline gate when one runs."""
+    with the judge's reasons; its results go to the baseline gate when one runs."""
     state = request.config.stash[_STATE]
     named = {Mode(m) for m in request.config.getoption("--mode") or ()}
     recording = gate.baseline_action(request.config) is not None
@@ -199,7 +196,7 @@ def harness_check(request: pytest.FixtureRequest) -> Callable[[ItemParam], None]
             pytest.skip(f"{param.system}: not applicable: {skipped}")
         results = state.runs.results(param, kind, backend, system)
         if recording:
-            gate.record(request.node, param.spec, results, param.system)
+            gate.record(request.node, param, backend.info(), results)
         # the reference system is held to its kinds' asserted modes; another system to the modes `--mode` names
         asserted = named or (kind.asserted if param.system == REFERENCE else frozenset())
         judge(kind, param, results, param.mode in asserted, state.baselines)

@@ -1,33 +1,34 @@
-"""The session's baseline gate: with `--check-baseline` the belief-suite items' results (carried to
-the controller in each test report's user properties, so xdist works) are checked against the
+"""The session's baseline gate: with `--check-baseline` every item's results, of any kind (carried
+to the controller in each test report's user properties, so xdist works), are checked against the
 committed baselines when the session ends, and a regression fails the session; HARNESS_FREEZE=1
-freezes them instead. The history of either goes into the session's basetemp, never into the
-checkout. Other kinds are held to their baselines item by item (`items.py`), and
-gated as a whole by `harness run --check-baseline`."""
+freezes them instead. As `harness run` does: the kind is built again from its `--suite`, reports
+the items' results (one report per suite, backend and mode), and its score sheets are frozen or
+checked with its report's settings, item by item; a check of part of a suite (`-k`, a skip)
+compares those items with the same items of the baseline, a freeze needs them all. The history
+of either goes into the session's basetemp, never into the checkout."""
 
 from __future__ import annotations
 
 import os
 from collections.abc import Sequence
+from dataclasses import asdict, dataclass, field
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from harness.baselines import BaselineKey, BaselineStore, run_gate
+from harness.backends.base import BackendInfo
+from harness.baselines import BaselineStore, GateResult, report_sheets, run_gate
 from harness.errors import HarnessError
-from harness.evaluation.kind import Result
-from harness.evaluation.results import CaseResult
-from harness.models.scoresheet import ScoreSheet
-from harness.pipeline import PipelineSettings
-from harness.reports.run_report import baseline_settings
-from harness.reports.scores import suite_scores
-from harness.suites import load_suite
-from harness.systems.protocol import REFERENCE
+from harness.evaluation import kinds
+from harness.evaluation.kind import CaseKind, Result, RunInfo, run_order
+from harness.pipeline import Mode
+from harness.pytest_plugin.items import ItemParam, Kinds
 
 FREEZE_ENV = "HARNESS_FREEZE"
 RESULT_PROPERTY = "harness_result"
-"""The user property a belief item's results travel under to the controller's baseline gate."""
+"""The user property an item's results travel under to the controller's baseline gate."""
 
 
 def baseline_action(config: pytest.Config) -> str | None:
@@ -38,29 +39,38 @@ def baseline_action(config: pytest.Config) -> str | None:
     return "freeze" if freeze_run else "check" if config.getoption("--check-baseline") else None
 
 
-def record(node: pytest.Item, spec: str, results: Sequence[Result], system: str = REFERENCE) -> None:
-    """Hand an item's belief-case results to the controller's gate (in the item's report)."""
-    for result in results:
-        if isinstance(result, CaseResult):
-            value = {"suite": spec, "system": system, "result": result.to_json()}
-            node.user_properties.append((RESULT_PROPERTY, value))
+def record(node: pytest.Item, param: ItemParam, info: BackendInfo, results: Sequence[Result]) -> None:
+    """Hand an item's results to the controller's gate (in the item's report), with where they ran."""
+    where = {"suite": param.spec, "kind": param.kind, "backend": param.backend, "mode": param.mode.value}
+    where |= {"system": param.system}
+    rows = [result.to_json() for result in results]
+    node.user_properties.append(
+        (RESULT_PROPERTY, {**where, "item": param.item.id, "info": asdict(info), "results": rows})
+    )
+
+
+@dataclass
+class _Ran:
+    """What the items of one suite x backend x mode handed in: where they ran, which, their results."""
+
+    info: dict[str, Any]
+    items: set[str] = field(default_factory=set)
+    results: list[dict[str, Any]] = field(default_factory=list)
 
 
 class BaselineGate:
-    """In the controller: collects the belief items' results from their reports, then freezes or
-    checks one baseline per suite x backend x mode when the session ends. Either needs every case
-    of the suite to have run in that backend and mode (a -k, -x or skip would freeze or check a
-    part as if it were the whole)."""
+    """In the controller: collects the items' results from their reports, then freezes or checks
+    one baseline per suite x backend x mode (x system under test) when the session ends."""
 
     def __init__(
-        self, store: BaselineStore, action: str, tolerance: float, embedding_model: str | None, history_file: Path
+        self, store: BaselineStore, action: str, tolerance: float, modes: Sequence[Mode], history_file: Path
     ) -> None:
         self.store = store
         self.action = action
         self.tolerance = tolerance
-        self.embedding_model = embedding_model
+        self.kinds = Kinds(modes)
         self.history_file = history_file
-        self.results: dict[tuple[str, str], list[CaseResult]] = {}
+        self.runs: dict[tuple[str, str, str, str, str], _Ran] = {}
         self.lines: list[str] = []
 
     def pytest_runtest_logreport(self, report: pytest.TestReport) -> None:
@@ -68,50 +78,55 @@ class BaselineGate:
             return
         for name, value in report.user_properties:
             if name == RESULT_PROPERTY and isinstance(value, dict):  # as `record` wrote it
-                key = (value["suite"], value.get("system", REFERENCE))
-                self.results.setdefault(key, []).append(CaseResult(**value["result"]))
+                key = (value["suite"], value["kind"], value["backend"], value["mode"], value["system"])
+                ran = self.runs.setdefault(key, _Ran(value["info"]))
+                ran.items.add(value["item"])
+                ran.results.extend(value["results"])
 
     @pytest.hookimpl(tryfirst=True)  # before the exit status is final
     def pytest_sessionfinish(self, session: pytest.Session, exitstatus: int) -> None:
         if exitstatus == pytest.ExitCode.INTERRUPTED:
             return
+        if not self.runs:
+            self.lines = [f"harness: baseline {self.action}: no item ran in this session"]
+            session.exitstatus = pytest.ExitCode.USAGE_ERROR
+            return
+        failed, lines = False, list[str]()
         try:
-            gate = run_gate(
-                self.store,
-                self._sheets(),
-                baseline_settings(PipelineSettings(), None, self.embedding_model),
-                freeze_run=self.action == "freeze",
-                history_file=self.history_file,
-                tolerance=self.tolerance,
-            )
+            for (suite, name, backend, mode, system), ran in self.runs.items():
+                gate = self._gate(suite, name, backend, Mode(mode), system, ran)
+                failed, lines = failed or bool(gate.failed), [*lines, *gate.lines]
         except HarnessError as exc:
             self.lines = [f"harness: {exc}"]
             session.exitstatus = pytest.ExitCode.USAGE_ERROR
             return
-        self.lines = [*gate.lines, f"baseline history: {self.history_file}"]
-        if gate.failed and session.exitstatus == pytest.ExitCode.OK:
+        self.lines = [*lines, f"baseline history: {self.history_file}"]
+        if failed and session.exitstatus == pytest.ExitCode.OK:
             session.exitstatus = pytest.ExitCode.TESTS_FAILED
 
-    def _sheets(self) -> dict[BaselineKey, ScoreSheet]:
-        if not self.results:
-            raise HarnessError(f"baseline {self.action}: no suite case ran in this session")
-        sheets = {}
-        for (spec, system), rows in self.results.items():
-            suite = load_suite(spec)
-            whole = len(suite.static_cases) + sum(len(c.turns) for c in suite.session_cases)
-            by_backend: dict[str, list[CaseResult]] = {}
-            for row in rows:
-                by_backend.setdefault(row.backend, []).append(row)
-            for backend, backend_rows in by_backend.items():
-                for mode, sheet in suite_scores(backend_rows).items():
-                    ran = sum(row.mode == mode for row in backend_rows)
-                    if ran != whole:
-                        raise HarnessError(
-                            f"baseline {self.action} of {suite.name} on {backend} in {mode} needs every case: "
-                            f"{ran} of {whole} ran (-k, -x or a skip left some out)"
-                        )
-                    sheets[BaselineKey(suite.name, backend, mode, system)] = sheet
-        return sheets
+    def _gate(self, suite: str, name: str, backend: str, mode: Mode, system: str, items: _Ran) -> GateResult:
+        """Freeze or check one suite x backend x mode (x system) from its items' results, as `harness run` would."""
+        spec = kinds.spec(name)
+        kind: CaseKind[Any] = self.kinds[suite]  # type: ignore[assignment]  # an Itemized kind is a CaseKind
+        results = sorted((spec.result(row) for row in items.results), key=run_order(spec, kind, [mode.value]))
+        whole = {item.id for item in self.kinds[suite].items()}
+        ran = items.items & whole
+        if self.action == "freeze" and ran != whole:
+            raise HarnessError(
+                f"baseline freeze of {kind.baseline_suite} on {backend} in {mode.value} needs every item: "
+                f"{len(ran)} of {len(whole)} ran (-k, -x or a skip left some out)"
+            )
+        run = RunInfo(BackendInfo(**items.info), (mode,), {}, {}, datetime.now(UTC), 0.0)
+        report = kind.report(results, run)
+        return run_gate(
+            self.store,
+            report_sheets(report, kind.baseline_suite, backend, system),
+            report.settings,
+            freeze_run=self.action == "freeze",
+            history_file=self.history_file,
+            tolerance=self.tolerance,
+            subset=ran != whole,
+        )
 
     def pytest_terminal_summary(self, terminalreporter: Any) -> None:
         if self.lines:

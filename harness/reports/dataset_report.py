@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -161,8 +162,8 @@ def scorecard(report: dict[str, Any]) -> Scorecard:
             )
     timing = report["timing"]
     caption = []
-    if report.get("merged_from"):
-        caption.append(f"merged from {len(report['merged_from'])} shard reports")
+    if merged := _merged(report):
+        caption.append(f"merged from {merged} shard reports")
     else:
         caption.append(
             f"wall {timing['wall_s']:.1f} s, ingest {timing['ingest_s']:.1f} s, peak memory "
@@ -175,6 +176,21 @@ def scorecard(report: dict[str, Any]) -> Scorecard:
         rows,
         caption,
     )
+
+
+def merged_timing(shards: Sequence[Mapping[str, Any]]) -> dict[str, Any]:
+    """The timing of a run merged from shards: their work added up, the longest shard's wall time."""
+    return {
+        "wall_s": max(t["wall_s"] for t in shards),
+        "shard_wall_s": [t["wall_s"] for t in shards],
+        **{key: sum(t[key] for t in shards) for key in ("ingest_s", "embed_s", "haystacks", "documents")},
+        "peak_rss_mb": max(t["peak_rss_mb"] for t in shards),
+    }
+
+
+def _merged(report: dict[str, Any]) -> int:
+    """How many shard reports a merged report was made from (0: a run's own report)."""
+    return len(report["timing"].get("shard_wall_s", report.get("merged_from", ())))
 
 
 def _fmt(value: float | None) -> str:
@@ -190,7 +206,7 @@ def render_markdown(report: dict[str, Any]) -> str:
         f"- file: `{report['file']}`; questions: {sel['selected']} of {sel['total']}"
         + (f" (limit {sel['limit']}, sample {sel['sample']}, seed {sel['seed']})" if sel["limit"] else "")
         + (f"; shard {report['shard']['index']} of {report['shard']['count']}" if report.get("shard") else "")
-        + (f"; merged from {len(report['merged_from'])} shard reports" if report.get("merged_from") else ""),
+        + (f"; merged from {merged} shard reports" if (merged := _merged(report)) else ""),
         f"- backend: {report['backend']['backend']} ({report['backend']['engine']}, "
         f"{report['backend']['server_version']})",
         f"- embedding model: {report['embedding_model'] or 'none (bm25 only)'}"

@@ -1,12 +1,13 @@
 """Shard reports of one run, of any kind, combined into the report the unsharded run would have written.
 
 Every result is in the shard reports, so the merged report is made again from them with the same
-code as a run's: a kind with a `merge` of its own (belief suites, datasets) recomputes its summary;
-any other is built again from its envelope's origin (its input files checked by their sha256) and
-reports the shards' results, read back through its spec, in the order an unsharded run has them.
-Shards must come from the same settings and cover 1..N exactly once; anything else is a
-`HarnessError` (one line, exit 2). Latency percentiles are recomputed from the per-question
-milliseconds the reports keep (rounded to the microsecond); timing adds the shards' work up.
+code as a run's, for every kind alike: the kind is built again from its envelope's origin (its
+input files checked by their sha256), takes back what its run kept besides its results where its
+spec says how (`restore`: a dataset run's load notes and timings), and reports the shards'
+results, read back through its spec, in the order an unsharded run has them. Shards must come
+from the same run (the envelope's `SAME_RUN` fields) and cover 1..N exactly once; anything else
+is a `HarnessError` (one line, exit 2). Latency percentiles are recomputed from the per-item
+milliseconds the reports keep; timing adds the shards' work up.
 
 No shard's numbers are trusted: each shard must carry the checksum its run wrote (a report edited
 since, emptied or without one is refused), and its stored score sheets must equal those
@@ -26,26 +27,14 @@ from typing import Any
 
 from harness.backends.base import BackendInfo
 from harness.errors import HarnessError
-from harness.evaluation.kind import CaseKind, KindSpec, R, Report, RunInfo, rebuild
-from harness.evaluation.question_results import Evaluation, QuestionResult
-from harness.models.haystack import Granularity
+from harness.evaluation.kind import CaseKind, KindSpec, R, Report, RunInfo, rebuild, run_order
 from harness.models.scoresheet import sheet_json
 from harness.pipeline.settings import Mode
-from harness.reports import dataset_report
-from harness.reports.dataset_report import comparison, mode_json
-from harness.reports.dataset_summary import defect_counts, skipped_counts, summarize
 from harness.reports.envelope import CHECKSUM, FIELDS, REQUIRED, Envelope, checksum, defaulted, inputs_json, system_of
-from harness.reports.scores import dataset_scores
 
-SAME_SETTINGS = ("dataset", "backend", "embedding_model", "granularity", "modes", "method", "definitions")
-"""Dataset report fields every shard must share (plus the file name, the selection and the shard count)."""
 SAME_RUN = ("kind", "suite", "origin", "inputs", "backend", "modes", "unsupported_modes")
-"""Envelope fields every shard of a run of another kind must share (its `settings` may name the
-shard's own items, as a lifecycle run's scenarios)."""
-
-
-def _is_dataset(report: dict[str, Any]) -> bool:
-    return report.get("kind") == "haystack"
+"""Envelope fields every shard of a run must share (its `settings` may name the shard's own
+items, as a lifecycle run's scenarios)."""
 
 
 def _shard(report: dict[str, Any]) -> dict[str, Any] | None:
@@ -70,29 +59,7 @@ def load_report(path: Path) -> dict[str, Any]:
 
 def _settings(report: dict[str, Any]) -> dict[str, Any]:
     shards = _shard(report)["count"]  # type: ignore[index]  # load_report checked it is there
-    if report["kind"] not in ("beliefs", "haystack"):
-        return {key: report[key] for key in SAME_RUN} | {"shards": shards}
-    if not _is_dataset(report):
-        meta = report["meta"]
-        settings = dict(meta["settings"])
-        suites = [(s["name"], s.get("ruleset"), [src["sha256"] for src in s["sources"]]) for s in meta["suites"]]
-        return {
-            "kind": "suites",
-            "backend": (meta["backend"] or {}).get("backend"),
-            "suites": suites,
-            "modes": meta["modes"],
-            "settings": settings,
-            "embedding_model": meta.get("embedding_model"),
-            "shards": shards,
-        }
-    selection = report["selection"]
-    return {
-        "kind": "dataset",
-        **{key: report.get(key) for key in SAME_SETTINGS},
-        "file": Path(report["file"]).name,
-        "selection": {k: selection.get(k) for k in ("limit", "sample", "seed", "total")},
-        "shards": shards,
-    }
+    return {key: report[key] for key in SAME_RUN} | {"shards": shards}
 
 
 def check_shards(reports: Sequence[dict[str, Any]], paths: Sequence[Path]) -> None:
@@ -141,7 +108,6 @@ def merge_reports(paths: Sequence[Path], specs: Sequence[KindSpec[Any, Any]]) ->
     check_shards(reports, paths)
     order = sorted(range(len(reports)), key=lambda i: _shard(reports[i])["index"])  # type: ignore[index]
     reports = [reports[i] for i in order]
-    merged_from = [str(paths[i]) for i in order]
     kind = next((s for s in specs if s.name == reports[0]["kind"]), None)
     if kind is None:
         raise HarnessError(f"{paths[0]}: a report of kind {reports[0]['kind']!r}, which this harness does not know")
@@ -150,14 +116,10 @@ def merge_reports(paths: Sequence[Path], specs: Sequence[KindSpec[Any, Any]]) ->
         for r in reports
         if r["incomplete"]
     ]
-    built = None if kind.merge is not None else _built(kind, reports[0])
-    for shard, path in zip(reports, merged_from, strict=True):
+    built = _built(kind, reports[0])
+    for shard, path in zip(reports, [str(paths[i]) for i in order], strict=True):
         _check_scores(kind, built, shard, path)
-    if kind.merge is not None:
-        report = kind.merge(reports, merged_from)
-    else:
-        assert built is not None
-        report = _rebuilt(kind, built, reports, "; ".join(stopped) or None)
+    report = _rebuilt(kind, built, reports, "; ".join(stopped) or None)
     first = reports[0]
     fields = {name: defaulted(first, name) for name in FIELDS if name != "files"}
     fields.update(
@@ -180,13 +142,9 @@ def _built(kind: KindSpec[Any, R], first: dict[str, Any]) -> CaseKind[R]:
     return built
 
 
-def _check_scores(kind: KindSpec[Any, Any], built: CaseKind[Any] | None, shard: dict[str, Any], path: str) -> None:
+def _check_scores(kind: KindSpec[Any, Any], built: CaseKind[Any], shard: dict[str, Any], path: str) -> None:
     """A shard's stored score sheets must be what its own rows give: its summary is never taken as is."""
-    if kind.merge is not None:
-        alone = kind.merge([shard], [path])
-    else:
-        assert built is not None  # merge_reports builds every kind without a merge of its own
-        alone = _rebuilt(kind, built, [shard], shard["incomplete_reason"])
+    alone = _rebuilt(kind, built, [shard], shard["incomplete_reason"])
     recomputed = json.loads(json.dumps({mode: sheet_json(sheet) for mode, sheet in alone.scores.items()}, default=str))
     if recomputed != shard["scores"]:
         differing = sorted(m for m in {*recomputed, *shard["scores"]} if recomputed.get(m) != shard["scores"].get(m))
@@ -199,20 +157,16 @@ def _check_scores(kind: KindSpec[Any, Any], built: CaseKind[Any] | None, shard: 
 def _rebuilt(
     kind: KindSpec[Any, R], built: CaseKind[R], reports: Sequence[dict[str, Any]], incomplete: str | None
 ) -> Report:
-    """A kind without a merge of its own: built again unsharded, reporting every shard's results."""
+    """The kind built again unsharded, reporting every shard's results (with what its run kept besides them)."""
     first = reports[0]
     results: list[R] = [kind.result(r) for report in reports for r in report[kind.results_key]]
     seen = Counter((r.item_id, r.mode) for r in results)
     if duplicated := sorted(str(item) for (item, _), n in seen.items() if n > 1):
         raise HarnessError(f"{duplicated[0]} is in more than one shard report: not shards of one run")
-    items = {item: position for position, item in enumerate(built.item_ids())}
     modes = list(first["modes"])
-
-    def position(result: R) -> tuple[int, ...]:
-        item, mode = items.get(result.item_id, len(items)), modes.index(result.mode) if result.mode in modes else 0
-        return (mode, item) if kind.mode_major else (item, mode)
-
-    results.sort(key=kind.order(built, modes) if kind.order is not None else position)
+    results.sort(key=run_order(kind, built, modes))
+    if kind.restore is not None:
+        kind.restore(built, [{k: v for k, v in r.items() if k not in (*FIELDS, CHECKSUM)} for r in reports])
     run = RunInfo(
         BackendInfo(**first["backend"]),
         tuple(Mode(m) for m in modes),
@@ -223,50 +177,3 @@ def _rebuilt(
         incomplete,
     )
     return built.report(results, run)
-
-
-def merge_dataset(reports: Sequence[dict[str, Any]], merged_from: list[str]) -> Report:
-    data, results = _merge_dataset_runs(reports, merged_from)
-    body = {k: v for k, v in data.items() if k not in (*FIELDS, CHECKSUM)}
-    return Report(
-        dataset_report.report_stem(data),
-        body,
-        dataset_report.render_markdown(data),
-        dataset_report.scorecard(data),
-        scores=dataset_scores(results),
-        settings=reports[0]["settings"],
-    )
-
-
-def _merge_dataset_runs(
-    reports: Sequence[dict[str, Any]], merged_from: list[str]
-) -> tuple[dict[str, Any], list[QuestionResult]]:
-    run = Evaluation(Granularity(reports[0]["granularity"]), tuple(Mode(m) for m in reports[0]["modes"]))
-    for report in reports:
-        run.results.extend(QuestionResult.from_json(q) for q in report["questions"])
-        run.notes.extend(report["notes"])
-    ids = Counter((r.id, r.mode) for r in run.results)
-    if duplicated := sorted(str(question) for (question, _), n in ids.items() if n > 1):
-        raise HarnessError(f"question {duplicated[0]} is in more than one shard report: not shards of one run")
-    summaries = summarize(run)
-    timings = [r["timing"] for r in reports]
-    merged = dict(reports[0])
-    merged.update(
-        merged_from=merged_from,
-        embedding_device=", ".join(sorted({str(r.get("embedding_device")) for r in reports})),
-        timing={
-            "wall_s": max(t["wall_s"] for t in timings),
-            "shard_wall_s": [t["wall_s"] for t in timings],
-            **{key: sum(t[key] for t in timings) for key in ("ingest_s", "embed_s", "haystacks", "documents")},
-            "peak_rss_mb": max(t["peak_rss_mb"] for t in timings),
-        },
-        selection={**reports[0]["selection"], "selected": sum(r["selection"]["selected"] for r in reports)},
-        error_fraction=run.error_fraction(),
-        skipped=dict(skipped_counts(run)),
-        defects=dict(defect_counts(run)),
-        notes=run.notes,
-        summary={str(s.mode): mode_json(s) for s in summaries},
-        published=comparison(reports[0]["dataset"], summaries),
-        questions=[r.to_json() for r in run.results],
-    )
-    return merged, run.results

@@ -18,6 +18,7 @@ from harness.shards import Shard
 from harness.suites.compressed import published_names
 from harness.suites.locomo import LoCoMoFile
 from harness.suites.longmemeval import LongMemEvalFile
+from harness.suites.resolve import cases_dir
 from harness.suites.sampling import SampleMethod, select
 
 DATA_DIR_ENV = "HARNESS_DATA_DIR"
@@ -33,6 +34,8 @@ class DatasetSpec:
     files: tuple[str, ...]
     source: str
     reader: Callable[[Path], DatasetReader]
+    builtin: bool = False
+    """Its file ships in `cases/` (its `files` are relative to it), so it is always there."""
 
 
 SPECS: dict[str, DatasetSpec] = {
@@ -47,6 +50,13 @@ SPECS: dict[str, DatasetSpec] = {
     ),
     "locomo": DatasetSpec(
         "LoCoMo", ("locomo10.json",), "the LoCoMo repository (github.com/snap-research/locomo, data/)", LoCoMoFile
+    ),
+    "builtin": DatasetSpec(
+        "the built-in haystack suite",
+        ("haystack/builtin.json",),
+        "the harness itself (cases/haystack/, in LongMemEval's format)",
+        LongMemEvalFile,
+        builtin=True,
     ),
 }
 DATASETS = frozenset(SPECS)
@@ -73,6 +83,8 @@ def resolve_file(dataset: str, file: Path | None) -> Path:
         if not file.is_file():  # a FIFO would block, a device never ends
             raise HarnessError(f"{spec.title} file {file} is not a regular file (check --file)")
         return file
+    if spec.builtin:
+        return cases_dir() / spec.files[0]
     if (found := find_file(spec.files)) is not None:
         return found
     looked = ", ".join(str(d) for d in data_dirs())

@@ -1,5 +1,6 @@
 """The pytest plugin's baseline gate, run as a user runs it: pytest in a subprocess on the suite
-case items, freezing (HARNESS_FREEZE=1) or checking (--check-baseline) a copy of the built-in suite."""
+case items, freezing (HARNESS_FREEZE=1) or checking (--check-baseline) a copy of the built-in suite,
+and a dataset's questions (another kind)."""
 
 from __future__ import annotations
 
@@ -14,7 +15,9 @@ from pathlib import Path
 import pytest
 
 from harness.baselines.history import FILE_NAME
+from harness.suites.datasets import DATA_DIR_ENV
 from harness.suites.resolve import cases_dir
+from tests.plugin.test_kind_items import oracle_file
 
 CASE_TESTS = Path(__file__).parents[1] / "test_suite_cases.py"
 
@@ -95,7 +98,7 @@ def test_a_partial_run_neither_freezes_nor_checks(project: Path) -> None:
     run = _pytest(project, "-k", "alias", freeze=True)
     assert run.returncode == pytest.ExitCode.USAGE_ERROR
     assert re.search(
-        r"harness: baseline freeze of suite on embedded in bm25 needs every case: \d+ of \d+ ran", run.stdout
+        r"harness: baseline freeze of suite on embedded in bm25 needs every item: \d+ of \d+ ran", run.stdout
     )
     assert not (project / "b").exists()
 
@@ -104,3 +107,33 @@ def test_freeze_and_check_together_are_refused(project: Path) -> None:
     run = _pytest(project, "--check-baseline", freeze=True)
     assert run.returncode == pytest.ExitCode.USAGE_ERROR
     assert "HARNESS_FREEZE=1 freezes baselines and --check-baseline checks them" in run.stderr
+
+
+def test_a_haystack_suite_is_frozen_and_checked_question_by_question(tmp_path: Path) -> None:
+    """The gate covers every kind's items, not only belief cases: dataset questions are frozen,
+    checked, and a question whose evidence no longer matches is named as regressed."""
+    shutil.copy(CASE_TESTS, tmp_path / "test_cases.py")
+    data = oracle_file(tmp_path / "data", miss=False).parent
+    env = {k: v for k, v in os.environ.items() if k not in {"HARNESS_FREEZE", "PYTEST_ADDOPTS"}}
+    env[DATA_DIR_ENV] = str(data)
+
+    def pytest_run(*args: str, freeze: bool = False) -> subprocess.CompletedProcess[str]:
+        command = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q", "-rf", "test_cases.py"]
+        command += ["--backend", "embedded", "--suite", "haystack:longmemeval-oracle"]
+        command += ["--baseline-dir", str(tmp_path / "b"), *args]
+        run_env = env | ({"HARNESS_FREEZE": "1"} if freeze else {})
+        return subprocess.run(command, cwd=tmp_path, env=run_env, capture_output=True, text=True, timeout=300)
+
+    key = "longmemeval-oracle-session / embedded / bm25"
+    frozen = pytest_run(freeze=True)
+    assert frozen.returncode == 0, frozen.stdout + frozen.stderr
+    assert f"baseline {key}: frozen in" in frozen.stdout
+    passed = pytest_run("--check-baseline")
+    assert passed.returncode == 0, passed.stdout + passed.stderr
+    assert f"baseline {key}: passed" in passed.stdout
+
+    oracle_file(data, shed_evidence="We finally finished the outbuilding: it is olive now.", miss=False)
+    failed = pytest_run("--check-baseline")
+    assert failed.returncode == 1, failed.stdout + failed.stderr
+    assert re.search(r"^  regressed  case q-shed ", failed.stdout, re.M), failed.stdout
+    assert f"baseline {key}: FAILED" in failed.stdout

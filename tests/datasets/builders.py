@@ -16,12 +16,14 @@ import pytest
 from harness.backends.base import Backend
 from harness.backends.embedded import EmbeddedBackend
 from harness.embeddings import Embedder
-from harness.evaluation.kinds.haystack import HaystackKind
+from harness.evaluation.kind import KindOptions
+from harness.evaluation.kinds import kinds_for
+from harness.evaluation.kinds.haystack import HaystackOptions
 from harness.evaluation.runner import Finished, RunRequest, run_and_report
 from harness.models.haystack import Granularity
 from harness.pipeline.settings import Mode
 from harness.shards import Shard
-from harness.suites.datasets import DATA_DIR_ENV, open_selection
+from harness.suites.datasets import DATA_DIR_ENV
 from harness.suites.sampling import SampleMethod
 
 SHARED = Path(__file__).resolve().parents[3] / "shared" / "datasets"
@@ -54,18 +56,17 @@ def run_dataset(
     trec: bool = False,
 ) -> tuple[int, Finished]:
     """A dataset run as `harness run --dataset` makes it, on one backend (default: embedded): the
-    selection, the haystack kind, the one runner, the reports; its exit code and what it wrote."""
-    selection = open_selection(dataset, file, limit=limit, sample=SampleMethod(sample), seed=seed, shard=shard)
+    haystack kind from its options, the one runner, the reports (with the origin `harness merge`
+    builds the kind again from); its exit code and what it wrote."""
     parsed = tuple(Mode(m) for m in modes)
     embedder = embedder_factory() if any(m.needs_vectors for m in parsed) else None
-    kind = HaystackKind(
-        selection,
-        Granularity(granularity),
-        embedding_model=embedder.model if embedder else None,
-        error_threshold=error_threshold,
-    )
+    own = HaystackOptions(dataset, file, Granularity(granularity), SampleMethod(sample), seed)
+    common = KindOptions(parsed, limit, None, embedder.model if embedder else None, shard, error_threshold)
+    (planned,) = kinds_for([], common, {"haystack": own})
     request = RunRequest(parsed, out_dir, error_threshold, trec, shard)
-    finished = run_and_report(kind, backend or EmbeddedBackend(), embedder, request)
+    finished = run_and_report(
+        planned.kind, backend or EmbeddedBackend(), embedder, request, origin=planned.origin(common)
+    )
     if finished.outcome.stopped is not None:
         raise finished.outcome.stopped
     return finished.verdict(error_threshold).exit_code, finished

@@ -35,7 +35,7 @@ def _report(tmp_path: Path, dataset: str, granularity: str) -> dict[str, Any]:
 
 
 def test_dataset_names() -> None:
-    assert DATASETS == {"longmemeval-s", "longmemeval-m", "longmemeval-oracle", "locomo"}
+    assert DATASETS == {"longmemeval-s", "longmemeval-m", "longmemeval-oracle", "locomo", "builtin"}
 
 
 def test_longmemeval_run_reports_every_question_and_leaves_out_abstention(

@@ -91,7 +91,7 @@ def test_four_shards_merged_equal_the_unsharded_run(
     assert sum(sizes) == whole["selection"]["selected"]
     assert max(sizes) < sum(sizes)
     assert merged["shard"] is None
-    assert len(merged["merged_from"]) == N
+    assert len(merged["timing"]["shard_wall_s"]) == N
     assert _without_latency(merged) == _without_latency(whole)
     counts = {mode: s["latency_ms"]["count"] for mode, s in merged["summary"].items()}
     assert counts == {mode: s["latency_ms"]["count"] for mode, s in whole["summary"].items()}
@@ -122,12 +122,13 @@ def _strip(path: Path, target: Path, field: str) -> Path:
 
 def test_mismatched_shards_are_refused(tmp_path: Path, shard_reports: list[Path]) -> None:
     first, second = shard_reports
+    other_model = json.loads(second.read_text())["origin"] | {"embedding_model": "other"}
     cases = {
         "missing shard 2/2": [first],
         "given twice": [first, first],
         "differs .* in modes": [first, _rewrite(second, tmp_path / "modes.json", modes=["bm25", "vector"])],
         "differs .* in shards": [first, _rewrite(second, tmp_path / "n.json", shard={"index": 2, "count": 3})],
-        "differs .* in embedding_model": [first, _rewrite(second, tmp_path / "m.json", embedding_model="other")],
+        "differs .* in origin": [first, _rewrite(second, tmp_path / "m.json", origin=other_model)],
         "not a shard report": [first, _rewrite(second, tmp_path / "whole.json", shard=None)],
         "differs .* in kind": [first, _rewrite(second, tmp_path / "kind.json", kind="beliefs")],
         "not a harness run report": [first, _strip(second, tmp_path / "other.json", "files")],

@@ -1,7 +1,8 @@
 """A fuzz pass over every suite loader (issue 21): documents made from the real example files with
 parts replaced (by other types, huge or odd text, NaN, deep nesting, a key removed), and raw bytes
 (truncated, not UTF-8, random) either load or fail with the harness's one-line error
-(`HarnessError`): never another exception, and never a hang (an alarm per example).
+(`HarnessError`): never another exception, and never a hang (an alarm per example). Whole runs of
+fuzzed suite folders and scenario files end with exit 0, 1 or 2, a load error in one line.
 
 Deterministic: `derandomize` (the examples are the same on every run), a bounded number of
 examples per loader and a deadline per example, so the pass is fast enough for every CI run.
@@ -288,3 +289,40 @@ def test_a_dataset_file_that_is_not_utf8_is_one_line(cli, tmp_path: Path, datase
     code, _, stderr = cli("run", "--dataset", dataset, "--file", str(path), "-m", "bm25", "--out", str(tmp_path / "o"))
     assert code == 2, stderr
     assert one_line(stderr).startswith(f"harness: error: {path}: not UTF-8: "), stderr
+
+
+# -- whole runs: the CLI on fuzzed suites ends with 0, 1 or 2, and a failure to load is one line ------
+
+RUNS = settings(
+    FUZZ,
+    max_examples=6,
+    suppress_health_check=[*FUZZ.suppress_health_check, HealthCheck.function_scoped_fixture],
+)
+"""Fewer examples than the loaders get: each is a whole `harness run` (in process, on embedded)."""
+
+
+def _run_ends_cleanly(cli: Callable[..., tuple[int, str, str]], *args: str) -> None:
+    with _hang_alarm():
+        code, _, stderr = cli(*args)  # an exception other than SystemExit fails the test: a traceback
+    assert code in (0, 1, 2), (code, stderr)
+    assert "Traceback" not in stderr, stderr
+    if code == 2:
+        one_line(stderr)
+
+
+@RUNS
+@given(st.sampled_from(["corpus.json", "static.json", "session.json"]), st.data())
+def test_runs_of_fuzzed_suite_folders(cli: Callable[..., tuple[int, str, str]], name: str, data: st.DataObject) -> None:
+    content = data.draw(_content(_seed(_NATIVE / name)))
+    with _folder({name: content}, _NATIVE) as folder:
+        _run_ends_cleanly(cli, "run", "-s", str(folder), "-m", "bm25", "--out", str(folder / "out"))
+
+
+@RUNS
+@given(st.sampled_from(sorted(p.name for p in _LIFECYCLE.glob("*.json"))), st.data())
+def test_runs_of_fuzzed_scenario_files(
+    cli: Callable[..., tuple[int, str, str]], name: str, data: st.DataObject
+) -> None:
+    content = data.draw(_content(_seed(_LIFECYCLE / name)))
+    with _folder({name: content}) as folder:
+        _run_ends_cleanly(cli, "run", "-s", f"mnemonic:{folder / name}", "-m", "bm25", "--out", str(folder / "out"))

@@ -1,7 +1,8 @@
 """pytest items for every kind, run as a user runs them: pytest in a subprocess on the item tests,
-with xdist. Collection lists every built-in suite's items; a failing lifecycle scenario fails its
-own item with the judge's reasons where its mode is asserted, and is an xfail where it is measured;
-a conversation turn is held to its committed baseline."""
+with xdist. Collection lists every built-in suite's items, of all five kinds; a failing lifecycle
+scenario or haystack question fails its own item with the judge's reasons where its mode is
+asserted, and a scenario is an xfail where it is measured; a conversation turn is held to its
+committed baseline."""
 
 from __future__ import annotations
 
@@ -18,6 +19,8 @@ import pytest
 
 from harness.suites import BUILTIN, load_suite
 from harness.suites.code_tasks import load_builtin
+from harness.suites.datasets import DATA_DIR_ENV
+from harness.suites.longmemeval import ABSTENTION_SUFFIX
 from harness.suites.resolve import cases_dir, load_conversation, load_lifecycle
 
 ITEM_TESTS = Path(__file__).parents[1] / "test_suite_cases.py"
@@ -34,10 +37,14 @@ UNANSWERABLE = {
 """Nothing answers the query with the memory it expects: P@5 and MRR are 0, the grade FAIL."""
 
 
-def _pytest(folder: Path, *args: str, items: tuple[str, ...] = ()) -> subprocess.CompletedProcess[str]:
-    """pytest on a copy of the item tests in `folder`: all of them, or the `items` named (their ids)."""
+def _pytest(
+    folder: Path, *args: str, items: tuple[str, ...] = (), data: Path | None = None
+) -> subprocess.CompletedProcess[str]:
+    """pytest on a copy of the item tests in `folder`: all of them, or the `items` named (their ids);
+    `data`: the folder datasets are read from (HARNESS_DATA_DIR)."""
     shutil.copy(ITEM_TESTS, folder / "test_items.py")
-    env = {k: v for k, v in os.environ.items() if k not in {"HARNESS_FREEZE", "PYTEST_ADDOPTS"}}
+    env = {k: v for k, v in os.environ.items() if k not in {"HARNESS_FREEZE", "PYTEST_ADDOPTS", DATA_DIR_ENV}}
+    env |= {DATA_DIR_ENV: str(data)} if data is not None else {}
     selected = [f"test_items.py::test_item[{i}]" for i in items] or ["test_items.py"]
     command = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q", "-rfx", *selected]
     return subprocess.run(
@@ -50,20 +57,87 @@ def _outcomes(output: str) -> dict[str, str]:
     return dict((m[1], m[0]) for m in re.findall(r"^(FAILED|XFAIL) test_items\.py::test_item\[(.+?)\]", output, re.M))
 
 
-def test_collection_lists_every_item_of_the_four_built_in_kinds_under_xdist(tmp_path: Path) -> None:
+def test_collection_lists_every_item_of_the_five_built_in_kinds_under_xdist(tmp_path: Path) -> None:
     run = _pytest(tmp_path, "-n", "2", "--collect-only")
     assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
     ids = re.findall(r"^test_items\.py::test_item\[(.+)\]$", run.stdout, re.M)
-    kinds = Counter(re.match(r"(beliefs|lifecycle|conversation|code-tasks)-embedded-bm25-", i)[1] for i in ids)
+    kinds = Counter(re.match(r"(beliefs|haystack|lifecycle|conversation|code-tasks)-embedded-bm25-", i)[1] for i in ids)
     beliefs = load_suite(BUILTIN)
+    questions = json.loads((cases_dir() / "haystack" / "builtin.json").read_text())
     assert kinds == {
         "beliefs": len(beliefs.static_cases) + len(beliefs.session_cases),
+        "haystack": sum(not q["question_id"].endswith(ABSTENTION_SUFFIX) for q in questions),  # no evidence: no item
         "lifecycle": len(load_lifecycle("builtin").scenarios),
         "conversation": load_conversation("builtin").turns,
         "code-tasks": len(load_builtin("builtin").tasks),
     }
+    assert "haystack-embedded-bm25-hb-commute" in ids
     assert "lifecycle-embedded-bm25-multi-hop-chains" in ids
     assert "conversation-embedded-bm25-salt-road#1" in ids
+
+
+def _session(session_id: str, *lines: str) -> tuple[str, list[dict[str, object]]]:
+    return session_id, [{"role": "user", "content": line, "has_answer": False} for line in lines]
+
+
+def oracle_file(
+    folder: Path, shed_evidence: str = "I painted the garden shed a deep green colour last weekend.", miss: bool = True
+) -> Path:
+    """A LongMemEval-format file named as the oracle, written for this test: `q-shed` asks in the
+    words of its evidence (bm25 finds it, unless `shed_evidence` says it otherwise); `q-violin`
+    (with `miss`), whose evidence shares no word with the question while a distractor shares three."""
+
+    def record(qid: str, question: str, gold: str, sessions: list[tuple[str, list[dict[str, object]]]]) -> dict:
+        return {
+            "question_id": qid,
+            "question_type": "single-session-user",
+            "question": question,
+            "answer": "-",
+            "question_date": "2024/01/10 (Wed) 10:00",
+            "haystack_session_ids": [sid for sid, _ in sessions],
+            "haystack_dates": ["2024/01/08 (Mon) 09:00"] * len(sessions),
+            "haystack_sessions": [turns for _, turns in sessions],
+            "answer_session_ids": [gold],
+        }
+
+    distractors = [
+        _session("d-tyres", "I bought new tyres for the car."),
+        _session("d-rye", "The bakery sells rye bread."),
+    ]
+    shed = [
+        record(
+            "q-shed",
+            "Which colour did I paint the garden shed?",
+            "e-shed",
+            [distractors[0], _session("e-shed", shed_evidence), distractors[1]],
+        )
+    ]
+    violin = [
+        record(
+            "q-violin",
+            "What instrument did my daughter start learning?",
+            "e-violin",
+            [
+                _session("d-garden", "My daughter and I want to start learning how to grow a vegetable garden."),
+                _session("e-violin", "Maya began violin lessons at school on Tuesday."),
+                *distractors,
+            ],
+        )
+    ]
+    records = shed + violin if miss else shed
+    folder.mkdir(parents=True, exist_ok=True)
+    path = folder / "longmemeval_oracle.json"
+    path.write_text(json.dumps(records), encoding="utf-8")
+    return path
+
+
+def test_a_missed_haystack_question_fails_its_own_item_with_its_reasons(tmp_path: Path) -> None:
+    data = oracle_file(tmp_path / "data").parent
+    run = _pytest(tmp_path, "-n", "2", "--suite", "haystack:longmemeval-oracle", data=data)
+    assert run.returncode == 1, run.stdout[-3000:] + run.stderr[-3000:]
+    assert _outcomes(run.stdout) == {"haystack-embedded-bm25-q-violin": "FAILED"}, run.stdout[-3000:]
+    assert "q-violin: gold session e-violin not in the top 1 (ranked: d-garden" in run.stdout
+    assert "1 failed, 1 passed" in run.stdout
 
 
 @pytest.fixture

@@ -5,6 +5,7 @@ flagged three ways, a subset compared with the whole, options silently ignored).
 from __future__ import annotations
 
 import json
+import re
 import shutil
 from collections.abc import Iterator
 from pathlib import Path
@@ -20,12 +21,14 @@ from harness.evaluation.runner import RunRequest, run_and_report
 from harness.metrics.significance import paired_test
 from harness.pipeline.settings import Mode
 from harness.resources import data_root
+from tests.datasets.builders import shared_file
 
 from .pages import harness
 
 CAPABILITY = data_root() / "cases" / "code-tasks" / "nano-brain-format" / "ledger" / "benchmarks" / "capability"
-TIMING = {"started_at", "wall_s", "files", "checksum", "latency_ms", "p50_ms", "p95_ms", "created_at"}
-"""What differs between two runs of the same items: when, how long, and the files' own names."""
+TIMING = {"started_at", "wall_s", "files", "checksum", "latency_ms", "p50_ms", "p95_ms", "created_at", "timing"}
+"""What differs between two runs of the same items: when, how long (a dataset report's `timing`:
+its shards' work added up when merged), and the files' own names."""
 
 
 def without_timing(value: Any) -> Any:
@@ -51,12 +54,14 @@ def ledger(tmp_path: Path) -> Path:
         ("nano-brain:{ledger}", "code-tasks-ledger-embedded"),
         ("lifecycle:builtin", "lifecycle-embedded"),
         ("conversation:builtin", "conversation-embedded"),
+        ("haystack:builtin", "dataset-builtin-session"),
     ],
 )
 def test_shards_of_every_kind_merge_into_the_unsharded_report(tmp_path: Path, suite: str, stem: str) -> None:
     """Code-task, lifecycle and conversation runs took `--shard`, wrote the shard as the whole
     run's `-latest` and could not be merged; now each shard says so and merges byte for byte
-    into the unsharded report (timing aside)."""
+    into the unsharded report (timing aside). Datasets too, through the same merge (theirs had
+    one of its own, which wrote fields the unsharded report has not)."""
     suite = suite.format(ledger=ledger(tmp_path))
     run = ["run", "--suite", suite, "-m", "bm25"]
     # 1: a gate of the run's own (the built-in lifecycle scenarios' overall grade in bm25)
@@ -70,12 +75,44 @@ def test_shards_of_every_kind_merge_into_the_unsharded_report(tmp_path: Path, su
     parts = [json.loads(p.read_text()) for p in shards]
     assert [p["shard"]["index"] for p in parts] == [1, 2]
     whole = json.loads((tmp_path / "whole" / f"{stem}-latest.json").read_text())
-    key = {"conversation": "turns", "beliefs": "cases"}.get(whole["kind"], "results")
+    key = {"conversation": "turns", "beliefs": "cases", "haystack": "questions"}.get(whole["kind"], "results")
     assert sorted(len(p[key]) for p in parts) != [0, len(whole[key])], "both shards hold items"
     assert harness(tmp_path, "merge", *map(str, reversed(shards)), "--out", "merged") == verdict, "the run's verdict"
     merged = json.loads((tmp_path / "merged" / f"{stem}-latest.json").read_text())
     assert merged["shard"] is None
     assert json.dumps(without_timing(merged), sort_keys=True) == json.dumps(without_timing(whole), sort_keys=True)
+
+
+@pytest.mark.parametrize(
+    ("dataset", "options"),
+    [
+        ("builtin", ()),
+        ("longmemeval-oracle", ("--limit", "80", "--sample", "stratified", "--granularity", "turn")),
+        ("locomo", ("--limit", "120", "--sample", "stride")),
+    ],
+)
+def test_four_shards_of_a_dataset_run_merge_into_the_unsharded_report(
+    tmp_path: Path, dataset: str, options: tuple[str, ...]
+) -> None:
+    """Issue 20: a dataset run in four shards, merged, is the unsharded run's report (timing aside);
+    the public files are read from ../shared (skipped without them), the built-in one always."""
+    if dataset != "builtin":
+        public = shared_file({"locomo": "locomo10.json"}.get(dataset, "longmemeval_oracle.json"))
+        options = (*options, "--file", str(public))
+    run = ["run", "--dataset", dataset, "-m", "bm25", *options]
+    assert harness(tmp_path, *run, "--out", "whole") == 0
+    for index in range(1, 5):
+        assert harness(tmp_path, *run, "--shard", f"{index}/4", "--out", "shards") == 0
+    shards = sorted((tmp_path / "shards").glob("dataset-*-shard*of4-2*.json"))
+    assert len(shards) == 4
+    assert sum(bool(json.loads(p.read_text())["questions"]) for p in shards) > 1, "the shards split the questions"
+    assert harness(tmp_path, "merge", *map(str, shards), "--out", "merged") == 0
+    (whole,) = (tmp_path / "whole").glob("dataset-*-latest.json")
+    merged = json.loads((tmp_path / "merged" / whole.name).read_text())
+    assert len(merged["timing"]["shard_wall_s"]) == 4
+    assert json.dumps(without_timing(merged), sort_keys=True) == json.dumps(
+        without_timing(json.loads(whole.read_text())), sort_keys=True
+    )
 
 
 def test_a_belief_shard_is_never_read_as_a_whole_run(tmp_path: Path) -> None:
@@ -225,3 +262,19 @@ def test_the_paired_test_enumerates_few_items_and_samples_many() -> None:
     assert many.p_value == 1 / 10_001
     mixed = paired_test([0.0, 1.0] * 20, [1.0, 0.0] * 20)
     assert not mixed.significant
+
+
+def test_the_trec_help_says_which_kinds_write_runs_and_why_the_others_refuse(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Conversation turns and code tasks refuse `--trec`: a turn is judged by what its context
+    holds, a task by the symbols and files its answer surfaces, as sets; neither ranks documents
+    against relevance judgements, so there is no run and qrels to write. The help says so, from
+    the specs (a kind honouring `trec` is listed with those that write them)."""
+    assert harness(tmp_path, "run", "--help") == 0
+    text = " ".join(re.sub(r"[│╭╮╰╯─]", " ", capsys.readouterr().out).split())
+    assert (
+        "Also write each mode's run and qrels as TREC files (belief suites, public datasets, lifecycle "
+        "scenarios: they rank documents against relevance judgements; conversation turns, code tasks judge "
+        "what an answer or context holds, not a ranking: refused)."
+    ) in text

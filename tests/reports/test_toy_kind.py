@@ -1,10 +1,11 @@
 """A kind declared here, from its spec alone, gets the CLI's options and refusals, shards, merge,
-compare and baselines, with no other file changed (pytest items: `Planned.kind.item_ids()` and
-`execute` are what a collector needs)."""
+compare and baselines, and (being `Itemized`, with a `builtin` suite) pytest items and the pytest
+baseline gate, with no other file changed."""
 
 from __future__ import annotations
 
 import json
+import re
 import sys
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import asdict, dataclass, field
@@ -15,12 +16,14 @@ from typing import Any
 import pytest
 
 from harness.evaluation import kinds
-from harness.evaluation.kind import Engine, KindOptions, KindSpec, Report, RunInfo, Scorecard, Step, option
+from harness.evaluation.kind import Engine, Item, KindOptions, KindSpec, Report, RunInfo, Scorecard, Step, option
 from harness.evaluation.results import Errs
 from harness.models.scoresheet import CaseScore, ScoreSheet
 from harness.pipeline.settings import Mode
 
 ITEMS = tuple(f"item-{i}" for i in range(8))
+PASS_AT = 0.1
+"""A toy item passes at this score: without a bonus, item-0 (score 0) is the one that fails."""
 
 
 @dataclass
@@ -42,22 +45,25 @@ class ToyResult(Errs):
 @dataclass(frozen=True)
 class ToyOptions:
     bonus: float = field(default=0.0, metadata=option("Added to every toy score.", flag="--toy-bonus", min=0.0))
+    words: str = field(default="", metadata=option("Words every toy text starts with.", flag="--toy-words", texts=True))
 
 
 class ToyKind:
     name = "toy"
     unit = "items"
     baseline_suite = "toy:eight"
+    asserted = frozenset({Mode.BM25})
 
-    def __init__(self, items: Sequence[str], bonus: float) -> None:
-        self.items = list(items)
+    def __init__(self, items: Sequence[str], bonus: float, words: str = "") -> None:
+        self.ids = list(items)
         self.bonus = bonus
+        self.words = words
 
     def total(self, modes: Sequence[Mode]) -> int:  # noqa: ARG002 - one step per item
-        return len(self.items)
+        return len(self.ids)
 
     def texts(self) -> Iterable[str]:
-        return []
+        return [f"{self.words} {item}" for item in self.ids] if self.words else []
 
     def prepare(self) -> None:
         pass
@@ -66,12 +72,21 @@ class ToyKind:
         return []
 
     def item_ids(self) -> list[str]:
-        return list(self.items)
+        return list(self.ids)
 
     def execute(self, engine: Engine) -> Iterator[Step]:
-        for item in self.items:
+        for item in self.ids:
             score = min(1.0, ITEMS.index(item) / 10 + self.bonus)
             yield Step(item, [ToyResult(item, mode.value, score) for mode in engine.modes])
+
+    def items(self) -> list[Item]:  # `Itemized`: pytest makes an item of each, its own group
+        return [Item(item, item) for item in self.ids]
+
+    def only(self, group: str) -> ToyKind:
+        return ToyKind([group], self.bonus)
+
+    def failures(self, result: ToyResult) -> list[str]:
+        return [f"{result.item} scored {result.score:.2f}, under {PASS_AT}"] if result.score < PASS_AT else []
 
     def report(self, results: Sequence[Any], run: RunInfo) -> Report:
         by_mode = {m.value: [r for r in results if r.mode == m.value] for m in run.modes}
@@ -95,7 +110,7 @@ class ToyKind:
 
 def build(suites: Sequence[str], common: KindOptions, own: ToyOptions) -> ToyKind:  # noqa: ARG001 - one toy set
     items = ITEMS[: common.limit]
-    return ToyKind([i for i in items if common.shard is None or common.shard.owns(i)], own.bonus)
+    return ToyKind([i for i in items if common.shard is None or common.shard.owns(i)], own.bonus, own.words)
 
 
 TOY = KindSpec(
@@ -107,6 +122,7 @@ TOY = KindSpec(
     results_key="results",
     prefixes=("toy",),
     options=ToyOptions,
+    builtin="toy:eight",
 )
 
 
@@ -139,6 +155,13 @@ def test_a_toy_kind_gets_options_shards_merge_compare_and_baselines(
     assert "Toy items" in help_text
     assert "toy:eight" in help_text
 
+    assert harness("embed", "--help") == 0  # an option that changes the texts is `harness embed`'s too
+    help_text = capsys.readouterr().out
+    assert "--toy-words" in help_text
+    assert "--toy-bonus" not in help_text
+    assert harness("embed", "--dataset", "builtin", "--toy-words", "hello") == 2
+    assert "--dataset embeds a dataset: --suite, --fields and --toy-words do not apply" in capsys.readouterr().err
+
     assert harness("run", "-m", "bm25", "--toy-bonus", "0.5") == 2  # the builtin belief suite takes no bonus
     assert (
         "--toy-bonus does not apply to belief suites (an option of toy items: --suite toy:...)"
@@ -150,7 +173,11 @@ def test_a_toy_kind_gets_options_shards_merge_compare_and_baselines(
     run = ["run", "-s", "toy:eight", "-m", "bm25", "-m", "hybrid", "--toy-bonus", "0.25"]
     assert harness(*run, "--out", "whole") == 0
     whole = json.loads((tmp_path / "whole" / "toy-embedded-latest.json").read_text())
-    assert (whole["kind"], whole["suite"], whole["origin"]["options"]) == ("toy", "toy:eight", {"bonus": 0.25})
+    assert (whole["kind"], whole["suite"], whole["origin"]["options"]) == (
+        "toy",
+        "toy:eight",
+        {"bonus": 0.25, "words": ""},
+    )
     assert len(whole["results"]) == 16
 
     for index in (1, 2, 3):
@@ -174,3 +201,51 @@ def test_a_toy_kind_gets_options_shards_merge_compare_and_baselines(
     capsys.readouterr()
     assert harness(*lower, *baselines, "--check-baseline") == 1
     assert "regressed  case item-0 score: 0.2500 -> 0.0000" in capsys.readouterr().out
+
+
+ITEM_TESTS = """
+from harness.pytest_plugin import ItemParam
+
+
+def test_item(harness_item: ItemParam, harness_check) -> None:
+    harness_check(harness_item)
+"""
+"""What a user's test file holds (as `tests/test_suite_cases.py`)."""
+
+
+def test_a_toy_kind_gets_pytest_items_and_the_pytest_baseline_gate_from_its_spec(
+    pytester: pytest.Pytester, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(kinds, "SPECS", (*kinds.SPECS, TOY))
+    monkeypatch.delenv("HARNESS_FREEZE", raising=False)
+    pytester.makepyfile(test_items=ITEM_TESTS)
+    common = ["-p", "no:cacheprovider", "--backend", "embedded"]
+
+    collected = pytester.runpytest_inprocess(*common, "--collect-only", "-q")
+    listed = collected.stdout.str()
+    assert re.findall(r"test_item\[(toy-[^\]]+)\]", listed) == [f"toy-embedded-bm25-{i}" for i in ITEMS]
+    assert "test_item[beliefs-embedded-bm25-" in listed  # its built-in suite is collected beside the others
+
+    toy = [*common, "--suite", "toy:eight", "--baseline-dir", str(pytester.path / "baselines")]
+    ran = pytester.runpytest_inprocess(*toy, "--mode", "bm25", "-rf")
+    ran.assert_outcomes(passed=7, failed=1)
+    failed = "FAILED test_items.py::test_item[[]toy-embedded-bm25-item-0[]] - *"
+    ran.stdout.fnmatch_lines(["item-0 scored 0.00, under 0.1", failed])  # the judge's reasons, in its item
+
+    module = sys.modules[__name__]
+    monkeypatch.setattr(module, "PASS_AT", 0.0)  # every item passes: the gate alone decides below
+    monkeypatch.setenv("HARNESS_FREEZE", "1")
+    frozen = pytester.runpytest_inprocess(*toy, "--mode", "hybrid")
+    frozen.assert_outcomes(passed=8)
+    assert "baseline toy:eight / embedded / hybrid: frozen in" in frozen.stdout.str()
+    monkeypatch.delenv("HARNESS_FREEZE")
+
+    checked = pytester.runpytest_inprocess(*toy, "--mode", "hybrid", "--check-baseline")
+    assert checked.ret == 0, checked.stdout.str()
+    assert "baseline toy:eight / embedded / hybrid: passed" in checked.stdout.str()
+
+    monkeypatch.setattr(module, "ITEMS", tuple(reversed(ITEMS)))  # item-7 now scores 0
+    regressed = pytester.runpytest_inprocess(*toy, "--mode", "hybrid", "--check-baseline")
+    assert regressed.ret == pytest.ExitCode.TESTS_FAILED
+    assert "regressed  case item-7 score: 0.7000 -> 0.0000" in regressed.stdout.str()
+    assert "baseline toy:eight / embedded / hybrid: FAILED" in regressed.stdout.str()

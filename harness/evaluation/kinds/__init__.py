@@ -3,9 +3,10 @@ functions that turn a run's `--suite` arguments into kinds.
 
 Belief suites (`builtin`, `tenure:DIR`, a suite folder) are the kind without a prefix: every
 `--suite` that names no registered prefix is one, and they run together as one `BeliefKind`.
-Every other kind claims its `--suite PREFIX:REST` formats in its spec. An explicit list rather
-than entry points, as the backend registry: the order is stated and a kind is found by reading
-one line. Tests that add a kind patch `SPECS` for their own duration; everything reads it on each call.
+Every other kind claims its `--suite PREFIX:REST` formats in its spec; a kind with a `selector`
+(an own option such as `--dataset`) runs alone, with that option's value as its suite. An
+explicit list rather than entry points, as the backend registry: the order is stated and a kind
+is found by reading one line. Tests that add a kind patch `SPECS` for their own duration; everything reads it on each call.
 """
 
 from __future__ import annotations
@@ -26,7 +27,7 @@ SPECS: tuple[KindSpec[Any, Any], ...] = (
     code_tasks.SPEC,
 )
 
-__all__ = ["SPECS", "KindOptions", "Planned", "kinds_for", "prefix_of", "spec", "spec_of"]
+__all__ = ["SPECS", "KindOptions", "Planned", "builtin_suites", "kinds_for", "prefix_of", "selected", "spec", "spec_of"]
 
 
 def spec(name: str) -> KindSpec[Any, Any]:
@@ -71,13 +72,25 @@ class Planned:
         }
 
 
+def selected(own: Mapping[str, Any] | None) -> tuple[KindSpec[Any, Any], str] | None:
+    """The kind an own option selects instead of `--suite` (`--dataset NAME`), with that value."""
+    for kind in SPECS:
+        if kind.selector is not None and (value := getattr((own or {}).get(kind.name), kind.selector, None)):
+            return kind, value
+    return None
+
+
 def kinds_for(suites: Sequence[str], common: KindOptions, own: Mapping[str, Any] | None = None) -> list[Planned]:
     """The kinds a run's `--suite` arguments name, in registry order; `own[spec name]` holds a
-    kind's own options (its defaults when absent). A grouped kind gets all its arguments at once."""
+    kind's own options (its defaults when absent). A grouped kind gets all its arguments at once.
+    A kind an own option selects (`selected`) is the run's only kind, its suite that option's value."""
 
     def options(kind: KindSpec[Any, Any]) -> Any:
         return (own or {}).get(kind.name, default_options(kind))
 
+    if (chosen := selected(own)) is not None:
+        kind, suite = chosen
+        return [Planned(kind.build((suite,), common, options(kind)), kind, (suite,), options(kind))]
     planned: list[Planned] = []
     for kind in SPECS:
         if kind.grouped and (mine := tuple(s for s in suites if spec_of(s) is kind)):
@@ -88,5 +101,6 @@ def kinds_for(suites: Sequence[str], common: KindOptions, own: Mapping[str, Any]
     return planned
 
 
-BUILTIN_SUITES = tuple(s.builtin for s in SPECS if s.builtin is not None)
-"""The built-in suite of every kind with pytest items (haystack datasets are benchmarks: not items)."""
+def builtin_suites() -> tuple[str, ...]:
+    """The built-in suite of every kind with pytest items, in registry order (read on each call)."""
+    return tuple(s.builtin for s in SPECS if s.builtin is not None)

@@ -424,7 +424,8 @@ class FieldSet(StrEnum):
 @dataclass(frozen=True)
 class BeliefOptions:
     fields: FieldSet = field(
-        default=FieldSet.SURFACE, metadata=option("Retrieval surface: surface (name + aliases) or content.")
+        default=FieldSet.SURFACE,
+        metadata=option("Retrieval surface: surface (name + aliases) or content.", texts=True),
     )
 
 

@@ -11,8 +11,8 @@ from __future__ import annotations
 import time
 import uuid
 from collections import Counter
-from collections.abc import Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any, ClassVar
 
@@ -22,7 +22,7 @@ from harness.backends.base import Hit
 from harness.backends.failures import connection_lost
 from harness.embeddings import Embedder
 from harness.evaluation import teardown
-from harness.evaluation.kind import Engine, KindOptions, KindSpec, Report, RunInfo, Step, option
+from harness.evaluation.kind import Engine, Item, KindOptions, KindSpec, Report, RunInfo, Step, option
 from harness.evaluation.question_results import (
     REPORTED_HITS,
     Evaluation,
@@ -40,8 +40,7 @@ from harness.pipeline.haystack import DEPTH, HaystackIndex, by_session, embeddin
 from harness.pipeline.memory_layer import TextEmbedder
 from harness.pipeline.settings import Mode
 from harness.reports import dataset_report
-from harness.reports.dataset_report import RunContext
-from harness.reports.merge import merge_dataset
+from harness.reports.dataset_report import RunContext, merged_timing
 from harness.reports.scores import dataset_scores
 from harness.reports.trec import dataset_trec
 from harness.suites.datasets import Selection, open_selection
@@ -78,6 +77,13 @@ class HaystackKind:
     skipped: list[QuestionResult] = field(default_factory=list)
     haystacks: list[HaystackStats] = field(default_factory=list)
     notes: list[str] = field(default_factory=list)
+    shard_timings: list[Mapping[str, Any]] = field(default_factory=list)
+    """The timings of the shard reports a merge restored (their work added up in the report)."""
+    groups: dict[str, frozenset[int]] | None = None
+    """Per haystack, its questions' positions in the file (what `only` selects; read on first use)."""
+    asserted: frozenset[Mode] = frozenset({Mode.BM25})
+    """bm25 is the system under test: the built-in questions are written so that their words find
+    their evidence; vector and hybrid are measured (a failure there fails only against a baseline)."""
     through_systems: ClassVar[bool] = True
     """It runs on any system under test (`_through`)."""
 
@@ -101,6 +107,8 @@ class HaystackKind:
         needs_vectors = any(m.needs_vectors for m in engine.modes)
         if needs_vectors and engine.embedder is None:
             raise ValueError("vector and hybrid modes need an embedder")
+        if needs_vectors and isinstance(engine.embedder, Embedder):
+            self.embedding_device = str(engine.embedder.device)
         namespace = f"h{uuid.uuid4().hex[:12]}"
         read = self.selection.reader.read(self.selection.selected)
         for number, (haystack, analysed) in enumerate(analysed_ahead(read)):
@@ -234,6 +242,61 @@ class HaystackKind:
     def item_ids(self) -> list[str]:
         return [q.id for h in self.selection.reader.read(self.selection.selected) for q in h.questions]
 
+    def items(self) -> list[Item]:
+        """Each scored question (a skipped one has no result to judge), grouped by its haystack:
+        one ingest serves a haystack's questions."""
+        return [
+            Item(q.id, h.id)
+            for h in self.selection.reader.read(self.selection.selected)
+            for q in h.questions
+            if skip_reason(q, self.granularity) is None
+        ]
+
+    def only(self, group: str) -> HaystackKind:
+        """The questions of haystack `group` (by their positions in the file, read once for every group)."""
+        if self.groups is None:
+            positions = {r.id: r.position for r in self.selection.reader.scan()}
+            self.groups = {
+                h.id: frozenset(positions[q.id] for q in h.questions)
+                for h in self.selection.reader.read(self.selection.selected)
+            }
+        return HaystackKind(
+            replace(self.selection, selected=self.groups.get(group, frozenset())),
+            self.granularity,
+            self.embedding_model,
+            self.embedding_device,
+            self.error_threshold,
+        )
+
+    def failures(self, result: QuestionResult) -> list[str]:
+        """Its gold documents must be its top ones: each gold document ranked below them is a reason."""
+        reasons = []
+        for level in result.levels:
+            if level.level is not self.granularity:
+                continue
+            top = [doc for doc, _ in level.retrieved[: len(level.gold)]]
+            if missed := [doc for doc in level.gold if doc not in top]:
+                reasons.append(
+                    f"{result.id}: gold {level.level} {', '.join(missed)} not in the top {len(level.gold)} "
+                    f"(ranked: {', '.join(doc for doc, _ in level.retrieved[:5]) or 'nothing'})"
+                )
+        return reasons
+
+    def restore(self, bodies: Sequence[Mapping[str, Any]]) -> None:
+        """The shard reports' load notes (each once, in haystack order), embedding device and timings."""
+        order = {item: position for position, item in enumerate(self.item_ids())}
+        first: dict[str, int] = {}
+        for body in bodies:
+            for question in body["questions"]:
+                haystack = question["haystack"]
+                first[haystack] = min(first.get(haystack, len(order)), order.get(question["id"], len(order)))
+        notes = dict.fromkeys(note for body in bodies for note in body["notes"])
+        self.notes = sorted(notes, key=lambda note: first.get(note.partition(": ")[0], len(order)))
+        devices = {str(body.get("embedding_device")) for body in bodies}
+        self.embedding_device = None if devices == {"None"} else ", ".join(sorted(devices))
+        self.error_threshold = bodies[0]["error_threshold"]
+        self.shard_timings = [body["timing"] for body in bodies]
+
     def report(self, results: Sequence[QuestionResult], run: RunInfo) -> Report:
         """A dataset run's report on one backend: its files, scorecard and TREC runs."""
         evaluation = self.evaluation(results, run.modes, run.wall_s)
@@ -251,6 +314,8 @@ class HaystackKind:
             error_threshold=self.error_threshold,
         )
         data = dataset_report.build_report(evaluation, context)
+        if self.shard_timings:
+            data["timing"] = merged_timing(self.shard_timings)
         view = run.envelope() | data
         return Report(
             stem=dataset_report.report_stem(data),
@@ -361,7 +426,8 @@ class HaystackOptions:
     dataset: str | None = field(
         default=None,
         metadata=option(
-            "A public dataset instead of suites: longmemeval-s, longmemeval-m, longmemeval-oracle, locomo."
+            "A public dataset instead of suites: longmemeval-s, longmemeval-m, longmemeval-oracle, locomo "
+            "(or builtin: a small one in cases/haystack)."
         ),
     )
     file: Path | None = field(
@@ -373,17 +439,41 @@ class HaystackOptions:
         default=SampleMethod.HEAD, metadata=option("With --limit: head, stride or stratified (by question type).")
     )
     seed: int = field(default=0, metadata=option("Seed for --sample stratified."))
-    dry_run: bool = field(default=False, metadata=option("Show what a dataset run would do, and run nothing."))
+
+
+PREFIX = "haystack"
 
 
 def build(suites: Sequence[str], common: KindOptions, own: HaystackOptions) -> HaystackKind:
-    """The questions of `--dataset` (the one suite argument), selected and sharded."""
-    (dataset,) = suites
+    """The questions of `--dataset NAME` or `--suite haystack:NAME` (the one suite argument), selected and sharded."""
+    (suite,) = suites
+    dataset = suite.removeprefix(f"{PREFIX}:")
     selection = open_selection(
         dataset, own.file, limit=common.limit, sample=own.sample, seed=own.seed, shard=common.shard
     )
     needs_vectors = any(m.needs_vectors for m in common.modes)
-    return HaystackKind(selection, own.granularity, embedding_model=common.embedding_model if needs_vectors else None)
+    return HaystackKind(
+        selection,
+        own.granularity,
+        embedding_model=common.embedding_model if needs_vectors else None,
+        error_threshold=common.error_threshold,
+    )
+
+
+def run_order(kind: HaystackKind, modes: Sequence[str]) -> Callable[[QuestionResult], tuple[int, ...]]:
+    """As a run reports them: asked questions in file order, each in every mode, then the skipped ones."""
+    items = {item: position for position, item in enumerate(kind.item_ids())}
+
+    def key(result: QuestionResult) -> tuple[int, ...]:
+        mode = modes.index(result.mode) if result.mode in modes else 0
+        return (result.mode is None, items.get(result.id, len(items)), mode)
+
+    return key
+
+
+def dry_run(kind: HaystackKind, modes: Sequence[Mode], embedder: Embedder | None) -> list[tuple[str, str]]:
+    """`--dry-run`: the selection read and checked, as `describe` says it."""
+    return [("file", str(kind.selection.path)), *describe(kind.selection, kind.granularity, modes, embedder)]
 
 
 def result_from_json(data: Mapping[str, Any]) -> QuestionResult:
@@ -393,12 +483,17 @@ def result_from_json(data: Mapping[str, Any]) -> QuestionResult:
 SPEC = KindSpec(
     name="haystack",
     title="Public datasets",
-    suite_help="--dataset NAME",
+    suite_help="haystack:builtin, haystack:DATASET (as --dataset DATASET)",
     build=build,
     result=result_from_json,
-    merge=merge_dataset,
+    order=run_order,
+    restore=HaystackKind.restore,
+    describe=dry_run,
+    embed_ahead=False,
     results_key="questions",
+    prefixes=(PREFIX,),
+    builtin=f"{PREFIX}:builtin",
     options=HaystackOptions,
-    honours=frozenset({"trec"}),
+    honours=frozenset({"trec", "dry_run"}),
     selector="dataset",
 )

