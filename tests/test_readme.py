@@ -58,10 +58,10 @@ NOT_RUN = {
         "needs a memory service at that URL and ../shared/datasets"
     ),  # the README's leaderboard: every built-in suite of every kind, each system on each of its backends
     "for b in embedded postgres redis valkey; do harness run --system reference -b $b "
-    "-s builtin -s lifecycle:builtin -s conversation:builtin -s code-tasks:builtin --out reports/board; done": _BOARD,
-    "harness run --system popoto -b redis -m bm25 -m hybrid -s builtin -s lifecycle:builtin -s conversation:builtin -s code-tasks:builtin --out reports/board": _BOARD,
-    "harness run --system popoto -b valkey -m bm25 -m hybrid -s builtin -s lifecycle:builtin -s conversation:builtin -s code-tasks:builtin --out reports/board": _BOARD,
-    "harness run --system mem0 -b postgres -m hybrid -s builtin -s lifecycle:builtin -s conversation:builtin -s code-tasks:builtin --out reports/board": _BOARD,
+    "-s builtin -s lifecycle:builtin -s conversation:builtin -s code-tasks:builtin -s haystack:builtin --out reports/board; done": _BOARD,
+    "harness run --system popoto -b redis -m bm25 -m hybrid -s builtin -s lifecycle:builtin -s conversation:builtin -s code-tasks:builtin -s haystack:builtin --out reports/board": _BOARD,
+    "harness run --system popoto -b valkey -m bm25 -m hybrid -s builtin -s lifecycle:builtin -s conversation:builtin -s code-tasks:builtin -s haystack:builtin --out reports/board": _BOARD,
+    "harness run --system mem0 -b postgres -m hybrid -s builtin -s lifecycle:builtin -s conversation:builtin -s code-tasks:builtin -s haystack:builtin --out reports/board": _BOARD,
     "harness leaderboard --out reports/board": "reads the reports of the leaderboard's runs above",
 }
 
