@@ -23,6 +23,7 @@ import warnings
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING, Annotated, Any
 from urllib.parse import urlsplit
@@ -41,8 +42,8 @@ from rich.progress import (
 from rich.table import Table
 
 from harness.backends import registry
-from harness.backends.ledger import NAMESPACE, Ledger, server_identity
-from harness.backends.provision import backend_session, start_server
+from harness.backends.ledger import NAMESPACE, Entry, Ledger, server_identity
+from harness.backends.provision import backend_session, require_containers, start_server
 from harness.backends.registry import check_backend, connect
 from harness.baselines import (
     DEFAULT_TOLERANCE,
@@ -488,7 +489,7 @@ def _run_kind(
     try:
         served: list[str | None] = []
         with _session(name, url, allow_extension, served.append) as backend, _progress() as progress:
-            bound = _bound(system, backend, name, served[-1], embedder)
+            bound = _bound(system, backend, name, served[-1], embedder, given=url is not None)
 
             def start(unit: str, total: int | None) -> Callable[[str], None]:
                 task = progress.add_task(f"{name}: {unit}", total=total)
@@ -590,33 +591,37 @@ def _session(
 ) -> Iterator[Backend]:
     """The backend session of a suite or dataset run, saying first when a container has to start."""
     if name in registry.servers() and url is None:
+        require_containers()
         err_console.print(f"starting the {name} container…", highlight=False)
     with backend_session(name, url, allow_extension=allow_extension, notice=_notice, on_url=on_url) as engine:
         yield engine
 
 
 def _bound(
-    system: SystemSpec, backend: Backend, name: str, url: str | None, embedder: Embedder | None
+    system: SystemSpec, backend: Backend, name: str, url: str | None, embedder: Embedder | None, given: bool
 ) -> BoundSystem | None:
     """The system under test on this engine (None: the reference system, on the kinds' own path).
-    An HTTP service's namespaces are recorded in the ledger of its URL, for `harness down --url`."""
+    An HTTP service's namespaces are recorded in the ledger of its URL, and on a server the user
+    gave (`given`) those of a system that writes to it on its own, for `harness down --url`."""
     if system.name == REFERENCE:
         return None
-    ledger = (
-        Ledger(system.name.removeprefix(http_system.PREFIX)) if system.name.startswith(http_system.PREFIX) else None
-    )
+    if system.name.startswith(http_system.PREFIX):
+        ledger: tuple[Ledger, str] | None = (Ledger(system.name.removeprefix(http_system.PREFIX)), "http")
+    else:
+        ledger = (Ledger(url), system.name) if given and url is not None and system.drop is not None else None
 
     def opening(namespace: str) -> Opening:
         if ledger is None:
             return Opening(backend, name, url, namespace, embedder)
+        book, owner = ledger
         return Opening(
             backend,
             name,
             url,
             namespace,
             embedder,
-            lambda ns: ledger.record("http", NAMESPACE, ns),
-            lambda ns: ledger.forget(NAMESPACE, ns),
+            lambda ns, /, **details: book.record(owner, NAMESPACE, ns, **details),
+            lambda ns: book.forget(NAMESPACE, ns),
         )
 
     return bind(system, opening)
@@ -1046,6 +1051,7 @@ def up(
     servers = registry.servers()
     if check_backend(backend) not in servers:
         raise HarnessError(f"{backend!r} runs in process; `harness up` starts one of: {', '.join(servers)}")
+    require_containers()
     err_console.print(f"starting the {backend} container…", highlight=False)
     server_url, container = start_server(backend, f"up-{uuid.uuid4().hex[:12]}", host_port=port)
     try:
@@ -1088,10 +1094,11 @@ def down(
 ) -> int:
     """Remove every container (and network) the harness started that is still there; or, with
     --url, the namespaces and extension that killed runs left on that server, and nothing else."""
-    from harness.containers import ContainerError, NoDockerEngine, remove_all
-
     if url is not None:
         return _down_url(url)
+    require_containers()
+    from harness.containers import ContainerError, NoDockerEngine, remove_all
+
     try:
         removed = remove_all()
     except NoDockerEngine as exc:  # nothing runs, so nothing is left to remove: done, not a failure
@@ -1106,8 +1113,13 @@ def down(
 def _down_url(url: str) -> int:
     from harness.backends.recorded import remove_leftovers
 
-    droppers = {"http": lambda entry: http_system.drop_namespace(url, entry.name)}
-    result = remove_leftovers(url, droppers if url.startswith(("http://", "https://")) else None)
+    if url.startswith(("http://", "https://")):
+        droppers: dict[str, Callable[[Entry], bool]] = {
+            "http": lambda entry: http_system.drop_namespace(url, entry.name)
+        }
+    else:  # systems that write to the engine on their own (Popoto's keys, mem0's tables)
+        droppers = {spec.name: partial(spec.drop, url) for spec in systems_registry.installed().values() if spec.drop}
+    result = remove_leftovers(url, droppers)
     names = ", ".join(f"{e.kind} {e.name}" for e in result.removed)
     out_console.print(f"{result.server}: removed {len(result.removed)} leftover(s)" + (f": {names}" if names else ""))
     for entry, reason in result.kept:

@@ -37,6 +37,7 @@ RUN_HERE: dict[str, int] = {
 RUN_WITH_DOCKER: dict[str, int] = {
     "harness run --suite lifecycle:builtin -b postgres -m hybrid": 0,
 }
+_BOARD = "minutes: four server containers, every built-in kind in every mode, the code tasks' embeddings"
 NOT_RUN = {
     "harness run --suite code-tasks:builtin": "minutes: embeds about 1,300 records of harness/ for the vector modes",
     "harness run --dataset locomo --granularity turn": "needs ../shared/datasets and minutes of embedding",
@@ -55,7 +56,13 @@ NOT_RUN = {
     "harness run --system http:http://127.0.0.1:8080 -m bm25 -m hybrid": "needs a memory service at that URL",
     "harness run --system reference --system http:http://127.0.0.1:8080 --dataset locomo -m hybrid": (
         "needs a memory service at that URL and ../shared/datasets"
-    ),
+    ),  # the README's leaderboard: every built-in suite of every kind, each system on each of its backends
+    "for b in embedded postgres redis valkey; do harness run --system reference -b $b "
+    "-s builtin -s lifecycle:builtin -s conversation:builtin -s code-tasks:builtin -s haystack:builtin --out reports/board; done": _BOARD,
+    "harness run --system popoto -b redis -m bm25 -m hybrid -s builtin -s lifecycle:builtin -s conversation:builtin -s code-tasks:builtin -s haystack:builtin --out reports/board": _BOARD,
+    "harness run --system popoto -b valkey -m bm25 -m hybrid -s builtin -s lifecycle:builtin -s conversation:builtin -s code-tasks:builtin -s haystack:builtin --out reports/board": _BOARD,
+    "harness run --system mem0 -b postgres -m hybrid -s builtin -s lifecycle:builtin -s conversation:builtin -s code-tasks:builtin -s haystack:builtin --out reports/board": _BOARD,
+    "harness leaderboard --out reports/board": "reads the reports of the leaderboard's runs above",
 }
 
 

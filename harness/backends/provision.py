@@ -16,11 +16,28 @@ from typing import TYPE_CHECKING
 from harness.backends.base import Backend
 from harness.backends.recorded import open_recorded
 from harness.backends.registry import connect, container_spec, descriptor
-from harness.errors import BackendUnavailable
+from harness.errors import BackendUnavailable, HarnessError
 from harness.resources import data_root
 
 if TYPE_CHECKING:
     from harness.containers import RunningContainer
+
+
+_CONTAINERS_EXTRA = frozenset({"docker", "testcontainers", "filelock", "yaml"})
+"""The top-level modules of the containers extra's packages."""
+
+
+def require_containers() -> None:
+    """Import `harness.containers`, or a one-line error naming the extra where one of its packages
+    (the docker SDK) is not installed: the in-process engine and `--url` servers need none of them."""
+    try:
+        import harness.containers  # noqa: F401 - imported to see that it can be
+    except ModuleNotFoundError as exc:
+        if (exc.name or "").split(".")[0] not in _CONTAINERS_EXTRA:
+            raise
+        raise HarnessError(
+            "containers need the containers extra (the docker SDK): pip install 'memory-retrieval-harness[containers]'"
+        ) from None
 
 
 def start_server(
@@ -28,6 +45,7 @@ def start_server(
 ) -> tuple[str, RunningContainer]:
     """Start `name`'s container; returns (connection URL with its password, RunningContainer).
     One-line errors only."""
+    require_containers()
     from harness.containers import ContainerError, load_spec, remove_leftovers, start_container
 
     try:

@@ -71,10 +71,14 @@ def not_applicable(kind: CaseKind[Any], system: BoundSystem | None) -> str | Non
     return f"the {kind.name} kind runs only on the reference system (it has no path through the system protocol)"
 
 
-def system_modes(modes: Sequence[Mode], system: BoundSystem | None) -> tuple[list[Mode], dict[Mode, str]]:
-    """The modes the system under test offers, and why each other one is not run for it."""
+def system_modes(
+    modes: Sequence[Mode], info: BackendInfo, system: BoundSystem | None
+) -> tuple[list[Mode], dict[Mode, str]]:
+    """The modes to run, and why each other one is not run: the engine's vector index matters
+    only to the reference pipeline; any other system is asked which modes it offers on this
+    engine (Popoto computes its vectors in process, so it runs hybrid on Valkey too)."""
     if system is None:
-        return list(modes), {}
+        return runnable_modes(modes, info)
     offered = system.info.modes
     reason = f"system {system.name!r} offers no such retrieval (it offers {', '.join(offered)})"
     return [m for m in modes if m in offered], {m: reason for m in modes if m not in offered}
@@ -168,9 +172,7 @@ def run_and_report(
     reference system; a kind it cannot run is reported not applicable, with no results."""
     started_at = datetime.now(UTC)
     info = backend.info()  # asked before the run: the server may be gone after it
-    modes, unsupported = runnable_modes(request.modes, info)
-    modes, lacking = system_modes(modes, system)
-    unsupported |= lacking
+    modes, unsupported = system_modes(request.modes, info, system)
     for mode, reason in unsupported.items():
         notice(f"{info.backend}: {mode.value} mode not run: {reason}")
     engine = Engine(backend, embedder if any(m.needs_vectors for m in modes) else None, tuple(modes), system)

@@ -23,7 +23,7 @@ from harness.backends import registry
 from harness.baselines import DEFAULT_TOLERANCE, BaselineStore, history
 from harness.errors import HarnessError
 from harness.evaluation.kinds import builtin_suites
-from harness.evaluation.runner import not_applicable, runnable_modes, system_modes
+from harness.evaluation.runner import not_applicable, system_modes
 from harness.pipeline import Mode
 from harness.pytest_plugin import gate
 from harness.pytest_plugin.items import Baselines, GroupRuns, ItemParam, Kinds, judge
@@ -184,15 +184,16 @@ def harness_check(request: pytest.FixtureRequest) -> Callable[[ItemParam], None]
 
     def check(param: ItemParam) -> None:
         backend = state.connections.backend(param.backend)
-        _, unsupported = runnable_modes([param.mode], backend.info())
-        if param.mode in unsupported:
-            pytest.skip(f"{param.backend}: {param.mode.value} mode unsupported: {unsupported[param.mode]}")
         kind = state.kinds[param.spec]
         system = state.systems.bound(param, backend, state.connections, state.runs)
-        if system is not None:
-            _, lacking = system_modes([param.mode], system)
-            if skipped := lacking.get(param.mode) or not_applicable(kind, system):  # type: ignore[arg-type]
-                pytest.skip(f"{param.system}: not applicable: {skipped}")
+        _, unsupported = system_modes([param.mode], backend.info(), system)
+        if param.mode in unsupported:
+            reason = unsupported[param.mode]
+            if system is None:
+                pytest.skip(f"{param.backend}: {param.mode.value} mode unsupported: {reason}")
+            pytest.skip(f"{param.system}: not applicable: {reason}")
+        if system is not None and (skipped := not_applicable(kind, system)):  # type: ignore[arg-type]
+            pytest.skip(f"{param.system}: not applicable: {skipped}")
         results = state.runs.results(param, kind, backend, system)
         if recording:
             gate.record(request.node, param, backend.info(), results)

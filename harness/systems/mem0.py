@@ -22,6 +22,7 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
+from harness.backends.ledger import Entry
 from harness.errors import HarnessError
 from harness.pipeline.memory_layer import TextEmbedder
 from harness.pipeline.settings import Mode
@@ -35,12 +36,17 @@ from harness.systems.protocol import (
     SystemInfo,
     SystemSpec,
     Unsupported,
+    checked_namespace,
 )
 
 NAME = "mem0"
 
 _NOWHERE = "http://127.0.0.1:9/v1"
 """Where mem0's placeholder OpenAI clients would send a request: the discard port, refused locally."""
+
+_HISTORY_PREFIX = "harness-mem0-"
+_HISTORY_SUFFIXES = ("", "-wal", "-shm", "-journal")
+"""mem0's local history database (SQLite) of a run: a temporary file and SQLite's companions."""
 
 ID_KEY = "harness_id"
 """The metadata key carrying the harness's record id through mem0."""
@@ -148,10 +154,33 @@ class Mem0System:
         pool = getattr(self.memory.vector_store, "connection_pool", None)
         if pool is not None:
             pool.close()
-        for suffix in ("", "-wal", "-shm", "-journal"):
+        for suffix in _HISTORY_SUFFIXES:
             if os.path.exists(self.history + suffix):
                 os.unlink(self.history + suffix)
         self.opening.forget(self.opening.namespace)
+
+
+def table(namespace: str) -> str:
+    """mem0's pgvector table of a namespace (in the database's default schema)."""
+    return f"mem0_{namespace}"
+
+
+def drop_leftovers(url: str, entry: Entry) -> bool:
+    """`harness down --url`: a killed run's table on the server at `url` (its indexes go with it)
+    and the local history file its entry recorded; no other table. Needs only psycopg, so it works
+    where the mem0 extra is not installed."""
+    import psycopg
+    from psycopg import sql
+
+    name = table(checked_namespace(entry.name))
+    with psycopg.connect(url, autocommit=True) as conn:
+        conn.execute(sql.SQL("DROP TABLE IF EXISTS {}").format(sql.Identifier(name)))
+    history = entry.details.get("history")
+    if isinstance(history, str) and os.path.basename(history).startswith(_HISTORY_PREFIX):
+        for suffix in _HISTORY_SUFFIXES:
+            if os.path.exists(history + suffix):
+                os.unlink(history + suffix)
+    return True
 
 
 def open_mem0(opening: Opening) -> MemorySystem:
@@ -161,11 +190,11 @@ def open_mem0(opening: Opening) -> MemorySystem:
         raise HarnessError(f"system mem0 runs on postgres (pgvector) here, not {opening.backend_name}")
     if opening.embedder is None:
         raise HarnessError("system mem0 needs the harness's encoder: run a vector mode (hybrid)")
-    fd, history = tempfile.mkstemp(prefix="harness-mem0-", suffix=".db")
+    fd, history = tempfile.mkstemp(prefix=_HISTORY_PREFIX, suffix=".db")
     os.close(fd)
-    opening.record(opening.namespace)
+    opening.record(opening.namespace, history=history)
     memory = mem0.Memory.from_config(
-        config(opening.url, f"mem0_{opening.namespace}", opening.embedder.dimensions, history)
+        config(opening.url, table(opening.namespace), opening.embedder.dimensions, history)
     )
     memory.embedding_model = _embedding(opening.embedder)
     return Mem0System(memory, opening, history)
@@ -176,4 +205,5 @@ SPEC = SystemSpec(
     open=open_mem0,
     summary="mem0's search over add(infer=False) memories on PostgreSQL + pgvector (extra: mem0)",
     backends=frozenset({"postgres"}),
+    drop=drop_leftovers,
 )

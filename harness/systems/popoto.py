@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
+from harness.backends.ledger import Entry
 from harness.errors import HarnessError
 from harness.pipeline.memory_layer import TextEmbedder
 from harness.pipeline.settings import Mode
@@ -41,6 +42,7 @@ from harness.systems.protocol import (
     SystemInfo,
     SystemSpec,
     Unsupported,
+    checked_namespace,
 )
 from harness.tokens import count
 
@@ -117,11 +119,18 @@ def connect(url: str) -> None:
     set_REDIS_DB_settings(**kwargs)
 
 
-def namespace_keys(class_name: str) -> list[str]:
-    """Every key Popoto wrote for the model `class_name`: `<class>:*` and `$<kind>:<class>[:...]`."""
-    from popoto.redis_db import get_REDIS_DB
+def class_names(namespace: str) -> dict[Mode, str]:
+    """The model class of each mode on `namespace`: every key and vector folder carries its name."""
+    return {Mode.BM25: f"Harness{namespace}Lexical", Mode.HYBRID: f"Harness{namespace}Hybrid"}
 
-    client = get_REDIS_DB()
+
+def namespace_keys(class_name: str, client: Any = None) -> list[str]:
+    """Every key Popoto wrote for the model `class_name`: `<class>:*` and `$<kind>:<class>[:...]`
+    (through `client`, else Popoto's own connection)."""
+    if client is None:
+        from popoto.redis_db import get_REDIS_DB
+
+        client = get_REDIS_DB()
     found: list[str] = []
     for pattern in (f"{class_name}:*", f"$*:{class_name}", f"$*:{class_name}:*"):
         for key in client.scan_iter(match=pattern, count=_SCAN_BATCH):
@@ -133,7 +142,7 @@ def namespace_keys(class_name: str) -> list[str]:
 class PopotoSystem:
     """Popoto on one namespace of one Redis or Valkey server."""
 
-    class_name: str
+    namespace: str
     embedder: TextEmbedder | None
     opening: Opening
     _models: dict[Mode, Any] = field(default_factory=dict)
@@ -160,8 +169,7 @@ class PopotoSystem:
 
     @property
     def class_names(self) -> dict[Mode, str]:
-        """The model class of each mode: every key and vector file carries its name."""
-        return {Mode.BM25: f"{self.class_name}Lexical", Mode.HYBRID: f"{self.class_name}Hybrid"}
+        return class_names(self.namespace)
 
     @property
     def info(self) -> SystemInfo:
@@ -233,9 +241,33 @@ def open_popoto(opening: Opening) -> MemorySystem:
     _require()
     if opening.url is None:
         raise HarnessError(f"system popoto needs a redis or valkey server, not {opening.backend_name}")
+    from popoto.fields.embedding_field import _get_embeddings_dir
+
     connect(opening.url)
-    opening.record(opening.namespace)
-    return PopotoSystem(f"Harness{opening.namespace}", opening.embedder, opening)
+    opening.record(opening.namespace, embeddings=os.path.abspath(_get_embeddings_dir()))
+    return PopotoSystem(opening.namespace, opening.embedder, opening)
+
+
+def drop_leftovers(url: str, entry: Entry) -> bool:
+    """`harness down --url`: a killed run's keys on the server at `url` and its vector folders
+    under the `$POPOTO_CONTENT_PATH` its entry recorded; nothing of any other class or folder.
+    Needs only redis-py, so it works where the popoto extra is not installed."""
+    import redis
+
+    names = class_names(checked_namespace(entry.name)).values()
+    client = redis.Redis.from_url(url)
+    try:
+        for name in names:
+            keys = namespace_keys(name, client)
+            for start in range(0, len(keys), _SCAN_BATCH):
+                client.delete(*keys[start : start + _SCAN_BATCH])
+    finally:
+        client.close()
+    folder = entry.details.get("embeddings")
+    if isinstance(folder, str) and os.path.isabs(folder):
+        for name in names:
+            shutil.rmtree(os.path.join(folder, name), ignore_errors=True)
+    return True
 
 
 SPEC = SystemSpec(
@@ -243,4 +275,5 @@ SPEC = SystemSpec(
     open=open_popoto,
     summary="Popoto's ContextAssembler (BM25, hybrid RRF) on Redis or Valkey (extra: popoto)",
     backends=frozenset({"redis", "valkey"}),
+    drop=drop_leftovers,
 )

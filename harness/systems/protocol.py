@@ -19,6 +19,7 @@ from enum import StrEnum
 from typing import Protocol, runtime_checkable
 
 from harness.backends.base import Backend
+from harness.backends.ledger import Entry
 from harness.pipeline.memory_layer import TextEmbedder
 from harness.pipeline.settings import Mode
 
@@ -120,6 +121,24 @@ class SystemInfo:
         }
 
 
+_SAFE_NAMESPACE = re.compile(r"[A-Za-z0-9_]{1,60}")
+
+
+def checked_namespace(namespace: str) -> str:
+    """A ledger entry's namespace, if it is one the harness could have made (letters, digits, _):
+    `SystemSpec.drop` builds key patterns, table and folder names from it."""
+    if not _SAFE_NAMESPACE.fullmatch(namespace):
+        raise ValueError(f"not a harness namespace (letters, digits, _; at most 60): {namespace!r}")
+    return namespace
+
+
+class Recorder(Protocol):
+    """`record(namespace, **details)`: a namespace enters the run's ledger before anything exists
+    under it; `details` (strings) are what `SystemSpec.drop` needs beyond the name, e.g. a folder."""
+
+    def __call__(self, namespace: str, /, **details: str) -> None: ...
+
+
 @dataclass(frozen=True, slots=True)
 class Opening:
     """Where a system is opened: one engine of the run and one namespace on it.
@@ -136,7 +155,7 @@ class Opening:
     url: str | None
     namespace: str
     embedder: TextEmbedder | None = None
-    record: Callable[[str], None] = lambda _namespace: None
+    record: Recorder = lambda _namespace, /, **_details: None
     forget: Callable[[str], None] = lambda _namespace: None
 
 
@@ -191,12 +210,16 @@ class SystemSpec:
 
     `open(opening)`: the system on one namespace; `backends`: the engines it runs on (None: any,
     as the reference system, or none of the harness's, as an HTTP service); `summary`: one line
-    for `--help` and errors."""
+    for `--help` and errors; `drop(url, entry)`: for `harness down --url`, remove what a killed
+    run left under the entry's namespace on the server at `url` (True when removed; ValueError for
+    a name the system never writes), for a system that writes to the engine on its own (None: one
+    that stores only through the harness's backend, whose ledger covers it)."""
 
     name: str
     open: Callable[[Opening], MemorySystem]
     summary: str
     backends: frozenset[str] | None = None
+    drop: Callable[[str, Entry], bool] | None = None
 
     def runs_on(self, backend: str) -> bool:
         return self.backends is None or backend in self.backends

@@ -39,7 +39,10 @@ class ReferenceSystem:
 
     def __init__(self, opening: Opening):
         self._opening = opening
-        self._embedder: TextEmbedder | None = opening.embedder
+        # vectors only where the engine has a vector index (Valkey has none): its modes say so
+        self._embedder: TextEmbedder | None = (
+            opening.embedder if opening.backend.info().vector_engine is not None else None
+        )
         self._texts: dict[str, str] = {}
         self._index: Index = self._create()
         modes = (Mode.BM25, Mode.VECTOR, Mode.HYBRID) if self._embedder is not None else (Mode.BM25,)

@@ -6,8 +6,13 @@ from __future__ import annotations
 import hashlib
 import importlib.util
 import os
+import signal
+import subprocess
+import sys
+import time
 import uuid
-from collections.abc import Sequence
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -37,6 +42,11 @@ class Ledger:
     def __init__(self) -> None:
         self.recorded: list[str] = []
         self.forgotten: list[str] = []
+        self.details: dict[str, dict[str, str]] = {}
+
+    def record(self, namespace: str, /, **details: str) -> None:
+        self.recorded.append(namespace)
+        self.details[namespace] = details
 
 
 def opening(backend: Backend, name: str, url: str, ledger: Ledger, *, vectors: bool = True) -> Opening:
@@ -46,7 +56,7 @@ def opening(backend: Backend, name: str, url: str, ledger: Ledger, *, vectors: b
         url=url,
         namespace=f"t{uuid.uuid4().hex[:12]}",
         embedder=WordHashEncoder() if vectors else None,
-        record=ledger.recorded.append,
+        record=ledger.record,
         forget=ledger.forgotten.append,
     )
 
@@ -68,3 +78,24 @@ def require_extra(module: str, extra: str) -> None:
         if os.environ.get("CI"):
             pytest.fail(message, pytrace=False)
         pytest.skip(message, allow_module_level=True)
+
+
+def killed_run(tmp_path: Path, args: Sequence[str], ready: Callable[[], bool], env: Mapping[str, str]) -> None:
+    """`harness ARGS` in a process of its own, killed by SIGKILL (nothing it can catch) once
+    `ready()` says it has written what the test needs left behind."""
+    process = subprocess.Popen(
+        [sys.executable, "-m", "harness", *args],
+        cwd=tmp_path,
+        env=os.environ | {"PYTHONPATH": str(Path(__file__).parents[2]), "HF_HUB_OFFLINE": "1", **env},
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
+    try:
+        deadline = time.monotonic() + 240
+        while not ready():
+            assert process.poll() is None, f"the run ended (exit {process.returncode}) before it was killed"
+            assert time.monotonic() < deadline, "the run wrote nothing to leave behind in 240 s"
+            time.sleep(0.05)
+    finally:
+        process.send_signal(signal.SIGKILL)
+        process.wait()

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import os
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 
@@ -14,7 +15,8 @@ from harness.pipeline.settings import Mode
 from harness.systems import mem0 as mem0_system
 from harness.systems import registry
 from harness.systems.protocol import Capability, Query, Record, Unsupported
-from tests.systems.helpers_adapters import TEXTS, Ledger, opening, require_extra
+from tests.reports.pages import harness
+from tests.systems.helpers_adapters import TEXTS, Ledger, killed_run, opening, require_extra
 
 require_extra("mem0", "mem0")
 
@@ -128,3 +130,45 @@ def test_other_engines_are_refused_in_one_line(server_url) -> None:
             mem0_system.open_mem0(opening(backend, "redis", url, Ledger()))
     finally:
         backend.close()
+
+
+@pytest.mark.postgres
+def test_down_url_removes_a_killed_runs_table_only(server_url, tmp_path: Path) -> None:
+    """A mem0 run on a given server, killed by SIGKILL mid-run, leaves its table (and history
+    file); `harness down --url` removes them by the run's ledger, and no foreign table."""
+    import psycopg
+
+    url = server_url("postgres")
+    foreign = ("harness_test_foreign_notes", "mem0_hforeign000001")
+    env = {"HARNESS_STATE_DIR": str(tmp_path / "state"), "TMPDIR": str(tmp_path / "tmp")}
+    (tmp_path / "tmp").mkdir()
+
+    def ours() -> set[str]:
+        return {t for t in _tables(url) if t.startswith("mem0_h") and t not in foreign}
+
+    def filled() -> bool:
+        try:
+            with psycopg.connect(url) as conn:
+                return any(conn.execute(f'SELECT 1 FROM "{t}" LIMIT 1').fetchone() for t in ours())
+        except psycopg.errors.UndefinedTable:  # closed meanwhile by the run
+            return False
+
+    with psycopg.connect(url, autocommit=True) as conn:
+        conn.execute("CREATE EXTENSION IF NOT EXISTS vector")  # a pgvector server, as mem0 needs
+        for name in foreign:
+            conn.execute(f'CREATE TABLE "{name}" (note text)')
+    try:
+        args = ["run", "--system", "mem0", "-b", "postgres", "--url", url, "-m", "hybrid", "--out", "out"]
+        killed_run(tmp_path, args, filled, env)
+        assert ours()  # what the killed run left
+        assert list((tmp_path / "tmp").glob("harness-mem0-*"))
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setenv("HARNESS_STATE_DIR", env["HARNESS_STATE_DIR"])
+            assert harness(tmp_path, "down", "--url", url) == 0
+        assert ours() == set()
+        assert set(foreign) <= _tables(url)
+        assert list((tmp_path / "tmp").glob("harness-mem0-*")) == []
+    finally:
+        with psycopg.connect(url, autocommit=True) as conn:
+            for name in foreign:
+                conn.execute(f'DROP TABLE IF EXISTS "{name}"')

@@ -3,6 +3,7 @@ round-tripped, users kept apart, budgets, and reset/close removing only its own 
 
 from __future__ import annotations
 
+import json
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -13,7 +14,8 @@ from harness.pipeline.settings import Mode
 from harness.systems import popoto as popoto_system
 from harness.systems import registry
 from harness.systems.protocol import Capability, Query, Record, Unsupported
-from tests.systems.helpers_adapters import TEXTS, Ledger, opening, require_extra
+from tests.reports.pages import harness
+from tests.systems.helpers_adapters import TEXTS, Ledger, killed_run, opening, require_extra
 
 require_extra("popoto", "popoto")
 
@@ -173,3 +175,61 @@ def test_undeclared_operations_are_refused(engine) -> None:
                 call()
     finally:
         system.close()
+
+
+@pytest.mark.valkey
+def test_hybrid_runs_on_valkey_though_the_engine_has_no_vector_index(
+    server_url, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Popoto computes its vectors in process: Valkey's missing vector index refuses only the
+    reference pipeline's vector modes, never a mode Popoto declares."""
+    monkeypatch.setenv("POPOTO_CONTENT_PATH", str(tmp_path / "popoto"))
+    monkeypatch.setenv("HARNESS_STATE_DIR", str(tmp_path / "state"))
+    url = server_url("valkey")
+    args = ("run", "-b", "valkey", "--url", url, "-m", "bm25", "-m", "hybrid", "--limit", "2", "--out", "out")
+    assert harness(tmp_path, *args, "--system", "popoto") == 0
+    assert harness(tmp_path, *args, "--system", "reference") == 0
+    popoto, reference = (
+        json.loads(next((tmp_path / "out").glob(f"run-valkey-{stem}2*.json")).read_text()) for stem in ("popoto-", "")
+    )
+    assert popoto["modes"] == ["bm25", "hybrid"]
+    assert popoto["unsupported_modes"] == {}
+    assert {c["mode"] for c in popoto["cases"]} == {"bm25", "hybrid"}
+    assert reference["modes"] == ["bm25"]
+    assert list(reference["unsupported_modes"]) == ["hybrid"]
+
+
+@pytest.mark.redis
+def test_down_url_removes_a_killed_runs_keys_and_vectors_only(server_url, tmp_path: Path) -> None:
+    """A Popoto run on a given server, killed by SIGKILL mid-run, leaves its keys and vector files;
+    `harness down --url` removes them by the run's ledger, and no foreign key or folder."""
+    url = server_url("redis")
+    client = _client(url)
+    content = tmp_path / "popoto"
+    vectors = content / ".embeddings"
+    foreign = {"foreign:key": b"kept", "$BM25:ForeignModel:x": b"kept", "HarnessForeignLexical:1": b"kept"}
+    (vectors / "ForeignModel").mkdir(parents=True)
+    env = {"HARNESS_STATE_DIR": str(tmp_path / "state"), "POPOTO_CONTENT_PATH": str(content)}
+
+    def ours() -> list[str]:
+        return [k.decode() for k in client.scan_iter(match="*Harnessh*") if k.decode() not in foreign]
+
+    def left() -> list[str]:
+        return sorted(p.name for p in vectors.glob("Harnessh*Hybrid"))
+
+    try:
+        client.mset(foreign)
+        args = ["run", "--system", "popoto", "-b", "redis", "--url", url, "-m", "bm25", "-m", "hybrid", "--out", "out"]
+        killed_run(tmp_path, args, lambda: bool(left()) and bool(ours()), env)
+        assert ours()  # what the killed run left
+        with pytest.MonkeyPatch.context() as patch:
+            for name, value in env.items():
+                patch.setenv(name, value)
+            assert harness(tmp_path, "down", "--url", url) == 0
+        assert ours() == []
+        assert left() == []
+        assert {k: client.get(k) for k in foreign} == foreign
+        assert (vectors / "ForeignModel").is_dir()
+    finally:
+        client.delete(*foreign)
+        client.close()
