@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import asdict, dataclass, field, fields
 from typing import Any, Self
 
 from harness.backends.failures import connection_lost
 from harness.messages import error_text
+from harness.models import Budget, Expect, Suite
 from harness.pipeline import Context
 
 
@@ -100,3 +101,32 @@ class CaseResult(Fails):
 
     def to_json(self) -> dict[str, Any]:
         return asdict(self)
+
+
+def asked(
+    suite: Suite,
+    backend: str,
+    kind: str,
+    case_id: str,
+    user: str | None,
+    mode: str,
+    query: str,
+    scopes: Sequence[str],
+    budget: Budget | None,
+    expect: Expect,
+    **where: Any,
+) -> CaseResult:
+    """A belief case's row before retrieval, on any system: what was asked, and what the case expects."""
+    return CaseResult(
+        suite=suite.name,
+        kind=kind,
+        case_id=case_id,
+        backend=backend,
+        mode=mode,
+        query=query,
+        scopes=list(scopes),
+        user=user or suite.corpus.default_user,
+        max_beliefs=budget.max_beliefs if budget else None,
+        expected=expect.model_dump(exclude_none=True, exclude_defaults=True),
+        **where,
+    )

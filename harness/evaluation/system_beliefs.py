@@ -17,7 +17,7 @@ from typing import Any
 
 from harness import tokens
 from harness.evaluation.judge import judge
-from harness.evaluation.results import CaseResult, context_record
+from harness.evaluation.results import CaseResult, asked, context_record
 from harness.metrics import classify, drift_score
 from harness.metrics.measures import SUITE_MEASURES
 from harness.models import UNIVERSAL_SCOPE, Memory, MemoryType, SessionCase, StaticCase, Suite, Turn
@@ -174,18 +174,7 @@ class SystemSuiteRunner:
         budget: Budget | None,
         expect: Expect,
     ) -> CaseResult:
-        return CaseResult(
-            suite=self.suite.name,
-            kind=kind,
-            case_id=case_id,
-            backend=self.backend,
-            mode=mode.value,
-            query=query,
-            scopes=list(scopes),
-            user=user or self.suite.corpus.default_user,
-            max_beliefs=budget.max_beliefs if budget else None,
-            expected=expect.model_dump(exclude_none=True, exclude_defaults=True),
-        )
+        return asked(self.suite, self.backend, kind, case_id, user, mode.value, query, scopes, budget, expect)
 
     def _context(self, opened: MemorySystem, result: CaseResult, mode: Mode) -> Context:
         limit = result.max_beliefs

@@ -20,7 +20,7 @@ from harness.backends.base import Backend
 from harness.evaluation import system_beliefs, teardown
 from harness.evaluation.judge import judge
 from harness.evaluation.kind import Engine, Item, KindOptions, KindSpec, Report, RunInfo, Step, option
-from harness.evaluation.results import CaseResult, context_record
+from harness.evaluation.results import CaseResult, asked, context_record
 from harness.metrics import classify, drift_score
 from harness.metrics.measures import SUITE_MEASURES
 from harness.models import Budget, Expect, SessionCase, StaticCase, Suite, Turn
@@ -178,18 +178,8 @@ class SuiteRunner:
         **where: Any,
     ) -> CaseResult:
         """A result row before retrieval: what was asked, and what the case expects."""
-        return CaseResult(
-            suite=self.suite.name,
-            kind=kind,
-            case_id=case_id,
-            backend=self.backend.name,
-            mode=mode.value,
-            query=query,
-            scopes=list(scopes),
-            user=user or self.suite.corpus.default_user,
-            max_beliefs=budget.max_beliefs if budget else None,
-            expected=expect.model_dump(exclude_none=True, exclude_defaults=True),
-            **where,
+        return asked(
+            self.suite, self.backend.name, kind, case_id, user, mode.value, query, scopes, budget, expect, **where
         )
 
     def _session_error(self, case: SessionCase, turn: Turn, mode: Mode, exc: Exception) -> CaseResult:
