@@ -14,8 +14,8 @@ store declares its capability, and none where `ignore` names its path):
 - `consolidation`: `POST /consolidate` removes each record of the namespace last used more than
   `expire_minutes` before its clock (nothing without a clock), and each one its attributes mark
   superseded (`superseded_by`, or `status` `superseded`);
-- `budget`: a search returns the best results whose words (`memory` split on whitespace, a
-  stand-in for tokens) fit in `budget_tokens`.
+- `budget`: a search returns, best first, the results whose texts, joined by blank lines, fit in
+  `budget_tokens` cl100k_base tokens (one that does not fit is passed over).
 With `batch` > 1 it declares `harness-memory/1.1` and `batch_add`, and takes `POST /add` with a
 `records` list of up to that many records (`adds` counts the requests)."""
 
@@ -31,6 +31,8 @@ from datetime import datetime, timedelta
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import unquote
+
+from harness import tokens
 
 _WORD = re.compile(r"[a-z0-9]+")
 
@@ -51,7 +53,8 @@ class Store:
     mangle: bool = False
     """Answer ids that were never added (a wrapper that loses the beliefId)."""
     ignore: tuple[str, ...] = ()
-    """Extension paths answered 200 and otherwise ignored (`/advance`: a system without a clock that says it has one)."""
+    """Extension paths answered 200 and otherwise ignored (`/advance`: a system without a clock that
+    says it has one), and `budget_tokens` (one that declares a budget and returns everything)."""
     expire_minutes: float = 480.0
     batch: int = 1
     records: dict[str, dict[str, dict[str, Any]]] = field(default_factory=dict)
@@ -63,6 +66,8 @@ class Store:
     added: int = 0
     """Records those requests carried."""
     calls: list[tuple[str, str]] = field(default_factory=list)
+    searches: list[dict[str, Any]] = field(default_factory=list)
+    """Every `POST /search` body."""
     lock: threading.Lock = field(default_factory=threading.Lock)
 
     def declared(self) -> dict[str, Any]:
@@ -136,6 +141,7 @@ class Store:
         return {"ok": True}
 
     def search(self, body: dict[str, Any]) -> dict[str, Any]:
+        self.searches.append(body)
         query = _words(body["query"])
         wanted = set(body.get("scopes") or ()) if self.extended else set()
         scored = []
@@ -149,14 +155,11 @@ class Store:
                 scored.append((-overlap, recency, record_id, record["text"]))
         scored.sort()
         suffix = "-mangled" if self.mangle else ""
-        budget = body.get("budget_tokens") if self.has("budget") else None
-        results = []
-        spent = 0
+        budget = body.get("budget_tokens") if self.has("budget") and "budget_tokens" not in self.ignore else None
+        results: list[dict[str, Any]] = []
         for s, _, i, text in scored[: int(body["limit"])]:
-            cost = len(text.split())
-            if budget is not None and spent + cost > budget:
+            if budget is not None and tokens.count("\n\n".join([*(r["memory"] for r in results), text])) > budget:
                 continue
-            spent += cost
             results.append({"id": i + suffix, "memory": text, "score": float(-s)})
         return {"results": results}
 

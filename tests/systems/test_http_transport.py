@@ -20,7 +20,6 @@ UNLOADABLE = "sentence-transformers/not-a-model-here"
 @pytest.fixture(autouse=True)
 def _state(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("HARNESS_STATE_DIR", str(tmp_path / "state"))
-    monkeypatch.setenv("HARNESS_CACHE_DIR", str(tmp_path / "cache"))
 
 
 def _adds(store: Store, tmp_path: Path, *extra: str) -> tuple[int, dict]:
@@ -74,4 +73,4 @@ def test_an_http_system_in_hybrid_loads_no_encoder(tmp_path: Path, capsys: pytes
     with serving(Store(extended=True, modes=("hybrid",))) as url:
         args = ("run", "--system", f"http:{url}", "-m", "hybrid", "--model", UNLOADABLE, "--limit", "1")
         assert harness(tmp_path, *args, "--out", "out") == 0
-    assert not (tmp_path / "cache").exists()  # nothing embedded
+    assert not (tmp_path / "user-cache").exists()  # nothing embedded (`harness` points the cache there)

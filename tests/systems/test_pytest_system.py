@@ -41,18 +41,26 @@ def test_items_of_a_system_under_test(tmp_path: Path) -> None:
     assert passed  # the cases the service's own retrieval gets right pass
 
 
-def test_lifecycle_items_of_a_system_declaring_its_needs(tmp_path: Path) -> None:
-    """Each scenario is an item of the system, judged by the scenario's grade: the test server's
-    word-overlap retrieval FAILs on P@5, an xfail with the judge's reason (no --mode asserts it)."""
-    store = Store(extended=True, capabilities=("timestamps", "clock", "access", "consolidation"))
+def test_lifecycle_and_conversation_items_of_a_system_declaring_their_needs(tmp_path: Path) -> None:
+    """Each scenario and each turn is an item of the system: a scenario judged by its grade (the
+    test server's word-overlap retrieval FAILs on P@5: an xfail with the judge's reason, as no
+    --mode asserts it), a turn by the turn judge."""
+    store = Store(extended=True, capabilities=("timestamps", "clock", "access", "consolidation", "budget"))
     with serving(store) as url:
-        run = _pytest(tmp_path, "--system", f"http:{url}", "--suite", "lifecycle:builtin")
+        run = _pytest(
+            tmp_path, "--system", f"http:{url}", "--suite", "lifecycle:builtin", "--suite", "conversation:builtin"
+        )
     out = run.stdout
     assert run.returncode == 0, out[-3000:] + run.stderr[-3000:]
     key = f"http-127.0.0.1-{url.rsplit(':', 1)[1]}"
-    xfailed = re.findall(
+    scenarios = re.findall(
         rf"^XFAIL test_items\.py::test_item\[lifecycle-embedded-{key}-bm25-(.+?)\] - .*precision", out, re.M
     )
-    assert len(xfailed) == 6
-    assert "6 xfailed" in out
+    assert len(scenarios) == 6
+    turns = re.findall(rf"^XFAIL test_items\.py::test_item\[conversation-embedded-{key}-bm25-(.+?)\]", out, re.M)
+    counts = re.search(r"(\d+) passed, (\d+) xfailed", out)
+    assert counts
+    assert int(counts[1]) + len(turns) == 52  # every turn ran: those not xfailed passed
+    assert int(counts[2]) == 6 + len(turns)
+    assert "not applicable" not in out
     assert ("POST", "/consolidate") in store.calls
