@@ -32,6 +32,14 @@ VIA = "system"
 """What a system's result is reached by, in the report (the reference path says `entry` or `spread:<id>`)."""
 
 
+UNOBSERVED = (
+    "a system under test retrieves on its own (the rules' retrieval is the reference path's; their judging applies), "
+    "and its memories' states are not observable through the protocol: noise suppression, signal retention and "
+    "dedup are not measured for it"
+)
+"""The line a system's lifecycle report carries under its scorecard."""
+
+
 def needed(settings: LifecycleSettings) -> tuple[Capability, ...]:
     """What the phases ask of a system: times on records and queries and a clock always; access
     when the access phase bumps any result; consolidation when any cycle runs (`--cycles 0`: none).

@@ -71,6 +71,7 @@ def test_scores_follow_the_clock_access_and_consolidation(tmp_path: Path) -> Non
     # the system's memory states are not observable through the protocol: not measured, not graded
     assert result["lifecycle"] == {"noise_suppression": None, "signal_retention": None, "dedup": None}
     assert set(result["grades"]) == {"precision", "mrr", "ndcg"}
+    assert any("states are not observable" in w for w in report["warnings"])
     assert store.records == {}  # the scenario's namespace dropped
     paths = [path for _, path in store.calls]
     assert paths.count("/advance") == 1 + 5  # the start, then each cycle

@@ -29,7 +29,7 @@ from harness.pipeline.settings import Mode
 from harness.reports.lifecycle_report import render_markdown, scorecard_rows
 from harness.suites.mnemonic import load_mnemonic, unjudged
 from harness.suites.resolve import load_lifecycle
-from harness.systems.protocol import SystemInfo
+from harness.systems.protocol import REFERENCE, SystemInfo
 
 
 class LifecycleKind:
@@ -157,12 +157,13 @@ class LifecycleKind:
 
     def report(self, results: Sequence[LifecycleResult], run: RunInfo) -> Report:
         modes = [m.value for m in run.modes]
+        through = run.system.name != REFERENCE and run.not_applicable is None
         summaries = {m: summarise(m, [r for r in results if r.mode == m]) for m in modes}
         data = {
             "max_results": self.suite.max_results,
             "rules": self.rules.name,
             "setting_docs": [{"name": n, "value": v, "doc": d} for n, v, d in self.settings.describe()],
-            "warnings": list(self.suite.warnings),
+            "warnings": list(self.suite.warnings) + ([system_lifecycle.UNOBSERVED] if through else []),
             "summary": {m: asdict(s) for m, s in summaries.items()},
             "results": [r.to_json() for r in results],
         }
