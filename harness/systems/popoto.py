@@ -207,7 +207,7 @@ class PopotoSystem:
     def _assembler(self, mode: Mode, limit: int, budget: int | None) -> Any:
         """One assembler per mode, limit and budget. cl100k_base counts are passed only with a
         budget, which is all they decide: without one Popoto still counts every selected record
-        (for its metadata), and Popoto's harness passes no counter, so its cheap estimate serves."""
+        (for its metadata), and Popoto's harness passes no counter, so Popoto's own estimate serves."""
         from popoto.recipes.context_assembler import ContextAssembler
 
         key = (mode, limit, budget)
