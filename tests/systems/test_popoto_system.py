@@ -129,6 +129,28 @@ def test_a_budget_caps_what_comes_back(engine) -> None:
         system.close()
 
 
+def test_only_a_budget_costs_cl100k_counts(engine, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Without a budget Popoto's harness passes no token counter; ours, passed anyway, made every
+    query tokenise each of its `limit` records (and the first one load cl100k_base) for nothing."""
+    counted: list[str] = []
+
+    def counting(text: str) -> int:
+        counted.append(text)
+        return len(text.split())
+
+    monkeypatch.setattr(popoto_system, "count", counting)
+    system = _opened(engine, Ledger())
+    try:
+        system.add(_records())
+        for mode in system.info.modes:
+            assert system.search(Query(text="what is my dog called", user="user:1"), mode)
+        assert counted == []
+        assert system.search(Query(text="what is my dog called", user="user:1", budget_tokens=500), Mode.BM25)
+        assert counted
+    finally:
+        system.close()
+
+
 def test_reset_and_close_touch_only_its_namespace(engine, tmp_path: Path) -> None:
     _, url, _ = engine
     client = _client(url)
