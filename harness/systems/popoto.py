@@ -190,6 +190,10 @@ class PopotoSystem:
         self._assemblers.clear()
 
     def add(self, records: Sequence[Record]) -> None:
+        if self.embedder is not None:
+            # Popoto embeds one text per save; embedded here in one call first, the texts are
+            # computed by the harness's workers and stored as one cache shard, and each save reads them
+            self.embedder.embed([r.text for r in records])
         for model in self._models.values():
             for record in records:
                 instance = model(agent_id=record.user, record_id=record.id, content=record.text, importance=0.5)

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -255,3 +256,28 @@ def test_down_url_removes_a_killed_runs_keys_and_vectors_only(server_url, tmp_pa
     finally:
         client.delete(*foreign)
         client.close()
+
+
+def test_a_batch_of_records_is_embedded_in_one_call_before_popoto_saves_them(engine) -> None:
+    """Popoto embeds one text per save; the adapter embeds the whole batch first, so the harness's
+    encoder computes it in one call (its workers, one cache shard) and each save reads it back."""
+    name, url, backend = engine
+    opened = opening(backend, name, url, Ledger())
+    calls: list[list[str]] = []
+    inner = opened.embedder
+    assert inner is not None
+
+    class Recording:
+        dimensions = inner.dimensions
+
+        def embed(self, texts):
+            calls.append(list(texts))
+            return inner.embed(texts)
+
+    system = popoto_system.open_popoto(replace(opened, embedder=Recording()))
+    try:
+        system.add(_records())
+        assert calls[0] == list(TEXTS.values())
+        assert all(len(c) == 1 and c[0] in TEXTS.values() for c in calls[1:])
+    finally:
+        system.close()
