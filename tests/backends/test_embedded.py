@@ -33,7 +33,6 @@ def test_field_text_in_any_spacing_scores_as_its_single_spaced_form() -> None:
     assert len(hits[0]) == 3
 
 
-
 def test_a_batch_writes_as_one_upsert_after_another() -> None:
     """`load` writes a batch in one statement per table: an id already stored, or repeated later in
     the batch, must end as upserting the documents one by one leaves it (the last one wins)."""
