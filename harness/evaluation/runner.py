@@ -23,6 +23,7 @@ from harness.evaluation.kind import CaseKind, Engine, R, Report, Result, RunInfo
 from harness.pipeline.memory_layer import TextEmbedder
 from harness.pipeline.settings import Mode
 from harness.reports.envelope import Envelope, write_report
+from harness.reports.html.child import page_process
 from harness.reports.trec import write_trec
 from harness.shards import Shard
 from harness.systems.bound import BoundSystem
@@ -184,22 +185,23 @@ def run_and_report(
     skipped = not_applicable(kind, system)
     if skipped is not None:
         notice(f"{info.backend}: not applicable: {skipped}")
-    outcome = run(kind, engine, progress(kind.unit, kind.total(modes))) if skipped is None else Outcome[R](total=0)
-    run_info = RunInfo(
-        info,
-        tuple(modes),
-        unsupported,
-        {},
-        started_at,
-        outcome.wall_s,
-        outcome.stop_reason(kind.unit),
-        request.shard,
-        system.info if system is not None else NATIVE,
-        skipped,
-    )
-    report = kind.report(outcome.results, run_info)
-    envelope = Envelope.of(kind, run_info, report, origin or {})
-    paths, stem, report = write_report(request.out, envelope, report)
+    with page_process() as page:  # the page's process imports what draws it while the run goes on
+        outcome = run(kind, engine, progress(kind.unit, kind.total(modes))) if skipped is None else Outcome[R](total=0)
+        run_info = RunInfo(
+            info,
+            tuple(modes),
+            unsupported,
+            {},
+            started_at,
+            outcome.wall_s,
+            outcome.stop_reason(kind.unit),
+            request.shard,
+            system.info if system is not None else NATIVE,
+            skipped,
+        )
+        report = kind.report(outcome.results, run_info)
+        envelope = Envelope.of(kind, run_info, report, origin or {})
+        paths, stem, report = write_report(request.out, envelope, report, page=page)
     if request.trec and outcome.stopped is None:
         paths += write_trec(request.out, stem, report.trec)
     for name, draw in report.charts.items():
