@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from harness.embeddings import model_folder
 from tests.faults.helpers import harness, write_suite
 
 pytest.importorskip("sentence_transformers", reason="embedding needs the embed extra")
@@ -18,6 +19,6 @@ def test_embed_prints_the_cache_folder_it_wrote(tmp_path: Path, where: str) -> N
     args = ["embed", "-s", str(suite), *(["--out", str(cache)] if where == "--out" else [])]
     result = harness(*args, cwd=tmp_path, HARNESS_CACHE_DIR=str(cache if where != "--out" else tmp_path / "unused"))
     assert result.returncode == 0, result.stderr
-    folder = cache / "all-MiniLM-L6-v2"
+    folder = cache / model_folder("all-MiniLM-L6-v2")
     assert result.stdout.strip().endswith(f"newly embedded with all-MiniLM-L6-v2 into {folder}"), result.stdout
     assert any(folder.glob("*.npz")), "the printed folder must hold the vectors"
