@@ -356,9 +356,12 @@ def run(
     if gate is not None:
         for each in planned:
             gate.require(each.kind, backends, modes, [s.name for s in systems])
-    for each in planned:
-        each.kind.prepare()
-    embedder = _run_embedder(planned, model, device, modes, dry_run)
+    if any(s.name == REFERENCE for s in systems):  # another system runs a kind its own way, or not at all
+        for each in planned:
+            each.kind.prepare()
+    # a system that embeds on its own (an HTTP service) needs no model and no vectors of the harness
+    encoder = any(s.encoder for s in systems)
+    embedder = _run_embedder(planned, model, device, modes, dry_run) if encoder else None
     if dry_run:
         for each in planned:
             _dry_run(each, modes, embedder)

@@ -64,11 +64,16 @@ class Outcome(Generic[R]):
 
 
 def not_applicable(kind: CaseKind[Any], system: BoundSystem | None) -> str | None:
-    """Why `kind` cannot run on `system`: only belief suites and datasets go through the system
-    protocol; every other kind needs the reference pipeline's own operations."""
-    if system is None or getattr(kind, "through_systems", False):
+    """Why `kind` cannot run on `system`: a kind with a path through the system protocol
+    (`through_systems`) runs on any system, or says what a system lacks (`not_applicable_to`);
+    every other kind needs the reference pipeline's own operations (its `reference_only` says which)."""
+    if system is None:
         return None
-    return f"the {kind.name} kind runs only on the reference system (it has no path through the system protocol)"
+    if getattr(kind, "through_systems", False):
+        check = getattr(kind, "not_applicable_to", None)
+        return check(system.info) if check is not None else None
+    why = getattr(kind, "reference_only", "it has no path through the system protocol")
+    return f"the {kind.name} kind runs only on the reference system ({why})"
 
 
 def system_modes(
