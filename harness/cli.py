@@ -849,6 +849,12 @@ def embed(
         str | None,
         typer.Option(help="With --dataset: embed only part I/N of the distinct texts (by content hash) into --out."),
     ] = None,
+    workers: Annotated[
+        int | None,
+        typer.Option(
+            min=1, help="With --dataset: processes that embed on the CPU, one thread each (default: one per core)."
+        ),
+    ] = None,
     **own_params: Any,
 ) -> int:
     """Embed every memory and query text of the suites, or every turn and question of a dataset."""
@@ -859,9 +865,11 @@ def embed(
         if suite is not None or any(_given(ctx, name) for name in shaping):
             flags = ", ".join(["--suite", *(_option(ctx, name) for name in shaping)])
             raise HarnessError(f"--dataset embeds a dataset: {' and '.join(flags.rsplit(', ', 1))} do not apply")
-        return _embed_dataset(dataset, file, model, device, out, parse_shard(shard) if shard is not None else None)
-    if file is not None or shard is not None:
-        raise HarnessError(f"{'--file' if file is not None else '--shard'} applies to a dataset: give --dataset too")
+        part = parse_shard(shard) if shard is not None else None
+        return _embed_dataset(dataset, file, model, device, out, part, workers)
+    for flag, value in (("--file", file), ("--shard", shard), ("--workers", workers)):
+        if value is not None:
+            raise HarnessError(f"{flag} applies to a dataset: give --dataset too")
     suites = suite or [BUILTIN]
     built_in = all(s == BUILTIN or s.endswith(f":{BUILTIN}") for s in suites)
     target = out or (cases_dir() / "embeddings" if built_in else default_cache_dir())
@@ -887,7 +895,7 @@ app.command()(embed)
 
 
 def _embed_dataset(
-    dataset: str, file: Path | None, model: str, device: str, out: Path | None, part: Shard | None
+    dataset: str, file: Path | None, model: str, device: str, out: Path | None, part: Shard | None, workers: int | None
 ) -> int:
     from harness.embeddings.embedder import Embedder
     from harness.evaluation.embedders import embed_dataset
@@ -895,7 +903,7 @@ def _embed_dataset(
 
     selection = open_selection(dataset, file)
 
-    embedder = Embedder(model, cache_dir=out, device=device)
+    embedder = Embedder(model, cache_dir=out, device=device, workers=workers)
     planned: list[int] = []
     progress = Progress(
         TextColumn("{task.description}"),
