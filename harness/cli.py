@@ -356,9 +356,12 @@ def run(
     if gate is not None:
         for each in planned:
             gate.require(each.kind, backends, modes, [s.name for s in systems])
-    for each in planned:
-        each.kind.prepare()
-    embedder = _run_embedder(planned, model, device, modes, dry_run)
+    if any(s.name == REFERENCE for s in systems):  # another system runs a kind its own way, or not at all
+        for each in planned:
+            each.kind.prepare()
+    # a system that embeds on its own (an HTTP service) needs no model and no vectors of the harness
+    encoder = any(s.encoder for s in systems)
+    embedder = _run_embedder(planned, model, device, modes, dry_run) if encoder else None
     if dry_run:
         for each in planned:
             _dry_run(each, modes, embedder)
@@ -846,6 +849,12 @@ def embed(
         str | None,
         typer.Option(help="With --dataset: embed only part I/N of the distinct texts (by content hash) into --out."),
     ] = None,
+    workers: Annotated[
+        int | None,
+        typer.Option(
+            min=1, help="With --dataset: processes that embed on the CPU, one thread each (default: one per core)."
+        ),
+    ] = None,
     **own_params: Any,
 ) -> int:
     """Embed every memory and query text of the suites, or every turn and question of a dataset."""
@@ -856,9 +865,11 @@ def embed(
         if suite is not None or any(_given(ctx, name) for name in shaping):
             flags = ", ".join(["--suite", *(_option(ctx, name) for name in shaping)])
             raise HarnessError(f"--dataset embeds a dataset: {' and '.join(flags.rsplit(', ', 1))} do not apply")
-        return _embed_dataset(dataset, file, model, device, out, parse_shard(shard) if shard is not None else None)
-    if file is not None or shard is not None:
-        raise HarnessError(f"{'--file' if file is not None else '--shard'} applies to a dataset: give --dataset too")
+        part = parse_shard(shard) if shard is not None else None
+        return _embed_dataset(dataset, file, model, device, out, part, workers)
+    for flag, value in (("--file", file), ("--shard", shard), ("--workers", workers)):
+        if value is not None:
+            raise HarnessError(f"{flag} applies to a dataset: give --dataset too")
     suites = suite or [BUILTIN]
     built_in = all(s == BUILTIN or s.endswith(f":{BUILTIN}") for s in suites)
     target = out or (cases_dir() / "embeddings" if built_in else default_cache_dir())
@@ -884,7 +895,7 @@ app.command()(embed)
 
 
 def _embed_dataset(
-    dataset: str, file: Path | None, model: str, device: str, out: Path | None, part: Shard | None
+    dataset: str, file: Path | None, model: str, device: str, out: Path | None, part: Shard | None, workers: int | None
 ) -> int:
     from harness.embeddings.embedder import Embedder
     from harness.evaluation.embedders import embed_dataset
@@ -892,7 +903,7 @@ def _embed_dataset(
 
     selection = open_selection(dataset, file)
 
-    embedder = Embedder(model, cache_dir=out, device=device)
+    embedder = Embedder(model, cache_dir=out, device=device, workers=workers)
     planned: list[int] = []
     progress = Progress(
         TextColumn("{task.description}"),

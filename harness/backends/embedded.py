@@ -130,50 +130,64 @@ class EmbeddedIndex:
             self._db.execute(f"CREATE VIRTUAL TABLE {table}_df USING fts5vocab({table}, 'row')")
 
     def load(self, docs: Sequence[IndexDoc]) -> None:
-        for doc in docs:
-            self._write(doc)
+        """The documents in one statement per table (a haystack's thousands of rows cost one call,
+        not one each); a document whose id is stored already, or comes again later in `docs`,
+        replaces it, as `upsert` does. Every document is checked before anything is written."""
+        latest = {doc.id: doc for doc in docs}
+        for doc in latest.values():
+            self._spec.check_doc(doc)
+            if self._spec.dimensions and doc.vector is None:
+                raise ValueError(
+                    f"document {doc.id!r} has no vector but the index has {self._spec.dimensions} dimensions"
+                )
+        batch = [(self._row(doc.id), doc) for doc in latest.values()]
+        marks = ", ?" * len(self._single)
+        self._db.executemany(
+            f"INSERT INTO {self._ns}_docs VALUES (?, ?{marks})",
+            [(row, doc.id, *(doc.attributes.get(a) for a in self._single)) for row, doc in batch],
+        )
+        for name, table in self._multi.items():
+            self._db.executemany(
+                f"INSERT INTO {table} VALUES (?, ?)", [(row, v) for row, doc in batch for v in doc.values(name)]
+            )
+        for name, table in self._fields.items():
+            stats, bodies = self._stats[name], []
+            for row, doc in batch:
+                body, length = _terms(doc.fields.get(name, ""))
+                stats.add(row, length)
+                if length:  # an empty field is absent: it must not count in N or avglen
+                    bodies.append((row, body))
+            self._db.executemany(f"INSERT INTO {table} (rowid, body) VALUES (?, ?)", bodies)
+        for row, doc in batch:
+            if doc.vector is not None and self._spec.dimensions:
+                self._store_vector(row, doc.vector)
         self._db.commit()
 
     def upsert(self, doc: IndexDoc) -> None:
-        self._write(doc)
-        self._db.commit()
+        self.load([doc])
 
-    def _write(self, doc: IndexDoc) -> None:
-        self._spec.check_doc(doc)
-        ns = self._ns
-        row = self._rows.get(doc.id)
+    def _row(self, doc_id: str) -> int:
+        """The row a document is written to: a new one, or its old one, emptied."""
+        row = self._rows.get(doc_id)
         if row is None:
             row = len(self._rows)
-            self._rows[doc.id] = row
-            self._ids.append(doc.id)
-        else:
-            self._db.execute(f"DELETE FROM {ns}_docs WHERE row = ?", (row,))
-            for table in self._multi.values():
-                self._db.execute(f"DELETE FROM {table} WHERE row = ?", (row,))
-            for name, table in self._fields.items():
-                self._stats[name].remove(row)
-                self._db.execute(f"DELETE FROM {table} WHERE rowid = ?", (row,))
-        single = [doc.attributes.get(a) for a in self._single]
-        marks = ", ?" * len(single)
-        self._db.execute(f"INSERT INTO {ns}_docs VALUES (?, ?{marks})", (row, doc.id, *single))
-        for name, table in self._multi.items():
-            self._db.executemany(f"INSERT INTO {table} VALUES (?, ?)", [(row, v) for v in doc.values(name)])
+            self._rows[doc_id] = row
+            self._ids.append(doc_id)
+            return row
+        self._db.execute(f"DELETE FROM {self._ns}_docs WHERE row = ?", (row,))
+        for table in self._multi.values():
+            self._db.execute(f"DELETE FROM {table} WHERE row = ?", (row,))
         for name, table in self._fields.items():
-            body, length = _terms(doc.fields.get(name, ""))
-            self._stats[name].add(row, length)
-            if length:  # an empty field is absent: it must not count in N or avglen
-                self._db.execute(f"INSERT INTO {table} (rowid, body) VALUES (?, ?)", (row, body))
-        if self._spec.dimensions:
-            self._store_vector(row, doc)
+            self._stats[name].remove(row)
+            self._db.execute(f"DELETE FROM {table} WHERE rowid = ?", (row,))
+        return row
 
-    def _store_vector(self, row: int, doc: IndexDoc) -> None:
-        if doc.vector is None:
-            raise ValueError(f"document {doc.id!r} has no vector but the index has {self._spec.dimensions} dimensions")
+    def _store_vector(self, row: int, vector: np.ndarray) -> None:
         if row == len(self._vectors):
             grown = np.zeros((max(16, 2 * row), self._vectors.shape[1]), dtype=np.float64)
             grown[:row] = self._vectors[:row]
             self._vectors = grown
-        self._vectors[row] = unit(doc.vector)
+        self._vectors[row] = unit(vector)
 
     def wait_ready(self, expected: int, timeout: float) -> None:  # noqa: ARG002 - the Backend protocol's signature; writes are synchronous, nothing to wait for
         (count,) = self._db.execute(f"SELECT count(*) FROM {self._ns}_docs").fetchone()

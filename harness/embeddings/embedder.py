@@ -1,30 +1,34 @@
 """Text to unit vectors, cache first: the model is loaded only when some text is missing.
 
-Missing texts are computed longest first; a text's vector does not depend on that order or on its
-batch (see the encoders). Progress is reported through a callback (the CLI draws it), never
+Missing texts are computed longest first; a text's vector does not depend on that order, on its
+batch or on the process that computes it (see the encoders), so many missing texts on the CPU are
+split across worker processes (`workers.py`) and stored in the same shards, in the same order, as
+one process stores them. Progress is reported through a callback (the CLI draws it), never
 printed here.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Generator, Sequence
+from contextlib import closing
 from pathlib import Path
 
 import numpy as np
 
 from harness.embeddings.cache import EmbeddingCache
-from harness.embeddings.device import Device, parse_device, resolve_device
+from harness.embeddings.device import Device, machine_threads, parse_device, resolve_device
 from harness.embeddings.encoder import EmbedExtraMissing, TextEncoder, unit_rows
 from harness.embeddings.packaged import DEFAULT_MODEL
 from harness.embeddings.paths import default_cache_dir
 from harness.embeddings.registry import load_encoder, spec
+from harness.embeddings.workers import MIN_TEXTS, TASK_TEXTS, WorkerPool
 from harness.errors import HarnessError
 
 Progress = Callable[[int], None]
 """Called after each stored shard with the number of texts it holds."""
 
 SHARD_TEXTS = 512
-"""Texts per cache shard: the most work an interruption can lose."""
+"""Texts per cache shard: the most work an interruption can lose (a multiple of TASK_TEXTS)."""
 
 
 class Embedder:
@@ -32,6 +36,9 @@ class Embedder:
 
     `cache_dir=None` means `default_cache_dir()`. With `compute=False` only cached vectors are used.
     `device` (auto, cpu, cuda) is checked here and resolved on first use (`.device`, which reports state).
+    `workers`: processes that compute at least MIN_TEXTS missing texts on the CPU (None: one per core
+    this process may use; 1: this process alone). A custom `loader` is an object of this process, so
+    with one the embedder computes here.
     """
 
     def __init__(
@@ -45,6 +52,7 @@ class Embedder:
         batch_size: int = 64,
         device: str = "auto",
         on_progress: Progress | None = None,
+        workers: int | None = None,
     ):
         self.model = model
         self.compute = compute
@@ -53,6 +61,10 @@ class Embedder:
         self._requested_device = parse_device(device)
         self._device: Device | None = None
         self._loader = loader or load_encoder
+        self._registry_loader = loader is None
+        self._workers = workers if workers is not None else machine_threads()
+        if self._workers < 1:
+            raise HarnessError(f"embedding workers must be 1 or more, not {self._workers}")
         self._batch_size = batch_size
         self._encoder: TextEncoder | None = None
 
@@ -90,20 +102,36 @@ class Embedder:
         return unit_rows(np.stack([found[t] for t in texts]).astype(np.float32, copy=False))
 
     def _compute(self, texts: list[str]) -> list[np.ndarray]:
-        """Vectors of `texts` in their order, computed longest first in shards of SHARD_TEXTS."""
+        """Vectors of `texts` in their order, computed longest first and stored in shards of SHARD_TEXTS."""
+        longest_first = sorted(texts, key=lambda t: -len(t))
+        computed: dict[str, np.ndarray] = {}
+        stored = 0
+        with closing(self._computed(longest_first)) as runs:  # an error here stops the workers at once
+            for start, vectors in runs:
+                computed.update(zip(longest_first[start : start + len(vectors)], vectors, strict=True))
+                while len(computed) - stored >= SHARD_TEXTS or (len(computed) == len(texts) > stored):
+                    shard = longest_first[stored : stored + SHARD_TEXTS]
+                    self.cache.add(shard, np.stack([computed[t] for t in shard]))
+                    stored += len(shard)
+                    if self.on_progress is not None:
+                        self.on_progress(len(shard))
+        return [computed[t] for t in texts]
+
+    def _computed(self, texts: list[str]) -> Generator[tuple[int, np.ndarray], None, None]:
+        """`(start, vectors)` of consecutive runs of `texts`, in order: from worker processes when
+        there are enough texts on the CPU, else from this process's encoder."""
+        if self._workers > 1 and self._registry_loader and len(texts) >= MIN_TEXTS and self.device is Device.CPU:
+            if not self.compute:
+                raise self._no_cache(len(texts))
+            with WorkerPool(self.model, min(self._workers, -(-len(texts) // TASK_TEXTS))) as pool:
+                try:
+                    yield from pool.encode(texts)
+                except EmbedExtraMissing as exc:
+                    raise self._no_cache(len(texts)) from exc
+            return
         encoder = self._require_encoder(len(texts))
-        order = sorted(range(len(texts)), key=lambda i: -len(texts[i]))
-        vectors: list[np.ndarray | None] = [None] * len(texts)
-        for start in range(0, len(order), SHARD_TEXTS):
-            rows = order[start : start + SHARD_TEXTS]
-            batch = [texts[i] for i in rows]
-            computed = encoder.encode(batch, batch_size=self._batch_size)
-            self.cache.add(batch, computed)
-            for i, vector in zip(rows, computed, strict=True):
-                vectors[i] = vector
-            if self.on_progress is not None:
-                self.on_progress(len(rows))
-        return [v for v in vectors if v is not None]
+        for start in range(0, len(texts), SHARD_TEXTS):
+            yield start, encoder.encode(texts[start : start + SHARD_TEXTS], batch_size=self._batch_size)
 
     def _require_encoder(self, missing: int) -> TextEncoder:
         if self._encoder is None:

@@ -32,18 +32,19 @@ class TextEncoder(Protocol):
     def encode(self, texts: Sequence[str], batch_size: int = 64) -> np.ndarray: ...
 
 
-Loader = Callable[[str, Device, Path], TextEncoder]
-"""`load(name, device, models_dir)`: the encoder `name` on a resolved device (cpu or cuda); an encoder
-built here from another model is built into `models_dir` once."""
+Loader = Callable[[str, Device, Path, int], TextEncoder]
+"""`load(name, device, models_dir, threads)`: the encoder `name` on a resolved device (cpu or cuda), with
+at most `threads` CPU threads where its runtime lets that be chosen without changing its vectors; an
+encoder built here from another model is built into `models_dir` once."""
 
 
 @dataclass(frozen=True)
 class EncoderSpec:
     """One encoder: its `--model` name, how to load it, and what is known of it without loading it.
 
-    `recipe`: how an encoder built here is made, where it has changed (None: as published); its
-    vectors are cached under `<name>@<recipe>`, so vectors of an earlier build are never mixed with
-    the current one's. `dimensions`: its vector size, so an index can be created from a warm cache
+    `recipe`: how its vectors are made, where that has changed (None: as published, as first
+    cached); its vectors are cached under `<name>@<recipe>`, so vectors of an earlier build or an
+    earlier way of running it (batched, before one text per call) are never mixed with the current one's. `dimensions`: its vector size, so an index can be created from a warm cache
     alone (None: known once loaded). `gpu`: whether its inference runs on a GPU, so `--device auto`
     picks cuda for it when torch sees one (False: it computes on the CPU whatever GPU there is).
     """

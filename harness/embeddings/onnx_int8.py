@@ -12,7 +12,9 @@ of the token vectors under the attention mask, scaled to unit length.
 
 Dynamic quantization scales activations per call (one scale per tensor), so in a batch a text's
 int8 vector would depend on the texts beside it: each text is run alone, so its vector is a
-function of the text only and shards embedded on different machines join into one cache.
+function of the text only and shards embedded on different machines join into one cache. The
+number of intra-op threads does not change a vector (the tests compare one thread with several),
+so the embedder runs one session with a thread per core, or worker processes with one each.
 """
 
 from __future__ import annotations
@@ -28,30 +30,34 @@ from typing import Any
 
 import numpy as np
 
-from harness.embeddings.device import Device, machine_threads
+from harness.embeddings.device import Device
 from harness.embeddings.encoder import EmbedExtraMissing, EncoderSpec, unit_rows
 from harness.embeddings.packaged import DEFAULT_MODEL, float_source
 from harness.errors import HarnessError
 from harness.files import build_once
 
 EXPORT_FORMAT = "fused-int8-v2"
-"""The export recipe's name (the spec's `recipe`): a model is built into `<models>/<name>/<format>`, so an
-export made by another recipe (the unfused one kept its files directly in `<models>/<name>`) is never loaded."""
+"""The export recipe's name: a model is built into `<models>/<name>/<format>`, so an export made by
+another recipe (the unfused one kept its files directly in `<models>/<name>`) is never loaded."""
+VECTOR_RECIPE = f"{EXPORT_FORMAT}.per-text"
+"""How its vectors are made (the spec's `recipe`, the cache folder's tag): this export, one text per
+call. The same export once ran batches, whose vectors were cached under `@fused-int8-v2`; those
+depend on their batch-mates and are never read as these."""
 MODEL_FILE = "model_int8.onnx"
 TOKENIZER_FILE = "tokenizer.json"
 _INPUTS = ("input_ids", "attention_mask", "token_type_ids")
 
 
 class OnnxInt8Encoder:
-    """ONNX Runtime on the CPU with one intra-op thread per core this process may use."""
+    """ONNX Runtime on the CPU with `threads` intra-op threads."""
 
-    def __init__(self, name: str, folder: Path, max_tokens: int):
+    def __init__(self, name: str, folder: Path, max_tokens: int, threads: int):
         import onnxruntime
         from tokenizers import Tokenizer
 
         self.name = name
         options = onnxruntime.SessionOptions()
-        options.intra_op_num_threads = machine_threads()
+        options.intra_op_num_threads = threads
         options.inter_op_num_threads = 1
         options.graph_optimization_level = onnxruntime.GraphOptimizationLevel.ORT_ENABLE_ALL
         # on a machine shared with other work, idle workers spinning for the next op steal its cores
@@ -82,8 +88,9 @@ class OnnxInt8Encoder:
         return rows
 
 
-def load_int8(name: str, device: Device, models_dir: Path) -> OnnxInt8Encoder:
-    """The quantized model from `models_dir`, exported there first from the packaged float model if it is not yet."""
+def load_int8(name: str, device: Device, models_dir: Path, threads: int) -> OnnxInt8Encoder:
+    """The quantized model from `models_dir` (exported there first from the packaged float model if it
+    is not yet), run with `threads` intra-op threads."""
     if device is Device.CUDA:
         raise HarnessError(
             f"{name} runs on the CPU only (dynamically quantized int8 kernels): use --device cpu, "
@@ -100,10 +107,10 @@ def load_int8(name: str, device: Device, models_dir: Path) -> OnnxInt8Encoder:
     folder = models_dir / name / EXPORT_FORMAT
     if not (folder / MODEL_FILE).is_file():
         build_once(folder, lambda scratch: export_int8(source, scratch))
-    return OnnxInt8Encoder(name, folder, _max_tokens(source))
+    return OnnxInt8Encoder(name, folder, _max_tokens(source), threads)
 
 
-INT8 = EncoderSpec(f"{DEFAULT_MODEL}-int8", load_int8, recipe=EXPORT_FORMAT, dimensions=384, gpu=False)
+INT8 = EncoderSpec(f"{DEFAULT_MODEL}-int8", load_int8, recipe=VECTOR_RECIPE, dimensions=384, gpu=False)
 """The float MiniLM exported, fused and quantized here; ONNX Runtime runs it on the CPU only."""
 
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from harness.embeddings.device import Device
+from harness.embeddings.device import Device, machine_threads
 from harness.embeddings.encoder import EncoderSpec, TextEncoder
 from harness.embeddings.onnx_int8 import INT8
 from harness.embeddings.packaged import DEFAULT_MODEL
@@ -31,6 +31,10 @@ def spec(name: str) -> EncoderSpec:
     return next((s for s in SPECS if s.name == name), None) or any_model(name)
 
 
-def load_encoder(name: str = DEFAULT_MODEL, device: Device = Device.CPU, models_dir: Path | None = None) -> TextEncoder:
-    """Load the encoder `name` on a resolved device (cpu or cuda); derived models are built into `models_dir`."""
-    return spec(name).load(name, device, models_dir if models_dir is not None else default_models_dir())
+def load_encoder(
+    name: str = DEFAULT_MODEL, device: Device = Device.CPU, models_dir: Path | None = None, threads: int | None = None
+) -> TextEncoder:
+    """Load the encoder `name` on a resolved device (cpu or cuda) with up to `threads` CPU threads (default:
+    every core this process may use); derived models are built into `models_dir`."""
+    folder = models_dir if models_dir is not None else default_models_dir()
+    return spec(name).load(name, device, folder, threads if threads is not None else machine_threads())

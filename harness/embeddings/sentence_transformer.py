@@ -1,10 +1,14 @@
-"""The float encoder: a sentence-transformers model on CPU or CUDA, one text per call.
+"""The float encoder: a sentence-transformers model on CPU or CUDA, one text per call, one CPU thread.
 
 A batch pads its texts to the longest and its matrix products sum in an order that depends on
 the batch's shape, so a batched text's vector depends on its batch-mates in the last bits (on
 this CPU 5 of 120 rows matched bit for bit; on CUDA 0 of 512). One text per call has no padding
-and a shape of its own, so its vector is a function of the text alone: the cache, the shards
-of a run and the machines that embed them then agree byte for byte.
+and a shape of its own. torch's CPU matrix products also split their sums by thread count (one
+thread against two: 27 of 60 rows equal), so on the CPU it runs one thread, whatever the cores:
+a vector is then a function of the text alone, and the cache, the shards of a run, the worker
+processes and machines with any number of cores agree byte for byte. The embedder uses the
+other cores with worker processes. Both are in the cache tag (`PER_TEXT`): vectors cached before
+(batched, untagged) are never read as these.
 """
 
 from __future__ import annotations
@@ -15,13 +19,16 @@ from typing import TYPE_CHECKING
 
 import numpy as np
 
-from harness.embeddings.device import Device, machine_threads
+from harness.embeddings.device import Device
 from harness.embeddings.encoder import EmbedExtraMissing, EncoderSpec
 from harness.embeddings.packaged import DEFAULT_MODEL, model_source
 from harness.errors import HarnessError
 
 if TYPE_CHECKING:
     from sentence_transformers import SentenceTransformer
+
+PER_TEXT = "per-text-1thread"
+"""The recipe tag of every sentence-transformers encoder's vectors: one text per call, one CPU thread."""
 
 
 class Encoder:
@@ -50,9 +57,10 @@ class Encoder:
         return rows
 
 
-def load_sentence_transformer(name: str, device: Device, _models_dir: Path) -> Encoder:
+def load_sentence_transformer(name: str, device: Device, _models_dir: Path, _threads: int) -> Encoder:
     """Load a model by name or local path (the default model from its packaged copy); HF_HUB_OFFLINE=1
-    keeps the hub client off the network. Nothing is built here, so `_models_dir` is unused."""
+    keeps the hub client off the network. Nothing is built here, so `_models_dir` is unused; on the
+    CPU it runs one thread whatever `_threads` allows (see the module docstring)."""
     source = model_source(name)
     try:
         import torch
@@ -62,8 +70,7 @@ def load_sentence_transformer(name: str, device: Device, _models_dir: Path) -> E
             "embedding needs sentence-transformers: install the embed extra (pip install -e '.[embed]')"
         ) from exc
     if device is Device.CPU:
-        # torch sizes its pool from all the host's cores; the affinity mask is what this process may use
-        torch.set_num_threads(machine_threads())
+        torch.set_num_threads(1)  # the thread count changes the vectors' last bits
     try:
         model = SentenceTransformer(source, device=str(device))
     except Exception as exc:  # the library raises OSError, ValueError, HF errors... all mean "not loadable"
@@ -72,10 +79,10 @@ def load_sentence_transformer(name: str, device: Device, _models_dir: Path) -> E
     return Encoder(name, model)
 
 
-FLOAT = EncoderSpec(DEFAULT_MODEL, load_sentence_transformer, dimensions=384)
+FLOAT = EncoderSpec(DEFAULT_MODEL, load_sentence_transformer, recipe=PER_TEXT, dimensions=384)
 """The packaged float MiniLM, on CPU or CUDA."""
 
 
 def any_model(name: str) -> EncoderSpec:
     """Any other sentence-transformers model, by local path or cached hub name: its size is known once loaded."""
-    return EncoderSpec(name, load_sentence_transformer)
+    return EncoderSpec(name, load_sentence_transformer, recipe=PER_TEXT)

@@ -44,9 +44,9 @@ class StaticEncoder:
         return unit_rows(np.asarray(vectors, dtype=np.float32))
 
 
-def load_static(name: str, device: Device, models_dir: Path) -> StaticEncoder:
+def load_static(name: str, device: Device, models_dir: Path, _threads: int) -> StaticEncoder:
     """The distilled model from `models_dir`, distilled there first (on `device`) from the packaged float
-    model if it is not yet."""
+    model if it is not yet. Its inference is NumPy's, whose threads are not chosen here."""
     try:
         from model2vec import StaticModel
     except ImportError as exc:

@@ -14,6 +14,7 @@ from harness.metrics.lifecycle_states import dedup_effectiveness, noise_suppress
 from harness.models.memory import Label
 from harness.models.scenario import MemoryState, Scenario
 from harness.pipeline.lifecycle.phases import QueryRun, ScenarioRun
+from harness.pipeline.lifecycle.records import MemoryRecord
 
 RANKING = ("precision", "trec_precision", "recall", "mrr", "ndcg")
 """The ranking scores, in report order (`RankingScores` fields)."""
@@ -81,19 +82,48 @@ def judge(
         for query, base, post, b, a in zip(scenario.queries, run.baseline, run.post, before, after, strict=True)
     ]
     result.before, result.after = _mean(before), _mean(after)
-    result.states = {i: r.state.value for i, r in run.final.items()}
-    result.merged_into = {i: r.merged_into for i, r in run.final.items() if r.merged_into}
+    if run.final is None:
+        result.lifecycle = _unobserved(scenario, run)
+    else:
+        _states(scenario, run.final, run, result)
+    values = {**result.after, **result.lifecycle}
+    grades = {name: THRESHOLDS[name].grade(v) for name in THRESHOLDS if (v := values.get(name)) is not None}
+    result.grades = {name: g.value for name, g in grades.items()}
+    result.grade = overall(grades).value
+    return result
+
+
+def _unobserved(scenario: Scenario, run: ScenarioRun) -> dict[str, float | None]:
+    """A system under test's lifecycle shares: its memories' states are not observable through
+    the protocol, so every share of them is None (not graded); a raw-event scenario's encoding is
+    the harness's own, the same as the reference system's."""
+    if scenario.raw:
+        encoded = float(len(run.concepts))
+        return {
+            "signal_survival": None,
+            "noise_suppression": None,
+            "encoded": encoded,
+            "episodes": float(run.episodes or 0),
+            "associations_per_signal": None,
+        }
+    return {"noise_suppression": None, "signal_retention": None, "dedup": None}
+
+
+def _states(scenario: Scenario, final: dict[str, MemoryRecord], run: ScenarioRun, result: LifecycleResult) -> None:
+    """The lifecycle shares from every memory's final state, as the engine holds it."""
+    result.states = {i: r.state.value for i, r in final.items()}
+    result.merged_into = {i: r.merged_into for i, r in final.items() if r.merged_into}
     result.cycles = [asdict(c) for c in run.cycles]
-    states: dict[str, MemoryState | None] = {i: r.state for i, r in run.final.items()}
+    states: dict[str, MemoryState | None] = {i: r.state for i, r in final.items()}
     if scenario.raw:
         labels = {e.id: e.label for e in scenario.raw_events}
         states = {i: states.get(i) for i in labels}
-        signal = [i for i, label in labels.items() if label is Label.SIGNAL and i in run.final]
+        signal = [i for i, label in labels.items() if label is Label.SIGNAL and i in final]
         touching = [sum(1 for e in run.associations if i in (e.source, e.target)) for i in signal]
         result.lifecycle = {
             "signal_survival": signal_retention(labels, states),
             "noise_suppression": noise_suppression(labels, states),
-            "encoded": float(len(run.final)),
+            "encoded": float(len(final)),
             "episodes": float(run.episodes or 0),
             "associations_per_signal": fmean(touching) if touching else 0.0,
         }
@@ -104,13 +134,8 @@ def judge(
             "signal_retention": signal_retention(labels, states),
             "dedup": dedup_effectiveness(
                 labels,
-                {i: r.state for i, r in run.final.items()},
-                {i: r.merged_into for i, r in run.final.items()},
+                {i: r.state for i, r in final.items()},
+                {i: r.merged_into for i, r in final.items()},
                 {m.id: m.duplicate_of for m in scenario.memories},
             ),
         }
-    values = {**result.after, **result.lifecycle}
-    grades = {name: THRESHOLDS[name].grade(v) for name in THRESHOLDS if (v := values.get(name)) is not None}
-    result.grades = {name: g.value for name, g in grades.items()}
-    result.grade = overall(grades).value
-    return result

@@ -23,6 +23,7 @@ from harness.evaluation.kind import CaseKind, Engine, R, Report, Result, RunInfo
 from harness.pipeline.memory_layer import TextEmbedder
 from harness.pipeline.settings import Mode
 from harness.reports.envelope import Envelope, write_report
+from harness.reports.html.child import page_process
 from harness.reports.trec import write_trec
 from harness.shards import Shard
 from harness.systems.bound import BoundSystem
@@ -64,11 +65,16 @@ class Outcome(Generic[R]):
 
 
 def not_applicable(kind: CaseKind[Any], system: BoundSystem | None) -> str | None:
-    """Why `kind` cannot run on `system`: only belief suites and datasets go through the system
-    protocol; every other kind needs the reference pipeline's own operations."""
-    if system is None or getattr(kind, "through_systems", False):
+    """Why `kind` cannot run on `system`: a kind with a path through the system protocol
+    (`through_systems`) runs on any system, or says what a system lacks (`not_applicable_to`);
+    every other kind needs the reference pipeline's own operations (its `reference_only` says which)."""
+    if system is None:
         return None
-    return f"the {kind.name} kind runs only on the reference system (it has no path through the system protocol)"
+    if getattr(kind, "through_systems", False):
+        check = getattr(kind, "not_applicable_to", None)
+        return check(system.info) if check is not None else None
+    why = getattr(kind, "reference_only", "it has no path through the system protocol")
+    return f"the {kind.name} kind runs only on the reference system ({why})"
 
 
 def system_modes(
@@ -179,22 +185,23 @@ def run_and_report(
     skipped = not_applicable(kind, system)
     if skipped is not None:
         notice(f"{info.backend}: not applicable: {skipped}")
-    outcome = run(kind, engine, progress(kind.unit, kind.total(modes))) if skipped is None else Outcome[R](total=0)
-    run_info = RunInfo(
-        info,
-        tuple(modes),
-        unsupported,
-        {},
-        started_at,
-        outcome.wall_s,
-        outcome.stop_reason(kind.unit),
-        request.shard,
-        system.info if system is not None else NATIVE,
-        skipped,
-    )
-    report = kind.report(outcome.results, run_info)
-    envelope = Envelope.of(kind, run_info, report, origin or {})
-    paths, stem, report = write_report(request.out, envelope, report)
+    with page_process() as page:  # the page's process imports what draws it while the run goes on
+        outcome = run(kind, engine, progress(kind.unit, kind.total(modes))) if skipped is None else Outcome[R](total=0)
+        run_info = RunInfo(
+            info,
+            tuple(modes),
+            unsupported,
+            {},
+            started_at,
+            outcome.wall_s,
+            outcome.stop_reason(kind.unit),
+            request.shard,
+            system.info if system is not None else NATIVE,
+            skipped,
+        )
+        report = kind.report(outcome.results, run_info)
+        envelope = Envelope.of(kind, run_info, report, origin or {})
+        paths, stem, report = write_report(request.out, envelope, report, page=page)
     if request.trec and outcome.stopped is None:
         paths += write_trec(request.out, stem, report.trec)
     for name, draw in report.charts.items():

@@ -4,6 +4,11 @@ On LongMemEval-S, analysing every turn (the harness analyzer) takes as long as F
 them, and both hold a core: threads would share one GIL, so a worker process analyses the
 haystacks ahead while the caller indexes, asks and reads the file. Spawned, not forked: the
 caller may hold threads (progress, encoders) whose locks a fork would copy.
+
+A spawned worker is a fresh interpreter that imports the caller's main module (the `harness`
+command imports the whole CLI): a second or more before its first result. Until it has given one,
+the caller analyses each haystack itself rather than wait, and the worker is spared what it has
+not yet begun; once it is running, the caller waits for it.
 """
 
 from __future__ import annotations
@@ -26,15 +31,29 @@ def analysed_ahead(haystacks: Iterator[Haystack], ahead: int = AHEAD) -> Iterato
     context = multiprocessing.get_context("spawn")
     with ProcessPoolExecutor(max_workers=1, mp_context=context) as pool:
         waiting: deque[tuple[Haystack, Future[list[str]]]] = deque()
+        running = False
+        """Whether the worker has given a result yet."""
+
+        def oldest() -> tuple[Haystack, list[str]]:
+            nonlocal running
+            haystack, analysed = waiting.popleft()
+            running = running or analysed.done()
+            if running:
+                return haystack, analysed.result()
+            analysed.cancel()  # not begun: the worker need not do it
+            return haystack, content_texts(_texts(haystack))
+
         try:
             for haystack in haystacks:
-                waiting.append((haystack, pool.submit(content_texts, [turn_text(d) for d in haystack.documents])))
+                waiting.append((haystack, pool.submit(content_texts, _texts(haystack))))
                 if len(waiting) > ahead:
-                    done, analysed = waiting.popleft()
-                    yield done, analysed.result()
+                    yield oldest()
             while waiting:
-                done, analysed = waiting.popleft()
-                yield done, analysed.result()
+                yield oldest()
         finally:
             for _, analysed in waiting:
                 analysed.cancel()
+
+
+def _texts(haystack: Haystack) -> list[str]:
+    return [turn_text(d) for d in haystack.documents]

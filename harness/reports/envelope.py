@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import hashlib
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -177,11 +177,14 @@ class Envelope:
 
 
 def write_report(
-    out: Path, envelope: Envelope, report: Report, *, latest: bool = True
+    out: Path, envelope: Envelope, report: Report, *, latest: bool = True, page: Callable[[str], str] | None = None
 ) -> tuple[list[Path], str, Report]:
     """Write the report's JSON, Markdown and HTML page; returns their paths, their stem and the report as shown.
-    Only a complete, unsharded report becomes `-latest`, and only when `latest` (a merge on a lost backend is not)."""
+    Only a complete, unsharded report becomes `-latest`, and only when `latest` (a merge on a lost backend is not).
+    `page`: what draws the page from the JSON text (a run's `page_process`; by default a child started now)."""
     from harness.reports.html.child import page_apart  # the page reads the envelope's FIELDS: imported here, not above
+
+    draw = page or page_apart
 
     shown = envelope.framed(report)
     stem = envelope.stem(report.stem)
@@ -197,7 +200,7 @@ def write_report(
         {
             "json": json_text,
             "md": shown.markdown,
-            "html": lambda _: page_apart(written["json"]),  # drawn from the JSON just made, in a process of its own
+            "html": lambda _: draw(written["json"]),  # drawn from the JSON just made, in a process of its own
         },
         latest=latest and not envelope.incomplete and envelope.shard is None,
     )

@@ -85,8 +85,9 @@ class Board:
     published: list[Published]
     reports: list[str]
 
-    def published_for(self, system: str, suite: str) -> Published | None:
-        return next((p for p in self.published if (p.system, p.suite) == (system, suite)), None)
+    def published_for(self, row: Entry, suite: str) -> Published | None:
+        """What the row's system publishes for `suite` in the row's mode (a hybrid figure is no bm25 one's)."""
+        return next((p for p in self.published if (p.system, p.suite, p.mode) == (row.system, suite, row.mode)), None)
 
 
 def _measures(kind: str, overall: Mapping[str, Any]) -> tuple[str, ...]:
@@ -140,7 +141,7 @@ def cell_text(board: Board, row: Entry, column: Column) -> str:
         return "n/a"
     ours = row.cells.get(column.suite)
     text = " / ".join(_number(ours.get(m)) for m in column.measures) if ours is not None else "–"
-    figure = board.published_for(row.system, column.suite)
+    figure = board.published_for(row, column.suite)
     if figure is not None and any(m in figure.measures for m in column.measures):
         text += " (published " + " / ".join(_number(figure.measures.get(m)) for m in column.measures) + ")"
     return text
@@ -201,7 +202,7 @@ def leaderboard_json(board: Board) -> dict[str, Any]:
                     "published": {
                         c.suite: dict(p.measures)
                         for c in board.columns
-                        if (p := board.published_for(row.system, c.suite)) is not None
+                        if (p := board.published_for(row, c.suite)) is not None
                     },
                     "reports": row.sources,
                 }

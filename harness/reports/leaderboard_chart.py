@@ -32,7 +32,7 @@ def _figure(board: Board) -> Any:
                 axis.text(0.01, y, "n/a", va="center", fontsize=8)
             elif value is not None:
                 axis.text(value, y, f" {value:.3f}", va="center", fontsize=8)
-            figure_of = board.published_for(row.system, column.suite)
+            figure_of = board.published_for(row, column.suite)
             if figure_of is not None and measure in figure_of.measures:
                 axis.plot(figure_of.measures[measure], y, "kD", markersize=6, label="published")
         axis.set_title(f"{column.suite}\n{label(measure)}", fontsize=9)

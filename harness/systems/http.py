@@ -4,7 +4,8 @@ The bare contract is PrecisionMemBench's wrapper contract (`POST /add`, `POST /s
 /reset`), so its wrappers run unchanged. A service that answers `GET /capabilities` with
 `{"protocol": "harness-memory/1", ...}` declares the extension: scopes and time on records and
 queries, a mode and a token budget on search, `POST /advance`, `POST /consolidate`, `POST /access`,
-and `DELETE /namespaces/{namespace}`, which removes only this run's records.
+and `DELETE /namespaces/{namespace}`, which removes only this run's records; `harness-memory/1.1`
+adds `batch_add` (records per `POST /add`), so adds go in batches rather than one per request.
 
 Every user id the harness sends is `<namespace>/<user>`, so a run reads only its own records. The
 bare `DELETE /reset` clears every user's records: the harness never calls it, so on a bare
@@ -37,6 +38,8 @@ from harness.systems.protocol import (
 PREFIX = "http:"
 PROTOCOL = "harness-memory/1"
 """The extension's version a service declares in `GET /capabilities`."""
+PROTOCOLS = (PROTOCOL, "harness-memory/1.1")
+"""The versions the harness speaks: 1.1 is 1 plus `batch_add` (a `POST /add` of many records)."""
 TIMEOUT_S = 30.0
 BARE_NOTE = "a bare wrapper: records stay in it after the run (its DELETE /reset would clear every user's)"
 
@@ -83,7 +86,7 @@ class HttpService:
             answer = self.call("GET", "/capabilities")
         except HttpSystemError:
             return None
-        if not isinstance(answer, dict) or answer.get("protocol") != PROTOCOL:
+        if not isinstance(answer, dict) or answer.get("protocol") not in PROTOCOLS:
             return None
         return answer
 
@@ -101,6 +104,17 @@ def system_info(url: str, declared: Mapping[str, Any] | None) -> SystemInfo:
     return SystemInfo(f"{PREFIX}{url}", str(declared.get("version", "unknown")), capabilities, modes)
 
 
+def batch_size(url: str, declared: Mapping[str, Any] | None) -> int:
+    """Records per `POST /add`: a `harness-memory/1.1` service's `batch_add`; one for a bare
+    wrapper (the contract's one record per request) and for a `harness-memory/1` service."""
+    if declared is None or declared.get("protocol") != PROTOCOLS[1]:
+        return 1
+    size = declared.get("batch_add", 1)
+    if not isinstance(size, int) or isinstance(size, bool) or size < 1:
+        raise HarnessError(f"system {url}: GET /capabilities: batch_add must be a whole number >= 1, not {size!r}")
+    return size
+
+
 class HttpSystem:
     """One namespace on an HTTP memory service."""
 
@@ -109,6 +123,7 @@ class HttpSystem:
         self._namespace = opening.namespace
         declared = self._service.declared()
         self._scoped = declared is not None
+        self._batch = batch_size(self._service.url, declared)
         self._info = system_info(self._service.url, declared)
         self._opening = opening
         self._recorded = False
@@ -131,19 +146,27 @@ class HttpSystem:
         if self._scoped and not self._recorded:
             self._opening.record(self._namespace)  # before anything exists under it (a bare wrapper cannot drop it)
             self._recorded = True
-        for record in records:
-            metadata: dict[str, Any] = {"beliefId": record.id}
-            body: dict[str, Any] = {"text": record.text, "user_id": self._user(record.user), "metadata": metadata}
-            if self._scoped:
-                body["namespace"] = self._namespace
-                body["attributes"] = dict(record.attributes)
-                if self._has(Capability.SCOPES):
-                    body["scopes"] = list(record.scopes)
-                if self._has(Capability.TIMESTAMPS) and record.time is not None:
-                    body["timestamp"] = record.time.isoformat()
-            answer = self._service.call("POST", "/add", body)
+        bodies = [self._body(record) for record in records]
+        for start in range(0, len(bodies), self._batch):
+            chunk = bodies[start : start + self._batch]
+            ids = ", ".join(repr(b["metadata"]["beliefId"]) for b in chunk[:3]) + (", ..." if len(chunk) > 3 else "")
+            request = chunk[0] if self._batch == 1 else {"namespace": self._namespace, "records": chunk}
+            answer = self._service.call("POST", "/add", request)
             if not isinstance(answer, dict) or answer.get("ok") is False:
-                raise HttpSystemError(f"POST /add {record.id!r}: the service did not accept it")
+                raise HttpSystemError(f"POST /add {ids}: the service did not accept it")
+
+    def _body(self, record: Record) -> dict[str, Any]:
+        """One record as `POST /add` carries it (alone, or as one of a batch's `records`)."""
+        metadata: dict[str, Any] = {"beliefId": record.id}
+        body: dict[str, Any] = {"text": record.text, "user_id": self._user(record.user), "metadata": metadata}
+        if self._scoped:
+            body["namespace"] = self._namespace
+            body["attributes"] = dict(record.attributes)
+            if self._has(Capability.SCOPES):
+                body["scopes"] = list(record.scopes)
+            if self._has(Capability.TIMESTAMPS) and record.time is not None:
+                body["timestamp"] = record.time.isoformat()
+        return body
 
     def search(self, query: Query, mode: Mode) -> list[Found]:
         body: dict[str, Any] = {"query": query.text, "user_id": self._user(query.user), "limit": query.limit}
@@ -200,7 +223,10 @@ def spec(url: str) -> SystemSpec:
     """The system `http:URL` names (checked now: a bad URL is a one-line error before anything runs)."""
     checked = _url(url)
     return SystemSpec(
-        f"{PREFIX}{checked}", lambda opening: HttpSystem(checked, opening), f"the HTTP memory service at {checked}"
+        f"{PREFIX}{checked}",
+        lambda opening: HttpSystem(checked, opening),
+        f"the HTTP memory service at {checked}",
+        encoder=False,
     )
 
 

@@ -190,6 +190,10 @@ class PopotoSystem:
         self._assemblers.clear()
 
     def add(self, records: Sequence[Record]) -> None:
+        if self.embedder is not None:
+            # Popoto embeds one text per save; embedded here in one call first, the texts are
+            # computed by the harness's workers and stored as one cache shard, and each save reads them
+            self.embedder.embed([r.text for r in records])
         for model in self._models.values():
             for record in records:
                 instance = model(agent_id=record.user, record_id=record.id, content=record.text, importance=0.5)
@@ -205,6 +209,9 @@ class PopotoSystem:
         return [Found(id=r.record_id, text=r.content) for r in result.records[: query.limit]]
 
     def _assembler(self, mode: Mode, limit: int, budget: int | None) -> Any:
+        """One assembler per mode, limit and budget. cl100k_base counts are passed only with a
+        budget, which is all they decide: without one Popoto still counts every selected record
+        (for its metadata), and Popoto's harness passes no counter, so Popoto's own estimate serves."""
         from popoto.recipes.context_assembler import ContextAssembler
 
         key = (mode, limit, budget)
@@ -213,9 +220,8 @@ class PopotoSystem:
                 model_class=self._models[mode],
                 score_weights=SCORE_WEIGHTS,
                 max_items=limit,
-                max_tokens=budget,
-                token_counter=count,
                 retrieval_mode=_ASSEMBLER_MODES[mode],
+                **({} if budget is None else {"max_tokens": budget, "token_counter": count}),
             )
         return self._assemblers[key]
 

@@ -213,13 +213,16 @@ class SystemSpec:
     for `--help` and errors; `drop(url, entry)`: for `harness down --url`, remove what a killed
     run left under the entry's namespace on the server at `url` (True when removed; ValueError for
     a name the system never writes), for a system that writes to the engine on its own (None: one
-    that stores only through the harness's backend, whose ledger covers it)."""
+    that stores only through the harness's backend, whose ledger covers it); `encoder`: whether it
+    embeds with the harness's local encoder (`Opening.embedder`); False for one that embeds on its
+    own (an HTTP service), so a run of only such systems loads no model and embeds nothing."""
 
     name: str
     open: Callable[[Opening], MemorySystem]
     summary: str
     backends: frozenset[str] | None = None
     drop: Callable[[str, Entry], bool] | None = None
+    encoder: bool = True
 
     def runs_on(self, backend: str) -> bool:
         return self.backends is None or backend in self.backends

@@ -6,6 +6,7 @@ from pathlib import Path
 
 import pytest
 
+from harness.embeddings import model_folder
 from tests.faults.helpers import harness, write_suite
 
 pytest.importorskip("sentence_transformers", reason="embedding needs the embed extra")
@@ -18,6 +19,14 @@ def test_embed_prints_the_cache_folder_it_wrote(tmp_path: Path, where: str) -> N
     args = ["embed", "-s", str(suite), *(["--out", str(cache)] if where == "--out" else [])]
     result = harness(*args, cwd=tmp_path, HARNESS_CACHE_DIR=str(cache if where != "--out" else tmp_path / "unused"))
     assert result.returncode == 0, result.stderr
-    folder = cache / "all-MiniLM-L6-v2"
+    folder = cache / model_folder("all-MiniLM-L6-v2")
     assert result.stdout.strip().endswith(f"newly embedded with all-MiniLM-L6-v2 into {folder}"), result.stdout
     assert any(folder.glob("*.npz")), "the printed folder must hold the vectors"
+
+
+@pytest.mark.parametrize("option", [["--workers", "2"], ["--shard", "1/2"]])
+def test_a_dataset_option_without_a_dataset_is_one_line_of_bad_input(tmp_path: Path, option: list[str]) -> None:
+    result = harness("embed", *option, cwd=tmp_path, HARNESS_CACHE_DIR=str(tmp_path / "cache"))
+    assert result.returncode == 2
+    assert result.stderr.strip() == f"harness: error: {option[0]} applies to a dataset: give --dataset too"
+    assert not (tmp_path / "cache").exists()

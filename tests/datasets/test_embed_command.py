@@ -14,7 +14,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from harness.embeddings import DEFAULT_MODEL
+from harness.embeddings import DEFAULT_MODEL, model_folder
 
 from .builders import longmemeval_record
 
@@ -66,7 +66,7 @@ def _cached_keys(folder: Path) -> list[str]:
 def test_sigint_keeps_finished_shards_and_the_rerun_computes_only_the_rest(tmp_path: Path) -> None:
     texts = _dataset(tmp_path / "data.json")
     env = {**os.environ, "HARNESS_CACHE_DIR": str(tmp_path / "cache"), "HF_HUB_OFFLINE": "1"}
-    folder = tmp_path / "cache" / DEFAULT_MODEL
+    folder = tmp_path / "cache" / model_folder(DEFAULT_MODEL)
     process = subprocess.Popen(
         _command(tmp_path / "data.json"), env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
     )

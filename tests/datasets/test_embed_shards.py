@@ -14,7 +14,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from harness.embeddings import DEFAULT_MODEL, Embedder
+from harness.embeddings import DEFAULT_MODEL, Embedder, model_folder
 from harness.shards import Shard
 
 from .builders import longmemeval_records, run_dataset_report
@@ -54,9 +54,9 @@ def test_two_embedding_shards_joined_equal_one_embedding_and_its_report(tmp_path
     assert "shard 1/2" in outputs[0][0]
     assert not (tmp_path / "default-cache").exists()  # each part went to its own --out
 
-    parts = [tmp_path / f"part{i}" / DEFAULT_MODEL for i in (1, 2)]
-    whole = tmp_path / "whole" / DEFAULT_MODEL
-    joined = tmp_path / "joined" / DEFAULT_MODEL
+    parts = [tmp_path / f"part{i}" / model_folder(DEFAULT_MODEL) for i in (1, 2)]
+    whole = tmp_path / "whole" / model_folder(DEFAULT_MODEL)
+    joined = tmp_path / "joined" / model_folder(DEFAULT_MODEL)
     joined.mkdir(parents=True)
     for part in parts:  # the documented join: copy every part's files into one folder
         for shard in part.glob("*.npz"):

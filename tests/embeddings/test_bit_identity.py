@@ -1,5 +1,5 @@
-"""A text's vector is a function of the text alone, for every encoder: any order, batch size or
-batch-mates give the same bytes (float and int8 run one text per call; the static encoder's
+"""A text's vector is a function of the text alone, for every encoder: any order, batch size,
+batch-mates or thread count give the same bytes (float and int8 run one text per call; the static encoder's
 vector is a per-text mean of table rows)."""
 
 from __future__ import annotations
@@ -24,12 +24,12 @@ def _missing(*modules: str) -> bool:
     return any(importlib.util.find_spec(m) is None for m in modules)
 
 
-def _float(_tmp: Path) -> TextEncoder:
-    return load_encoder(DEFAULT_MODEL, Device.CPU)
+def _float(_tmp: Path, threads: int | None = None) -> TextEncoder:
+    return load_encoder(DEFAULT_MODEL, Device.CPU, threads=threads)
 
 
-def _int8(tmp: Path) -> TextEncoder:
-    return load_encoder(INT8.name, Device.CPU, tmp)
+def _int8(tmp: Path, threads: int | None = None) -> TextEncoder:
+    return load_encoder(INT8.name, Device.CPU, tmp, threads=threads)
 
 
 def _static(tmp: Path) -> TextEncoder:
@@ -79,3 +79,13 @@ def test_a_vector_does_not_depend_on_order_batch_or_batch_mates(
     for other in (shuffled, sorted_batches, halves):
         equal_rows = [row.tobytes() == again.tobytes() for row, again in zip(alone, other, strict=True)]
         assert sum(equal_rows) == len(TEXTS)
+
+
+@pytest.mark.parametrize("make", ENCODERS[:2], ids=["float", "int8"])
+def test_a_vector_does_not_depend_on_the_thread_count(make: Callable[..., TextEncoder], tmp_path: Path) -> None:
+    """Worker processes run one thread each, a process alone one per core, other machines other
+    counts: all give the same bytes (torch's CPU sums split by thread count, so float runs one)."""
+    long_texts = [t * 6 for t in TEXTS[:20]]  # up to the 256-token limit, where threads split the most work
+    one, two = (make(tmp_path, threads).encode(long_texts) for threads in (1, 2))
+
+    assert one.tobytes() == two.tobytes()

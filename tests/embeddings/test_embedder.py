@@ -9,7 +9,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from harness.embeddings import Embedder, EmbedExtraMissing, default_cache_dir, load_encoder
+from harness.embeddings import Embedder, EmbedExtraMissing, default_cache_dir, load_encoder, model_folder
 from harness.embeddings import embedder as embedder_module
 from harness.errors import HarnessError
 
@@ -62,7 +62,7 @@ def test_batches_finished_before_an_interruption_are_reused(tmp_path: Path, monk
     texts = [f"text {i}" for i in range(10)]
     with pytest.raises(KeyboardInterrupt):
         _embedder(tmp_path, CountingEncoder(fail_after=6)).embed(texts)
-    assert len(list((tmp_path / "fake").glob("*.npz"))) == 2
+    assert len(list((tmp_path / model_folder("fake")).glob("*.npz"))) == 2
 
     resumed = CountingEncoder()
     _embedder(tmp_path, resumed).embed(texts)

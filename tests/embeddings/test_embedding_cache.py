@@ -26,8 +26,8 @@ def test_round_trip_through_a_new_instance(tmp_path: Path) -> None:
     assert found[1] is None
     np.testing.assert_array_equal(np.stack([found[3], found[0], found[2]]), vectors)
     assert reread.dimensions == 4
-    assert (tmp_path / "org__model").is_dir()
-    assert model_folder("org/model") == "org__model"
+    assert (tmp_path / "org__model@per-text-1thread").is_dir()
+    assert model_folder("org/model") == "org__model@per-text-1thread"
 
 
 def test_each_add_writes_one_uniquely_named_shard_with_hex_keys(tmp_path: Path) -> None:
@@ -38,7 +38,7 @@ def test_each_add_writes_one_uniquely_named_shard_with_hex_keys(tmp_path: Path) 
     assert first is not None
     assert second is not None
     assert first != second
-    assert sorted(p.name for p in (tmp_path / "m").iterdir()) == sorted([first.name, second.name])
+    assert sorted(p.name for p in (tmp_path / model_folder("m")).iterdir()) == sorted([first.name, second.name])
     with np.load(first) as shard:
         assert shard["keys"].tolist() == [text_key("a")]
         assert shard["vectors"].dtype == np.float32
@@ -51,15 +51,15 @@ def test_reads_every_folder_and_writes_only_to_the_write_folder(tmp_path: Path) 
     cache.add(["new"], _vectors(1, seed=2))
 
     assert all(v is not None for v in cache.lookup(["shipped", "new"]))
-    assert len(list((committed / "m").iterdir())) == 1
-    assert len(list((local / "m").iterdir())) == 1
+    assert len(list((committed / model_folder("m")).iterdir())) == 1
+    assert len(list((local / model_folder("m")).iterdir())) == 1
 
 
 def test_without_a_write_folder_vectors_live_in_memory_only(tmp_path: Path) -> None:
     cache = EmbeddingCache("m", read_dirs=[tmp_path])
     assert cache.add(["x"], _vectors(1)) is None
     assert cache.lookup(["x"])[0] is not None
-    assert not (tmp_path / "m").exists()
+    assert not (tmp_path / model_folder("m")).exists()
 
 
 def test_shards_of_different_sizes_are_a_clear_error(tmp_path: Path) -> None:
@@ -70,6 +70,6 @@ def test_shards_of_different_sizes_are_a_clear_error(tmp_path: Path) -> None:
 
 
 def test_leftover_temp_files_are_ignored(tmp_path: Path) -> None:
-    (tmp_path / "m").mkdir()
-    (tmp_path / "m" / ".123-1-0.npz.abc.tmp").write_bytes(b"half a shard")
+    (tmp_path / model_folder("m")).mkdir()
+    (tmp_path / model_folder("m") / ".123-1-0.npz.abc.tmp").write_bytes(b"half a shard")
     assert EmbeddingCache("m", write_dir=tmp_path).lookup(["a"]) == [None]

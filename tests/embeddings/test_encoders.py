@@ -76,7 +76,7 @@ def test_embedder_reports_the_resolved_device(monkeypatch: pytest.MonkeyPatch, t
 
 def test_int8_refuses_cuda(tmp_path: Path) -> None:
     with pytest.raises(HarnessError, match="CPU only"):
-        onnx_int8.load_int8(INT8_MODEL, Device.CUDA, tmp_path)
+        onnx_int8.load_int8(INT8_MODEL, Device.CUDA, tmp_path, 1)
 
 
 def test_thread_count_is_the_affinity_mask() -> None:
@@ -147,7 +147,7 @@ def test_int8_is_exported_once_close_to_float_and_cached_apart(tmp_path: Path, m
     cache = tmp_path / "cache"
     Embedder(DEFAULT_MODEL, cache_dir=cache, device="cpu").embed(MEANING)
     Embedder(INT8_MODEL, cache_dir=cache, loader=lambda _n, _d: int8).embed(MEANING)
-    assert sorted(p.name for p in cache.iterdir()) == [DEFAULT_MODEL, model_folder(INT8_MODEL)]
+    assert sorted(p.name for p in cache.iterdir()) == sorted([model_folder(DEFAULT_MODEL), model_folder(INT8_MODEL)])
 
 
 @needs["static"]
@@ -169,8 +169,8 @@ def test_static_model_is_built_once_and_encodes_unit_rows(tmp_path: Path, monkey
         StaticModel(vectors, tokenizer).save_pretrained(str(folder))
 
     monkeypatch.setattr(static, "distill_static", fake_distill)
-    first = static.load_static(STATIC_MODEL, Device.CPU, tmp_path)
-    second = static.load_static(STATIC_MODEL, Device.CPU, tmp_path)
+    first = static.load_static(STATIC_MODEL, Device.CPU, tmp_path, 1)
+    second = static.load_static(STATIC_MODEL, Device.CPU, tmp_path, 1)
     vectors = second.encode(MEANING)
 
     assert len(builds) == 1
@@ -181,20 +181,32 @@ def test_static_model_is_built_once_and_encodes_unit_rows(tmp_path: Path, monkey
     assert [p.name for p in tmp_path.iterdir()] == [STATIC_MODEL]  # no scratch folder left behind
 
 
-def test_vectors_of_an_encoder_built_here_are_cached_under_its_recipe(tmp_path: Path) -> None:
-    """An int8 build by another recipe gives other vectors: they must never be read as this one's."""
+@pytest.mark.parametrize(
+    ("model", "stale"),
+    [
+        (INT8_MODEL, INT8_MODEL),  # the unfused export's vectors
+        (INT8_MODEL, f"{INT8_MODEL}@fused-int8-v2"),  # the fused export's, run in batches
+        (DEFAULT_MODEL, DEFAULT_MODEL),  # the float model's, run in batches and on every core
+        ("org/model", "org__model"),  # any other sentence-transformers model's, batched
+    ],
+)
+def test_vectors_of_an_earlier_recipe_are_never_read_as_current(tmp_path: Path, model: str, stale: str) -> None:
+    """A build by another recipe, or the same model run another way (batched vectors depend on their
+    batch-mates), gives other vectors: a cache written under the old folder name is not used."""
     from harness.embeddings import EmbeddingCache
 
-    assert model_folder(INT8_MODEL) == f"{INT8_MODEL}@{INT8.recipe}" == f"{INT8_MODEL}@fused-int8-v2"
-    assert model_folder("org/model") == "org__model"
+    assert model_folder(INT8_MODEL) == f"{INT8_MODEL}@fused-int8-v2.per-text"
+    assert model_folder(DEFAULT_MODEL) == f"{DEFAULT_MODEL}@per-text-1thread"
+    assert model_folder("org/model") == "org__model@per-text-1thread"
+    assert model_folder(STATIC_MODEL) == STATIC_MODEL  # a per-text mean of table rows from the start
     vector = np.ones((1, 4), dtype=np.float32) / 2
     EmbeddingCache("earlier-build", [], tmp_path).add(["a turn"], vector)
-    (tmp_path / "earlier-build").rename(tmp_path / INT8_MODEL)  # where the unfused export's vectors were kept
-    assert EmbeddingCache(INT8_MODEL, [tmp_path]).lookup(["a turn"]) == [None]
-    current = EmbeddingCache(INT8_MODEL, [], tmp_path)
+    (tmp_path / model_folder("earlier-build")).rename(tmp_path / stale)
+    assert EmbeddingCache(model, [tmp_path]).lookup(["a turn"]) == [None]
+    current = EmbeddingCache(model, [], tmp_path)
     current.add(["a turn"], vector)
-    assert current.folder == tmp_path / model_folder(INT8_MODEL)
-    (found,) = EmbeddingCache(INT8_MODEL, [tmp_path]).lookup(["a turn"])
+    assert current.folder == tmp_path / model_folder(model)
+    (found,) = EmbeddingCache(model, [tmp_path]).lookup(["a turn"])
     assert found is not None
 
 
@@ -203,7 +215,7 @@ def test_an_encoder_is_one_spec_in_the_list(tmp_path: Path, monkeypatch: pytest.
     list makes it a choice, sizes an index without loading it, and keeps it off a GPU it does not use."""
     loaded: list[tuple[str, Device, Path]] = []
 
-    def load(name: str, device: Device, models_dir: Path) -> RecordingEncoder:
+    def load(name: str, device: Device, models_dir: Path, _threads: int) -> RecordingEncoder:
         loaded.append((name, device, models_dir))
         return RecordingEncoder()
 

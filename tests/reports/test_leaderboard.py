@@ -47,6 +47,7 @@ def board(report_of_kind: dict[str, Path], tmp_path_factory: pytest.TempPathFact
         "lifecycle": lifecycle,
         "mem0-beliefs": mem0_beliefs,
         "popoto-dataset": _as(dataset, system=POPOTO, backend="redis", mode="hybrid"),
+        "popoto-dataset-bm25": _as(dataset, system=POPOTO, backend="redis", mode="bm25"),
         "popoto-lifecycle": _as(
             lifecycle,
             system=POPOTO,
@@ -83,7 +84,7 @@ def test_rows_are_systems_per_backend_with_each_columns_main_measure(board: dict
     data = json.loads(board["files"]["json"].read_text())
     assert sorted(data["backends"]) == ["embedded", "redis"]
     assert [(r["system"], r["mode"]) for r in data["backends"]["embedded"]] == [("reference", "bm25"), ("mem0", "bm25")]
-    assert [(r["system"], r["mode"]) for r in data["backends"]["redis"]] == [("popoto", "hybrid")]
+    assert [(r["system"], r["mode"]) for r in data["backends"]["redis"]] == [("popoto", "hybrid"), ("popoto", "bm25")]
     suite = str(reports["beliefs"]["suite"])
     assert _row(board, "embedded", "reference", "bm25")["cells"][suite] == {
         "pass_rate": reports["beliefs"]["scores"]["bm25"]["overall"]["pass_rate"]
@@ -101,18 +102,22 @@ def test_rows_are_systems_per_backend_with_each_columns_main_measure(board: dict
     assert popoto["not_applicable"] == {lifecycle_suite: "the lifecycle kind runs only on the reference system"}
 
 
-def test_published_figures_sit_beside_ours(board: dict[str, Any]) -> None:
+def test_published_figures_sit_beside_ours_in_their_mode(board: dict[str, Any]) -> None:
+    """Each row gets the figure its system publishes in the row's mode: Popoto's hybrid figure
+    beside its hybrid row, its BM25 figure beside its bm25 row (never the hybrid one)."""
+    suite = str(board["reports"]["dataset"]["suite"])
+    assert suite == "longmemeval-s-session"
     figures = json.loads(PUBLISHED.read_text())["figures"]
-    (popoto,) = [f for f in figures if f["system"] == "popoto"]
-    assert popoto["suite"] == "longmemeval-s-session" == str(board["reports"]["dataset"]["suite"])
-    assert _row(board, "redis", "popoto", "hybrid")["published"] == {popoto["suite"]: popoto["measures"]}
+    popoto = {f["mode"]: f for f in figures if (f["system"], f["suite"]) == ("popoto", suite)}
+    assert sorted(popoto) == ["bm25", "hybrid"]
+    for mode, figure in popoto.items():
+        assert _row(board, "redis", "popoto", mode)["published"] == {suite: figure["measures"]}
     assert _row(board, "embedded", "reference", "bm25")["published"] == {}
     markdown = board["files"]["md"].read_text()
     ours = board["reports"]["dataset"]["scores"]["bm25"]["overall"]
-    assert (
-        f"| popoto | hybrid | – | {ours['session/recall_any@5']:.3f} / {ours['session/mrr']:.3f} "
-        "(published 0.986 / 0.931) | n/a |"
-    ) in markdown
+    cell = f"{ours['session/recall_any@5']:.3f} / {ours['session/mrr']:.3f}"
+    assert f"| popoto | hybrid | – | {cell} (published 0.986 / 0.931) | n/a |" in markdown
+    assert f"| popoto | bm25 | – | {cell} (published 0.952 / 0.899) | – |" in markdown
     assert "Popoto's README" in markdown
 
 
@@ -123,7 +128,8 @@ def test_published_figures_use_the_measures_our_reports_score() -> None:
         assert figure["setup"]
         for name in figure["measures"]:
             level, _, measure = name.rpartition("/")
-            assert name == "p50_ms" or (level == "session" and measure in metric_names()), name
+            granularity = figure["suite"].rpartition("-")[2]
+            assert name == "p50_ms" or (level == granularity and measure in metric_names()), name
 
 
 def test_a_later_report_replaces_an_earlier_cell(board: dict[str, Any], tmp_path: Path) -> None:
@@ -155,7 +161,12 @@ def test_the_leaderboard_page_in_a_browser(board: dict[str, Any], browser: Brows
         "[...document.querySelectorAll('tr.entry')].map((tr) => [tr.closest('table').dataset.backend,"
         " tr.dataset.system, tr.dataset.mode])"
     )
-    assert entries == [["embedded", "reference", "bm25"], ["embedded", "mem0", "bm25"], ["redis", "popoto", "hybrid"]]
+    assert entries == [
+        ["embedded", "reference", "bm25"],
+        ["embedded", "mem0", "bm25"],
+        ["redis", "popoto", "hybrid"],
+        ["redis", "popoto", "bm25"],
+    ]
     suite = str(board["reports"]["dataset"]["suite"])
     cell = browser.evaluate(
         f'document.querySelector(\'tr.entry[data-system="popoto"] td[data-suite="{suite}"]\').innerText'

@@ -57,3 +57,32 @@ def test_a_failed_child_leaves_a_note_in_place_of_the_page(
     assert GENERATOR in page
     assert why in page
     assert "harness report render</code> draws the page again" in page
+
+
+CTRL_C_WHILE_THE_RUN_GOES_ON = """
+import os, signal, sys, time
+from harness.reports.html.child import page_process
+with page_process() as draw:
+    try:
+        os.killpg(os.getpgrp(), signal.SIGINT)  # the terminal's Ctrl-C reaches every process of the run's group
+        time.sleep(10)
+    except KeyboardInterrupt:
+        pass  # the run turns it into an incomplete report, whose page its child must still draw
+    sys.stdout.write(draw(open(sys.argv[1]).read()))
+"""
+
+
+def test_the_page_process_started_before_the_run_outlives_its_ctrl_c(report_of_kind: dict[str, Path]) -> None:
+    """A run starts its page's process before it runs; an interrupted run still writes its report
+    and page, so the terminal's SIGINT to the run's process group must not end that process."""
+    report = report_of_kind["beliefs"]
+    done = subprocess.run(
+        [sys.executable, "-c", CTRL_C_WHILE_THE_RUN_GOES_ON, str(report)],
+        capture_output=True,
+        text=True,
+        start_new_session=True,  # its own group: the SIGINT stays in it
+        timeout=120,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout == render_html(json.loads(report.read_text()))

@@ -3,7 +3,21 @@
 extension (docs/system-protocol.md). Stdlib only, bound to 127.0.0.1 on a free port.
 
 Its retrieval is deliberately simple and its own: records rank by how many distinct query words
-they contain (ties by id), within the user (and, extended, the query's scopes)."""
+they contain (ties: with `timestamps`, the most recently used first; then by id), within the
+user (and, extended, the query's scopes).
+
+The extension's lifecycle operations, with the semantics the tests rely on (each only where the
+store declares its capability, and none where `ignore` names its path):
+- `timestamps`: a record keeps its `timestamp`; its last use is that time until it is accessed;
+- `clock`: `POST /advance` moves the namespace's clock forward to `now` (never back);
+- `access`: `POST /access` makes the namespace's clock each named record's last use;
+- `consolidation`: `POST /consolidate` removes each record of the namespace last used more than
+  `expire_minutes` before its clock (nothing without a clock), and each one its attributes mark
+  superseded (`superseded_by`, or `status` `superseded`);
+- `budget`: a search returns, best first, the results whose texts, joined by blank lines, fit in
+  `budget_tokens` cl100k_base tokens (one that does not fit is passed over).
+With `batch` > 1 it declares `harness-memory/1.1` and `batch_add`, and takes `POST /add` with a
+`records` list of up to that many records (`adds` counts the requests)."""
 
 from __future__ import annotations
 
@@ -13,11 +27,18 @@ import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
+from datetime import datetime, timedelta
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import unquote
 
+from harness import tokens
+
 _WORD = re.compile(r"[a-z0-9]+")
+
+
+EXTENSION = {"/advance": "clock", "/access": "access", "/consolidate": "consolidation"}
+"""The extension's lifecycle paths, each served where the store declares its capability."""
 
 
 def _words(text: str) -> set[str]:
@@ -31,18 +52,96 @@ class Store:
     modes: tuple[str, ...] = ("bm25",)
     mangle: bool = False
     """Answer ids that were never added (a wrapper that loses the beliefId)."""
+    ignore: tuple[str, ...] = ()
+    """Extension paths answered 200 and otherwise ignored (`/advance`: a system without a clock that
+    says it has one), and `budget_tokens` (one that declares a budget and returns everything)."""
+    expire_minutes: float = 480.0
+    batch: int = 1
     records: dict[str, dict[str, dict[str, Any]]] = field(default_factory=dict)
-    """user id -> record id -> {text, scopes}."""
+    """user id -> record id -> {text, scopes} (extended: also its attributes and last use)."""
+    clocks: dict[str, datetime] = field(default_factory=dict)
+    """namespace -> its simulated time."""
+    adds: int = 0
+    """`POST /add` requests answered."""
+    added: int = 0
+    """Records those requests carried."""
     calls: list[tuple[str, str]] = field(default_factory=list)
+    searches: list[dict[str, Any]] = field(default_factory=list)
+    """Every `POST /search` body."""
     lock: threading.Lock = field(default_factory=threading.Lock)
 
+    def declared(self) -> dict[str, Any]:
+        protocol = {"protocol": "harness-memory/1.1", "batch_add": self.batch} if self.batch > 1 else {}
+        return (
+            {"protocol": "harness-memory/1", "name": "test-server", "version": "1.0"}
+            | protocol
+            | {
+                "capabilities": list(self.capabilities),
+                "modes": list(self.modes),
+            }
+        )
+
+    def has(self, capability: str) -> bool:
+        return self.extended and capability in self.capabilities
+
     def add(self, body: dict[str, Any]) -> dict[str, Any]:
+        self.adds += 1
+        if "records" in body and self.batch > 1:
+            if len(body["records"]) > self.batch:
+                raise ValueError(f"{len(body['records'])} records in one POST /add, over batch_add {self.batch}")
+            for record in body["records"]:
+                self._add_one(record)
+        else:
+            self._add_one(body)
+        return {"ok": True}
+
+    def _add_one(self, body: dict[str, Any]) -> None:
+        self.added += 1
         record_id = body["metadata"]["beliefId"]
         scopes = body.get("scopes") if self.extended else None
-        self.records.setdefault(body["user_id"], {})[record_id] = {"text": body["text"], "scopes": scopes}
+        stored: dict[str, Any] = {"text": body["text"], "scopes": scopes}
+        if self.extended:
+            stored["attributes"] = body.get("attributes") or {}
+        if self.has("timestamps") and body.get("timestamp"):
+            stored["used"] = datetime.fromisoformat(body["timestamp"])
+        self.records.setdefault(body["user_id"], {})[record_id] = stored
+
+    def _namespace(self, namespace: str) -> Iterator[tuple[str, dict[str, Any]]]:
+        for user, records in self.records.items():
+            if user.startswith(f"{namespace}/"):
+                yield from records.items()
+
+    def advance(self, body: dict[str, Any]) -> dict[str, Any]:
+        now = datetime.fromisoformat(body["now"])
+        before = self.clocks.get(body["namespace"])
+        self.clocks[body["namespace"]] = now if before is None else max(before, now)
+        return {"ok": True}
+
+    def access(self, body: dict[str, Any]) -> dict[str, Any]:
+        now = self.clocks.get(body["namespace"])
+        wanted = set(body["ids"])
+        for record_id, record in self._namespace(body["namespace"]):
+            if record_id in wanted and now is not None:
+                record["used"] = now
+        return {"ok": True}
+
+    def consolidate(self, body: dict[str, Any]) -> dict[str, Any]:
+        now = self.clocks.get(body["namespace"])
+        horizon = None if now is None else now - timedelta(minutes=self.expire_minutes)
+        for user, records in self.records.items():
+            if not user.startswith(f"{body['namespace']}/"):
+                continue
+            for record_id in list(records):
+                record = records[record_id]
+                attributes = record.get("attributes") or {}
+                expired = horizon is not None and record.get("used") is not None and record["used"] < horizon
+                superseded = bool(attributes.get("superseded_by")) or attributes.get("status") == "superseded"
+                if expired or superseded:
+                    del records[record_id]
         return {"ok": True}
 
     def search(self, body: dict[str, Any]) -> dict[str, Any]:
+        self.searches.append(body)
         query = _words(body["query"])
         wanted = set(body.get("scopes") or ()) if self.extended else set()
         scored = []
@@ -51,12 +150,17 @@ class Store:
                 continue
             overlap = len(query & _words(record["text"]))
             if overlap:
-                scored.append((-overlap, record_id, record["text"]))
+                used = record.get("used") if self.has("timestamps") else None
+                recency = -used.timestamp() if used is not None else 0.0
+                scored.append((-overlap, recency, record_id, record["text"]))
         scored.sort()
         suffix = "-mangled" if self.mangle else ""
-        results = [
-            {"id": i + suffix, "memory": text, "score": float(-s)} for s, i, text in scored[: int(body["limit"])]
-        ]
+        budget = body.get("budget_tokens") if self.has("budget") and "budget_tokens" not in self.ignore else None
+        results: list[dict[str, Any]] = []
+        for s, _, i, text in scored[: int(body["limit"])]:
+            if budget is not None and tokens.count("\n\n".join([*(r["memory"] for r in results), text])) > budget:
+                continue
+            results.append({"id": i + suffix, "memory": text, "score": float(-s)})
         return {"results": results}
 
     def drop_namespace(self, namespace: str) -> dict[str, Any]:
@@ -86,8 +190,7 @@ def _handler(store: Store) -> type[BaseHTTPRequestHandler]:
             with store.lock:
                 store.calls.append(("GET", self.path))
                 if self.path == "/capabilities" and store.extended:
-                    declared = {"protocol": "harness-memory/1", "name": "test-server", "version": "1.0"}
-                    self._answer(200, declared | {"capabilities": list(store.capabilities), "modes": list(store.modes)})
+                    self._answer(200, store.declared())
                 else:
                     self._answer(404, {"error": "not found"})
 
@@ -99,6 +202,10 @@ def _handler(store: Store) -> type[BaseHTTPRequestHandler]:
                     self._answer(200, store.add(body))
                 elif self.path == "/search":
                     self._answer(200, store.search(body))
+                elif self.path in store.ignore:
+                    self._answer(200, {"ok": True})
+                elif store.extended and self.path in EXTENSION and store.has(EXTENSION[self.path]):
+                    self._answer(200, getattr(store, self.path.removeprefix("/"))(body))
                 else:
                     self._answer(404, {"error": "not found"})
 

@@ -99,11 +99,22 @@ def test_mode_the_system_lacks_is_not_run_and_said(tmp_path: Path) -> None:
 def test_a_kind_without_a_protocol_path_is_not_applicable(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     with serving(Store(extended=True)) as url:
         code = harness(
-            tmp_path, "run", "--system", f"http:{url}", "--suite", "lifecycle:builtin", "--mode", "bm25", "--out", "out"
+            tmp_path,
+            "run",
+            "--system",
+            f"http:{url}",
+            "--suite",
+            "code-tasks:builtin",
+            "--mode",
+            "bm25",
+            "--out",
+            "out",
         )
-        report = _report(tmp_path / "out", "lifecycle")
+        report = _report(tmp_path / "out", "code-tasks")
     assert code == 0
-    assert "lifecycle kind runs only on the reference system" in report["not_applicable"]
+    assert (
+        "code-tasks kind runs only on the reference system (a task is answered by its tools" in report["not_applicable"]
+    )
     assert report["results"] == []
     assert "NOT APPLICABLE" in capsys.readouterr().out
 

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 
 import pytest
@@ -129,6 +130,28 @@ def test_a_budget_caps_what_comes_back(engine) -> None:
         system.close()
 
 
+def test_only_a_budget_costs_cl100k_counts(engine, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Without a budget Popoto's harness passes no token counter; ours, passed anyway, made every
+    query tokenise each of its `limit` records (and the first one load cl100k_base) for nothing."""
+    counted: list[str] = []
+
+    def counting(text: str) -> int:
+        counted.append(text)
+        return len(text.split())
+
+    monkeypatch.setattr(popoto_system, "count", counting)
+    system = _opened(engine, Ledger())
+    try:
+        system.add(_records())
+        for mode in system.info.modes:
+            assert system.search(Query(text="what is my dog called", user="user:1"), mode)
+        assert counted == []
+        assert system.search(Query(text="what is my dog called", user="user:1", budget_tokens=500), Mode.BM25)
+        assert counted
+    finally:
+        system.close()
+
+
 def test_reset_and_close_touch_only_its_namespace(engine, tmp_path: Path) -> None:
     _, url, _ = engine
     client = _client(url)
@@ -233,3 +256,28 @@ def test_down_url_removes_a_killed_runs_keys_and_vectors_only(server_url, tmp_pa
     finally:
         client.delete(*foreign)
         client.close()
+
+
+def test_a_batch_of_records_is_embedded_in_one_call_before_popoto_saves_them(engine) -> None:
+    """Popoto embeds one text per save; the adapter embeds the whole batch first, so the harness's
+    encoder computes it in one call (its workers, one cache shard) and each save reads it back."""
+    name, url, backend = engine
+    opened = opening(backend, name, url, Ledger())
+    calls: list[list[str]] = []
+    inner = opened.embedder
+    assert inner is not None
+
+    class Recording:
+        dimensions = inner.dimensions
+
+        def embed(self, texts):
+            calls.append(list(texts))
+            return inner.embed(texts)
+
+    system = popoto_system.open_popoto(replace(opened, embedder=Recording()))
+    try:
+        system.add(_records())
+        assert calls[0] == list(TEXTS.values())
+        assert all(len(c) == 1 and c[0] in TEXTS.values() for c in calls[1:])
+    finally:
+        system.close()

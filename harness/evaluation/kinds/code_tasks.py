@@ -37,6 +37,12 @@ class CodeTasksKind:
     asserted: frozenset[Mode] = frozenset()
     """No mode is the system under test: a task's recall is a score, and the built-in tasks name
     symbols of `harness/` that move with it (no code-task baseline is committed)."""
+    reference_only = (
+        "a task is answered by its tools, which walk the reference pipeline's project memory: symbol and "
+        "file records with their call edges and routes (symbols lookup, flow, impact, trace); the protocol "
+        "returns ranked records for a text query, with no records by name and no call graph to walk"
+    )
+    """Why it has no path through the system protocol (`runner.not_applicable` says it)."""
 
     def __init__(
         self,

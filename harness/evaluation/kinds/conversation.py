@@ -16,7 +16,7 @@ from typing import Any
 
 from harness import tokens
 from harness.errors import HarnessError
-from harness.evaluation import teardown
+from harness.evaluation import system_conversation, teardown
 from harness.evaluation.kind import Engine, Item, KindOptions, KindSpec, Report, RunInfo, Step, option
 from harness.evaluation.results import Fails
 from harness.evaluation.scripted_agent import AgentRun, ScriptedAgent
@@ -32,6 +32,8 @@ from harness.reports.conversation_report import build_report
 from harness.suites.acervo import load_acervo
 from harness.suites.projects.ingest import ingest
 from harness.suites.resolve import load_conversation
+from harness.systems.bound import BoundSystem
+from harness.systems.protocol import SystemInfo
 
 
 @dataclass
@@ -90,6 +92,8 @@ class ConversationKind:
     asserted: frozenset[Mode] = frozenset()
     """No mode is the system under test: turn verdicts are scores (the built-in bm25 baselines
     record the turns that fail), so pytest holds turns to their committed baseline."""
+    through_systems = True
+    """It runs on a system that declares `budget` (`system_conversation.py`)."""
 
     def __init__(
         self,
@@ -161,10 +165,44 @@ class ConversationKind:
                 yield from (embedding_text(fact_record(s)) for s in stated_facts(turn.user))
                 history.append((turn.user, turn.assistant))
 
+    def not_applicable_to(self, system: SystemInfo) -> str | None:
+        """Why the turns cannot run on a system under test: it does not declare a token budget."""
+        return system_conversation.not_applicable(system)
+
     def execute(self, engine: Engine) -> Iterator[Step[TurnResult]]:
         for mode in engine.modes:
             for scenario in self.suite.scenarios:
-                yield from self._scenario(engine, mode, scenario)
+                if engine.system is not None:
+                    yield from self._through(engine.system, engine.backend.name, mode, scenario)
+                else:
+                    yield from self._scenario(engine, mode, scenario)
+
+    def _through(self, system: BoundSystem, backend: str, mode: Mode, scenario: Scenario) -> Iterator[Step[TurnResult]]:
+        """The scenario on a namespace of the system under test, turn by turn as `_scenario`."""
+        opened = None
+        setup_error: Exception | None = None
+        conversation: system_conversation.SystemConversation | None = None
+        try:
+            opened = system.open(f"h{uuid.uuid4().hex[:12]}")
+            conversation = system_conversation.SystemConversation(opened, self.project(scenario), mode, self.settings)
+        except Exception as exc:  # noqa: BLE001 - every turn of the scenario reports it
+            setup_error = exc
+        try:
+            history: list[tuple[str, str]] = []
+            for turn in scenario.turns:
+                result = self._result(backend, mode, scenario, turn, history)
+                if conversation is None:
+                    result.fail_with(setup_error or RuntimeError("no system namespace"))
+                else:
+                    self._play(conversation, turn, history, result, self.rules)
+                    result.latency_ms = conversation.latency_ms
+                    if turn.checks.intent is not None and result.error is None:
+                        result.reasons.append(system_conversation.INTENT_NOT_JUDGED)
+                history.append((turn.user, turn.assistant))
+                yield Step(result.item_id, [result])
+        finally:
+            if opened is not None:
+                opened.close()
 
     def _scenario(self, engine: Engine, mode: Mode, scenario: Scenario) -> Iterator[Step[TurnResult]]:
         backend = engine.backend
@@ -231,7 +269,7 @@ class ConversationKind:
 
     @staticmethod
     def _play(
-        conversation: Conversation,
+        conversation: Conversation | system_conversation.SystemConversation,
         turn: ConversationTurn,
         history: list[tuple[str, str]],
         result: TurnResult,
@@ -242,9 +280,8 @@ class ConversationKind:
             context = conversation.prepare(turn.user, history)
             result.latency_ms = (time.perf_counter() - started) * 1000
             stored = conversation.process(turn.user, turn.assistant)
-            verdict = judge_turn(
-                turn.checks, context, conversation.facts_containing, rules, "effectiveness" in turn.notes
-            )
+            checks = turn.checks if isinstance(conversation, Conversation) else system_conversation.judged(turn.checks)
+            verdict = judge_turn(checks, context, conversation.facts_containing, rules, "effectiveness" in turn.notes)
         except Exception as exc:  # noqa: BLE001 - the turn reports it and the conversation goes on
             result.fail_with(exc)
             return

@@ -12,6 +12,7 @@ from typing import Any
 
 from harness.embeddings import DEFAULT_MODEL
 from harness.errors import HarnessError
+from harness.evaluation import system_lifecycle
 from harness.evaluation.embedders import embed_ahead, suite_embedder
 from harness.evaluation.kind import Engine, Item, KindOptions, KindSpec, Report, RunInfo, Scorecard, Step, option
 from harness.evaluation.lifecycle_results import LifecycleResult, judge
@@ -28,6 +29,7 @@ from harness.pipeline.settings import Mode
 from harness.reports.lifecycle_report import render_markdown, scorecard_rows
 from harness.suites.mnemonic import load_mnemonic, unjudged
 from harness.suites.resolve import load_lifecycle
+from harness.systems.protocol import REFERENCE, SystemInfo
 
 
 class LifecycleKind:
@@ -42,6 +44,8 @@ class LifecycleKind:
     asserted: frozenset[Mode] = frozenset()
     """No mode is the system under test: the gate is a mode's overall grade, and a scenario's own
     grade is a measurement (built-in scenarios FAIL on P@5 in every mode while the modes pass)."""
+    through_systems = True
+    """It runs on a system that declares what its phases need (`system_lifecycle.py`)."""
 
     def __init__(
         self,
@@ -93,24 +97,32 @@ class LifecycleKind:
             yield from (t.text for t in seed(scenario, self.settings).texts)
             yield from (q.query for q in scenario.queries)
 
+    def not_applicable_to(self, system: SystemInfo) -> str | None:
+        """Why the scenarios cannot run on a system under test: a capability the phases need that it lacks."""
+        return system_lifecycle.not_applicable(system, self.settings)
+
     def execute(self, engine: Engine) -> Iterator[Step[LifecycleResult]]:
         backend = engine.backend.name
+        system = engine.system
         for scenario in self.suite.scenarios:
             results = []
             for mode in engine.modes:
                 result = LifecycleResult(scenario.name, scenario.raw, backend, mode.value)
                 try:
-                    namespace = f"lc{uuid.uuid4().hex[:12]}"
-                    run = run_scenario(
-                        scenario,
-                        engine.backend,
-                        namespace,
-                        self.embedder,
-                        mode,
-                        self.suite.max_results,
-                        self.settings,
-                        self.rules,
-                    )
+                    if system is not None:
+                        limit = self.suite.max_results
+                        run = system_lifecycle.run_on_system(scenario, system, mode, limit, self.settings)
+                    else:
+                        run = run_scenario(
+                            scenario,
+                            engine.backend,
+                            f"lc{uuid.uuid4().hex[:12]}",
+                            self.embedder,
+                            mode,
+                            self.suite.max_results,
+                            self.settings,
+                            self.rules,
+                        )
                     results.append(judge(scenario, run, result, self.suite.max_results, self.rules.fixed_cutoff))
                 except Exception as exc:  # noqa: BLE001 - a scenario's error is its result; the run goes on
                     results.append(result.fail_with(exc))
@@ -124,7 +136,7 @@ class LifecycleKind:
         scenarios = tuple(s for s in self.suite.scenarios if s.name == group)
         return LifecycleKind(
             replace(self.suite, scenarios=scenarios),
-            self.embedder,
+            self._embedder,
             self.settings,
             self.verbose,
             self.embedding_model,
@@ -145,12 +157,13 @@ class LifecycleKind:
 
     def report(self, results: Sequence[LifecycleResult], run: RunInfo) -> Report:
         modes = [m.value for m in run.modes]
+        through = run.system.name != REFERENCE and run.not_applicable is None
         summaries = {m: summarise(m, [r for r in results if r.mode == m]) for m in modes}
         data = {
             "max_results": self.suite.max_results,
             "rules": self.rules.name,
             "setting_docs": [{"name": n, "value": v, "doc": d} for n, v, d in self.settings.describe()],
-            "warnings": list(self.suite.warnings),
+            "warnings": list(self.suite.warnings) + ([system_lifecycle.UNOBSERVED] if through else []),
             "summary": {m: asdict(s) for m, s in summaries.items()},
             "results": [r.to_json() for r in results],
         }

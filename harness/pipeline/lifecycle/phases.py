@@ -34,8 +34,9 @@ class QueryRun:
 class ScenarioRun:
     baseline: tuple[QueryRun, ...]
     post: tuple[QueryRun, ...]
-    final: dict[str, MemoryRecord]
-    """Every memory's state at the end, as the engine holds it."""
+    final: dict[str, MemoryRecord] | None
+    """Every memory's state at the end, as the engine holds it (None: a system under test, which
+    does not show its memories' states through the protocol)."""
     concepts: dict[str, tuple[str, ...]]
     cycles: tuple[CycleReport, ...]
     associations: tuple[Edge, ...]

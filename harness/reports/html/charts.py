@@ -28,12 +28,19 @@ def _numbers(values: Mapping[str, Any]) -> dict[str, float]:
     return {k: float(v) for k, v in values.items() if isinstance(v, int | float) and not isinstance(v, bool)}
 
 
-def _svg(draw: Callable[[Any], None], width: float = 5.6, height: float = 3.0) -> str:
+def pyplot() -> Any:
+    """matplotlib's pyplot on the Agg backend, imported on first use (a page's process imports it
+    before its report arrives: `html/child.py`)."""
     import matplotlib
 
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
 
+    return plt
+
+
+def _svg(draw: Callable[[Any], None], width: float = 5.6, height: float = 3.0) -> str:
+    plt = pyplot()
     with plt.rc_context({"svg.fonttype": "none", "svg.hashsalt": "harness", "font.size": 9}):
         figure, axis = plt.subplots(figsize=(width, height), constrained_layout=True)
         try:

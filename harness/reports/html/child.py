@@ -4,7 +4,11 @@ the full LongMemEval-S the run's peak went from 84 MB to 337 MB when it drew its
 
 The child reads the report's JSON text on stdin and writes the page on stdout; the run waits for it
 (the page is written with the report's other files, all or none). A child that fails gives the
-note page of `page_or_note`, naming why, so the run's JSON is never lost to its page.
+note page of `page_or_note`, naming why, so the run's JSON is never lost to its page. A run starts
+its child before it runs (`page_process`): the child imports what draws the page (about a second
+on the full LongMemEval-S) while the run goes on, then waits for the report. It runs in a session
+of its own, so the terminal's Ctrl-C, which the run turns into an incomplete report, cannot end
+the process that is to draw that report's page.
 """
 
 from __future__ import annotations
@@ -13,6 +17,8 @@ import json
 import os
 import subprocess
 import sys
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import harness
@@ -32,27 +38,51 @@ def _note(why: str) -> str:
     return note_page(why)
 
 
-def page_apart(report_json: str) -> str:
-    """The page of a report (its JSON file's text), drawn by a child Python process."""
+@contextmanager
+def page_process() -> Iterator[Callable[[str], str]]:
+    """A child started now, and what hands it a report's JSON text and returns the page it draws
+    (once). A child never handed a report is ended on leaving."""
     try:
-        done = subprocess.run(
+        child = subprocess.Popen(
             [sys.executable, "-m", "harness.reports.html.child"],
-            input=report_json.encode(),
-            capture_output=True,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
             env=_environment(),
-            check=False,
+            start_new_session=True,
         )
     except OSError as exc:
-        return _note(f"the page's process did not start ({exc.strerror or exc})")
-    if done.returncode != 0:
-        lines = done.stderr.decode(errors="replace").strip().splitlines()
-        return _note(f"the page's process exited with {done.returncode}: {lines[-1] if lines else 'no message'}")
-    return done.stdout.decode()
+        why = f"the page's process did not start ({exc.strerror or exc})"
+        yield lambda _: _note(why)
+        return
+
+    def draw(report_json: str) -> str:
+        out, err = child.communicate(report_json.encode())
+        if child.returncode != 0:
+            lines = err.decode(errors="replace").strip().splitlines()
+            return _note(f"the page's process exited with {child.returncode}: {lines[-1] if lines else 'no message'}")
+        return out.decode()
+
+    with child:  # closes its pipes and waits for it
+        try:
+            yield draw
+        finally:
+            if child.returncode is None:
+                child.kill()
+
+
+def page_apart(report_json: str) -> str:
+    """The page of a report (its JSON file's text), drawn by a child Python process."""
+    with page_process() as draw:
+        return draw(report_json)
 
 
 def main() -> None:
+    from harness.reports.html.charts import chart_library, pyplot
     from harness.reports.html.page import page_or_note
 
+    if chart_library():
+        pyplot()  # imported before the report arrives: the run is still going on
     document = json.loads(sys.stdin.buffer.read())
     sys.stdout.buffer.write(page_or_note(document).encode())
 

@@ -25,7 +25,7 @@ def render_leaderboard(board: Board, svg: str | None) -> str:
                         if c.suite in row.cells
                         else None,
                         "published": [p.measures.get(m) for m in c.measures]
-                        if (p := board.published_for(row.system, c.suite)) is not None
+                        if (p := board.published_for(row, c.suite)) is not None
                         else None,
                         "report": row.sources.get(c.suite),
                     }

@@ -1,0 +1,91 @@
+"""Missing vectors computed by worker processes, one encoder thread each, in the order asked.
+
+One text per call (what keeps a vector a function of its text) leaves a second thread little to
+share: measured on two cores with the int8 encoder, one process with two threads embedded about
+100 texts/s, two processes with one thread each about 128 together. So a long CPU run is split
+across processes; each loads the encoder once, on its first task, with one thread, and gives the
+same bytes as the caller's own encoder (every encoder's vector is a function of the text alone,
+whatever the thread count: `tests/embeddings`).
+
+Workers are spawned, not forked (the caller may hold torch, ONNX Runtime or progress threads whose
+locks a fork would copy). None outlives its caller: a worker ignores SIGINT (the caller owns Ctrl-C
+and cancels what is queued, so at most one task per worker finishes), and a thread in each waits
+on the caller's sentinel and ends the worker when the caller dies, even by SIGKILL.
+"""
+
+from __future__ import annotations
+
+import functools
+import multiprocessing
+import os
+import signal
+import threading
+from collections.abc import Iterator, Sequence
+from concurrent.futures import Future, ProcessPoolExecutor
+from multiprocessing.connection import wait
+from pathlib import Path
+from types import TracebackType
+
+import numpy as np
+
+from harness.embeddings.device import Device
+from harness.embeddings.encoder import TextEncoder
+from harness.embeddings.registry import load_encoder
+
+TASK_TEXTS = 32
+"""Texts per task: what a worker finishes after Ctrl-C, and the progress step's grain."""
+MIN_TEXTS = 1024
+"""Fewer missing texts than this are computed in the caller: starting workers and loading the
+encoder in each (seconds, torch's import most) would cost more than the second core gives."""
+
+
+class WorkerPool:
+    """`workers` processes embedding with `model` on the CPU; shut down (queued tasks cancelled) on exit."""
+
+    def __init__(self, model: str, workers: int, models_dir: Path | None = None):
+        self._model = model
+        self._models_dir = models_dir
+        self._pool = ProcessPoolExecutor(
+            max_workers=workers, mp_context=multiprocessing.get_context("spawn"), initializer=_start_worker
+        )
+
+    def __enter__(self) -> WorkerPool:
+        return self
+
+    def __exit__(
+        self, kind: type[BaseException] | None, error: BaseException | None, trace: TracebackType | None
+    ) -> None:
+        self._pool.shutdown(wait=True, cancel_futures=True)
+
+    def encode(self, texts: Sequence[str]) -> Iterator[tuple[int, np.ndarray]]:
+        """`(start, vectors)` for each run of TASK_TEXTS texts from `start`, in order; a worker's error is raised here."""
+        tasks: list[tuple[int, Future[np.ndarray]]] = [
+            (start, self._pool.submit(_encode, self._model, self._models_dir, list(texts[start : start + TASK_TEXTS])))
+            for start in range(0, len(texts), TASK_TEXTS)
+        ]
+        for start, task in tasks:
+            yield start, task.result()
+
+
+def _start_worker() -> None:
+    """Each worker: Ctrl-C is the caller's to handle; the caller's end is the worker's end."""
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
+    os.environ["TOKENIZERS_PARALLELISM"] = "false"  # one thread per worker, the tokenizer's too
+    parent = multiprocessing.parent_process()
+    if parent is not None:
+        threading.Thread(target=_end_with, args=(parent.sentinel,), daemon=True).start()
+
+
+def _end_with(sentinel: int) -> None:
+    wait([sentinel])
+    os._exit(1)
+
+
+@functools.cache
+def _encoder(model: str, models_dir: Path | None) -> TextEncoder:
+    """The worker's encoder, loaded on its first task and kept for the worker's life."""
+    return load_encoder(model, Device.CPU, models_dir, threads=1)
+
+
+def _encode(model: str, models_dir: Path | None, texts: list[str]) -> np.ndarray:
+    return _encoder(model, models_dir).encode(texts)
