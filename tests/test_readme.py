@@ -41,6 +41,7 @@ _BOARD = "minutes: four server containers, every built-in kind in every mode, th
 NOT_RUN = {
     "harness run --suite code-tasks:builtin": "minutes: embeds about 1,300 records of harness/ for the vector modes",
     "harness run --dataset locomo --granularity turn": "needs ../shared/datasets and minutes of embedding",
+    "python -m harness.benchmarks.fusion_grid": "needs ../shared/datasets and minutes of embedding per encoder",
     "harness run --dataset longmemeval-s -b postgres -m bm25 --limit 100 --sample stratified": (
         "needs ../shared/datasets and minutes of ingestion"
     ),

@@ -1,4 +1,4 @@
-"""Retrieval over one haystack through the backend protocol: bm25, vector, and hybrid by RRF.
+"""Retrieval over one haystack through the backend protocol: bm25, vector, and hybrid, their fusion.
 
 What is indexed (every backend gets the same analysed terms, the harness analyzer's):
 - turns: `content` = `speaker: text` (weight 1) and `context` = the neighbouring turns of the
@@ -6,26 +6,26 @@ What is indexed (every backend gets the same analysed terms, the harness analyze
   the vector is the turn's unit vector plus half of each neighbour's, renormalised;
 - sessions: `content` = all their turns (weight 1), no vector.
 
-Rankings per mode, at the scored granularity:
+Rankings per mode, at the run's granularity:
 - bm25: BM25 over the turns (turn runs) or over the sessions (session runs);
 - vector: cosine over the turns; a session scores its best turn (max);
-- hybrid: weighted RRF (k=60, `HYBRID_WEIGHTS`) over three turn rankings: BM25 of turns, cosine
-  of turns, and the turns nested under BM25 of sessions (sessions in BM25 order, each session's
-  turns in the order of the first two lists fused), so a turn gains from the session it is in;
-  sessions score by max.
+- hybrid: the bm25 and vector rankings of that granularity fused by a convex combination of
+  their min-max normalised scores, the vector ranking's share `vector_share(model)`
+  (`HYBRID_VECTOR_SHARE`); share 0 is the bm25 ranking, share 1 the vector one.
 Turn runs are also scored at session level: a session's score is the best of its turns (max).
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from types import MappingProxyType
 
 import numpy as np
 
 from harness.backends.base import Backend, Filters, Hit, Index, IndexDoc, IndexSpec, ranked
+from harness.embeddings.packaged import DEFAULT_MODEL
 from harness.models.haystack import Document, Granularity, Haystack
-from harness.pipeline.fusion import ranks, rrf
+from harness.pipeline.fusion import convex
 from harness.pipeline.settings import Mode
 from harness.text import content_terms, content_text
 
@@ -41,23 +41,21 @@ NEIGHBOUR_SHARE = 0.5
 _EVERYTHING = Filters()
 
 
-@dataclass(frozen=True, slots=True)
-class HybridWeights:
-    """Each list's share in hybrid's weighted RRF (a list weighted 0 is left out)."""
+HYBRID_VECTOR_SHARE: Mapping[str, float] = MappingProxyType(
+    {"all-MiniLM-L6-v2": 0.15, "all-MiniLM-L6-v2-int8": 0.15, "all-MiniLM-L6-v2-static": 0.0}
+)
+"""The vector ranking's share in hybrid (bm25's is 1 minus it), per encoder: chosen by
+`python -m harness.benchmarks.fusion_grid` on LoCoMo and the LongMemEval oracle, never on
+LongMemEval-S, as the share whose worst margin over the better of bm25 and vector (R@1, R@5,
+MRR; both sets, session and turn runs) is largest. The static encoder's cosine costs somewhere at
+every share tried, so its hybrid is bm25 (share 0). An encoder not listed (a model path) gets the
+float model's share."""
 
-    bm25_turn: float
-    vector_turn: float
-    bm25_session: float
 
-    def shares(self) -> dict[str, float]:
-        return {"bm25:turn": self.bm25_turn, "vector:turn": self.vector_turn, "bm25:session": self.bm25_session}
-
-
-HYBRID_WEIGHTS = HybridWeights(bm25_turn=1.0, vector_turn=0.1, bm25_session=0.5)
-"""Chosen on LoCoMo and the LongMemEval oracle, never on LongMemEval-S (README, "Hybrid weights").
-Equal weights let the MiniLM encoders' cosine (far weaker than BM25 on these sets) pull good
-lexical hits down: hybrid lost to bm25 on every measure. At 1 / 0.1 / 0.5 the cosine mostly
-breaks BM25's near-ties, which is where it helps."""
+def vector_share(model: str | None) -> float:
+    """Hybrid's vector share for an encoder (`HYBRID_VECTOR_SHARE`)."""
+    share = HYBRID_VECTOR_SHARE.get(model or DEFAULT_MODEL)
+    return HYBRID_VECTOR_SHARE[DEFAULT_MODEL] if share is None else share
 
 
 def turn_text(doc: Document) -> str:
@@ -80,7 +78,7 @@ def layers(granularity: Granularity, modes: Iterable[Mode]) -> set[Granularity]:
     for mode in modes:
         needed |= {granularity} if mode is Mode.BM25 else {Granularity.TURN}
         if mode is Mode.HYBRID:
-            needed.add(Granularity.SESSION)
+            needed.add(granularity)
     return needed
 
 
@@ -141,14 +139,15 @@ class HaystackIndex:
         modes: Sequence[Mode],
         turn_vectors: np.ndarray | None,
         timeout: float = 60.0,
-        weights: HybridWeights | None = None,
+        share: float | None = None,
         analysed: Sequence[str] | None = None,
     ):
-        """`analysed`: each turn's `content_text(turn_text(turn))`, if already computed (ahead)."""
+        """`share`: hybrid's vector share (default: the float model's, `vector_share`); `analysed`:
+        each turn's `content_text(turn_text(turn))`, if already computed (ahead)."""
         if turn_vectors is None and any(m.needs_vectors for m in modes):
             raise ValueError("vector and hybrid modes need turn vectors")
         self.granularity = granularity
-        self.weights = weights or HYBRID_WEIGHTS
+        self.share = vector_share(None) if share is None else share
         self.session_of = {d.id: d.session_id for d in haystack.documents}
         self._indexes: dict[Granularity, Index] = {}
         needed = layers(granularity, modes)
@@ -184,24 +183,24 @@ class HaystackIndex:
 
     def search(self, mode: Mode, terms: Sequence[str], query_vector: np.ndarray | None) -> dict[Granularity, list[Hit]]:
         """Rankings for one question: at the run's granularity, and at session level for turn runs."""
-        if self.granularity is Granularity.SESSION and mode is Mode.BM25:
-            return {Granularity.SESSION: self._lexical(Granularity.SESSION, terms)}
-        turns = self._turn_ranking(mode, terms, query_vector)
-        sessions = by_session(turns, self.session_of, DEPTH)
-        return (
-            {Granularity.TURN: turns, Granularity.SESSION: sessions}
-            if self.granularity is Granularity.TURN
-            else {Granularity.SESSION: sessions}
-        )
-
-    def _turn_ranking(self, mode: Mode, terms: Sequence[str], query_vector: np.ndarray | None) -> list[Hit]:
         if mode is Mode.BM25:
-            return self._lexical(Granularity.TURN, terms)
-        vector = self._vector(query_vector)
-        if mode is Mode.VECTOR:
-            return vector
-        lexical = self._lexical(Granularity.TURN, terms)
-        return fuse(lexical, vector, self._lexical(Granularity.SESSION, terms), self.session_of, self.weights)
+            ranking = self.bm25(terms)
+        elif mode is Mode.VECTOR:
+            ranking = self.cosine(query_vector)
+        else:
+            ranking = hybrid(self.bm25(terms), self.cosine(query_vector), self.share)
+        if self.granularity is Granularity.SESSION:
+            return {Granularity.SESSION: ranking}
+        return {Granularity.TURN: ranking, Granularity.SESSION: by_session(ranking, self.session_of, DEPTH)}
+
+    def bm25(self, terms: Sequence[str]) -> list[Hit]:
+        """BM25 at the run's granularity: what bm25 mode returns."""
+        return self._lexical(self.granularity, terms)
+
+    def cosine(self, query_vector: np.ndarray | None) -> list[Hit]:
+        """Cosine over turns, at the run's granularity (a session by its best turn): what vector mode returns."""
+        turns = self._vector(query_vector)
+        return turns if self.granularity is Granularity.TURN else by_session(turns, self.session_of, DEPTH)
 
     def _lexical(self, level: Granularity, terms: Sequence[str]) -> list[Hit]:
         return self._indexes[level].lexical(terms, _EVERYTHING, DEPTH) if terms else []
@@ -217,22 +216,10 @@ class HaystackIndex:
         self._indexes.clear()
 
 
-def fuse(
-    lexical: Sequence[Hit],
-    vector: Sequence[Hit],
-    sessions: Sequence[Hit],
-    session_of: Mapping[str, str],
-    weights: HybridWeights,
-) -> list[Hit]:
-    """Hybrid's turn ranking: weighted RRF of BM25 turns, cosine turns, and the turns nested under
-    BM25 sessions (sessions in BM25 order, each session's turns in the order of the first two fused)."""
-    turn_lists = {"bm25:turn": ranks(lexical), "vector:turn": ranks(vector)}
-    shares = weights.shares()
-    session_ranks = ranks(sessions)
-    order = [h.id for h in rrf(turn_lists, len(session_of), weights=shares)]
-    fused = [turn for turn in order if session_of[turn] in session_ranks]
-    nested = sorted(fused, key=lambda turn: session_ranks[session_of[turn]])[:DEPTH]
-    return rrf({**turn_lists, "bm25:session": ranks(nested)}, DEPTH, weights=shares)
+def hybrid(bm25: Sequence[Hit], cosine: Sequence[Hit], share: float) -> list[Hit]:
+    """Hybrid's ranking: the convex combination of the bm25 and vector rankings' min-max normalised
+    scores, the vector ranking weighted `share` and bm25 `1 - share`."""
+    return convex({"bm25": bm25, "vector": cosine}, {"bm25": 1.0 - share, "vector": share}, DEPTH)
 
 
 def by_session(hits: Sequence[Hit], session_of: Mapping[str, str], limit: int) -> list[Hit]:

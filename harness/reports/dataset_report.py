@@ -11,26 +11,30 @@ from harness import __version__
 from harness.evaluation.kind import Scorecard
 from harness.evaluation.question_results import Evaluation
 from harness.metrics.dataset_measures import HEADLINE, definition_of, definitions, label
-from harness.pipeline.fusion import RRF_K
-from harness.pipeline.haystack import CONTEXT_WEIGHT, DEPTH, HYBRID_WEIGHTS, NEIGHBOUR_SHARE
+from harness.pipeline.haystack import CONTEXT_WEIGHT, DEPTH, NEIGHBOUR_SHARE, vector_share
 from harness.reports import tables
 from harness.reports.dataset_summary import DatasetSummary, defect_counts, skipped_counts, summarize
 from harness.reports.metadata import machine as host_machine
 from harness.reports.published import published_for
 
-METHOD = (
-    f"Indexed text is analysed by the harness analyzer (lowercased words, stopwords dropped, no stemming). "
-    f"Turns are indexed as `speaker: text` with their same-session neighbours in a `context` field "
-    f"(BM25 weight {CONTEXT_WEIGHT}); a turn's vector is its own plus {NEIGHBOUR_SHARE} of each neighbour's. "
-    f"Sessions are indexed whole for BM25. bm25: BM25 at the run's granularity. vector: cosine over turns, "
-    f"a session scoring its best turn (max). hybrid: weighted RRF (k={RRF_K}, weights "
-    f"{HYBRID_WEIGHTS.bm25_turn} / {HYBRID_WEIGHTS.vector_turn} / {HYBRID_WEIGHTS.bm25_session}) over three turn "
-    f"rankings: BM25 of turns, "
-    f"cosine of turns, and turns nested under BM25 of sessions (sessions in BM25 order, turns within a session "
-    f"in the order of the first two fused); a session scores its best turn (max). "
-    f"Turn runs are also scored at session level, each session by its best turn (max). Rankings are cut at "
-    f"{DEPTH}. Latency is the search only: query vectors are looked up before, timed as embedding."
-)
+
+def method(embedding_model: str | None) -> str:
+    """How the run retrieves, in words, with hybrid's vector share for its encoder."""
+    hybrid = (
+        f"hybrid: the bm25 and vector rankings of the run's granularity fused by a convex combination of their "
+        f"min-max normalised scores, vector share {vector_share(embedding_model)} for {embedding_model}. "
+        if embedding_model
+        else ""
+    )
+    return (
+        f"Indexed text is analysed by the harness analyzer (lowercased words, stopwords dropped, no stemming). "
+        f"Turns are indexed as `speaker: text` with their same-session neighbours in a `context` field "
+        f"(BM25 weight {CONTEXT_WEIGHT}); a turn's vector is its own plus {NEIGHBOUR_SHARE} of each neighbour's. "
+        f"Sessions are indexed whole for BM25. bm25: BM25 at the run's granularity. vector: cosine over turns, "
+        f"a session scoring its best turn (max). {hybrid}"
+        f"Turn runs are also scored at session level, each session by its best turn (max). Rankings are cut at "
+        f"{DEPTH}. Latency is the search only: query vectors are looked up before, timed as embedding."
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -116,7 +120,7 @@ def build_report(run: Evaluation, context: RunContext) -> dict[str, Any]:
             "selected": context.selected_questions,
             "total": context.total_questions,
         },
-        "method": METHOD,
+        "method": method(context.embedding_model),
         "definitions": definitions(),
         "timing": {
             "wall_s": run.wall_s,

@@ -58,10 +58,11 @@ def test_session_runs_rank_sessions(mode: Mode) -> None:
     assert rankings[Granularity.SESSION][0].id == "c"
 
 
-def test_bm25_needs_only_its_own_granularity_and_hybrid_both() -> None:
+def test_bm25_needs_its_own_granularity_vectors_turns_and_hybrid_both() -> None:
     assert layers(Granularity.SESSION, [Mode.BM25]) == {Granularity.SESSION}
     assert layers(Granularity.SESSION, [Mode.VECTOR]) == {Granularity.TURN}
-    assert layers(Granularity.TURN, [Mode.HYBRID]) == {Granularity.TURN, Granularity.SESSION}
+    assert layers(Granularity.TURN, [Mode.HYBRID]) == {Granularity.TURN}
+    assert layers(Granularity.SESSION, [Mode.HYBRID]) == {Granularity.SESSION, Granularity.TURN}
 
 
 def test_neighbouring_turns_are_searchable_context() -> None:

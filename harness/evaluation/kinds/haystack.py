@@ -36,7 +36,15 @@ from harness.messages import error_text
 from harness.metrics.dataset_measures import score
 from harness.models.haystack import Document, Granularity, Haystack, Question
 from harness.pipeline.ahead import analysed_ahead
-from harness.pipeline.haystack import DEPTH, HaystackIndex, by_session, embedding_texts, query_terms, turn_text
+from harness.pipeline.haystack import (
+    DEPTH,
+    HaystackIndex,
+    by_session,
+    embedding_texts,
+    query_terms,
+    turn_text,
+    vector_share,
+)
 from harness.pipeline.memory_layer import TextEmbedder
 from harness.pipeline.settings import Mode
 from harness.reports import dataset_report
@@ -138,7 +146,14 @@ class HaystackKind:
         ingest_started = time.perf_counter()
         try:
             index = HaystackIndex(
-                engine.backend, namespace, haystack, self.granularity, engine.modes, vectors, analysed=analysed
+                engine.backend,
+                namespace,
+                haystack,
+                self.granularity,
+                engine.modes,
+                vectors,
+                share=vector_share(self.embedding_model),
+                analysed=analysed,
             )
         except Exception as exc:  # noqa: BLE001 - any backend failure is this haystack's error, recorded per question
             for q in asked:
