@@ -14,7 +14,7 @@ import pytest
 
 from harness.baselines.key import BaselineKey
 from harness.baselines.store import BadBaseline, BaselineStore
-from harness.embeddings.cache import CacheWarning, EmbeddingCache
+from harness.embeddings.cache import CacheWarning, EmbeddingCache, model_folder
 from harness.errors import CaseFileError, HarnessError
 from harness.reports.writer import NonFinite, report_json
 from harness.suites.code_tasks import load_nano_brain
@@ -73,7 +73,7 @@ def test_a_non_finite_metric_is_never_written(value: float) -> None:
 def _cache_with_one_shard(tmp_path: Path) -> tuple[Path, np.ndarray]:
     vectors = np.array([[1.0, 0.0], [0.0, 1.0]], dtype=np.float32)
     EmbeddingCache("m", write_dir=tmp_path).add(["a", "b"], vectors)
-    (shard,) = (tmp_path / "m").glob("*.npz")
+    (shard,) = (tmp_path / model_folder("m")).glob("*.npz")
     return shard, vectors
 
 
