@@ -31,6 +31,7 @@ from harness.evaluation.kind import CaseKind, KindSpec, R, Report, RunInfo, rebu
 from harness.models.scoresheet import sheet_json
 from harness.pipeline.settings import Mode
 from harness.reports.envelope import CHECKSUM, FIELDS, REQUIRED, Envelope, checksum, defaulted, inputs_json, system_of
+from harness.systems.protocol import SystemInfo
 
 SAME_RUN = ("kind", "suite", "origin", "inputs", "backend", "modes", "unsupported_modes")
 """Envelope fields every shard of a run must share (its `settings` may name the shard's own
@@ -175,5 +176,7 @@ def _rebuilt(
         datetime.fromisoformat(first["started_at"]),
         sum(r["wall_s"] for r in reports),
         incomplete,
+        system=SystemInfo.from_json(defaulted(first, "system")),
+        not_applicable=first.get("not_applicable"),
     )
     return built.report(results, run)
