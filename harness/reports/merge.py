@@ -5,7 +5,8 @@ code as a run's, for every kind alike: the kind is built again from its envelope
 input files checked by their sha256), takes back what its run kept besides its results where its
 spec says how (`restore`: a dataset run's load notes and timings), and reports the shards'
 results, read back through its spec, in the order an unsharded run has them. Shards must come
-from the same run (the envelope's `SAME_RUN` fields) and cover 1..N exactly once; anything else
+from the same run (the envelope's `SAME_RUN` fields) on the same system (all it declared: the same
+URL serving another service is another system) and cover 1..N exactly once; anything else
 is a `HarnessError` (one line, exit 2). Latency percentiles are recomputed from the per-item
 milliseconds the reports keep; timing adds the shards' work up.
 
@@ -30,7 +31,8 @@ from harness.errors import HarnessError
 from harness.evaluation.kind import CaseKind, KindSpec, R, Report, RunInfo, rebuild, run_order
 from harness.models.scoresheet import sheet_json
 from harness.pipeline.settings import Mode
-from harness.reports.envelope import CHECKSUM, FIELDS, REQUIRED, Envelope, checksum, defaulted, inputs_json, system_of
+from harness.reports.envelope import CHECKSUM, FIELDS, REQUIRED, Envelope, checksum, defaulted, inputs_json
+from harness.systems.protocol import SystemInfo
 
 SAME_RUN = ("kind", "suite", "origin", "inputs", "backend", "modes", "unsupported_modes")
 """Envelope fields every shard of a run must share (its `settings` may name the shard's own
@@ -67,8 +69,11 @@ def check_shards(reports: Sequence[dict[str, Any]], paths: Sequence[Path]) -> No
     for report, path in zip(reports[1:], paths[1:], strict=True):
         if report["kind"] != reports[0]["kind"]:
             raise HarnessError(f"{path} differs from {paths[0]} in kind: not shards of one run")
-        if system_of(report) != system_of(reports[0]):
-            raise HarnessError(f"{path} differs from {paths[0]} in system: not shards of one run")
+        system, first_system = defaulted(report, "system"), defaulted(reports[0], "system")
+        if differing := [key for key in first_system if system.get(key) != first_system[key]]:
+            raise HarnessError(
+                f"{path} differs from {paths[0]} in system ({', '.join(differing)}): not shards of one run"
+            )
     first = _settings(reports[0])
     for report, path in zip(reports[1:], paths[1:], strict=True):
         settings = _settings(report)
@@ -175,5 +180,7 @@ def _rebuilt(
         datetime.fromisoformat(first["started_at"]),
         sum(r["wall_s"] for r in reports),
         incomplete,
+        system=SystemInfo.from_json(defaulted(first, "system")),
+        not_applicable=first.get("not_applicable"),
     )
     return built.report(results, run)

@@ -16,7 +16,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
 from enum import StrEnum
-from typing import Protocol, runtime_checkable
+from typing import Any, Protocol, runtime_checkable
 
 from harness.backends.base import Backend
 from harness.backends.ledger import Entry
@@ -119,6 +119,17 @@ class SystemInfo:
             "modes": [m.value for m in self.modes],
             "notes": list(self.notes),
         }
+
+    @classmethod
+    def from_json(cls, data: Mapping[str, Any]) -> SystemInfo:
+        """A report's `system` read back (`harness merge` reports the shards as their run did)."""
+        return cls(
+            str(data["name"]),
+            str(data["version"]),
+            frozenset(Capability(c) for c in data["capabilities"]),
+            tuple(Mode(m) for m in data["modes"]),
+            tuple(data["notes"]),
+        )
 
 
 _SAFE_NAMESPACE = re.compile(r"[A-Za-z0-9_]{1,60}")

@@ -55,6 +55,8 @@ class Store:
     ignore: tuple[str, ...] = ()
     """Extension paths answered 200 and otherwise ignored (`/advance`: a system without a clock that
     says it has one), and `budget_tokens` (one that declares a budget and returns everything)."""
+    version: str = "1.0"
+    """What `GET /capabilities` declares as the service's version."""
     expire_minutes: float = 480.0
     batch: int = 1
     records: dict[str, dict[str, dict[str, Any]]] = field(default_factory=dict)
@@ -73,7 +75,7 @@ class Store:
     def declared(self) -> dict[str, Any]:
         protocol = {"protocol": "harness-memory/1.1", "batch_add": self.batch} if self.batch > 1 else {}
         return (
-            {"protocol": "harness-memory/1", "name": "test-server", "version": "1.0"}
+            {"protocol": "harness-memory/1", "name": "test-server", "version": self.version}
             | protocol
             | {
                 "capabilities": list(self.capabilities),

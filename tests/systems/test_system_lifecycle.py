@@ -5,10 +5,21 @@ operations being called; one lacking any of them gets *not applicable*, naming w
 from __future__ import annotations
 
 import json
+from dataclasses import dataclass, field
+from datetime import timedelta
 from pathlib import Path
+from typing import Any
 
 import pytest
 
+from harness.backends.registry import connect
+from harness.evaluation.system_beliefs import to_record
+from harness.evaluation.system_lifecycle import START, at
+from harness.models.memory import Memory, MemoryType, Status
+from harness.pipeline.settings import Mode
+from harness.systems import http
+from harness.systems.bound import bind
+from harness.systems.protocol import Opening, Query
 from tests.reports.pages import harness
 from tests.systems.memory_server import Store, serving
 
@@ -125,3 +136,76 @@ def test_no_consolidation_needed_without_cycles(tmp_path: Path) -> None:
     assert report["not_applicable"] is None
     assert len(report["results"]) == 6
     assert ("POST", "/consolidate") not in store.calls
+
+
+def _belief(memory_id: str, **marks: object) -> Memory:
+    return Memory.model_validate(
+        {"id": memory_id, "user": "alice", "type": MemoryType.FACT, "content": "the deploy key is in vault path",
+         "scopes": ("domain:work",), "created_at": START} | marks
+    )  # fmt: skip
+
+
+def test_consolidation_drops_what_the_attributes_mark_superseded() -> None:
+    """The test server's consolidation, through the protocol: records whose attributes mark them
+    superseded (`superseded_by`, or `status` `superseded`, as the harness sends a belief memory's
+    marks) are searchable until a cycle runs and gone after it; the same text unmarked stays.
+    Nothing expires meanwhile (the clock never moves), so only the marks decide."""
+    memories = [
+        _belief("m-old", superseded_by="m-new"),
+        _belief("m-retired", status=Status.SUPERSEDED),
+        _belief("m-new"),
+    ]
+    records = [to_record(m) for m in memories]
+    assert [r.attributes.get("superseded_by") for r in records] == ["m-new", None, None]
+    assert [r.attributes["status"] for r in records] == ["active", "superseded", "active"]
+    store = Store(extended=True, capabilities=LIFECYCLE)
+    backend = connect("embedded")
+    try:
+        with serving(store) as url:
+            bound = bind(http.spec(url), lambda namespace: Opening(backend, "embedded", None, namespace))
+            system = bound.open("hsupersession")
+            try:
+                query = Query("where is the deploy key", "alice", limit=10, time=at(0.0))
+                system.advance(at(0.0))
+                system.add(records)
+                before = [f.id for f in system.search(query, Mode.BM25)]
+                system.record_access(before)
+                system.advance(at(60.0))  # an hour on: far inside the server's 480-minute expiry
+                system.consolidate()
+                after = [f.id for f in system.search(query, Mode.BM25)]
+            finally:
+                system.close()
+    finally:
+        backend.close()
+    assert sorted(before) == ["m-new", "m-old", "m-retired"]
+    assert after == ["m-new"]
+
+
+@dataclass
+class Recording(Store):
+    """The test server, keeping every record body `POST /add` carried."""
+
+    bodies: list[dict[str, Any]] = field(default_factory=list)
+
+    def _add_one(self, body: dict[str, Any]) -> None:
+        self.bodies.append(body)
+        super()._add_one(body)
+
+
+def test_lifecycle_memories_carry_their_state_salience_and_concepts_only(tmp_path: Path) -> None:
+    """What the lifecycle path tells a system about a memory (docs/system-protocol.md): its time
+    (the scenario's start minus its age) and `state`, `salience`, `concepts`. A scenario memory has
+    no supersession (its states are active, fading, archived, merged), so no `superseded_by` or
+    `status` is sent, and a system's consolidation has no supersession to act on here."""
+    store = Recording(extended=True, capabilities=LIFECYCLE)
+    code, _ = _run(tmp_path, store, f"mnemonic:{_scenario(tmp_path)}")
+    assert code == 0
+    sent = {b["metadata"]["beliefId"]: b for b in store.bodies}
+    assert sorted(sent) == ["n1", "n2", "n3", "n4", "s1"]
+    assert {i: b["attributes"] for i, b in sent.items()} == {
+        i: {"state": "active", "salience": 0.5, "concepts": ""} for i in sent
+    }
+    ages = {"n1": 1001, "n2": 1002, "n3": 1003, "n4": 1004, "s1": 10}
+    assert {i: b["timestamp"] for i, b in sent.items()} == {
+        i: (START - timedelta(minutes=age)).isoformat() for i, age in ages.items()
+    }
