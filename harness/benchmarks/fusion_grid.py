@@ -1,12 +1,14 @@
-"""Choosing hybrid's vector share on LoCoMo and the LongMemEval oracle (never on LongMemEval-S).
+"""Choosing hybrid's fusion on LoCoMo and the LongMemEval oracle (never on LongMemEval-S).
 
 `python -m harness.benchmarks.fusion_grid [--encoder NAME ...]` asks every scored question of both
 sets, in session and turn runs, on the embedded backend, keeps the bm25 and vector rankings hybrid
-fuses, and scores hybrid at each share of `SHARES` (share 0 is bm25, share 1 is vector). A share's
+fuses, and scores hybrid from those same rankings by each method of `METHODS` (convex combination,
+weighted RRF with k=60) at each share of `SHARES` (share 0 is bm25, share 1 is vector). A fusion's
 margin in one cell (set, run granularity, measure) is hybrid minus the better of bm25 and vector
-there; per encoder the chosen share has the largest worst margin, then the largest mean margin,
-then the smallest share. It prints the grid and the choice beside `HYBRID_VECTOR_SHARE`. Vectors
-come from the embedding cache (embedded once where missing: minutes per encoder on two cores).
+there; per encoder the chosen (method, share) has the largest worst margin, then the largest mean
+margin, then the smallest share, then convex before rrf. It prints the grid and the choice beside
+`HYBRID_FUSION`. Vectors come from the embedding cache (embedded once where missing: minutes per
+encoder on two cores).
 """
 
 from __future__ import annotations
@@ -24,7 +26,15 @@ from harness.embeddings.registry import names
 from harness.evaluation.kinds.haystack import skip_reason
 from harness.metrics.dataset_measures import score
 from harness.models.haystack import Granularity
-from harness.pipeline.haystack import HYBRID_VECTOR_SHARE, HaystackIndex, embedding_texts, hybrid, query_terms
+from harness.pipeline.haystack import (
+    HYBRID_FUSION,
+    Fusion,
+    FusionMethod,
+    HaystackIndex,
+    embedding_texts,
+    hybrid,
+    query_terms,
+)
 from harness.pipeline.settings import Mode
 from harness.suites.datasets import open_selection
 
@@ -33,6 +43,11 @@ LEVELS = (Granularity.SESSION, Granularity.TURN)
 MEASURES = ("recall_any@1", "recall_any@5", "mrr")
 SHARES = (0.0, 0.05, 0.1, 0.15, 0.2, 0.25, 0.3, 0.35, 0.4, 0.5, 0.6, 0.8, 1.0)
 """The shares tried: 0 is bm25 alone, 1 is vector alone."""
+METHODS: tuple[FusionMethod, ...] = ("convex", "rrf")
+"""In order of preference on an exact tie: convex first, the setting the grid began with."""
+FUSIONS = tuple(Fusion(method, share) for method in METHODS for share in SHARES)
+BM25, VECTOR = Fusion("convex", 0.0), Fusion("convex", 1.0)
+"""The fusions that rank exactly as bm25 and as vector alone."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -66,54 +81,62 @@ def asked(dataset: str, granularity: Granularity, embedder: Embedder, backend: B
             index.drop()
 
 
-def means(questions: Sequence[Asked], share: float) -> tuple[float, ...]:
-    """Hybrid's mean of each of `MEASURES` at `share`."""
+Grid = dict[Cell, dict[Fusion, tuple[float, ...]]]
+"""Hybrid's mean of each of `MEASURES`, per cell and fusion."""
+
+
+def means(questions: Sequence[Asked], fusion: Fusion) -> tuple[float, ...]:
+    """Hybrid's mean of each of `MEASURES` by `fusion`."""
     totals = [0.0] * len(MEASURES)
     for q in questions:
-        scores = score([h.id for h in hybrid(q.bm25, q.cosine, share)], q.gold)
+        scores = score([h.id for h in hybrid(q.bm25, q.cosine, fusion)], q.gold)
         totals = [t + scores[m] for t, m in zip(totals, MEASURES, strict=True)]
     return tuple(t / len(questions) for t in totals)
 
 
-def margins(grid: dict[Cell, dict[float, tuple[float, ...]]], share: float) -> list[float]:
-    """Per cell and measure: hybrid at `share` minus the better of bm25 (share 0) and vector (share 1)."""
-    return [row[share][i] - max(row[0.0][i], row[1.0][i]) for row in grid.values() for i in range(len(MEASURES))]
+def margins(grid: Grid, fusion: Fusion) -> list[float]:
+    """Per cell and measure: hybrid by `fusion` minus the better of bm25 and vector alone."""
+    return [row[fusion][i] - max(row[BM25][i], row[VECTOR][i]) for row in grid.values() for i in range(len(MEASURES))]
 
 
-def choose(grid: dict[Cell, dict[float, tuple[float, ...]]]) -> float:
-    """The share with the largest worst margin, then the largest mean margin, then the smallest share."""
+def choose(grid: Grid) -> Fusion:
+    """The fusion with the largest worst margin, then the largest mean margin, then the smallest
+    share, then the earlier method of `METHODS`."""
 
-    def key(share: float) -> tuple[float, float, float]:
-        m = margins(grid, share)
-        return (round(min(m), 9), round(sum(m) / len(m), 9), -share)
+    def key(fusion: Fusion) -> tuple[float, float, float, int]:
+        m = margins(grid, fusion)
+        return (round(min(m), 9), round(sum(m) / len(m), 9), -fusion.share, -METHODS.index(fusion.method))
 
-    return max(SHARES, key=key)
+    return max(FUSIONS, key=key)
 
 
-def encoder_grid(
-    model: str, backend: Backend, sets: Sequence[str] = SETS
-) -> dict[Cell, dict[float, tuple[float, ...]]]:
+def encoder_grid(model: str, backend: Backend, sets: Sequence[str] = SETS) -> Grid:
     embedder = Embedder(model)
-    grid: dict[Cell, dict[float, tuple[float, ...]]] = {}
+    grid: Grid = {}
     for dataset in sets:
         for level in LEVELS:
             questions = list(asked(dataset, level, embedder, backend))
-            grid[dataset, level] = {share: means(questions, share) for share in SHARES}
+            grid[dataset, level] = {fusion: means(questions, fusion) for fusion in FUSIONS}
     return grid
 
 
-def render(model: str, grid: dict[Cell, dict[float, tuple[float, ...]]], chosen: float) -> str:
+def render(model: str, grid: Grid, chosen: Fusion) -> str:
     cells = list(grid)
     head = " | ".join(f"{d} {lv} R@1/R@5/MRR" for d, lv in cells)
-    lines = [f"## {model}", "", f"| share | {head} | worst margin | mean margin |", "|" + "---|" * (len(cells) + 3)]
-    for share in SHARES:
-        m = margins(grid, share)
-        name = {0.0: "0 (bm25)", 1.0: "1 (vector)"}.get(share, f"{share:g}")
-        row = " | ".join(" / ".join(f"{v:.3f}" for v in grid[c][share]) for c in cells)
-        mark = " <- chosen" if share == chosen else ""
-        lines.append(f"| {name} | {row} | {min(m):+.3f} | {sum(m) / len(m):+.4f}{mark} |")
+    lines = [
+        f"## {model}",
+        "",
+        f"| method | share | {head} | worst margin | mean margin |",
+        "|" + "---|" * (len(cells) + 4),
+    ]
+    for fusion in FUSIONS:
+        m = margins(grid, fusion)
+        name = {0.0: "0 (bm25)", 1.0: "1 (vector)"}.get(fusion.share, f"{fusion.share:g}")
+        row = " | ".join(" / ".join(f"{v:.3f}" for v in grid[c][fusion]) for c in cells)
+        mark = " <- chosen" if fusion == chosen else ""
+        lines.append(f"| {fusion.method} | {name} | {row} | {min(m):+.3f} | {sum(m) / len(m):+.4f}{mark} |")
     lines.append("")
-    lines.append(f"chosen share for {model}: {chosen:g} (HYBRID_VECTOR_SHARE: {HYBRID_VECTOR_SHARE.get(model)})")
+    lines.append(f"chosen fusion for {model}: {chosen} (HYBRID_FUSION: {HYBRID_FUSION.get(model)})")
     return "\n".join(lines)
 
 

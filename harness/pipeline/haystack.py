@@ -9,23 +9,25 @@ What is indexed (every backend gets the same analysed terms, the harness analyze
 Rankings per mode, at the run's granularity:
 - bm25: BM25 over the turns (turn runs) or over the sessions (session runs);
 - vector: cosine over the turns; a session scores its best turn (max);
-- hybrid: the bm25 and vector rankings of that granularity fused by a convex combination of
-  their min-max normalised scores, the vector ranking's share `vector_share(model)`
-  (`HYBRID_VECTOR_SHARE`); share 0 is the bm25 ranking, share 1 the vector one.
+- hybrid: the bm25 and vector rankings of that granularity fused by the encoder's `Fusion`
+  (`HYBRID_FUSION`): a convex combination of their min-max normalised scores or weighted RRF, the
+  vector ranking's share `s` and bm25's `1 - s`; share 0 is the bm25 ranking, share 1 the vector one.
 Turn runs are also scored at session level: a session's score is the best of its turns (max).
 """
 
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
+from dataclasses import dataclass
 from types import MappingProxyType
+from typing import Literal
 
 import numpy as np
 
 from harness.backends.base import Backend, Filters, Hit, Index, IndexDoc, IndexSpec, ranked
 from harness.embeddings.packaged import DEFAULT_MODEL
 from harness.models.haystack import Document, Granularity, Haystack
-from harness.pipeline.fusion import convex
+from harness.pipeline.fusion import convex, ranks, rrf
 from harness.pipeline.settings import Mode
 from harness.text import content_terms, content_text
 
@@ -41,21 +43,43 @@ NEIGHBOUR_SHARE = 0.5
 _EVERYTHING = Filters()
 
 
-HYBRID_VECTOR_SHARE: Mapping[str, float] = MappingProxyType(
-    {"all-MiniLM-L6-v2": 0.15, "all-MiniLM-L6-v2-int8": 0.15, "all-MiniLM-L6-v2-static": 0.0}
+FusionMethod = Literal["convex", "rrf"]
+"""convex: `(1 - s) x bm25 + s x cosine` over min-max normalised scores; rrf: weighted reciprocal
+rank fusion, `(1 - s) / (k + bm25 rank) + s / (k + vector rank)`, k = `RRF_K` (60)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Fusion:
+    """How hybrid fuses bm25 and vector: the method and the vector ranking's share (bm25's is 1 - share)."""
+
+    method: FusionMethod
+    share: float
+
+    def __str__(self) -> str:
+        return f"{self.method} {self.share:g}"
+
+
+HYBRID_FUSION: Mapping[str, Fusion] = MappingProxyType(
+    {
+        "all-MiniLM-L6-v2": Fusion("convex", 0.05),
+        "all-MiniLM-L6-v2-int8": Fusion("convex", 0.15),
+        "all-MiniLM-L6-v2-static": Fusion("convex", 0.0),
+    }
 )
-"""The vector ranking's share in hybrid (bm25's is 1 minus it), per encoder: chosen by
-`python -m harness.benchmarks.fusion_grid` on LoCoMo and the LongMemEval oracle, never on
-LongMemEval-S, as the share whose worst margin over the better of bm25 and vector (R@1, R@5,
-MRR; both sets, session and turn runs) is largest. The static encoder's cosine costs somewhere at
-every share tried, so its hybrid is bm25 (share 0). An encoder not listed (a model path) gets the
-float model's share."""
+"""Hybrid's fusion per encoder: chosen by `python -m harness.benchmarks.fusion_grid` on LoCoMo and
+the LongMemEval oracle, never on LongMemEval-S, as the (method, share) whose worst margin over the
+better of bm25 and vector (R@1, R@5, MRR; both sets, session and turn runs) is largest (README,
+"Hybrid weights", has the grids). Convex wins for every encoder: weighted RRF (k=60) loses more
+somewhere at every positive weight (at 0.05, LoCoMo's turn R@1: 0.295 against bm25's 0.304 for
+int8, 0.297 for float), where convex loses at most 0.002 (int8 at 0.15, float at 0.05). The static
+encoder's cosine costs somewhere at every share tried, so its hybrid is bm25 (share 0). An encoder
+not listed (a model path) gets the float model's fusion."""
 
 
-def vector_share(model: str | None) -> float:
-    """Hybrid's vector share for an encoder (`HYBRID_VECTOR_SHARE`)."""
-    share = HYBRID_VECTOR_SHARE.get(model or DEFAULT_MODEL)
-    return HYBRID_VECTOR_SHARE[DEFAULT_MODEL] if share is None else share
+def fusion_for(model: str | None) -> Fusion:
+    """Hybrid's fusion for an encoder (`HYBRID_FUSION`)."""
+    fusion = HYBRID_FUSION.get(model or DEFAULT_MODEL)
+    return HYBRID_FUSION[DEFAULT_MODEL] if fusion is None else fusion
 
 
 def turn_text(doc: Document) -> str:
@@ -139,15 +163,15 @@ class HaystackIndex:
         modes: Sequence[Mode],
         turn_vectors: np.ndarray | None,
         timeout: float = 60.0,
-        share: float | None = None,
+        fusion: Fusion | None = None,
         analysed: Sequence[str] | None = None,
     ):
-        """`share`: hybrid's vector share (default: the float model's, `vector_share`); `analysed`:
-        each turn's `content_text(turn_text(turn))`, if already computed (ahead)."""
+        """`fusion`: hybrid's (default: the float model's, `fusion_for`); `analysed`: each turn's
+        `content_text(turn_text(turn))`, if already computed (ahead)."""
         if turn_vectors is None and any(m.needs_vectors for m in modes):
             raise ValueError("vector and hybrid modes need turn vectors")
         self.granularity = granularity
-        self.share = vector_share(None) if share is None else share
+        self.fusion = fusion_for(None) if fusion is None else fusion
         self.session_of = {d.id: d.session_id for d in haystack.documents}
         self._indexes: dict[Granularity, Index] = {}
         needed = layers(granularity, modes)
@@ -188,7 +212,7 @@ class HaystackIndex:
         elif mode is Mode.VECTOR:
             ranking = self.cosine(query_vector)
         else:
-            ranking = hybrid(self.bm25(terms), self.cosine(query_vector), self.share)
+            ranking = hybrid(self.bm25(terms), self.cosine(query_vector), self.fusion)
         if self.granularity is Granularity.SESSION:
             return {Granularity.SESSION: ranking}
         return {Granularity.TURN: ranking, Granularity.SESSION: by_session(ranking, self.session_of, DEPTH)}
@@ -216,10 +240,13 @@ class HaystackIndex:
         self._indexes.clear()
 
 
-def hybrid(bm25: Sequence[Hit], cosine: Sequence[Hit], share: float) -> list[Hit]:
-    """Hybrid's ranking: the convex combination of the bm25 and vector rankings' min-max normalised
-    scores, the vector ranking weighted `share` and bm25 `1 - share`."""
-    return convex({"bm25": bm25, "vector": cosine}, {"bm25": 1.0 - share, "vector": share}, DEPTH)
+def hybrid(bm25: Sequence[Hit], cosine: Sequence[Hit], fusion: Fusion) -> list[Hit]:
+    """Hybrid's ranking: the bm25 and vector rankings fused by `fusion.method`, the vector ranking
+    weighted `fusion.share` and bm25 `1 - fusion.share`."""
+    weights = {"bm25": 1.0 - fusion.share, "vector": fusion.share}
+    if fusion.method == "rrf":
+        return rrf({"bm25": ranks(bm25), "vector": ranks(cosine)}, DEPTH, weights=weights)
+    return convex({"bm25": bm25, "vector": cosine}, weights, DEPTH)
 
 
 def by_session(hits: Sequence[Hit], session_of: Mapping[str, str], limit: int) -> list[Hit]:

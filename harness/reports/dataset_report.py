@@ -11,18 +11,25 @@ from harness import __version__
 from harness.evaluation.kind import Scorecard
 from harness.evaluation.question_results import Evaluation
 from harness.metrics.dataset_measures import HEADLINE, definition_of, definitions, label
-from harness.pipeline.haystack import CONTEXT_WEIGHT, DEPTH, NEIGHBOUR_SHARE, vector_share
+from harness.pipeline.fusion import RRF_K
+from harness.pipeline.haystack import CONTEXT_WEIGHT, DEPTH, NEIGHBOUR_SHARE, fusion_for
 from harness.reports import tables
 from harness.reports.dataset_summary import DatasetSummary, defect_counts, skipped_counts, summarize
 from harness.reports.metadata import machine as host_machine
 from harness.reports.published import published_for
 
+_FUSED_BY = {
+    "convex": "a convex combination of their min-max normalised scores",
+    "rrf": f"weighted reciprocal rank fusion (k={RRF_K})",
+}
+
 
 def method(embedding_model: str | None) -> str:
-    """How the run retrieves, in words, with hybrid's vector share for its encoder."""
+    """How the run retrieves, in words, with hybrid's fusion for its encoder."""
+    fusion = fusion_for(embedding_model)
     hybrid = (
-        f"hybrid: the bm25 and vector rankings of the run's granularity fused by a convex combination of their "
-        f"min-max normalised scores, vector share {vector_share(embedding_model)} for {embedding_model}. "
+        f"hybrid: the bm25 and vector rankings of the run's granularity fused by {_FUSED_BY[fusion.method]}, "
+        f"vector share {fusion.share} for {embedding_model}. "
         if embedding_model
         else ""
     )

@@ -1,5 +1,6 @@
-"""Hybrid's fusion: the convex combination of min-max normalised scores, its properties, and that the
-documented vector share (README, `HYBRID_VECTOR_SHARE`) is what a dataset run uses."""
+"""Hybrid's fusion: the convex combination of min-max normalised scores and weighted RRF, their
+properties, the grid's choice rule, and that the documented fusion (README, `HYBRID_FUSION`) is what
+a dataset run uses."""
 
 from __future__ import annotations
 
@@ -14,14 +15,14 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from harness.backends.base import Hit
-from harness.benchmarks.fusion_grid import SHARES, Cell, choose, margins
+from harness.benchmarks.fusion_grid import FUSIONS, Grid, choose, margins
 from harness.embeddings import Embedder
 from harness.embeddings.registry import names
 from harness.metrics.evaluate import rank_key
 from harness.models.haystack import Granularity
 from harness.pipeline import haystack
 from harness.pipeline.fusion import convex, min_max
-from harness.pipeline.haystack import DEPTH, HYBRID_VECTOR_SHARE, hybrid, vector_share
+from harness.pipeline.haystack import DEPTH, HYBRID_FUSION, Fusion, FusionMethod, fusion_for, hybrid
 
 from .builders import run_dataset
 
@@ -95,36 +96,64 @@ def test_convex_keeps_how_far_apart_scores_are_where_rrf_keeps_only_order() -> N
     assert fused[0].score == pytest.approx(0.5 * 1.0 + 0.5 * (0.40 / 0.41))
 
 
-def test_hybrid_at_share_0_is_bm25_and_at_share_1_is_vector() -> None:
+@pytest.mark.parametrize("method", ["convex", "rrf"])
+def test_hybrid_at_share_0_is_bm25_and_at_share_1_is_vector(method: FusionMethod) -> None:
     bm25 = [Hit("a", 3.0), Hit("b", 2.0)]
     cosine = [Hit("c", 0.9), Hit("b", 0.8)]
-    assert _ids_of(hybrid(bm25, cosine, 0.0)) == ["a", "b"]
-    assert _ids_of(hybrid(bm25, cosine, 1.0)) == ["c", "b"]
+    assert _ids_of(hybrid(bm25, cosine, Fusion(method, 0.0))) == ["a", "b"]
+    assert _ids_of(hybrid(bm25, cosine, Fusion(method, 1.0))) == ["c", "b"]
 
 
-def test_every_encoder_has_a_share_and_a_model_path_gets_the_float_ones() -> None:
-    assert set(HYBRID_VECTOR_SHARE) == set(names())
-    assert all(0 <= share < 1 for share in HYBRID_VECTOR_SHARE.values())
-    assert vector_share("/models/my-sentence-model") == HYBRID_VECTOR_SHARE["all-MiniLM-L6-v2"]
+@settings(deadline=None)  # timing is not the property; a loaded machine must not fail it
+@given(_lists, _lists)
+def test_rrf_hybrid_weighted_0_or_1_ranks_as_bm25_or_vector_alone(bm25: list[Hit], cosine: list[Hit]) -> None:
+    assert _ids_of(hybrid(bm25, cosine, Fusion("rrf", 0.0))) == _ids_of(bm25)
+    assert _ids_of(hybrid(bm25, cosine, Fusion("rrf", 1.0))) == _ids_of(cosine)
 
 
-def test_the_readme_states_the_shares_the_pipeline_uses() -> None:
+def test_rrf_hybrid_scores_by_rank_alone_as_the_formula_says() -> None:
+    """Share 0.6, k = 60: each document scores 0.4 / (60 + bm25 rank) + 0.6 / (60 + vector rank),
+    0 from a list it is absent from; the scores themselves (bm25 sure of `a`) do not count."""
+    bm25 = [Hit("a", 10.0), Hit("b", 1.0), Hit("c", 0.9)]
+    cosine = [Hit("c", 0.51), Hit("d", 0.50), Hit("a", 0.49)]
+    fused = hybrid(bm25, cosine, Fusion("rrf", 0.6))
+    expected = {
+        "a": 0.4 / 61 + 0.6 / 63,  # 0.016081
+        "b": 0.4 / 62,  # 0.006452
+        "c": 0.4 / 63 + 0.6 / 61,  # 0.016185
+        "d": 0.6 / 62,  # 0.009677
+    }
+    assert _ids_of(fused) == ["c", "a", "d", "b"]
+    assert {h.id: h.score for h in fused} == pytest.approx(expected)
+
+
+def test_every_encoder_has_a_fusion_and_a_model_path_gets_the_float_ones() -> None:
+    assert set(HYBRID_FUSION) == set(names())
+    assert all(f.method in ("convex", "rrf") and 0 <= f.share < 1 for f in HYBRID_FUSION.values())
+    assert fusion_for("/models/my-sentence-model") == HYBRID_FUSION["all-MiniLM-L6-v2"]
+
+
+def test_the_readme_states_the_fusions_the_pipeline_uses() -> None:
     section = README.read_text(encoding="utf-8").split("### Hybrid weights", 1)[1].split("\n### ", 1)[0]
-    stated = {m[1]: float(m[2]) for m in re.finditer(r"^\| `([\w.-]+)` \| ([0-9.]+) \|", section, re.M)}
-    assert stated == dict(HYBRID_VECTOR_SHARE)
+    rows = re.finditer(r"^\| `([\w.-]+)` \| (convex|rrf) \| ([0-9.]+) \|", section, re.M)
+    stated = {m[1]: Fusion(m[2], float(m[3])) for m in rows}  # type: ignore[arg-type]  # the regex admits only methods
+    assert stated == dict(HYBRID_FUSION)
 
 
-@pytest.mark.parametrize(("share", "same_as"), [(0.0, "bm25"), (1.0, "vector")])
-def test_a_dataset_run_fuses_with_its_encoders_share(
+@pytest.mark.parametrize(
+    ("method", "share", "same_as"), [("convex", 0.0, "bm25"), ("convex", 1.0, "vector"), ("rrf", 1.0, "vector")]
+)
+def test_a_dataset_run_fuses_with_its_encoders_fusion(
     tmp_path: Path,
     longmemeval_file: Path,
     embedder_factory: Callable[[], Embedder],
     monkeypatch: pytest.MonkeyPatch,
+    method: FusionMethod,
     share: float,
     same_as: str,
 ) -> None:
-    """The run reads `HYBRID_VECTOR_SHARE` for its encoder: at share 0 hybrid ranks as bm25, at 1 as vector."""
-    monkeypatch.setattr(haystack, "HYBRID_VECTOR_SHARE", MappingProxyType({"bag-of-words": share}))
+    """The run reads `HYBRID_FUSION` for its encoder: at share 0 hybrid ranks as bm25, at 1 as vector."""
+    monkeypatch.setattr(haystack, "HYBRID_FUSION", MappingProxyType({"bag-of-words": Fusion(method, share)}))
     _, finished = run_dataset(
         out_dir=tmp_path, embedder_factory=embedder_factory, file=longmemeval_file, modes=["bm25", "vector", "hybrid"]
     )
@@ -138,16 +167,33 @@ def test_a_dataset_run_fuses_with_its_encoders_share(
     assert asked
     assert all(retrieved[qid, "hybrid"] == retrieved[qid, same_as] for qid in asked)
     assert f"vector share {share} for bag-of-words" in report["method"]
+    assert ("reciprocal rank fusion" in report["method"]) == (method == "rrf")
 
 
-def test_the_grid_chooses_the_share_with_the_best_worst_margin_then_the_best_mean() -> None:
-    """Margins are against the better of share 0 (bm25) and share 1 (vector) in each cell."""
-    grid: dict[Cell, dict[float, tuple[float, ...]]] = {
-        cell: dict.fromkeys(SHARES, (0.5, 0.5, 0.5)) for cell in [("x", Granularity.SESSION), ("y", Granularity.TURN)]
+def _flat_grid() -> Grid:
+    """Every fusion at 0.5 on every measure in two cells: every margin 0."""
+    return {
+        cell: dict.fromkeys(FUSIONS, (0.5, 0.5, 0.5)) for cell in [("x", Granularity.SESSION), ("y", Granularity.TURN)]
     }
-    grid["x", Granularity.SESSION][0.3] = (0.9, 0.9, 0.9)  # the best mean...
-    grid["y", Granularity.TURN][0.3] = (0.4, 0.5, 0.5)  # ...but it loses a cell
-    grid["x", Granularity.SESSION][0.2] = (0.6, 0.5, 0.5)
-    grid["x", Granularity.SESSION][0.1] = (0.55, 0.5, 0.5)
-    assert margins(grid, 0.3)[3] == pytest.approx(-0.1)
-    assert choose(grid) == 0.2
+
+
+def test_the_grid_chooses_the_fusion_with_the_best_worst_margin_then_the_best_mean() -> None:
+    """Margins are against the better of bm25 (share 0) and vector (share 1) in each cell."""
+    grid = _flat_grid()
+    grid["x", Granularity.SESSION][Fusion("convex", 0.3)] = (0.9, 0.9, 0.9)  # the best mean...
+    grid["y", Granularity.TURN][Fusion("convex", 0.3)] = (0.4, 0.5, 0.5)  # ...but it loses a cell
+    grid["x", Granularity.SESSION][Fusion("convex", 0.2)] = (0.6, 0.5, 0.5)
+    grid["x", Granularity.SESSION][Fusion("rrf", 0.4)] = (0.5, 0.6, 0.55)  # mean margin 0.15 / 6, above 0.1 / 6
+    grid["x", Granularity.SESSION][Fusion("convex", 0.1)] = (0.55, 0.5, 0.5)
+    assert margins(grid, Fusion("convex", 0.3))[3] == pytest.approx(-0.1)
+    assert choose(grid) == Fusion("rrf", 0.4)
+
+
+def test_the_grid_breaks_exact_ties_by_the_smaller_share_then_convex() -> None:
+    grid = _flat_grid()
+    for fusion in (Fusion("rrf", 0.2), Fusion("convex", 0.2), Fusion("rrf", 0.1)):
+        grid["y", Granularity.TURN][fusion] = (0.5, 0.7, 0.5)
+    assert choose(grid) == Fusion("rrf", 0.1)
+    grid["y", Granularity.TURN][Fusion("convex", 0.1)] = (0.5, 0.7, 0.5)
+    assert choose(grid) == Fusion("convex", 0.1)
+    assert choose(_flat_grid()) == Fusion("convex", 0.0)  # every margin 0: bm25, as convex at share 0

@@ -41,9 +41,9 @@ from harness.pipeline.haystack import (
     HaystackIndex,
     by_session,
     embedding_texts,
+    fusion_for,
     query_terms,
     turn_text,
-    vector_share,
 )
 from harness.pipeline.memory_layer import TextEmbedder
 from harness.pipeline.settings import Mode
@@ -152,7 +152,7 @@ class HaystackKind:
                 self.granularity,
                 engine.modes,
                 vectors,
-                share=vector_share(self.embedding_model),
+                fusion=fusion_for(self.embedding_model),
                 analysed=analysed,
             )
         except Exception as exc:  # noqa: BLE001 - any backend failure is this haystack's error, recorded per question
