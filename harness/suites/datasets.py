@@ -111,16 +111,13 @@ def open_selection(
     shard: Shard | None = None,
 ) -> Selection:
     """The questions a run asks, checked before any work so mistakes cost nothing: the file,
-    sampled (`harness.suites.sampling`), then cut to the shard (by question id).
-
-    Only sampling and sharding scan the file first: a whole-file run or a `--limit` head reads it
-    once (the scan was a tenth of a full LongMemEval-S bm25 run), so its total is counted as it goes."""
+    sampled (`harness.suites.sampling`), then cut to the shard (by question id)."""
     path = resolve_file(dataset, file)
     method = SampleMethod(sample)
     if limit is not None and limit < 1:
         raise HarnessError(f"--limit must be at least 1, got {limit}")
     reader = SPECS[dataset].reader(path)
-    scan_needed = (limit is not None and method is not SampleMethod.HEAD) or shard is not None
+    scan_needed = limit is None or method is not SampleMethod.HEAD or shard is not None
     refs = reader.scan() if scan_needed else None
     selected = select(refs, limit, method, seed)
     if shard is not None and refs is not None:
@@ -140,7 +137,7 @@ class Selection:
     selected: frozenset[int] | None
     """Question positions to ask (None: all)."""
     total: int | None
-    """Questions in the file (None when the file was not scanned: a whole-file run, `--limit` with `head`)."""
+    """Questions in the file (None when the file was not scanned: `--limit` with `head`)."""
     limit: int | None = None
     sample: str = "head"
     seed: int = 0

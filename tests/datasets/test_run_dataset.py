@@ -14,15 +14,14 @@ import pytest
 from harness.backends.base import Filters, Hit, IndexSpec
 from harness.backends.embedded import EmbeddedBackend, EmbeddedIndex
 from harness.embeddings import Embedder
-from harness.errors import HarnessError, Interrupted
+from harness.errors import HarnessError
 from harness.evaluation.embedders import EmbedCount, embed_dataset
 from harness.evaluation.kinds.haystack import describe
 from harness.evaluation.runner import Finished
-from harness.models.haystack import Granularity, QuestionRef
+from harness.models.haystack import Granularity
 from harness.pipeline.settings import Mode
 from harness.suites import datasets
 from harness.suites.datasets import DATASETS, open_selection
-from harness.suites.longmemeval import LongMemEvalFile
 
 from .builders import BagOfWordsEncoder, run_dataset, shared_file
 
@@ -120,37 +119,6 @@ def test_errors_are_recorded_per_question_and_judged_by_the_threshold(
     assert [(q["id"], q["error"]) for q in failed] == [("q3", "RuntimeError: engine fell over")]
     assert report["summary"]["bm25"]["errors"] == 1
     assert report["error_fraction"] == 0.5
-
-
-def test_a_whole_file_run_reads_it_once_and_counts_its_questions_as_it_goes(
-    tmp_path: Path, longmemeval_file: Path, embedder_factory: Callable[[], Embedder], monkeypatch: pytest.MonkeyPatch
-) -> None:
-    scans: list[Path] = []
-    scan = LongMemEvalFile.scan
-
-    def counted(self: LongMemEvalFile) -> list[QuestionRef]:
-        scans.append(self.path)
-        return scan(self)
-
-    monkeypatch.setattr(LongMemEvalFile, "scan", counted)
-    _run(tmp_path, embedder_factory, file=longmemeval_file)
-    assert scans == []
-    assert _report(tmp_path, "longmemeval-s", "session")["selection"]["total"] == 3
-
-
-def test_a_whole_file_run_stopped_early_still_reports_the_files_total(
-    tmp_path: Path, longmemeval_file: Path, embedder_factory: Callable[[], Embedder], monkeypatch: pytest.MonkeyPatch
-) -> None:
-    def interrupted(*_: object) -> None:
-        raise Interrupted("SIGINT", 130)
-
-    monkeypatch.setattr(EmbeddedIndex, "lexical", interrupted)
-    with pytest.raises(Interrupted):
-        _run(tmp_path, embedder_factory, file=longmemeval_file)
-    (path,) = (tmp_path / "reports").glob("dataset-longmemeval-s-session-incomplete-*.json")
-    selection = json.loads(path.read_text())["selection"]
-    assert selection["total"] == 3
-    assert selection["selected"] < 3
 
 
 def test_sampling_options_limit_the_questions(

@@ -312,15 +312,6 @@ class HaystackKind:
         self.error_threshold = bodies[0]["error_threshold"]
         self.shard_timings = [body["timing"] for body in bodies]
 
-    def _total(self, asked: int, incomplete: bool) -> int:
-        """Questions in the file: a whole-file run counted them as it read, unless it stopped early."""
-        selection = self.selection
-        if selection.total is not None:
-            return selection.total
-        if selection.selected is None and incomplete:
-            return len(selection.reader.scan())
-        return asked
-
     def report(self, results: Sequence[QuestionResult], run: RunInfo) -> Report:
         """A dataset run's report on one backend: its files, scorecard and TREC runs."""
         evaluation = self.evaluation(results, run.modes, run.wall_s)
@@ -333,8 +324,8 @@ class HaystackKind:
             limit=selection.limit,
             sample=selection.sample,
             seed=selection.seed,
-            total_questions=self._total(len(asked := {r.id for r in evaluation.results}), run.incomplete is not None),
-            selected_questions=len(asked),
+            total_questions=selection.total if selection.total is not None else len({r.id for r in evaluation.results}),
+            selected_questions=len({r.id for r in evaluation.results}),
             error_threshold=self.error_threshold,
         )
         data = dataset_report.build_report(evaluation, context)
@@ -433,9 +424,7 @@ def describe(
         if embedder is not None:
             texts.update(embedding_texts(haystack))
             texts.update(q.text for q in haystack.questions)
-    total: int | str = sum(categories.values()) if selection.selected is None else "?"
-    if selection.total is not None:
-        total = selection.total
+    total = selection.total if selection.total is not None else "?"
     rows = [("questions", f"{sum(categories.values())} of {total}")]
     rows += [(f"  {category}", str(count)) for category, count in sorted(categories.items())]
     rows += [("haystacks", str(haystacks)), ("turns", str(documents))]
