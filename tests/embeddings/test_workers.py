@@ -133,11 +133,13 @@ def test_an_error_in_the_caller_stops_the_workers(tmp_path: Path) -> None:
 
 DRIVER = textwrap.dedent(
     """
-    import multiprocessing, sys
+    import faulthandler, multiprocessing, signal, sys
     from pathlib import Path
     from harness.embeddings import Embedder, embedder
     from harness.embeddings.onnx_int8 import INT8
 
+    faulthandler.register(signal.SIGUSR1, all_threads=True)  # where it waits, should it not end
+    print("SIGINT:", signal.getsignal(signal.SIGINT), "blocked:", signal.pthread_sigmask(signal.SIG_BLOCK, []), file=sys.stderr)
     embedder.MIN_TEXTS, embedder.SHARD_TEXTS = 8, 32
     texts = [f"text {i} " + "word " * (i % 90) for i in range(20000)]
 
@@ -171,7 +173,13 @@ def test_workers_do_not_outlive_a_caller_interrupted_or_killed(tmp_path: Path, h
             os.killpg(caller.pid, signal.SIGINT)
         else:
             caller.kill()
-        _, stderr = caller.communicate(timeout=60)
+        try:
+            _, stderr = caller.communicate(timeout=60)
+        except subprocess.TimeoutExpired:
+            caller.send_signal(signal.SIGUSR1)
+            time.sleep(2)
+            caller.kill()
+            pytest.fail(f"the caller had not ended 60 s after {how}; its threads then:\n{caller.communicate()[1]}")
         assert _gone(workers, within=30)
     finally:
         if caller.poll() is None:
