@@ -85,5 +85,9 @@ class DatasetReader(Protocol):
     def scan(self) -> list[QuestionRef]:
         """Every question's position, id and category, without building haystacks."""
 
+    def count(self) -> int:
+        """How many questions the file holds, the whole file checked as `scan` checks it (what a
+        full run needs up front: its progress total, and a damaged file refused before any work)."""
+
     def read(self, selected: frozenset[int] | None = None) -> Iterator[Haystack]:
         """Haystacks in file order holding only the questions at `selected` positions (None: all)."""

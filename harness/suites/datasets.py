@@ -117,13 +117,15 @@ def open_selection(
     if limit is not None and limit < 1:
         raise HarnessError(f"--limit must be at least 1, got {limit}")
     reader = SPECS[dataset].reader(path)
-    scan_needed = limit is None or method is not SampleMethod.HEAD or shard is not None
-    refs = reader.scan() if scan_needed else None
+    refs = reader.scan() if method is not SampleMethod.HEAD or shard is not None else None
     selected = select(refs, limit, method, seed)
     if shard is not None and refs is not None:
         chosen = [r for r in refs if selected is None or r.position in selected]
         selected = frozenset(r.position for r in shard.keep(chosen))
-    total = len(refs) if refs is not None else None
+    if refs is not None:
+        total: int | None = len(refs)
+    else:
+        total = reader.count() if limit is None else None  # `--limit` with `head` reads only what it asks
     return Selection(dataset, path, reader, selected, total, limit, str(method), seed, shard)
 
 

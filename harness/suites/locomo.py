@@ -108,6 +108,9 @@ class LoCoMoFile:
             )
         return refs
 
+    def count(self) -> int:
+        return len(self.scan())  # one small file: no cheaper pass is worth its code
+
     def read(self, selected: frozenset[int] | None = None) -> Iterator[Haystack]:
         position = 0
         for conversation in self._conversations():

@@ -35,6 +35,7 @@ def test_a_compressed_file_reads_as_the_plain_one(tmp_path: Path, suffix: str) -
         packed = tmp_path / (name + suffix)
         packed.write_bytes(COMPRESS[suffix](plain.read_bytes()))
         assert reader(packed).scan() == reader(plain).scan()
+        assert reader(packed).count() == len(reader(plain).scan())
         assert _haystacks(reader(packed)) == _haystacks(reader(plain))
 
 

@@ -44,6 +44,7 @@ def test_a_repeated_session_is_indexed_once_and_noted(longmemeval_file: Path) ->
 
 def test_scan_lists_questions_without_building_haystacks(longmemeval_file: Path) -> None:
     refs = LongMemEvalFile(longmemeval_file).scan()
+    assert LongMemEvalFile(longmemeval_file).count() == 3
     assert [(r.position, r.id, r.category) for r in refs] == [
         (0, "q1", "single-session-user"),
         (1, "q2_abs", "knowledge-update"),
@@ -65,6 +66,8 @@ def test_records_stream_one_at_a_time(tmp_path: Path) -> None:
     assert next(records).id == "q1"
     with pytest.raises(CaseFileError, match="not valid JSON"):
         next(records)
+    with pytest.raises(CaseFileError, match="not valid JSON"):  # the count checks the whole file
+        LongMemEvalFile(path).count()
 
 
 def test_a_record_missing_fields_is_a_located_error(tmp_path: Path) -> None:
@@ -81,7 +84,7 @@ def test_the_shared_oracle_file() -> None:
     refs = reader.scan()
     haystacks = list(reader.read())
 
-    assert len(refs) == len(haystacks) == 500
+    assert len(refs) == len(haystacks) == reader.count() == 500
     questions = [q for h in haystacks for q in h.questions]
     assert sum(q.abstention for q in questions) == 30
     assert sum(len(h.documents) for h in haystacks) == 10960

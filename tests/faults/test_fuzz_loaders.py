@@ -240,6 +240,7 @@ def test_locomo_streams(data: st.DataObject) -> None:
     with _folder({"locomo10.json": content}) as folder:
         _loads_or_fails_in_one_line(lambda: LoCoMoFile(folder / "locomo10.json").read())
         _loads_or_fails_in_one_line(lambda: LoCoMoFile(folder / "locomo10.json").scan())
+        _loads_or_fails_in_one_line(lambda: LoCoMoFile(folder / "locomo10.json").count())
 
 
 @FUZZ
@@ -249,6 +250,7 @@ def test_longmemeval_streams(data: st.DataObject) -> None:
     with _folder({"longmemeval_s.json": content}) as folder:
         _loads_or_fails_in_one_line(lambda: LongMemEvalFile(folder / "longmemeval_s.json").read())
         _loads_or_fails_in_one_line(lambda: LongMemEvalFile(folder / "longmemeval_s.json").scan())
+        _loads_or_fails_in_one_line(lambda: LongMemEvalFile(folder / "longmemeval_s.json").count())
 
 
 # -- what the pass found, each as its own regression test (the CLI's line, exit 2) ----------------
