@@ -139,7 +139,9 @@ DRIVER = textwrap.dedent(
     from harness.embeddings.onnx_int8 import INT8
 
     faulthandler.register(signal.SIGUSR1, all_threads=True)  # where it waits, should it not end
-    print("SIGINT:", signal.getsignal(signal.SIGINT), "blocked:", signal.pthread_sigmask(signal.SIG_BLOCK, []), file=sys.stderr)
+    # Ctrl-C as a terminal's Python has it: pytest started in the background (`ci &`) hands its
+    # children SIGINT ignored, and a Python that starts so never raises KeyboardInterrupt
+    signal.signal(signal.SIGINT, signal.default_int_handler)
     embedder.MIN_TEXTS, embedder.SHARD_TEXTS = 8, 32
     texts = [f"text {i} " + "word " * (i % 90) for i in range(20000)]
 
