@@ -180,11 +180,13 @@ def open_client(url: str, name: str, *, protocol: int) -> Redis:
     """A connected redis-py client, or a one-line `BackendUnavailable` (no client, no server)."""
     try:
         import redis
+
+        from harness.backends.redis_client import InterruptibleRedis
     except ImportError as exc:
         raise BackendUnavailable(
             f"the {name} backend needs redis-py: pip install 'memory-retrieval-harness[redis]'"
         ) from exc
-    client = redis.Redis.from_url(url, decode_responses=True, protocol=protocol)
+    client = InterruptibleRedis.from_url(url, decode_responses=True, protocol=protocol)
     try:
         client.ping()
     except redis.RedisError as exc:

@@ -18,6 +18,7 @@ Turn runs are also scored at session level: a session's score is the best of its
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping, Sequence
+from contextlib import suppress
 from dataclasses import dataclass
 from types import MappingProxyType
 from typing import Literal
@@ -188,7 +189,8 @@ class HaystackIndex:
                 docs = _session_docs(haystack.documents, analysed)
                 self._load(backend, Granularity.SESSION, f"{namespace}_sessions", spec, docs, timeout)
         except BaseException:
-            self.drop()
+            with suppress(Exception):  # the first error (or the interruption) is the one to report
+                self.drop()
             raise
 
     def _load(

@@ -8,6 +8,7 @@ from collections.abc import Iterator
 
 import numpy as np
 import pytest
+import redis
 
 from harness.backends import redis_search
 from harness.backends.base import Absent, AnyOf, Eq, Filters, IndexSpec, Present
@@ -326,3 +327,38 @@ def test_hash_attributes_read_back_as_written() -> None:
         record = index._hash(doc)
         stored = {a: str(record[f"_{a}"]) for a in contract.ATTRIBUTES if f"_{a}" in record}
         assert {a: index._value(a, v) for a, v in stored.items()} == dict(doc.attributes)
+
+
+# -- a signal between a command and its reply ------------------------------------------------
+
+
+def _interrupted_before_the_reply(*_args: object, **_options: object) -> None:
+    raise KeyboardInterrupt  # the command is sent, its reply not read: a signal's worst moment
+
+
+def test_a_command_interrupted_before_its_reply_leaves_no_reply_for_the_next(
+    core: RedisCoreBackend, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """redis-py gave the connection back with the reply still to come, and the next command read
+    it: after Ctrl-C the clean-up parsed a search's reply, and that error took Ctrl-C's place."""
+    client = core._client
+    client.connection_pool.disconnect()  # whatever an earlier test left: each starts on fresh connections
+    with monkeypatch.context() as patched:
+        patched.setattr(redis.Redis, "parse_response", _interrupted_before_the_reply)
+        with pytest.raises(KeyboardInterrupt):
+            client.execute_command("BLPOP", "harness-test:never", "0.3")  # replies nil in 0.3 s
+    assert client.execute_command("ECHO", "next") == "next"
+
+
+def test_a_pipeline_interrupted_before_its_replies_leaves_none_for_the_next(
+    core: RedisCoreBackend, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    client = core._client
+    client.connection_pool.disconnect()
+    with monkeypatch.context() as patched, client.pipeline(transaction=False) as pipe:
+        patched.setattr(redis.Redis, "parse_response", _interrupted_before_the_reply)
+        pipe.execute_command("BLPOP", "harness-test:never", "0.3")
+        pipe.execute_command("ECHO", "stale")
+        with pytest.raises(KeyboardInterrupt):
+            pipe.execute()
+    assert client.execute_command("ECHO", "next") == "next"

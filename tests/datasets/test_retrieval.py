@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 
 from harness.backends.base import Hit
-from harness.backends.embedded import EmbeddedBackend
+from harness.backends.embedded import EmbeddedBackend, EmbeddedIndex
 from harness.models.haystack import Document, Granularity, Haystack
 from harness.pipeline.fusion import RRF_K, rrf
 from harness.pipeline.haystack import (
@@ -122,3 +122,19 @@ def test_drop_removes_the_namespaces() -> None:
 def test_vector_modes_without_vectors_are_refused() -> None:
     with pytest.raises(ValueError, match="need turn vectors"):
         HaystackIndex(EmbeddedBackend(), "t", HAYSTACK, Granularity.TURN, [Mode.HYBRID], None)
+
+
+def test_an_interrupted_load_stays_the_error_when_its_clean_up_fails(monkeypatch: pytest.MonkeyPatch) -> None:
+    """Ctrl-C mid-load, then a drop that fails (a connection the signal left mid-reply): the drop's
+    error replaced the interruption, and the run went on as if a question had merely failed."""
+
+    def interrupted(_self: object, _docs: object) -> None:
+        raise KeyboardInterrupt
+
+    def failing(_self: object) -> None:
+        raise RuntimeError("a reply that is not this command's")
+
+    monkeypatch.setattr(EmbeddedIndex, "load", interrupted)
+    monkeypatch.setattr(EmbeddedIndex, "drop", failing)
+    with pytest.raises(KeyboardInterrupt):
+        HaystackIndex(EmbeddedBackend(), "cut", HAYSTACK, Granularity.TURN, [Mode.BM25], None)
