@@ -62,6 +62,7 @@ def test_a_failed_child_leaves_a_note_in_place_of_the_page(
 CTRL_C_WHILE_THE_RUN_GOES_ON = """
 import os, signal, sys, time
 from harness.reports.html.child import page_process
+signal.signal(signal.SIGINT, signal.default_int_handler)  # a terminal's Python, even under a pytest run in the background
 with page_process() as draw:
     try:
         os.killpg(os.getpgrp(), signal.SIGINT)  # the terminal's Ctrl-C reaches every process of the run's group
