@@ -16,6 +16,7 @@ from collections.abc import Iterator, Sequence
 from typing import Any
 
 from harness import tokens
+from harness.evaluation import teardown
 from harness.evaluation.judge import judge
 from harness.evaluation.results import CaseResult, asked, context_record
 from harness.metrics import classify, drift_score
@@ -281,4 +282,4 @@ def steps(
                 if runs(session.id):
                     yield session.id, runner.run_session(position, modes)
         finally:
-            runner.close()
+            teardown.close(runner)

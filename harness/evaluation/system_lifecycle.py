@@ -16,6 +16,7 @@ from __future__ import annotations
 import uuid
 from datetime import UTC, datetime, timedelta
 
+from harness.evaluation import teardown
 from harness.models.scenario import Scenario
 from harness.pipeline.lifecycle.phases import QueryRun, ScenarioRun, seed
 from harness.pipeline.lifecycle.retrieval import Ranked
@@ -107,7 +108,7 @@ def run_on_system(
             opened.consolidate()
         post = ask(limit)
     finally:
-        opened.close()
+        teardown.close(opened)
     return ScenarioRun(
         baseline=tuple(baseline),
         post=tuple(post),

@@ -37,3 +37,20 @@ def drop(index: Droppable, what: str) -> None:
         if ending or connection_lost(exc):
             return
         raise TeardownFailed(f"could not drop the data of {what}: {masked(one_line(exc))}") from exc
+
+
+class Closable(Protocol):
+    """A memory system under test, or a runner of several."""
+
+    def close(self) -> None: ...
+
+
+def close(system: Closable) -> None:
+    """Close `system` in a `finally`. While an error or an interruption is already ending the block,
+    a failure to close (a connection that Ctrl-C left mid-reply) must not take its place."""
+    ending = sys.exc_info()[1] is not None
+    try:
+        system.close()
+    except Exception:
+        if not ending:
+            raise

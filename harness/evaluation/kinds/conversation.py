@@ -202,7 +202,7 @@ class ConversationKind:
                 yield Step(result.item_id, [result])
         finally:
             if opened is not None:
-                opened.close()
+                teardown.close(opened)
 
     def _scenario(self, engine: Engine, mode: Mode, scenario: Scenario) -> Iterator[Step[TurnResult]]:
         backend = engine.backend

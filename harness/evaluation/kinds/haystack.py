@@ -212,7 +212,7 @@ class HaystackKind:
                         [self._ask_system(opened, session_of, haystack.id, question, m) for m in engine.modes],
                     )
             finally:
-                opened.close()
+                teardown.close(opened)
 
     def _ask_system(
         self, opened: MemorySystem, session_of: Mapping[str, str], haystack: str, question: Question, mode: Mode
