@@ -139,7 +139,7 @@ class Selection:
     selected: frozenset[int] | None
     """Question positions to ask (None: all)."""
     total: int | None
-    """Questions in the file (None when the file was not scanned: `--limit` with `head`)."""
+    """Questions in the file (None when it was neither scanned nor counted: `--limit` with `head`)."""
     limit: int | None = None
     sample: str = "head"
     seed: int = 0

@@ -14,7 +14,7 @@ import pytest
 from harness.backends.base import Filters, Hit, IndexSpec
 from harness.backends.embedded import EmbeddedBackend, EmbeddedIndex
 from harness.embeddings import Embedder
-from harness.errors import HarnessError
+from harness.errors import HarnessError, Interrupted
 from harness.evaluation.embedders import EmbedCount, embed_dataset
 from harness.evaluation.kinds.haystack import describe
 from harness.evaluation.runner import Finished
@@ -119,6 +119,21 @@ def test_errors_are_recorded_per_question_and_judged_by_the_threshold(
     assert [(q["id"], q["error"]) for q in failed] == [("q3", "RuntimeError: engine fell over")]
     assert report["summary"]["bm25"]["errors"] == 1
     assert report["error_fraction"] == 0.5
+
+
+def test_a_whole_file_run_stopped_early_still_reports_the_files_total(
+    tmp_path: Path, longmemeval_file: Path, embedder_factory: Callable[[], Embedder], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    def interrupted(*_: object) -> None:
+        raise Interrupted("SIGINT", 130)
+
+    monkeypatch.setattr(EmbeddedIndex, "lexical", interrupted)
+    with pytest.raises(Interrupted):
+        _run(tmp_path, embedder_factory, file=longmemeval_file)
+    (path,) = (tmp_path / "reports").glob("dataset-longmemeval-s-session-incomplete-*.json")
+    selection = json.loads(path.read_text())["selection"]
+    assert selection["total"] == 3  # counted before any work, not from the questions asked
+    assert selection["selected"] < 3
 
 
 def test_sampling_options_limit_the_questions(

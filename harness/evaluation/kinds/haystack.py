@@ -316,6 +316,7 @@ class HaystackKind:
         """A dataset run's report on one backend: its files, scorecard and TREC runs."""
         evaluation = self.evaluation(results, run.modes, run.wall_s)
         selection = self.selection
+        asked = len({r.id for r in evaluation.results})
         context = RunContext(
             dataset=selection.dataset,
             file=selection.path,
@@ -324,8 +325,8 @@ class HaystackKind:
             limit=selection.limit,
             sample=selection.sample,
             seed=selection.seed,
-            total_questions=selection.total if selection.total is not None else len({r.id for r in evaluation.results}),
-            selected_questions=len({r.id for r in evaluation.results}),
+            total_questions=selection.total if selection.total is not None else asked,
+            selected_questions=asked,
             error_threshold=self.error_threshold,
         )
         data = dataset_report.build_report(evaluation, context)
