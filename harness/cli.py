@@ -59,6 +59,7 @@ from harness.baselines import (
 from harness.embeddings import DEFAULT_MODEL
 from harness.embeddings import registry as encoders
 from harness.embeddings.device import Device
+from harness.embeddings.embedder import GPU_WORKERS
 from harness.errors import BackendUnavailable, HarnessError, HarnessWarning, Interrupted
 from harness.evaluation import kinds as kind_registry
 from harness.evaluation import runner
@@ -852,7 +853,9 @@ def embed(
     workers: Annotated[
         int | None,
         typer.Option(
-            min=1, help="With --dataset: processes that embed on the CPU, one thread each (default: one per core)."
+            min=1,
+            help="With --dataset: processes that embed, on the CPU one thread each "
+            f"(default: one per core, at most {GPU_WORKERS} on a GPU).",
         ),
     ] = None,
     **own_params: Any,

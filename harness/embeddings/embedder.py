@@ -1,10 +1,10 @@
 """Text to unit vectors, cache first: the model is loaded only when some text is missing.
 
 Missing texts are computed longest first; a text's vector does not depend on that order, on its
-batch or on the process that computes it (see the encoders), so many missing texts on the CPU are
-split across worker processes (`workers.py`) and stored in the same shards, in the same order, as
-one process stores them. Progress is reported through a callback (the CLI draws it), never
-printed here.
+batch or on the process that computes it (see the encoders), so many missing texts are split
+across worker processes (`workers.py`), on the CPU or sharing a GPU, and stored in the same
+shards, in the same order, as one process stores them. Progress is reported through a callback
+(the CLI draws it), never printed here.
 """
 
 from __future__ import annotations
@@ -29,6 +29,8 @@ Progress = Callable[[int], None]
 
 SHARD_TEXTS = 512
 """Texts per cache shard: the most work an interruption can lose (a multiple of TASK_TEXTS)."""
+GPU_WORKERS = 8
+"""The most worker processes that share one GPU (each holds a CUDA context of its own)."""
 
 
 class Embedder:
@@ -36,8 +38,8 @@ class Embedder:
 
     `cache_dir=None` means `default_cache_dir()`. With `compute=False` only cached vectors are used.
     `device` (auto, cpu, cuda) is checked here and resolved on first use (`.device`, which reports state).
-    `workers`: processes that compute at least MIN_TEXTS missing texts on the CPU (None: one per core
-    this process may use; 1: this process alone). A custom `loader` is an object of this process, so
+    `workers`: processes that compute at least MIN_TEXTS missing texts (None: one per core this
+    process may use, at most GPU_WORKERS sharing a GPU; 1: this process alone). A custom `loader` is an object of this process, so
     with one the embedder computes here.
     """
 
@@ -62,9 +64,9 @@ class Embedder:
         self._device: Device | None = None
         self._loader = loader or load_encoder
         self._registry_loader = loader is None
-        self._workers = workers if workers is not None else machine_threads()
-        if self._workers < 1:
-            raise HarnessError(f"embedding workers must be 1 or more, not {self._workers}")
+        if workers is not None and workers < 1:
+            raise HarnessError(f"embedding workers must be 1 or more, not {workers}")
+        self._asked_workers = workers
         self._batch_size = batch_size
         self._encoder: TextEncoder | None = None
 
@@ -119,11 +121,12 @@ class Embedder:
 
     def _computed(self, texts: list[str]) -> Generator[tuple[int, np.ndarray], None, None]:
         """`(start, vectors)` of consecutive runs of `texts`, in order: from worker processes when
-        there are enough texts on the CPU, else from this process's encoder."""
-        if self._workers > 1 and self._registry_loader and len(texts) >= MIN_TEXTS and self.device is Device.CPU:
+        there are enough texts, else from this process's encoder."""
+        workers = min(self._workers(), -(-len(texts) // TASK_TEXTS))
+        if workers > 1 and self._registry_loader and len(texts) >= MIN_TEXTS:
             if not self.compute:
                 raise self._no_cache(len(texts))
-            with WorkerPool(self.model, min(self._workers, -(-len(texts) // TASK_TEXTS))) as pool:
+            with WorkerPool(self.model, workers, device=self.device) as pool:
                 try:
                     yield from pool.encode(texts)
                 except EmbedExtraMissing as exc:
@@ -132,6 +135,11 @@ class Embedder:
         encoder = self._require_encoder(len(texts))
         for start in range(0, len(texts), SHARD_TEXTS):
             yield start, encoder.encode(texts[start : start + SHARD_TEXTS], batch_size=self._batch_size)
+
+    def _workers(self) -> int:
+        if self._asked_workers is not None:
+            return self._asked_workers
+        return min(machine_threads(), GPU_WORKERS) if self.device is Device.CUDA else machine_threads()
 
     def _require_encoder(self, missing: int) -> TextEncoder:
         if self._encoder is None:

@@ -59,8 +59,8 @@ class Encoder:
 
 def load_sentence_transformer(name: str, device: Device, _models_dir: Path, _threads: int) -> Encoder:
     """Load a model by name or local path (the default model from its packaged copy); HF_HUB_OFFLINE=1
-    keeps the hub client off the network. Nothing is built here, so `_models_dir` is unused; on the
-    CPU it runs one thread whatever `_threads` allows (see the module docstring)."""
+    keeps the hub client off the network. Nothing is built here, so `_models_dir` is unused; torch
+    runs one CPU thread whatever `_threads` allows (see the module docstring)."""
     source = model_source(name)
     try:
         import torch
@@ -69,8 +69,9 @@ def load_sentence_transformer(name: str, device: Device, _models_dir: Path, _thr
         raise EmbedExtraMissing(
             "embedding needs sentence-transformers: install the embed extra (pip install -e '.[embed]')"
         ) from exc
-    if device is Device.CPU:
-        torch.set_num_threads(1)  # the thread count changes the vectors' last bits
+    # on the CPU the thread count changes the vectors' last bits; on a GPU the CPU only tokenizes and
+    # launches kernels, and worker processes that share the card would contend for the cores
+    torch.set_num_threads(1)
     try:
         model = SentenceTransformer(source, device=str(device))
     except Exception as exc:  # the library raises OSError, ValueError, HF errors... all mean "not loadable"

