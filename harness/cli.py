@@ -18,9 +18,10 @@ import os
 import signal
 import sys
 import threading
+import time
 import typing
 import warnings
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
 from functools import partial
@@ -59,11 +60,11 @@ from harness.baselines import (
 from harness.embeddings import DEFAULT_MODEL
 from harness.embeddings import registry as encoders
 from harness.embeddings.device import Device
-from harness.embeddings.embedder import GPU_WORKERS
+from harness.embeddings.embedder import GPU_WORKERS, Embedder
 from harness.errors import BackendUnavailable, HarnessError, HarnessWarning, Interrupted
 from harness.evaluation import kinds as kind_registry
 from harness.evaluation import runner
-from harness.evaluation.embedders import dataset_embedder, embed_ahead, suite_embedder
+from harness.evaluation.embedders import EmbedCount, dataset_embedder, embed_ahead, embed_streamed, suite_embedder
 from harness.evaluation.kind import CaseKind, KindOptions, KindSpec, Report, Scorecard
 from harness.evaluation.kinds import Planned, kinds_for, prefix_of, selected, spec_of
 from harness.evaluation.model_check import load_model
@@ -86,7 +87,6 @@ from harness.systems.reference import SPEC as REFERENCE_SPEC
 
 if TYPE_CHECKING:
     from harness.backends.base import Backend
-    from harness.embeddings.embedder import Embedder
 
 app = typer.Typer(no_args_is_help=True, add_completion=False, pretty_exceptions_enable=False, rich_markup_mode="rich")
 cases_app = typer.Typer(no_args_is_help=True, help="Inspect and validate case suites.")
@@ -452,11 +452,23 @@ def _run_embedder(
     planned: Sequence[Planned], model: str, device: Device, modes: Sequence[Mode], dry_run: bool
 ) -> Embedder | None:
     """The run's embedder (None when no mode needs vectors): committed vectors first where every
-    kind embeds ahead; else (a kind that embeds as it goes) the model loaded now, unless cached."""
+    kind embeds ahead; else the texts of each kind that embeds as it goes are cached first."""
     if not any(m.needs_vectors for m in modes):
         return None
     if all(each.spec.embed_ahead for each in planned):
         return suite_embedder(model, device)
+    if not dry_run:  # streamed into the cache many at a time (the embedder's workers share them), then read
+        for each in planned:
+            if not each.spec.embed_ahead:
+                filling, started = Embedder(model, device=device), time.perf_counter()
+                counted = _fill_cache(each.kind.texts, filling, ", ".join(each.suites), check=load_model)
+                if counted.computed:
+                    out_console.print(
+                        f"embedded {counted.computed} of {counted.texts} texts with {model} on {filling.device} "
+                        f"in {time.perf_counter() - started:.1f} s (cache: {filling.cache.folder})",
+                        highlight=False,
+                        soft_wrap=True,
+                    )
     return dataset_embedder(model, device, preload=not dry_run)
 
 
@@ -900,14 +912,31 @@ app.command()(embed)
 def _embed_dataset(
     dataset: str, file: Path | None, model: str, device: str, out: Path | None, part: Shard | None, workers: int | None
 ) -> int:
-    from harness.embeddings.embedder import Embedder
-    from harness.evaluation.embedders import embed_dataset
+    from harness.evaluation.embedders import selection_texts
     from harness.suites.datasets import open_selection
 
     selection = open_selection(dataset, file)
-
     embedder = Embedder(model, cache_dir=out, device=device, workers=workers)
-    planned: list[int] = []
+    counted = _fill_cache(lambda: selection_texts(selection, part), embedder, dataset)
+    out_console.print(
+        f"{dataset}{f' shard {part}' if part else ''}: {counted.texts} distinct texts, "
+        f"{counted.computed} newly embedded with {model} "
+        f"on {embedder.device}; cache: {embedder.cache.folder}",
+        highlight=False,
+        soft_wrap=True,
+    )
+    return 0
+
+
+def _fill_cache(
+    texts: Callable[[], Iterable[str]],
+    embedder: Embedder,
+    what: str,
+    check: Callable[[str, Device], object] | None = None,
+) -> EmbedCount:
+    """Embed the texts `texts()` yields that the cache lacks (`embed_streamed`), on a bar with
+    texts/s and ETA; after Ctrl-C, says that what was embedded is kept and how to resume. `check`
+    loads the model here before anything is computed (a run's exit-code rule for a bad model)."""
     progress = Progress(
         TextColumn("{task.description}"),
         BarColumn(),
@@ -917,13 +946,15 @@ def _embed_dataset(
         TextColumn("ETA"),
         TimeRemainingColumn(),
         console=err_console,
+        transient=True,  # what follows says what was done, and an error stays the only line
     )
     with progress:
-        task = progress.add_task(f"reading {dataset}", total=None, rate="—")
+        task = progress.add_task(f"reading {what}", total=None, rate="—")
 
-        def plan(texts: int, missing: int) -> None:
-            planned.extend((texts, missing))
-            progress.update(task, description=f"embedding with {model} on {embedder.device}", total=missing)
+        def plan(_texts: int, missing: int) -> None:
+            if missing and check is not None:
+                check(embedder.model, embedder.device)
+            progress.update(task, description=f"embedding with {embedder.model} on {embedder.device}", total=missing)
 
         def advance(count: int) -> None:
             progress.advance(task, count)
@@ -932,7 +963,7 @@ def _embed_dataset(
 
         embedder.on_progress = advance
         try:
-            counted = embed_dataset(selection, embedder, on_plan=plan, part=part)
+            return embed_streamed(texts, embedder, on_plan=plan)
         except Interrupted as exc:
             done = int(progress.tasks[0].completed)
             progress.stop()
@@ -941,14 +972,6 @@ def _embed_dataset(
                 "run the same command again to resume"
             )
             raise
-    out_console.print(
-        f"{dataset}{f' shard {part}' if part else ''}: {counted.texts} distinct texts, "
-        f"{counted.computed} newly embedded with {model} "
-        f"on {embedder.device}; cache: {embedder.cache.folder}",
-        highlight=False,
-        soft_wrap=True,
-    )
-    return 0
 
 
 @contextmanager

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import Any
 
@@ -10,7 +10,6 @@ from harness.embeddings import text_key
 from harness.embeddings.embedder import Embedder
 from harness.evaluation.kind import CaseKind
 from harness.evaluation.model_check import load_model
-from harness.models.haystack import DatasetReader
 from harness.pipeline.haystack import embedding_texts
 from harness.pipeline.memory_layer import TextEmbedder
 from harness.shards import Shard
@@ -43,41 +42,38 @@ def embed_ahead(kind: CaseKind[Any], embedder: TextEmbedder) -> None:
 
 @dataclass(frozen=True, slots=True)
 class EmbedCount:
-    """What `embed_dataset` found: distinct texts the selection needs, and how many it computed."""
+    """What `embed_streamed` found: distinct texts, and how many of them it computed."""
 
     texts: int
     computed: int
 
 
-def embed_dataset(
-    selection: Selection,
+def embed_streamed(
+    texts: Callable[[], Iterable[str]],
     embedder: Embedder,
     batch: int = 8192,
     on_plan: Callable[[int, int], None] | None = None,
-    part: Shard | None = None,
 ) -> EmbedCount:
-    """Cache the vectors a vector or hybrid run of this selection needs (with `part`, only the
-    distinct texts that shard owns by the hash of their content: the shards' caches together
-    hold every vector, each computed once).
+    """Cache the vectors of every text `texts()` yields, reading them twice and never holding them all.
 
-    Two streamed passes: the first counts distinct texts and the ones not cached (reported to
-    `on_plan(texts, missing)`, so a progress bar has a total); the second embeds the missing ones
-    `batch` at a time. The largest files never hold all their texts at once, and the embedder
-    stores every finished shard, so an interrupted run resumes where it stopped.
+    The first pass counts distinct texts and the ones not cached (reported to `on_plan(texts,
+    missing)`, so a progress bar has a total); the second embeds the missing ones `batch` at a
+    time, so the embedder can spread them over its workers. The embedder stores every finished
+    shard, so an interrupted run resumes where it stopped.
     """
-    reader, selected = selection.reader, selection.selected
     seen: set[str] = set()
     missing = 0
-    for texts in _haystack_texts(reader, selected, part):
-        fresh = [t for t in dict.fromkeys(texts) if text_key(t) not in seen]
-        seen.update(text_key(t) for t in fresh)
-        missing += sum(v is None for v in embedder.cache.lookup(fresh))
+    for chunk in _chunks(texts()):
+        fresh = {key: t for t in dict.fromkeys(chunk) if (key := text_key(t)) not in seen}
+        seen.update(fresh)
+        missing += sum(v is None for v in embedder.cache.lookup(list(fresh.values())))
     if on_plan is not None:
         on_plan(len(seen), missing)
     pending: dict[str, None] = {}
     computed = 0
-    for texts in _haystack_texts(reader, selected, part):
-        pending.update((t, None) for t, v in zip(texts, embedder.cache.lookup(texts), strict=True) if v is None)
+    for chunk in _chunks(texts()):
+        unique = list(dict.fromkeys(chunk))
+        pending.update((t, None) for t, v in zip(unique, embedder.cache.lookup(unique), strict=True) if v is None)
         if len(pending) >= batch:
             embedder.embed(list(pending))
             computed += len(pending)
@@ -87,8 +83,22 @@ def embed_dataset(
     return EmbedCount(len(seen), computed + len(pending))
 
 
-def _haystack_texts(reader: DatasetReader, selected: frozenset[int] | None, part: Shard | None) -> Iterator[list[str]]:
-    """Per haystack, every text a vector run embeds (its turns and its questions), those `part` owns."""
-    for haystack in reader.read(selected):
-        texts = [*embedding_texts(haystack), *(q.text for q in haystack.questions)]
-        yield texts if part is None else [t for t in texts if part.owns(t)]
+def selection_texts(selection: Selection, part: Shard | None = None) -> Iterator[str]:
+    """Every text a vector run of the selection embeds, haystack by haystack (its turns, then its
+    questions); with `part`, only those that shard owns."""
+    for haystack in selection.reader.read(selection.selected):
+        for text in [*embedding_texts(haystack), *(q.text for q in haystack.questions)]:
+            if part is None or part.owns(text):
+                yield text
+
+
+def _chunks(texts: Iterable[str], size: int = 4096) -> Iterator[list[str]]:
+    """`texts` in lists of `size` (the last shorter), so cache lookups go many at a time."""
+    chunk: list[str] = []
+    for text in texts:
+        chunk.append(text)
+        if len(chunk) == size:
+            yield chunk
+            chunk = []
+    if chunk:
+        yield chunk

@@ -15,7 +15,7 @@ from harness.backends.base import Filters, Hit, IndexSpec
 from harness.backends.embedded import EmbeddedBackend, EmbeddedIndex
 from harness.embeddings import Embedder
 from harness.errors import HarnessError, Interrupted
-from harness.evaluation.embedders import EmbedCount, embed_dataset
+from harness.evaluation.embedders import EmbedCount, embed_streamed, selection_texts
 from harness.evaluation.kinds.haystack import describe
 from harness.evaluation.runner import Finished
 from harness.models.haystack import Granularity
@@ -230,7 +230,7 @@ def test_bm25_on_the_shared_s_sample(tmp_path: Path, embedder_factory: Callable[
     assert metrics["recall_any@5"] == 1.0
 
 
-def test_embed_dataset_caches_what_a_vector_run_needs(tmp_path: Path, locomo_file: Path) -> None:
+def test_embedding_a_selection_caches_what_a_vector_run_needs(tmp_path: Path, locomo_file: Path) -> None:
     def embedder(compute: bool) -> Embedder:
         return Embedder(
             "bag-of-words", cache_dir=tmp_path / "cache", compute=compute, loader=lambda _n, _d: BagOfWordsEncoder()
@@ -238,10 +238,12 @@ def test_embed_dataset_caches_what_a_vector_run_needs(tmp_path: Path, locomo_fil
 
     plans: list[tuple[int, int]] = []
     selection = open_selection("locomo", locomo_file)
-    first = embed_dataset(selection, embedder(True), batch=4, on_plan=lambda *p: plans.append(p))
+    first = embed_streamed(
+        lambda: selection_texts(selection), embedder(True), batch=4, on_plan=lambda *p: plans.append(p)
+    )
     assert first == EmbedCount(texts=5 + 6, computed=5 + 6)
     assert plans == [(11, 11)]
-    again = embed_dataset(selection, embedder(True), on_plan=lambda *p: plans.append(p))
+    again = embed_streamed(lambda: selection_texts(selection), embedder(True), on_plan=lambda *p: plans.append(p))
     assert again == EmbedCount(texts=11, computed=0)
     assert plans[-1] == (11, 0)
     code, _ = _run(

@@ -22,6 +22,7 @@ from harness.backends.base import Hit
 from harness.backends.failures import connection_lost
 from harness.embeddings import Embedder
 from harness.evaluation import teardown
+from harness.evaluation.embedders import selection_texts
 from harness.evaluation.kind import Engine, Item, KindOptions, KindSpec, Report, RunInfo, Step, option
 from harness.evaluation.question_results import (
     REPORTED_HITS,
@@ -104,9 +105,7 @@ class HaystackKind:
 
     def texts(self) -> Iterator[str]:
         """Per haystack, every text a vector run embeds: its turns and its questions."""
-        for haystack in self.selection.reader.read(self.selection.selected):
-            yield from embedding_texts(haystack)
-            yield from (q.text for q in haystack.questions)
+        return selection_texts(self.selection)
 
     def execute(self, engine: Engine) -> Iterator[Step[QuestionResult]]:
         if engine.system is not None:
