@@ -64,7 +64,7 @@ from harness.embeddings.embedder import GPU_WORKERS, Embedder
 from harness.errors import BackendUnavailable, HarnessError, HarnessWarning, Interrupted
 from harness.evaluation import kinds as kind_registry
 from harness.evaluation import runner
-from harness.evaluation.embedders import EmbedCount, dataset_embedder, embed_ahead, embed_streamed, suite_embedder
+from harness.evaluation.embedders import EmbedCount, embed_ahead, embed_streamed, suite_embedder
 from harness.evaluation.kind import CaseKind, KindOptions, KindSpec, Report, Scorecard
 from harness.evaluation.kinds import Planned, kinds_for, prefix_of, selected, spec_of
 from harness.evaluation.model_check import load_model
@@ -452,24 +452,26 @@ def _run_embedder(
     planned: Sequence[Planned], model: str, device: Device, modes: Sequence[Mode], dry_run: bool
 ) -> Embedder | None:
     """The run's embedder (None when no mode needs vectors): committed vectors first where every
-    kind embeds ahead; else the texts of each kind that embeds as it goes are cached first."""
+    kind embeds ahead; else the texts of each kind that embeds as it goes are cached first, streamed
+    many at a time so the embedder's workers share them, and the same embedder (its cache read
+    once) serves the run."""
     if not any(m.needs_vectors for m in modes):
         return None
     if all(each.spec.embed_ahead for each in planned):
         return suite_embedder(model, device)
-    if not dry_run:  # streamed into the cache many at a time (the embedder's workers share them), then read
-        for each in planned:
-            if not each.spec.embed_ahead:
-                filling, started = Embedder(model, device=device), time.perf_counter()
-                counted = _fill_cache(each.kind.texts, filling, ", ".join(each.suites), check=load_model)
-                if counted.computed:
-                    out_console.print(
-                        f"embedded {counted.computed} of {counted.texts} texts with {model} on {filling.device} "
-                        f"in {time.perf_counter() - started:.1f} s (cache: {filling.cache.folder})",
-                        highlight=False,
-                        soft_wrap=True,
-                    )
-    return dataset_embedder(model, device, preload=not dry_run)
+    embedder = Embedder(model, device=device)
+    for each in planned:
+        if not dry_run and not each.spec.embed_ahead:
+            started = time.perf_counter()
+            counted = _fill_cache(each.kind.texts, embedder, ", ".join(each.suites), check=load_model)
+            if counted.computed:
+                out_console.print(
+                    f"embedded {counted.computed} of {counted.texts} texts with {model} on {embedder.device} "
+                    f"in {time.perf_counter() - started:.1f} s (cache: {embedder.cache.folder})",
+                    highlight=False,
+                    soft_wrap=True,
+                )
+    return embedder
 
 
 def _dry_run(planned: Planned, modes: Sequence[Mode], embedder: Embedder | None) -> None:

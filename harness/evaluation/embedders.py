@@ -25,16 +25,6 @@ def suite_embedder(model: str, device: str = "auto") -> Embedder:
     return Embedder(model, read_dirs=[cases_dir() / "embeddings"], device=device, loader=load_model)
 
 
-def dataset_embedder(model: str, device: str, preload: bool) -> Embedder:
-    """An embedder whose model, when no vector of it is cached at all, is loaded now: a bad one
-    fails before the run rather than at its first haystack."""
-    embedder = Embedder(model, loader=load_model, device=device)
-    if preload and embedder.cache.dimensions is None:
-        encoder = load_model(model, embedder.device)
-        embedder = Embedder(model, loader=lambda _name, _device: encoder, device=device)
-    return embedder
-
-
 def embed_ahead(kind: CaseKind[Any], embedder: TextEmbedder) -> None:
     """Embed every text the kind will ask for, so a model that cannot load fails before the run."""
     embedder.embed(list(dict.fromkeys(kind.texts())))
@@ -69,6 +59,8 @@ def embed_streamed(
         missing += sum(v is None for v in embedder.cache.lookup(list(fresh.values())))
     if on_plan is not None:
         on_plan(len(seen), missing)
+    if not missing:
+        return EmbedCount(len(seen), 0)
     pending: dict[str, None] = {}
     computed = 0
     for chunk in _chunks(texts()):
