@@ -39,8 +39,8 @@ class Embedder:
     `cache_dir=None` means `default_cache_dir()`. With `compute=False` only cached vectors are used.
     `device` (auto, cpu, cuda) is checked here and resolved on first use (`.device`, which reports state).
     `workers`: processes that compute at least MIN_TEXTS missing texts (None: one per core this
-    process may use, at most GPU_WORKERS sharing a GPU; 1: this process alone). A custom `loader` is an object of this process, so
-    with one the embedder computes here.
+    process may use, at most GPU_WORKERS sharing a GPU; 1: this process alone). A custom `loader`
+    is an object of this process, so with one the embedder computes here.
     """
 
     def __init__(

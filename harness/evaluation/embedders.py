@@ -10,6 +10,7 @@ from harness.embeddings import text_key
 from harness.embeddings.embedder import Embedder
 from harness.evaluation.kind import CaseKind
 from harness.evaluation.model_check import load_model
+from harness.models.haystack import Haystack
 from harness.pipeline.haystack import embedding_texts
 from harness.pipeline.memory_layer import TextEmbedder
 from harness.shards import Shard
@@ -79,9 +80,12 @@ def selection_texts(selection: Selection, part: Shard | None = None) -> Iterator
     """Every text a vector run of the selection embeds, haystack by haystack (its turns, then its
     questions); with `part`, only those that shard owns."""
     for haystack in selection.reader.read(selection.selected):
-        for text in [*embedding_texts(haystack), *(q.text for q in haystack.questions)]:
-            if part is None or part.owns(text):
-                yield text
+        yield from (t for t in haystack_texts(haystack) if part is None or part.owns(t))
+
+
+def haystack_texts(haystack: Haystack) -> list[str]:
+    """The texts a vector run of one haystack embeds: its turns, then its questions."""
+    return [*embedding_texts(haystack), *(q.text for q in haystack.questions)]
 
 
 def _chunks(texts: Iterable[str], size: int = 4096) -> Iterator[list[str]]:

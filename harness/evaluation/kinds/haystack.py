@@ -22,7 +22,7 @@ from harness.backends.base import Hit
 from harness.backends.failures import connection_lost
 from harness.embeddings import Embedder
 from harness.evaluation import teardown
-from harness.evaluation.embedders import selection_texts
+from harness.evaluation.embedders import haystack_texts, selection_texts
 from harness.evaluation.kind import Engine, Item, KindOptions, KindSpec, Report, RunInfo, Step, option
 from harness.evaluation.question_results import (
     REPORTED_HITS,
@@ -422,8 +422,7 @@ def describe(
             if (reason := skip_reason(question, granularity)) is not None:
                 skipped[reason] += 1
         if embedder is not None:
-            texts.update(embedding_texts(haystack))
-            texts.update(q.text for q in haystack.questions)
+            texts.update(haystack_texts(haystack))
     total = selection.total if selection.total is not None else "?"
     rows = [("questions", f"{sum(categories.values())} of {total}")]
     rows += [(f"  {category}", str(count)) for category, count in sorted(categories.items())]
