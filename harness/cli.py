@@ -60,7 +60,7 @@ from harness.baselines import (
 from harness.embeddings import DEFAULT_MODEL
 from harness.embeddings import registry as encoders
 from harness.embeddings.device import Device
-from harness.embeddings.embedder import GPU_WORKERS, Embedder
+from harness.embeddings.embedder import Embedder
 from harness.errors import BackendUnavailable, HarnessError, HarnessWarning, Interrupted
 from harness.evaluation import kinds as kind_registry
 from harness.evaluation import runner
@@ -869,7 +869,7 @@ def embed(
         typer.Option(
             min=1,
             help="With --dataset: processes that embed, on the CPU one thread each "
-            f"(default: one per core, at most {GPU_WORKERS} on a GPU).",
+            "(default: one per core on the CPU, one on a GPU, whose batches fill it).",
         ),
     ] = None,
     **own_params: Any,

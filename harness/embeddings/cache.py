@@ -22,6 +22,7 @@ from pathlib import Path
 
 import numpy as np
 
+from harness.embeddings.device import Device
 from harness.embeddings.registry import spec
 from harness.errors import HarnessError, HarnessWarning
 from harness.files import atomic_write
@@ -34,24 +35,28 @@ def text_key(text: str) -> str:
     return hashlib.sha256(text.encode("utf-8")).hexdigest()
 
 
-def model_folder(model: str) -> str:
-    """A model name as a single folder name (`org/name` becomes `org__name`), with the recipe of an
-    encoder built here (its spec's `recipe`)."""
+def model_folder(model: str, device: Device = Device.CPU) -> str:
+    """A model name as a single folder name (`org/name` becomes `org__name`), with the recipe of its
+    vectors on the resolved `device` (its spec's `recipe_on`)."""
     folder = model.replace("/", "__")
-    recipe = spec(model).recipe
+    recipe = spec(model).recipe_on(device)
     return f"{folder}@{recipe}" if recipe is not None else folder
 
 
 class EmbeddingCache:
-    """Vectors of one model, read from every `read_dirs` (and `write_dir`), written to `write_dir`.
+    """Vectors of one model computed on one kind of device (cpu or cuda), read from every `read_dirs`
+    (and `write_dir`), written to `write_dir`.
 
     Shards are loaded once, on the first lookup; vectors added later by this object are seen too.
     """
 
-    def __init__(self, model: str, read_dirs: Sequence[Path] = (), write_dir: Path | None = None):
+    def __init__(
+        self, model: str, read_dirs: Sequence[Path] = (), write_dir: Path | None = None, device: Device = Device.CPU
+    ):
         self.model = model
-        self._write_dir = write_dir / model_folder(model) if write_dir is not None else None
-        folders = [Path(d) / model_folder(model) for d in read_dirs]
+        name = model_folder(model, device)
+        self._write_dir = write_dir / name if write_dir is not None else None
+        folders = [Path(d) / name for d in read_dirs]
         if self._write_dir is not None:
             folders.append(self._write_dir)
         self._folders = list(dict.fromkeys(folders))

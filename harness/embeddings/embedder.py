@@ -1,14 +1,17 @@
 """Text to unit vectors, cache first: the model is loaded only when some text is missing.
 
 Missing texts are computed longest first; a text's vector does not depend on that order, on its
-batch or on the process that computes it (see the encoders), so many missing texts are split
-across worker processes (`workers.py`), on the CPU or sharing a GPU, and stored in the same
-shards, in the same order, as one process stores them. Progress is reported through a callback
+batch or on the process that computes it (see the encoders), so on the CPU many missing texts are
+split across worker processes (`workers.py`) and stored in the same shards, in the same order, as
+one process stores them. On a GPU the caller's own fixed-shape batches keep the card busy, so it
+embeds alone unless asked for workers. Vectors are cached per device kind (the encoder's recipe
+there), so a GPU's never stand in for a CPU's. Progress is reported through a callback
 (the CLI draws it), never printed here.
 """
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Generator, Sequence
 from contextlib import closing
 from pathlib import Path
@@ -21,16 +24,14 @@ from harness.embeddings.encoder import EmbedExtraMissing, TextEncoder, unit_rows
 from harness.embeddings.packaged import DEFAULT_MODEL
 from harness.embeddings.paths import default_cache_dir
 from harness.embeddings.registry import load_encoder, spec
-from harness.embeddings.workers import MIN_TEXTS, TASK_TEXTS, WorkerPool
+from harness.embeddings.workers import MIN_TEXTS, WorkerPool, task_texts
 from harness.errors import HarnessError
 
 Progress = Callable[[int], None]
 """Called after each stored shard with the number of texts it holds."""
 
 SHARD_TEXTS = 512
-"""Texts per cache shard: the most work an interruption can lose (a multiple of TASK_TEXTS)."""
-GPU_WORKERS = 8
-"""The most worker processes that share one GPU (each holds a CUDA context of its own)."""
+"""Texts per cache shard: the most work an interruption can lose (a multiple of a worker's task)."""
 
 
 class Embedder:
@@ -39,7 +40,8 @@ class Embedder:
     `cache_dir=None` means `default_cache_dir()`. With `compute=False` only cached vectors are used.
     `device` (auto, cpu, cuda) is checked here and resolved on first use (`.device`, which reports state).
     `workers`: processes that compute at least MIN_TEXTS missing texts (None: one per core this
-    process may use, at most GPU_WORKERS sharing a GPU; 1: this process alone). A custom `loader`
+    process may use on the CPU, this process alone on a GPU; 1: this process alone). The cache
+    (`.cache`) is opened on first use, for the resolved device. A custom `loader`
     is an object of this process, so with one the embedder computes here.
     """
 
@@ -58,7 +60,8 @@ class Embedder:
     ):
         self.model = model
         self.compute = compute
-        self.cache = EmbeddingCache(model, read_dirs, cache_dir if cache_dir is not None else default_cache_dir())
+        self._read_dirs = read_dirs
+        self._cache_dir = cache_dir if cache_dir is not None else default_cache_dir()
         self.on_progress = on_progress
         self._requested_device = parse_device(device)
         self._device: Device | None = None
@@ -70,6 +73,11 @@ class Embedder:
         self._batch_size = batch_size
         self._encoder: TextEncoder | None = None
 
+    @functools.cached_property
+    def cache(self) -> EmbeddingCache:
+        """The vectors of this model on this device kind (resolving `auto` asks torch)."""
+        return EmbeddingCache(self.model, self._read_dirs, self._cache_dir, self.device)
+
     @property
     def device(self) -> Device:
         """Where vectors are computed: cpu or cuda (`auto` asks torch once, on first use)."""
@@ -80,13 +88,13 @@ class Embedder:
 
     @property
     def dimensions(self) -> int:
-        """Vector size, from the loaded model, the cache or the spec; loads the model only as a last resort."""
+        """Vector size, from the loaded model, the spec or the cache; loads the model only as a last resort."""
         if self._encoder is not None:
             return self._encoder.dimensions
-        if (cached := self.cache.dimensions) is not None:
-            return cached
         if (known := spec(self.model).dimensions) is not None:
             return known
+        if (cached := self.cache.dimensions) is not None:
+            return cached
         if not self.compute:
             raise HarnessError(f"vector size of model {self.model} is unknown: nothing is cached and computing is off")
         return self._require_encoder(0).dimensions
@@ -122,7 +130,7 @@ class Embedder:
     def _computed(self, texts: list[str]) -> Generator[tuple[int, np.ndarray], None, None]:
         """`(start, vectors)` of consecutive runs of `texts`, in order: from worker processes when
         there are enough texts, else from this process's encoder."""
-        workers = min(self._workers(), -(-len(texts) // TASK_TEXTS))
+        workers = min(self._workers(), -(-len(texts) // task_texts(self.device)))
         if workers > 1 and self._registry_loader and len(texts) >= MIN_TEXTS:
             if not self.compute:
                 raise self._no_cache(len(texts))
@@ -139,7 +147,7 @@ class Embedder:
     def _workers(self) -> int:
         if self._asked_workers is not None:
             return self._asked_workers
-        return min(machine_threads(), GPU_WORKERS) if self.device is Device.CUDA else machine_threads()
+        return 1 if self.device is Device.CUDA else machine_threads()
 
     def _require_encoder(self, missing: int) -> TextEncoder:
         if self._encoder is None:

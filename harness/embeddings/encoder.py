@@ -44,16 +44,23 @@ class EncoderSpec:
 
     `recipe`: how its vectors are made, where that has changed (None: as published, as first
     cached); its vectors are cached under `<name>@<recipe>`, so vectors of an earlier build or an
-    earlier way of running it (batched, before one text per call) are never mixed with the current one's. `dimensions`: its vector size, so an index can be created from a warm cache
-    alone (None: known once loaded). `gpu`: whether its inference runs on a GPU, so `--device auto`
+    earlier way of running it (batched, before one text per call) are never mixed with the current
+    one's. `cuda_recipe`: the recipe of its vectors computed on CUDA, where that differs from the
+    CPU's (None: the same), so the two are cached apart. `dimensions`: its vector size, so an index
+    can be created from a warm cache alone (None: known once loaded). `gpu`: whether its inference runs on a GPU, so `--device auto`
     picks cuda for it when torch sees one (False: it computes on the CPU whatever GPU there is).
     """
 
     name: str
     load: Loader
     recipe: str | None = None
+    cuda_recipe: str | None = None
     dimensions: int | None = None
     gpu: bool = True
+
+    def recipe_on(self, device: Device) -> str | None:
+        """The recipe of the vectors it computes on a resolved `device` (cpu or cuda)."""
+        return self.cuda_recipe if device is Device.CUDA and self.cuda_recipe is not None else self.recipe
 
 
 def unit_rows(vectors: np.ndarray) -> np.ndarray:

