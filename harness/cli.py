@@ -290,7 +290,11 @@ def run(
     ] = None,
     device: Annotated[
         Device,
-        typer.Option(rich_help_panel="Embeddings", help="Where to embed (auto: cuda when torch sees a GPU)."),
+        typer.Option(
+            rich_help_panel="Embeddings",
+            help="Where to embed (auto: a dataset on cuda when torch sees a GPU; "
+            "suites on the cpu, like their committed vectors).",
+        ),
     ] = Device.AUTO,
     check_baseline: Annotated[
         bool,
@@ -859,7 +863,13 @@ def embed(
         str | None, typer.Option(help="Embed a whole public dataset ahead of time (resumable after Ctrl-C).")
     ] = None,
     file: Annotated[Path | None, typer.Option(help="The dataset file (with --dataset).")] = None,
-    device: Annotated[Device, typer.Option(help="Where to embed (auto: cuda when torch sees a GPU).")] = Device.AUTO,
+    device: Annotated[
+        Device,
+        typer.Option(
+            help="Where to embed (auto: a dataset on cuda when torch sees a GPU; "
+            "suites on the cpu, like their committed vectors)."
+        ),
+    ] = Device.AUTO,
     shard: Annotated[
         str | None,
         typer.Option(help="With --dataset: embed only part I/N of the distinct texts (by content hash) into --out."),
@@ -875,7 +885,7 @@ def embed(
     **own_params: Any,
 ) -> int:
     """Embed every memory and query text of the suites, or every turn and question of a dataset."""
-    from harness.embeddings import Embedder, default_cache_dir
+    from harness.embeddings import default_cache_dir
 
     if dataset is not None:
         shaping = [name for kind in kind_registry.SPECS for name, *_ in _spec_options(kind, texts_only=True)]
@@ -890,9 +900,7 @@ def embed(
     suites = suite or [BUILTIN]
     built_in = all(s == BUILTIN or s.endswith(f":{BUILTIN}") for s in suites)
     target = out or (cases_dir() / "embeddings" if built_in else default_cache_dir())
-    embedder = Embedder(
-        model, read_dirs=[cases_dir() / "embeddings"], cache_dir=target, device=device, loader=load_model
-    )
+    embedder = suite_embedder(model, device, cache_dir=target)
     kinds = kinds_for(suites, KindOptions([Mode.HYBRID]), _own_options(own_params, texts_only=True))
     texts = list(dict.fromkeys(t for planned in kinds for t in planned.kind.texts()))
     missing = sum(v is None for v in embedder.cache.lookup(texts))

@@ -9,6 +9,7 @@ from __future__ import annotations
 import pytest
 
 from harness.backends.embedded import EmbeddedBackend
+from harness.embeddings import device as device_module
 from harness.evaluation.embedders import suite_embedder
 from harness.evaluation.kinds.beliefs import Plan, execute
 from harness.pipeline import Mode
@@ -22,7 +23,10 @@ def no_user_cache(tmp_path, monkeypatch):
 
 
 @pytest.mark.usefixtures("no_user_cache")
-def test_every_mode_runs_every_case_from_committed_embeddings() -> None:
+@pytest.mark.parametrize("gpu", [False, True], ids=["cpu-machine", "gpu-machine"])
+def test_every_mode_runs_every_case_from_committed_embeddings(gpu: bool, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Also where torch sees a GPU: a suite embeds on the CPU by default, where its vectors were made."""
+    monkeypatch.setattr(device_module, "torch_sees_cuda", lambda: gpu)
     suite = load_suite(BUILTIN)
     embedder = suite_embedder("all-MiniLM-L6-v2")
     embedder.compute = False  # prove the committed embeddings cover every text

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any
 
-from harness.embeddings import text_key
+from harness.embeddings import Device, parse_device, text_key
 from harness.embeddings.embedder import Embedder
 from harness.evaluation.kind import CaseKind
 from harness.evaluation.model_check import load_model
@@ -18,12 +19,15 @@ from harness.suites.datasets import Selection
 from harness.suites.resolve import cases_dir
 
 
-def suite_embedder(model: str, device: str = "auto") -> Embedder:
-    """Committed embeddings first, then the user cache, then the model.
+def suite_embedder(model: str, device: str = "auto", cache_dir: Path | None = None) -> Embedder:
+    """Committed embeddings first, then the user cache (or `cache_dir`, where new vectors go), then the model.
 
-    The model is loaded only if some text is not cached, through `load_model`'s exit-code rule.
+    `auto` is the CPU here: the committed vectors were made there, and a GPU's (cached apart, their
+    last bits differ) would make a suite's numbers depend on the machine. The model is loaded only
+    if some text is not cached, through `load_model`'s exit-code rule.
     """
-    return Embedder(model, read_dirs=[cases_dir() / "embeddings"], device=device, loader=load_model)
+    on = Device.CPU if parse_device(device) is Device.AUTO else device
+    return Embedder(model, read_dirs=[cases_dir() / "embeddings"], cache_dir=cache_dir, device=on, loader=load_model)
 
 
 def embed_ahead(kind: CaseKind[Any], embedder: TextEmbedder) -> None:

@@ -35,6 +35,7 @@ class CountingEncoder:
 
 
 def _embedder(tmp_path: Path, encoder: CountingEncoder, **kwargs: object) -> Embedder:
+    kwargs.setdefault("device", "cpu")  # the cache folder is the device's: not the machine's choice here
     return Embedder("fake", cache_dir=tmp_path, loader=lambda _name, _device: encoder, **kwargs)  # type: ignore[arg-type]
 
 
@@ -72,6 +73,24 @@ def test_batches_finished_before_an_interruption_are_reused(tmp_path: Path, monk
     idle = CountingEncoder()
     _embedder(tmp_path, idle).embed(texts)
     assert idle.seen == []
+
+
+def test_a_gpus_vectors_never_stand_in_for_a_cpus(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A GPU sums in another order, so its vectors are cached under the model's CUDA recipe: a text
+    cached on one device is computed again on the other, and each finds its own afterwards."""
+    from harness.embeddings import device as device_module
+
+    monkeypatch.setattr(device_module, "torch_sees_cuda", lambda: True)
+    _embedder(tmp_path, CountingEncoder()).embed(["a turn"])
+    on_gpu = CountingEncoder()
+    _embedder(tmp_path, on_gpu, device="cuda").embed(["a turn"])
+    again = CountingEncoder()
+    for device in ("cpu", "cuda"):
+        _embedder(tmp_path, again, device=device).embed(["a turn"])
+
+    assert on_gpu.seen == ["a turn"]
+    assert again.seen == []
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["fake@cuda-fixed-shape-64", "fake@per-text-1thread"]
 
 
 def test_compute_off_names_the_missing_count_and_the_command(tmp_path: Path) -> None:
