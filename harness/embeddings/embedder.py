@@ -12,8 +12,8 @@ there), so a GPU's never stand in for a CPU's. Progress is reported through a ca
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable, Generator, Sequence
-from contextlib import closing
+from collections.abc import Callable, Generator, Iterator, Sequence
+from contextlib import closing, contextmanager
 from pathlib import Path
 
 import numpy as np
@@ -72,6 +72,8 @@ class Embedder:
         self._asked_workers = workers
         self._batch_size = batch_size
         self._encoder: TextEncoder | None = None
+        self._keeping = False
+        self._kept: WorkerPool | None = None
 
     @functools.cached_property
     def cache(self) -> EmbeddingCache:
@@ -134,7 +136,7 @@ class Embedder:
         if workers > 1 and self._registry_loader and len(texts) >= MIN_TEXTS:
             if not self.compute:
                 raise self._no_cache(len(texts))
-            with WorkerPool(self.model, workers, device=self.device) as pool:
+            with self._pool(workers) as pool:
                 try:
                     yield from pool.encode(texts)
                 except EmbedExtraMissing as exc:
@@ -143,6 +145,31 @@ class Embedder:
         encoder = self._require_encoder(len(texts))
         for start in range(0, len(texts), SHARD_TEXTS):
             yield start, encoder.encode(texts[start : start + SHARD_TEXTS], batch_size=self._batch_size)
+
+    @contextmanager
+    def workers_kept(self) -> Iterator[None]:
+        """Within this block the worker processes of one `embed` call serve the next ones too, so a
+        fill that embeds batch after batch starts them and loads their encoders once (seconds a
+        batch otherwise); they stop when the block ends, queued tasks cancelled."""
+        self._keeping = True
+        try:
+            yield
+        finally:
+            self._keeping = False
+            kept, self._kept = self._kept, None
+            if kept is not None:
+                kept.close()
+
+    @contextmanager
+    def _pool(self, workers: int) -> Iterator[WorkerPool]:
+        """`workers` processes for one call, or the kept pool (one per core asked) inside `workers_kept`."""
+        if not self._keeping:
+            with WorkerPool(self.model, workers, device=self.device) as pool:
+                yield pool
+            return
+        if self._kept is None:
+            self._kept = WorkerPool(self.model, self._workers(), device=self.device)
+        yield self._kept
 
     def _workers(self) -> int:
         if self._asked_workers is not None:

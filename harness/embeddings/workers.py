@@ -62,6 +62,10 @@ class WorkerPool:
     def __exit__(
         self, kind: type[BaseException] | None, error: BaseException | None, trace: TracebackType | None
     ) -> None:
+        self.close()
+
+    def close(self) -> None:
+        """Stop the workers once their running tasks end; queued tasks are cancelled."""
         self._pool.shutdown(wait=True, cancel_futures=True)
 
     def encode(self, texts: Sequence[str]) -> Iterator[tuple[int, np.ndarray]]:
@@ -76,8 +80,12 @@ class WorkerPool:
             )
             for start in range(0, len(texts), size)
         ]
-        for start, task in tasks:
-            yield start, task.result()
+        try:
+            for start, task in tasks:
+                yield start, task.result()
+        finally:  # a caller that stops early (an error, Ctrl-C) leaves a kept pool nothing queued
+            for _, task in tasks:
+                task.cancel()
 
 
 def task_texts(device: Device) -> int:

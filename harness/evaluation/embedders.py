@@ -53,8 +53,8 @@ def embed_streamed(
 
     The first pass counts distinct texts and the ones not cached (reported to `on_plan(texts,
     missing)`, so a progress bar has a total); the second embeds the missing ones `batch` at a
-    time, so the embedder can spread them over its workers. The embedder stores every finished
-    shard, so an interrupted run resumes where it stopped.
+    time, so the embedder can spread them over its workers (started once, kept for every batch).
+    The embedder stores every finished shard, so an interrupted run resumes where it stopped.
     """
     seen: set[str] = set()
     missing = 0
@@ -68,15 +68,16 @@ def embed_streamed(
         return EmbedCount(len(seen), 0)
     pending: dict[str, None] = {}
     computed = 0
-    for chunk in _chunks(texts()):
-        unique = list(dict.fromkeys(chunk))
-        pending.update((t, None) for t, v in zip(unique, embedder.cache.lookup(unique), strict=True) if v is None)
-        if len(pending) >= batch:
+    with embedder.workers_kept():
+        for chunk in _chunks(texts()):
+            unique = list(dict.fromkeys(chunk))
+            pending.update((t, None) for t, v in zip(unique, embedder.cache.lookup(unique), strict=True) if v is None)
+            if len(pending) >= batch:
+                embedder.embed(list(pending))
+                computed += len(pending)
+                pending.clear()
+        if pending:
             embedder.embed(list(pending))
-            computed += len(pending)
-            pending.clear()
-    if pending:
-        embedder.embed(list(pending))
     return EmbedCount(len(seen), computed + len(pending))
 
 

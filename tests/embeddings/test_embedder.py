@@ -140,6 +140,7 @@ class RecordingPool:
     """Stands in for `WorkerPool`: records how it was asked for and encodes with `CountingEncoder`."""
 
     made: ClassVar[list[tuple[str, int, str]]] = []
+    closed: ClassVar[int] = 0
 
     def __init__(self, model: str, workers: int, models_dir: Path | None = None, device: str = "cpu"):  # noqa: ARG002 - WorkerPool's signature
         RecordingPool.made.append((model, workers, str(device)))
@@ -148,7 +149,10 @@ class RecordingPool:
         return self
 
     def __exit__(self, *_: object) -> None:
-        return None
+        self.close()
+
+    def close(self) -> None:
+        RecordingPool.closed += 1
 
     def encode(self, texts: Sequence[str]) -> list[tuple[int, np.ndarray]]:
         return [(0, CountingEncoder().encode(texts))]
@@ -180,3 +184,24 @@ def test_many_missing_texts_go_to_worker_processes_on_either_device(
     assert RecordingPool.made == ([("fake", workers, device)] if workers is not None else [])
     assert len(in_process.seen) == (len(texts) if workers is None else 0)
     np.testing.assert_allclose(matrix, CountingEncoder().encode(texts), atol=1e-6)
+
+
+def test_a_streamed_fill_starts_its_workers_once(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Batch after batch, the same workers serve (each start loads the encoder in every worker);
+    they stop when the fill ends, and embed calls outside it start and stop their own."""
+    from harness.evaluation.embedders import embed_streamed
+
+    monkeypatch.setattr(embedder_module, "machine_threads", lambda: 4)
+    monkeypatch.setattr(embedder_module, "MIN_TEXTS", 8)
+    monkeypatch.setattr(embedder_module, "WorkerPool", RecordingPool)
+    RecordingPool.made, RecordingPool.closed = [], 0
+    embedder = Embedder("fake", cache_dir=tmp_path, device="cpu")
+    texts = [f"text {i}" for i in range(1000)]
+
+    counted = embed_streamed(lambda: iter(texts), embedder, batch=200)
+
+    assert (counted.texts, counted.computed) == (1000, 1000)
+    assert (RecordingPool.made, RecordingPool.closed) == ([("fake", 4, "cpu")], 1)
+    for part in (["a", "b"] * 20, ["c", "d"] * 20):
+        embedder.embed([f"{t} {i}" for i, t in enumerate(part)])
+    assert (len(RecordingPool.made), RecordingPool.closed) == (3, 3)
