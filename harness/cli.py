@@ -57,7 +57,7 @@ from harness.baselines import (
     run_gate,
     stored_lines,
 )
-from harness.embeddings import DEFAULT_MODEL
+from harness.embeddings import DEFAULT_MODEL, TextEncoder
 from harness.embeddings import registry as encoders
 from harness.embeddings.device import Device
 from harness.embeddings.embedder import Embedder
@@ -942,11 +942,12 @@ def _fill_cache(
     texts: Callable[[], Iterable[str]],
     embedder: Embedder,
     what: str,
-    check: Callable[[str, Device], object] | None = None,
+    check: Callable[[str, Device], TextEncoder] | None = None,
 ) -> EmbedCount:
     """Embed the texts `texts()` yields that the cache lacks (`embed_streamed`), on a bar with
     texts/s and ETA; after Ctrl-C, says that what was embedded is kept and how to resume. `check`
-    loads the model here before anything is computed (a run's exit-code rule for a bad model)."""
+    loads the model here before anything is computed (a run's exit-code rule for a bad model), and
+    the embedder computes with it where it computes in this process."""
     progress = Progress(
         TextColumn("{task.description}"),
         BarColumn(),
@@ -963,7 +964,7 @@ def _fill_cache(
 
         def plan(_texts: int, missing: int) -> None:
             if missing and check is not None:
-                check(embedder.model, embedder.device)
+                embedder.use_encoder(check(embedder.model, embedder.device))
             progress.update(task, description=f"embedding with {embedder.model} on {embedder.device}", total=missing)
 
         def advance(count: int) -> None:

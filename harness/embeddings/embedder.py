@@ -146,6 +146,11 @@ class Embedder:
         for start in range(0, len(texts), SHARD_TEXTS):
             yield start, encoder.encode(texts[start : start + SHARD_TEXTS], batch_size=self._batch_size)
 
+    def use_encoder(self, encoder: TextEncoder) -> None:
+        """Compute with `encoder`, loaded by the caller for this model and device, where this process
+        computes (worker processes load their own), instead of loading the model again."""
+        self._encoder = encoder
+
     @contextmanager
     def workers_kept(self) -> Iterator[None]:
         """Within this block the worker processes of one `embed` call serve the next ones too, so a

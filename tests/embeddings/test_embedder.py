@@ -115,6 +115,20 @@ def test_dimensions_come_from_the_cache_without_loading_the_model(tmp_path: Path
     assert Embedder(cache_dir=tmp_path / "empty", loader=refuse).dimensions == 384
 
 
+def test_an_encoder_the_caller_loaded_is_used_not_loaded_again(tmp_path: Path) -> None:
+    """A run loads the model before its fill (its exit-code rule); the fill computes with that one."""
+
+    def refuse(_name: str, _device: object) -> CountingEncoder:
+        raise AssertionError("model loaded again")
+
+    loaded = CountingEncoder()
+    embedder = Embedder("fake", cache_dir=tmp_path, device="cpu", loader=refuse)
+    embedder.use_encoder(loaded)
+
+    assert embedder.embed(["a", "b"]).shape == (2, 8)
+    assert loaded.seen == ["a", "b"]
+
+
 def test_default_cache_dir_follows_the_environment(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     monkeypatch.setenv("HARNESS_CACHE_DIR", str(tmp_path / "explicit"))
     assert default_cache_dir() == tmp_path / "explicit"
