@@ -121,11 +121,14 @@ def _fit(values: torch.Tensor, width: int, pad: int) -> torch.Tensor:
     return torch.nn.functional.pad(values, (0, width - values.shape[1]), value=pad)
 
 
-def load_sentence_transformer(name: str, device: Device, _models_dir: Path, _threads: int) -> Encoder:
+def load_sentence_transformer(
+    name: str, device: Device, _models_dir: Path, _threads: int, *, fixed_shape: bool | None = None
+) -> Encoder:
     """Load a model by name or local path (the default model from its packaged copy); HF_HUB_OFFLINE=1
     keeps the hub client off the network. Nothing is built here, so `_models_dir` is unused; torch
-    runs one CPU thread whatever `_threads` allows (see the module docstring), and on CUDA the model
-    runs fixed-shape batches with eager attention."""
+    runs one CPU thread whatever `_threads` allows (see the module docstring). `fixed_shape` picks
+    the CUDA recipe (fixed-shape batches, eager attention); None: on CUDA only (the tests run it on
+    the CPU too)."""
     source = model_source(name)
     try:
         import torch
@@ -137,15 +140,15 @@ def load_sentence_transformer(name: str, device: Device, _models_dir: Path, _thr
     # on the CPU the thread count changes the vectors' last bits; on a GPU the CPU only tokenizes and
     # launches kernels
     torch.set_num_threads(1)
-    on_gpu = device is Device.CUDA
+    batched = device is Device.CUDA if fixed_shape is None else fixed_shape
     try:
         model = SentenceTransformer(
-            source, device=str(device), model_kwargs={"attn_implementation": "eager"} if on_gpu else None
+            source, device=str(device), model_kwargs={"attn_implementation": "eager"} if batched else None
         )
     except Exception as exc:  # the library raises OSError, ValueError, HF errors... all mean "not loadable"
         detail = " ".join(str(exc).split())[:300]
         raise HarnessError(f"cannot load embedding model {name!r} from {source}: {detail}") from exc
-    return Encoder(name, model, fixed_shape=on_gpu)
+    return Encoder(name, model, fixed_shape=batched)
 
 
 FLOAT = EncoderSpec(DEFAULT_MODEL, load_sentence_transformer, recipe=PER_TEXT, cuda_recipe=FIXED_SHAPE, dimensions=384)

