@@ -1,16 +1,19 @@
-"""The README's commands are the ones CI runs, and its examples run as written.
+"""The README's commands are the ones CI runs, and the documented examples run as written.
 
-Every command line of the README's `sh` blocks must be known here: the set-up, test and Docker
-steps must appear verbatim in `.ci/run` (which runs them on a fresh clone), the cheap examples are
-run here exactly as written, and the rest are listed with the reason they are not run in the test
-suite (the public data they need is not in the repository, or they take minutes). A new README
-command fails `test_every_readme_command_is_classified` until it is put in one of those tables.
+Every command line of the `sh` blocks of the README and of the pages under `docs/` must be known
+here: the set-up, test and Docker steps must appear verbatim in `.ci/run` (which runs them on a
+fresh clone), the cheap examples are run here exactly as written, and the rest are listed with the
+reason they are not run in the test suite (the public data they need is not in the repository, or
+they take minutes); the `harness` invocations among those are still parsed here, so an option they
+name must exist. A new documented command fails `test_every_documented_command_is_classified`
+until it is put in one of those tables.
 """
 
 from __future__ import annotations
 
 import os
 import re
+import shlex
 import shutil
 import subprocess
 import sys
@@ -22,6 +25,7 @@ from harness.containers.engine import docker_available
 
 ROOT = Path(__file__).resolve().parents[1]
 README = ROOT / "README.md"
+DOCS = ROOT / "docs"
 CI_RUN = ROOT / ".ci" / "run"
 
 IN_CI = "set-up, tests and Docker steps: .ci/run runs them verbatim on a fresh clone"
@@ -31,7 +35,7 @@ RUN_HERE: dict[str, int] = {
     "harness run -b embedded --check-baseline": 0,
     "harness baseline show": 0,
     "harness run --suite nano-brain:cases/code-tasks/nano-brain-format/ledger/benchmarks/capability/dataset.json -m bm25": 0,
-    # exit 0: a lifecycle grade fails a run only under --fail-on-grade (README, "Lifecycle scenarios")
+    # exit 0: a lifecycle grade fails a run only under --fail-on-grade (docs/lifecycle.md)
     "harness run --suite mnemonic:cases/lifecycle/builtin -m bm25": 0,
 }
 RUN_WITH_DOCKER: dict[str, int] = {
@@ -55,6 +59,10 @@ NOT_RUN = {
     "done; wait": "the LongMemEval-M shard loop",
     "harness merge reports/m/dataset-longmemeval-m-turn-shard*of4-2*.json --out reports": "the LongMemEval-M shard loop",
     "harness run --system http:http://127.0.0.1:8080 -m bm25 -m hybrid": "needs a memory service at that URL",
+    "harness run --system http:http://127.0.0.1:8080 --suite builtin": "needs a memory service at that URL",
+    "harness run --system http:http://127.0.0.1:8080 --dataset locomo -m hybrid": (
+        "needs a memory service at that URL and ../shared/datasets"
+    ),
     "harness run --dataset longmemeval-s --system popoto --system reference -b redis -m bm25 -m hybrid "
     "--model all-MiniLM-L6-v2-static --limit 60 --sample stratified": "needs ../shared/datasets; 18 minutes here",
     "harness run --dataset locomo --system popoto --system reference -b redis -m bm25 -m hybrid "
@@ -67,7 +75,7 @@ NOT_RUN = {
     ),
     "harness run --system reference --system http:http://127.0.0.1:8080 --dataset locomo -m hybrid": (
         "needs a memory service at that URL and ../shared/datasets"
-    ),  # the README's leaderboard: every built-in suite of every kind, each system on each of its backends
+    ),  # the leaderboard (docs/measurements): every built-in suite of every kind, each system on each backend
     "for b in embedded postgres redis valkey; do harness run --system reference -b $b "
     "-s builtin -s lifecycle:builtin -s conversation:builtin -s code-tasks:builtin -s haystack:builtin --out reports/board; done": _BOARD,
     "harness run --system popoto -b redis -m bm25 -m hybrid -s builtin -s lifecycle:builtin -s conversation:builtin -s code-tasks:builtin -s haystack:builtin --out reports/board": _BOARD,
@@ -77,14 +85,32 @@ NOT_RUN = {
 }
 
 
-def readme_blocks() -> list[list[str]]:
-    """Each `sh` block of the README as its command lines: continuations joined, comments and blanks dropped."""
+def documented_pages() -> list[Path]:
+    """The README and every page of the manual."""
+    return [README, *sorted(DOCS.rglob("*.md"))]
+
+
+def sh_blocks(page: Path) -> list[list[str]]:
+    """Each `sh` block of a page as its command lines: continuations joined, comments and blanks dropped."""
     blocks = []
-    for body in re.findall(r"```sh\n(.*?)```", README.read_text(encoding="utf-8"), re.S):
+    for body in re.findall(r"```sh\n(.*?)```", page.read_text(encoding="utf-8"), re.S):
         joined = re.sub(r"\\\n\s*", "", body)
         lines = [re.sub(r"\s+#.*$", "", line).strip() for line in joined.splitlines()]
         blocks.append([line for line in lines if line and not line.startswith("#")])
     return blocks
+
+
+def readme_blocks() -> list[list[str]]:
+    return sh_blocks(README)
+
+
+def documented_commands() -> dict[str, list[str]]:
+    """Every command line of the README and the manual, with the pages that show it."""
+    pages: dict[str, list[str]] = {}
+    for page in documented_pages():
+        for line in (line for block in sh_blocks(page) for line in block):
+            pages.setdefault(line, []).append(str(page.relative_to(ROOT)))
+    return pages
 
 
 def ci_lines() -> list[str]:
@@ -105,6 +131,21 @@ def quick_start_blocks() -> list[list[str]]:
 
 def in_ci() -> set[str]:
     return {line for block in quick_start_blocks() for line in block}
+
+
+def harness_invocations(command: str) -> list[list[str]]:
+    """The argument lists of the `harness` (and `python -m harness...`) calls in a shell line: split at `;`,
+    `&`, `&&`, `|`, with loop keywords and leading `VAR=value` assignments dropped."""
+    calls = []
+    for segment in re.split(r"&&|\|\||[;&|]", command):
+        words = shlex.split(segment)
+        while words and (words[0] in ("do", "then", "else") or re.fullmatch(r"[A-Za-z_]\w*=\S*", words[0])):
+            words = words[1:]
+        if words[:1] == ["harness"] or (
+            words[:2] == ["python", "-m"] and words[2:3] and words[2].startswith("harness")
+        ):
+            calls.append(words)
+    return calls
 
 
 def test_the_first_two_readme_blocks_are_the_setup_and_the_test_command() -> None:
@@ -129,12 +170,43 @@ def test_ci_runs_the_readme_commands_verbatim_in_their_order() -> None:
     assert positions == sorted(positions), ".ci/run runs the README's commands in another order"
 
 
-def test_every_readme_command_is_classified() -> None:
+def test_every_documented_command_is_classified() -> None:
+    """The manual's pages are held to the README's rule: a set-up or CI step they show is the README's own."""
     known = in_ci() | set(RUN_HERE) | set(RUN_WITH_DOCKER) | set(NOT_RUN)
-    unknown = [line for block in readme_blocks() for line in block if line not in known]
-    assert not unknown, f"README commands this test does not know (add each to a table here): {unknown}"
-    stale = (set(RUN_HERE) | set(RUN_WITH_DOCKER) | set(NOT_RUN)) - {line for b in readme_blocks() for line in b}
-    assert not stale, f"commands listed here that the README no longer has: {sorted(stale)}"
+    commands = documented_commands()
+    unknown = {line: pages for line, pages in commands.items() if line not in known}
+    assert not unknown, f"documented commands this test does not know (add each to a table here): {unknown}"
+    stale = (set(RUN_HERE) | set(RUN_WITH_DOCKER) | set(NOT_RUN)) - set(commands)
+    assert not stale, f"commands listed here that no page shows any more: {sorted(stale)}"
+
+
+def test_the_readme_links_to_files_that_exist() -> None:
+    """`mkdocs build --strict` checks the links of docs/ (.ci/run); the README is not a page of that site."""
+    text = README.read_text(encoding="utf-8")
+    targets = [m[1] for m in re.finditer(r"\]\(([^)\s#]+)(?:#[^)]*)?\)", text) if "://" not in m[1]]
+    assert targets, "the README links into docs/"
+    missing = [target for target in targets if not (ROOT / target).exists()]
+    assert not missing, f"README links to files that do not exist: {missing}"
+
+
+@pytest.mark.parametrize(
+    "call",
+    sorted({tuple(c) for command in [*NOT_RUN, *RUN_WITH_DOCKER] for c in harness_invocations(command)}),
+    ids=" ".join,
+)
+def test_a_documented_command_not_run_here_parses(call: tuple[str, ...]) -> None:
+    """What is not run here is still parsed: `--help` after its arguments exits 0 only when every option it
+    names exists and takes the values given (the values themselves are checked by a run)."""
+    program = sys.executable if call[0] == "python" else str(Path(sys.executable).parent / call[0])
+    done = subprocess.run(
+        [program, *call[1:], "--help"],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env={**os.environ, "COLUMNS": "200"},
+    )
+    assert done.returncode == 0, f"{' '.join(call)} --help: exit {done.returncode}\n{done.stderr[-2000:]}"
 
 
 @pytest.fixture

@@ -1,5 +1,5 @@
 """Hybrid's fusion: the convex combination of min-max normalised scores and weighted RRF, their
-properties, the grid's choice rule, and that the documented fusion (README, `HYBRID_FUSION`) is what
+properties, the grid's choice rule, and that the documented fusion (docs/datasets.md, `HYBRID_FUSION`) is what
 a dataset run uses."""
 
 from __future__ import annotations
@@ -26,7 +26,7 @@ from harness.pipeline.haystack import DEPTH, HYBRID_FUSION, Fusion, FusionMethod
 
 from .builders import run_dataset
 
-README = Path(__file__).resolve().parents[2] / "README.md"
+DATASETS_PAGE = Path(__file__).resolve().parents[2] / "docs" / "datasets.md"
 
 # Scores on a 1/8 grid, as BM25 and cosine scores are far apart compared with the 9-decimal tie-break.
 _scores = st.integers(min_value=-80, max_value=800).map(lambda n: n / 8)
@@ -133,8 +133,8 @@ def test_every_encoder_has_a_fusion_and_a_model_path_gets_the_float_ones() -> No
     assert fusion_for("/models/my-sentence-model") == HYBRID_FUSION["all-MiniLM-L6-v2"]
 
 
-def test_the_readme_states_the_fusions_the_pipeline_uses() -> None:
-    section = README.read_text(encoding="utf-8").split("### Hybrid weights", 1)[1].split("\n### ", 1)[0]
+def test_the_manual_states_the_fusions_the_pipeline_uses() -> None:
+    section = DATASETS_PAGE.read_text(encoding="utf-8").split("## Hybrid weights", 1)[1].split("\n## ", 1)[0]
     rows = re.finditer(r"^\| `([\w.-]+)` \| (convex|rrf) \| ([0-9.]+) \|", section, re.M)
     stated = {m[1]: Fusion(m[2], float(m[3])) for m in rows}  # type: ignore[arg-type]  # the regex admits only methods
     assert stated == dict(HYBRID_FUSION)
