@@ -36,7 +36,8 @@ class ReferenceAdapter:
 
 
 class ReferencePort:
-    """One scenario on a namespace of its own; the query vectors are embedded together, after the memories'."""
+    """One scenario on a namespace of its own. The queries are embedded together, after the memories, as
+    one batch each (the batches the pipeline always embedded), and only in the modes that search vectors."""
 
     def __init__(self, adapter: ReferenceAdapter, queries: Sequence[str], mode: Mode):
         self._adapter = adapter
@@ -48,7 +49,7 @@ class ReferencePort:
         self._cycles: list[CycleReport] = []
 
     @property
-    def memory(self) -> ScenarioMemory:
+    def _stored(self) -> ScenarioMemory:
         if self._memory is None:
             raise RuntimeError("the scenario's memories were never added")
         return self._memory
@@ -69,16 +70,16 @@ class ReferencePort:
         return self._vectors[query]
 
     def search(self, query: str, top: int) -> tuple[Ranked, ...]:
-        return self.memory.search(query, self._vector(query), self._now, top)
+        return self._stored.search(query, self._vector(query), self._now, top)
 
     def record_access(self, ids: Sequence[str]) -> None:
-        self.memory.access(ids, self._now)
+        self._stored.access(ids, self._now)
 
     def consolidate(self) -> None:
-        self._cycles.append(self.memory.consolidate(self._now))
+        self._cycles.append(self._stored.consolidate(self._now))
 
     def observe(self) -> Observed:
-        return Observed(self.memory.records(), tuple(self._cycles), self.memory.associations)
+        return Observed(self._stored.records(), tuple(self._cycles), self._stored.associations)
 
     def close(self) -> None:
         if self._memory is not None:

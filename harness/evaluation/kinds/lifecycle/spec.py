@@ -118,9 +118,8 @@ class LifecycleKind:
             for mode in engine.modes:
                 result = LifecycleResult(scenario.name, scenario.raw, backend, mode.value)
                 try:
-                    port = self.adapter(engine).open(
-                        scenario, mode
-                    )  # the embedder built here: its error is the result's
+                    # the adapter here, in the try: a reference embedder that fails to build is this result's error
+                    port = self.adapter(engine).open(scenario, mode)
                     run = runner.run(scenario, port, limit, self.settings)
                     results.append(judge(scenario, run, result, limit, self.rules.fixed_cutoff))
                 except Exception as exc:  # noqa: BLE001 - a scenario's error is its result; the run goes on
