@@ -7,8 +7,8 @@ from datetime import UTC, datetime
 
 from harness.backends.base import Backend
 from harness.evaluation.kind import Engine, Report, RunInfo
-from harness.evaluation.kinds.lifecycle import LifecycleKind
-from harness.evaluation.lifecycle_results import LifecycleResult
+from harness.evaluation.kinds.lifecycle.results import LifecycleResult
+from harness.evaluation.kinds.lifecycle.spec import LifecycleKind
 from harness.evaluation.runner import runnable_modes
 from harness.pipeline.settings import Mode
 

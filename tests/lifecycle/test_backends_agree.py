@@ -7,7 +7,7 @@ from __future__ import annotations
 import pytest
 
 from harness.backends import registry
-from harness.evaluation.kinds.lifecycle import LifecycleKind
+from harness.evaluation.kinds.lifecycle.spec import LifecycleKind
 from harness.evaluation.runner import runnable_modes
 from harness.pipeline.lifecycle.rules import HARNESS_RULES, MNEMONIC_RULES, LifecycleRules
 from tests.lifecycle.helpers import ALL_MODES, comparable, run_kind

@@ -8,7 +8,7 @@ import re
 
 import pytest
 
-from harness.evaluation.kinds.lifecycle import LifecycleKind
+from harness.evaluation.kinds.lifecycle.spec import LifecycleKind
 from harness.metrics.grades import Grade
 from harness.models.memory import Label
 from harness.models.scenario import LifecycleSuite, Scenario

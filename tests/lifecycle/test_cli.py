@@ -76,7 +76,7 @@ def test_bad_lifecycle_input_is_one_line_and_exit_2(monkeypatch, tmp_path, capsy
 def test_kind_options_set_cycles_verbose_limit_and_shard() -> None:
     from harness.errors import HarnessError
     from harness.evaluation.kinds import KindOptions, kinds_for
-    from harness.evaluation.kinds.lifecycle import LifecycleOptions
+    from harness.evaluation.kinds.lifecycle.spec import LifecycleOptions
     from harness.pipeline.settings import Mode
     from harness.shards import Shard
 

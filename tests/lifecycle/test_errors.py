@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from harness.backends.base import IndexDoc, IndexSpec
 from harness.backends.embedded import EmbeddedBackend, EmbeddedIndex
-from harness.evaluation.kinds.lifecycle import LifecycleKind
+from harness.evaluation.kinds.lifecycle.spec import LifecycleKind
 from harness.models.scenario import LifecycleSuite
 from harness.pipeline.settings import Mode
 from tests.lifecycle.helpers import run_kind

@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 
 from harness.errors import CaseFileError
-from harness.evaluation.kinds.lifecycle import LifecycleKind
+from harness.evaluation.kinds.lifecycle.spec import LifecycleKind
 from harness.models.memory import Label
 from harness.models.scenario import MemoryState
 from harness.suites.mnemonic import generator_scores, load_mnemonic
@@ -168,7 +168,7 @@ def test_the_import_says_per_ruleset_what_it_cannot_judge(tmp_path: Path) -> Non
     """One line per field or scenario kind Mnemonic's code would judge otherwise, under the
     ruleset the run applies (Mnemonic's by default for mnemonic:PATH); none for our own suite."""
     from harness.evaluation.kinds import KindOptions, kinds_for
-    from harness.evaluation.kinds.lifecycle import LifecycleOptions
+    from harness.evaluation.kinds.lifecycle.spec import LifecycleOptions
     from harness.pipeline.lifecycle.rules import RulesetName
     from harness.pipeline.settings import Mode
 

@@ -40,13 +40,13 @@ import numpy as np
 import pytest
 
 from harness.backends.embedded import EmbeddedBackend
+from harness.evaluation.kinds.lifecycle import runner
+from harness.evaluation.kinds.lifecycle.reference import ReferenceAdapter
 from harness.metrics.lifecycle_ranking import id_hits, ranking_scores
 from harness.models.scenario import LifecycleSuite, Scenario
-from harness.pipeline.lifecycle.graph import Graph
-from harness.pipeline.lifecycle.phases import ask_all, run_scenario, seed
+from harness.pipeline.lifecycle.memory import ScenarioMemory, seed
 from harness.pipeline.lifecycle.rules import HARNESS_RULES, MNEMONIC_RULES, Fusion, LifecycleRules, Ranking, Spread
 from harness.pipeline.lifecycle.settings import LifecycleSettings
-from harness.pipeline.lifecycle.store import LifecycleStore
 from harness.pipeline.settings import Mode
 from harness.suites.mnemonic import load_mnemonic
 from harness.suites.resolve import cases_dir
@@ -79,23 +79,20 @@ def suite() -> LifecycleSuite:
 
 def rankings(scenario: Scenario, rules: LifecycleRules) -> list[list[str]]:
     """Each query's returned ids, asked in order at the scenario's start."""
-    seeded = seed(scenario, SETTINGS)
     embedder = AxisEmbedder()
-    vectors = dict(zip((t.id for t in seeded.texts), embedder.embed([t.text for t in seeded.texts]), strict=True))
     backend = EmbeddedBackend()
-    namespace = f"r{uuid.uuid4().hex[:8]}"
-    store = LifecycleStore.open(backend, namespace, seeded.texts, vectors, embedder.dimensions, rules.concepts_searched)
+    queries = [q.query for q in scenario.queries]
+    mode = Mode.BM25 if scenario.name in BM25_SCENARIOS else Mode.HYBRID
+    memory = ScenarioMemory.open(
+        backend, f"r{uuid.uuid4().hex[:8]}", seed(scenario, SETTINGS), embedder, mode, SETTINGS, rules
+    )
     try:
-        store.load(seeded.records)
-        queries = [q.query for q in scenario.queries]
-        mode = Mode.BM25 if scenario.name in BM25_SCENARIOS else Mode.HYBRID
-        runs, _ = ask_all(
-            store, Graph(seeded.edges, 0.0), queries, list(embedder.embed(queries)), mode, 0.0, 5, SETTINGS, rules
-        )
+        vectors = list(embedder.embed(queries))
+        runs = [memory.search(query, vector, 0.0, 5) for query, vector in zip(queries, vectors, strict=True)]
     finally:
-        store.drop()
+        memory.drop()
         backend.close()
-    return [[r.id for r in run.returned] for run in runs]
+    return [[r.id for r in run] for run in runs]
 
 
 def verdicts(suite: LifecycleSuite, rules: LifecycleRules) -> dict[str, bool]:
@@ -156,12 +153,12 @@ def test_a_scenario_run_keeps_the_counts_spreading_added() -> None:
     for rules in (MNEMONIC_RULES, HARNESS_RULES):
         backend = EmbeddedBackend()
         try:
-            run = run_scenario(
-                scenario, backend, f"r{uuid.uuid4().hex[:8]}", AxisEmbedder(), Mode.HYBRID, 5, SETTINGS, rules
-            )
+            adapter = ReferenceAdapter(backend, AxisEmbedder(), SETTINGS, rules)
+            run = runner.run(scenario, adapter.open(scenario, Mode.HYBRID), 5, SETTINGS)
         finally:
             backend.close()
-        counts[rules.name] = {(e.source, e.target): e.activation_count for e in run.associations}
+        assert run.observed is not None
+        counts[rules.name] = {(e.source, e.target): e.activation_count for e in run.observed.associations}
     assert counts["harness"] == {("hb-ta", "hb-entry"): 1, ("hb-entry", "hb-tb"): 1}
     mnemonic = counts[MNEMONIC_RULES.name]
     assert mnemonic[("hb-ta", "hb-entry")] == 1

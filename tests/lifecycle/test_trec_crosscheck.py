@@ -8,7 +8,7 @@ import ir_measures
 import pytest
 from ir_measures import RR, P, R
 
-from harness.evaluation.kinds.lifecycle import LifecycleKind
+from harness.evaluation.kinds.lifecycle.spec import LifecycleKind
 from tests.lifecycle.helpers import run_kind
 
 

@@ -7,14 +7,14 @@ from dataclasses import asdict, dataclass, field
 from statistics import fmean
 from typing import Any
 
+from harness.evaluation.kinds.lifecycle.port import Observed
+from harness.evaluation.kinds.lifecycle.runner import QueryRun, ScenarioRun
 from harness.evaluation.results import Errs
 from harness.metrics.grades import THRESHOLDS, overall
 from harness.metrics.lifecycle_ranking import RankingScores, concept_hits, id_hits, ranking_scores
 from harness.metrics.lifecycle_states import dedup_effectiveness, noise_suppression, signal_retention
 from harness.models.memory import Label
 from harness.models.scenario import MemoryState, Scenario
-from harness.pipeline.lifecycle.phases import QueryRun, ScenarioRun
-from harness.pipeline.lifecycle.records import MemoryRecord
 
 RANKING = ("precision", "trec_precision", "recall", "mrr", "ndcg")
 """The ranking scores, in report order (`RankingScores` fields)."""
@@ -82,10 +82,10 @@ def judge(
         for query, base, post, b, a in zip(scenario.queries, run.baseline, run.post, before, after, strict=True)
     ]
     result.before, result.after = _mean(before), _mean(after)
-    if run.final is None:
+    if run.observed is None:
         result.lifecycle = _unobserved(scenario, run)
     else:
-        _states(scenario, run.final, run, result)
+        _states(scenario, run.observed, run, result)
     values = {**result.after, **result.lifecycle}
     grades = {name: THRESHOLDS[name].grade(v) for name in THRESHOLDS if (v := values.get(name)) is not None}
     result.grades = {name: g.value for name, g in grades.items()}
@@ -109,17 +109,18 @@ def _unobserved(scenario: Scenario, run: ScenarioRun) -> dict[str, float | None]
     return {"noise_suppression": None, "signal_retention": None, "dedup": None}
 
 
-def _states(scenario: Scenario, final: dict[str, MemoryRecord], run: ScenarioRun, result: LifecycleResult) -> None:
+def _states(scenario: Scenario, observed: Observed, run: ScenarioRun, result: LifecycleResult) -> None:
     """The lifecycle shares from every memory's final state, as the engine holds it."""
+    final = observed.final
     result.states = {i: r.state.value for i, r in final.items()}
     result.merged_into = {i: r.merged_into for i, r in final.items() if r.merged_into}
-    result.cycles = [asdict(c) for c in run.cycles]
+    result.cycles = [asdict(c) for c in observed.cycles]
     states: dict[str, MemoryState | None] = {i: r.state for i, r in final.items()}
     if scenario.raw:
         labels = {e.id: e.label for e in scenario.raw_events}
         states = {i: states.get(i) for i in labels}
         signal = [i for i, label in labels.items() if label is Label.SIGNAL and i in final]
-        touching = [sum(1 for e in run.associations if i in (e.source, e.target)) for i in signal]
+        touching = [sum(1 for e in observed.associations if i in (e.source, e.target)) for i in signal]
         result.lifecycle = {
             "signal_survival": signal_retention(labels, states),
             "noise_suppression": noise_suppression(labels, states),

@@ -3,7 +3,6 @@ through ingest, baseline queries, access simulation, consolidation cycles and po
 
 from __future__ import annotations
 
-import uuid
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from enum import StrEnum
@@ -12,21 +11,24 @@ from typing import Any
 
 from harness.embeddings import DEFAULT_MODEL
 from harness.errors import HarnessError
-from harness.evaluation import system_lifecycle
 from harness.evaluation.embedders import embed_ahead, suite_embedder
 from harness.evaluation.kind import Engine, Item, KindOptions, KindSpec, Report, RunInfo, Scorecard, Step, option
-from harness.evaluation.lifecycle_results import LifecycleResult, judge
-from harness.evaluation.lifecycle_summary import ModeSummary, summarise
+from harness.evaluation.kinds.lifecycle import runner
+from harness.evaluation.kinds.lifecycle.port import Adapter, not_applicable
+from harness.evaluation.kinds.lifecycle.reference import ReferenceAdapter
+from harness.evaluation.kinds.lifecycle.report import render_markdown, scorecard_rows
+from harness.evaluation.kinds.lifecycle.results import LifecycleResult, judge
+from harness.evaluation.kinds.lifecycle.summary import ModeSummary, summarise
+from harness.evaluation.kinds.lifecycle.system import UNOBSERVED, SystemAdapter
 from harness.metrics.evaluate import QrelsByQuery, RunByQuery
 from harness.metrics.grades import THRESHOLDS, Grade
 from harness.models.scenario import LifecycleSuite
 from harness.models.scoresheet import CaseScore, ScoreSheet
-from harness.pipeline.lifecycle.phases import run_scenario, seed
+from harness.pipeline.lifecycle.memory import seed
 from harness.pipeline.lifecycle.rules import HARNESS_RULES, MNEMONIC_RULES, LifecycleRules, RulesetName, lifecycle_rules
 from harness.pipeline.lifecycle.settings import LifecycleSettings
 from harness.pipeline.memory_layer import TextEmbedder
 from harness.pipeline.settings import Mode
-from harness.reports.lifecycle_report import render_markdown, scorecard_rows
 from harness.suites.mnemonic import load_mnemonic, unjudged
 from harness.suites.resolve import load_lifecycle
 from harness.systems.protocol import REFERENCE, SystemInfo
@@ -45,7 +47,7 @@ class LifecycleKind:
     """No mode is the system under test: the gate is a mode's overall grade, and a scenario's own
     grade is a measurement (built-in scenarios FAIL on P@5 in every mode while the modes pass)."""
     through_systems = True
-    """It runs on a system that declares what its phases need (`system_lifecycle.py`)."""
+    """It runs on a system that declares what its phases need (`port.needed`), through `system.py`."""
 
     def __init__(
         self,
@@ -99,31 +101,27 @@ class LifecycleKind:
 
     def not_applicable_to(self, system: SystemInfo) -> str | None:
         """Why the scenarios cannot run on a system under test: a capability the phases need that it lacks."""
-        return system_lifecycle.not_applicable(system, self.settings)
+        return not_applicable(system, self.settings)
+
+    def adapter(self, engine: Engine) -> Adapter:
+        """What answers the scenarios on this engine: the reference pipeline where no system is
+        bound (the reference system), else the bound system through the protocol."""
+        if engine.system is None:
+            return ReferenceAdapter(engine.backend, self.embedder, self.settings, self.rules)
+        return SystemAdapter(engine.system)
 
     def execute(self, engine: Engine) -> Iterator[Step[LifecycleResult]]:
         backend = engine.backend.name
-        system = engine.system
+        limit = self.suite.max_results
         for scenario in self.suite.scenarios:
             results = []
             for mode in engine.modes:
                 result = LifecycleResult(scenario.name, scenario.raw, backend, mode.value)
                 try:
-                    if system is not None:
-                        limit = self.suite.max_results
-                        run = system_lifecycle.run_on_system(scenario, system, mode, limit, self.settings)
-                    else:
-                        run = run_scenario(
-                            scenario,
-                            engine.backend,
-                            f"lc{uuid.uuid4().hex[:12]}",
-                            self.embedder,
-                            mode,
-                            self.suite.max_results,
-                            self.settings,
-                            self.rules,
-                        )
-                    results.append(judge(scenario, run, result, self.suite.max_results, self.rules.fixed_cutoff))
+                    # the adapter here, in the try: a reference embedder that fails to build is this result's error
+                    port = self.adapter(engine).open(scenario, mode)
+                    run = runner.run(scenario, port, limit, self.settings)
+                    results.append(judge(scenario, run, result, limit, self.rules.fixed_cutoff))
                 except Exception as exc:  # noqa: BLE001 - a scenario's error is its result; the run goes on
                     results.append(result.fail_with(exc))
             yield Step(scenario.name, results)
@@ -163,7 +161,7 @@ class LifecycleKind:
             "max_results": self.suite.max_results,
             "rules": self.rules.name,
             "setting_docs": [{"name": n, "value": v, "doc": d} for n, v, d in self.settings.describe()],
-            "warnings": list(self.suite.warnings) + ([system_lifecycle.UNOBSERVED] if through else []),
+            "warnings": list(self.suite.warnings) + ([UNOBSERVED] if through else []),
             "summary": {m: asdict(s) for m, s in summaries.items()},
             "results": [r.to_json() for r in results],
         }

@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from statistics import fmean
 
-from harness.evaluation.lifecycle_results import RANKING, LifecycleResult
+from harness.evaluation.kinds.lifecycle.results import RANKING, LifecycleResult
 from harness.metrics.grades import THRESHOLDS, overall
 
 
