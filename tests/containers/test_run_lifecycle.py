@@ -40,7 +40,15 @@ def _nested_pytest(*args: str, env: dict[str, str] | None = None) -> subprocess.
 @pytest.mark.usefixtures("local_images")
 def test_no_container_of_a_run_outlives_it() -> None:
     run = _nested_pytest(
-        "-n", "2", "tests/test_suite_cases.py", "--backend", "redis", "--backend", "valkey", "-k", "alias-short"
+        "-n",
+        "2",
+        "tests/test_suite_cases.py",
+        "--harness-backend",
+        "redis",
+        "--harness-backend",
+        "valkey",
+        "-k",
+        "alias-short",
     )
     output, _ = run.communicate(timeout=300)
     assert run.returncode == 0, output
@@ -94,7 +102,7 @@ def test_one_server_per_run_recorded_privately_under_basetemp(xdist: tuple[str, 
     probe.write_text(_SHARED_SERVER_PROBE)
     out.mkdir()
     run = _nested_pytest(
-        *xdist, str(probe), "--backend", "redis", "--basetemp", str(basetemp), env={"PROBE_OUT": str(out)}
+        *xdist, str(probe), "--harness-backend", "redis", "--basetemp", str(basetemp), env={"PROBE_OUT": str(out)}
     )
     output, _ = run.communicate(timeout=300)
     assert run.returncode == 0, output
@@ -110,7 +118,7 @@ def test_one_server_per_run_recorded_privately_under_basetemp(xdist: tuple[str, 
 def test_without_an_engine_server_items_skip_or_fail(require: str, expected: str, tmp_path: Path) -> None:
     run = _nested_pytest(
         "tests/test_suite_cases.py",
-        "--backend",
+        "--harness-backend",
         "redis",
         "-k",
         "alias-short-k8s",
