@@ -113,7 +113,7 @@ def test_a_partial_run_neither_freezes_nor_checks(project: Path) -> None:
 def test_freeze_and_check_together_are_refused(project: Path) -> None:
     run = _pytest(project, "--harness-check-baseline", freeze=True)
     assert run.returncode == pytest.ExitCode.USAGE_ERROR
-    assert "HARNESS_FREEZE=1 freezes baselines and --check-baseline checks them" in run.stderr
+    assert "HARNESS_FREEZE=1 freezes baselines and --harness-check-baseline checks them" in run.stderr
 
 
 def test_a_haystack_suite_is_frozen_and_checked_question_by_question(tmp_path: Path) -> None:
