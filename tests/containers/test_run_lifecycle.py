@@ -94,16 +94,26 @@ def test_two(server_url, tmp_path_factory, pytestconfig):
 
 
 @pytest.mark.usefixtures("local_images")
-@pytest.mark.parametrize("xdist", [("-n", "2", "--dist", "each"), ("-p", "no:xdist")], ids=["xdist", "no-xdist"])
-def test_one_server_per_run_recorded_privately_under_basetemp(xdist: tuple[str, ...], tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    ("xdist", "options"),
+    [
+        (("-n", "2", "--dist", "each"), ("--harness-backend", "redis")),
+        (("-p", "no:xdist"), ("--harness-backend", "redis")),
+        (("-n", "2", "--dist", "each"), ()),
+    ],
+    ids=["xdist", "no-xdist", "xdist-no-option"],
+)
+def test_one_server_per_run_recorded_privately_under_basetemp(
+    xdist: tuple[str, ...], options: tuple[str, ...], tmp_path: Path
+) -> None:
     """Every process of a run gets the same server from 0600 records under the controller's basetemp,
-    handed over through xdist's workerinput (the environment is left alone); the records go at the end."""
+    handed over through xdist's workerinput (the environment is left alone); the records go at the end.
+    Without a harness option the harness is set up only in the workers, when `server_url` is first
+    requested: the controller hands its run over all the same, and removes what they started."""
     probe, out, basetemp = tmp_path / "test_probe.py", tmp_path / "out", tmp_path / "basetemp"
     probe.write_text(_SHARED_SERVER_PROBE)
     out.mkdir()
-    run = _nested_pytest(
-        *xdist, str(probe), "--harness-backend", "redis", "--basetemp", str(basetemp), env={"PROBE_OUT": str(out)}
-    )
+    run = _nested_pytest(*xdist, str(probe), *options, "--basetemp", str(basetemp), env={"PROBE_OUT": str(out)})
     output, _ = run.communicate(timeout=300)
     assert run.returncode == 0, output
     urls = {path.name: path.read_text() for path in out.iterdir()}
