@@ -1,11 +1,16 @@
 """pytest plugin: every item of every selected suite (a belief case, lifecycle scenario,
-conversation turn, code task) becomes one test item, per backend and mode.
+conversation turn, code task) becomes one test item of a test that requests `harness_item`, per
+backend and mode.
 
-Items are named `<kind>-<backend>-<mode>-<item id>` and marked with their backend and kind, so
-`pytest -m lifecycle`, `pytest --backend redis -k alias` and `pytest -n auto` all work. Its parts:
-`items.py` (what is collected, how an item runs and when it fails), `servers.py` (one container per
-server backend for the whole run, shared by the xdist workers), `gate.py` (`--check-baseline` and
-HARNESS_FREEZE=1 over every kind's items). This module only wires them into pytest's hooks.
+This module is the `pytest11` entry, loaded by every pytest session of an environment that has
+the harness installed, a memory-system author's own repository included: it imports pytest and
+the standard library only, and its options all start `--harness-`. The harness itself
+(`session.py`, and through it the kinds, the pipeline and the backends) is imported when a
+`--harness-*` option is given or `HARNESS_FREEZE=1` is set (at start-up, so a wrong option fails at
+once and the baseline gate sees every item), or when a test requests `harness_item`,
+`harness_check` or `server_url`. Which suites a `harness_item` test gets: `--harness-suite`, else
+the ini `harness_collect` (`builtin`: the built-in suite of every kind; `none`, the default: no
+item, the test is skipped saying so).
 """
 
 from __future__ import annotations
@@ -15,196 +20,169 @@ import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import pytest
 
-from harness.backends import registry
-from harness.baselines import DEFAULT_TOLERANCE, BaselineStore, history
-from harness.errors import HarnessError
-from harness.evaluation.kinds import builtin_suites
-from harness.evaluation.runner import not_applicable, system_modes
-from harness.pipeline import Mode
-from harness.pytest_plugin import gate
-from harness.pytest_plugin.items import Baselines, GroupRuns, ItemParam, Kinds, judge
-from harness.pytest_plugin.servers import Connections, Run, SharedServers
-from harness.pytest_plugin.systems import Systems
-from harness.systems.protocol import REFERENCE
-from harness.systems.registry import resolve
+from harness.pytest_plugin import run as names
+from harness.pytest_plugin.run import Run, baseline_action
 
-__all__ = ["ItemParam"]
+if TYPE_CHECKING:
+    from harness.pytest_plugin.items import ItemParam
+    from harness.pytest_plugin.session import HarnessSession
 
 RUN_INPUT = "harness_run"
 """The `workerinput` key under which the controller hands its `Run` to each xdist worker."""
+COLLECT_INI = "harness_collect"
+COLLECT_CHOICES = ("none", "builtin")
+NO_SUITE = f"harness: no suite selected: give --harness-suite SPEC, or set {COLLECT_INI} = builtin in the ini"
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
-    group = parser.getgroup("harness", "memory retrieval harness")
+    group = parser.getgroup("harness", "memory retrieval harness (tests requesting harness_item)")
     group.addoption(
-        "--backend",
+        "--harness-backend",
+        dest=names.BACKEND,
         action="append",
         default=None,
-        help=f"backend(s): {', '.join(registry.names())} (default: {', '.join(registry.default_run())})",
+        help="backend(s) items run on (`harness backends` lists them; default: those of its default run)",
     )
     group.addoption(
-        "--mode",
+        "--harness-mode",
+        dest=names.MODE,
         action="append",
         default=None,
         help="mode(s) to run and assert: bm25, vector, hybrid (default: bm25, asserted where it is the system under test)",
     )
     group.addoption(
-        "--suite",
+        "--harness-suite",
+        dest=names.SUITE,
         action="append",
         default=None,
-        help="suite(s), as `harness run --suite` takes them (default: the built-in suite of every kind with items)",
+        help=f"suite(s), as `harness run --suite` takes them (default: as the ini {COLLECT_INI} says)",
     )
     group.addoption(
-        "--system",
+        "--harness-system",
+        dest=names.SYSTEM,
         action="append",
         default=None,
         help="memory system(s) under test: reference, an installed one, or http:URL (default: reference)",
     )
     group.addoption(
-        "--check-baseline",
+        "--harness-check-baseline",
+        dest=names.CHECK_BASELINE,
         action="store_true",
-        help=f"check every suite x backend x mode that ran against its baseline; {gate.FREEZE_ENV}=1 freezes",
+        help=f"check every suite x backend x mode that ran against its baseline; {names.FREEZE_ENV}=1 freezes",
     )
-    group.addoption("--baseline-dir", type=Path, default=None, help="baselines folder (default: cases/baselines)")
     group.addoption(
-        "--baseline-tolerance",
-        type=float,
-        default=DEFAULT_TOLERANCE,
-        help=f"how far a score may fall below its baseline (default {DEFAULT_TOLERANCE})",
+        "--harness-baseline-dir",
+        dest=names.BASELINE_DIR,
+        type=Path,
+        default=None,
+        help="baselines folder (default: cases/baselines)",
     )
+    group.addoption(
+        "--harness-baseline-tolerance",
+        dest=names.BASELINE_TOLERANCE,
+        type=float,
+        default=None,
+        help="how far a score may fall below its baseline (default: as `harness run --baseline-tolerance`)",
+    )
+    parser.addini(
+        COLLECT_INI,
+        f"suites a harness_item test gets without --harness-suite: {' or '.join(COLLECT_CHOICES)} "
+        "(builtin: the built-in suite of every kind)",
+        default="none",
+    )
+
+
+@dataclass
+class _Plugin:
+    """Per process: the run its processes share (made when first needed) and the harness session
+    (None until the harness is asked for)."""
+
+    run: Run | None = None
+    session: HarnessSession | None = None
+
+
+_PLUGIN = pytest.StashKey[_Plugin]()
 
 
 def _is_worker(config: pytest.Config) -> bool:
     return hasattr(config, "workerinput")
 
 
-@dataclass
-class _State:
-    """Per process: connections, the kinds, their group runs and the baselines items are held to."""
-
-    connections: Connections
-    kinds: Kinds
-    runs: GroupRuns
-    baselines: Baselines
-    systems: Systems
-
-
-_STATE = pytest.StashKey[_State]()
-
-
 @pytest.hookimpl(trylast=True)  # after the tmpdir plugin has set up the basetemp
 def pytest_configure(config: pytest.Config) -> None:
-    for name in registry.names():
-        config.addinivalue_line("markers", f"{name}: runs on the {name} backend")
-    store = BaselineStore(config.getoption("--baseline-dir"))
-    if _is_worker(config):
-        given = config.workerinput[RUN_INPUT]  # type: ignore[attr-defined]  # set by xdist on workers
-        run = Run(given["run_id"], given["owner"], Path(given["records"]))
-    else:
-        # the controller's basetemp: xdist gives each worker a folder below it, so all processes see it
-        basetemp = config._tmp_path_factory.getbasetemp()  # type: ignore[attr-defined]
-        run = Run(f"pytest-{uuid.uuid4().hex[:12]}", os.getpid(), basetemp / "harness-servers")
-        _register_gate(config, store, basetemp)
-    config.stash[_STATE] = _State(
-        Connections(_selected_backends(config), SharedServers(run)),
-        Kinds(_selected_modes(config)),
-        GroupRuns(),
-        Baselines(store),
-        Systems(_selected_systems(config)),
-    )
+    if config.getini(COLLECT_INI) not in COLLECT_CHOICES:
+        raise pytest.UsageError(f"{COLLECT_INI} = {config.getini(COLLECT_INI)}: one of {', '.join(COLLECT_CHOICES)}")
+    config.stash[_PLUGIN] = _Plugin()
+    if baseline_action(config) is not None or any(config.getoption(dest) is not None for dest in names.SELECTING):
+        _session(config)
 
 
-def _register_gate(config: pytest.Config, store: BaselineStore, basetemp: Path) -> None:
-    """In the controller, when the session freezes or checks: the gate, writing its history into
-    the session's basetemp (never into the checkout)."""
-    action = gate.baseline_action(config)
-    if action is None:
-        return
-    history_file = basetemp / history.FILE_NAME
-    tolerance = config.getoption("--baseline-tolerance")
-    config.pluginmanager.register(gate.BaselineGate(store, action, tolerance, _selected_modes(config), history_file))
+def _run(config: pytest.Config) -> Run:
+    """The run: handed over by the controller in a worker; in the controller, made under its basetemp
+    (xdist gives each worker a folder below it, so every process sees the records)."""
+    plugin = config.stash[_PLUGIN]
+    if plugin.run is None:
+        if _is_worker(config):
+            given = config.workerinput[RUN_INPUT]  # type: ignore[attr-defined]  # set by xdist on workers
+            plugin.run = Run(given["run_id"], given["owner"], Path(given["records"]))
+        else:
+            basetemp = config._tmp_path_factory.getbasetemp()  # type: ignore[attr-defined]
+            plugin.run = Run(f"pytest-{uuid.uuid4().hex[:12]}", os.getpid(), basetemp / "harness-servers")
+    return plugin.run
+
+
+def _session(config: pytest.Config) -> HarnessSession:
+    """The harness session of this process, set up (and the harness imported) on first use."""
+    plugin = config.stash[_PLUGIN]
+    if plugin.session is None:
+        from harness.pytest_plugin.session import HarnessSession
+
+        plugin.session = HarnessSession(config, _run(config), controller=not _is_worker(config))
+    return plugin.session
 
 
 @pytest.hookimpl(optionalhook=True)  # an xdist hook, called in the controller for each worker
 def pytest_configure_node(node: Any) -> None:  # xdist's WorkerController: xdist is an optional dependency
-    run = node.config.stash[_STATE].connections.servers.run
+    run = _run(node.config)
     node.workerinput[RUN_INPUT] = {"run_id": run.run_id, "owner": run.owner, "records": str(run.records)}
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
-    state = config.stash.get(_STATE, None)
-    if state is None:
+    plugin = config.stash.get(_PLUGIN, None)
+    if plugin is None:
         return
-    state.connections.close()
-    if not _is_worker(config):
-        state.connections.servers.remove()
+    if plugin.session is not None:
+        plugin.session.close()
+    if not _is_worker(config) and plugin.run is not None and plugin.run.started():
+        from harness.pytest_plugin.servers import SharedServers
 
-
-def _selected_backends(config: pytest.Config) -> list[str]:
-    return [registry.check_backend(b) for b in dict.fromkeys(config.getoption("--backend") or registry.default_run())]
-
-
-def _selected_systems(config: pytest.Config) -> list[str]:
-    names = list(dict.fromkeys(config.getoption("--system") or [REFERENCE]))
-    try:
-        return [resolve(name).name for name in names]
-    except HarnessError as exc:
-        raise pytest.UsageError(f"harness: --system: {exc}") from None
-
-
-def _selected_modes(config: pytest.Config) -> list[Mode]:
-    return [Mode(m) for m in dict.fromkeys(config.getoption("--mode") or [Mode.BM25.value])]
+        SharedServers(plugin.run).remove()  # in the controller: what any process started
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     if "harness_item" not in metafunc.fixturenames:
         return
     config = metafunc.config
-    state = config.stash[_STATE]
-    specs = list(dict.fromkeys(config.getoption("--suite") or builtin_suites()))
-    params = []
-    for param in state.kinds.params(specs, state.connections.selected, state.systems.names):
-        config.addinivalue_line("markers", f"{param.kind}: items of {param.kind} suites")
-        marks = [getattr(pytest.mark, param.backend), getattr(pytest.mark, param.kind)]
-        params.append(pytest.param(param, id=param.id, marks=marks))
-    metafunc.parametrize("harness_item", params)
+    if config.getoption(names.SUITE) is None and config.getini(COLLECT_INI) == "none":
+        metafunc.parametrize(
+            "harness_item", [pytest.param(None, id="no-suite", marks=pytest.mark.skip(reason=NO_SUITE))]
+        )
+        return
+    _session(config).parametrize(metafunc)
 
 
 @pytest.fixture
 def harness_check(request: pytest.FixtureRequest) -> Callable[[ItemParam], None]:
     """`harness_check(item)`: run the item's group (once per process) and pass, fail or xfail it
     with the judge's reasons; its results go to the baseline gate when one runs."""
-    state = request.config.stash[_STATE]
-    named = {Mode(m) for m in request.config.getoption("--mode") or ()}
-    recording = gate.baseline_action(request.config) is not None
-
-    def check(param: ItemParam) -> None:
-        backend = state.connections.backend(param.backend)
-        kind = state.kinds[param.spec]
-        system = state.systems.bound(param, backend, state.connections, state.runs)
-        _, unsupported = system_modes([param.mode], backend.info(), system)
-        if param.mode in unsupported:
-            reason = unsupported[param.mode]
-            if system is None:
-                pytest.skip(f"{param.backend}: {param.mode.value} mode unsupported: {reason}")
-            pytest.skip(f"{param.system}: not applicable: {reason}")
-        if system is not None and (skipped := not_applicable(kind, system)):  # type: ignore[arg-type]
-            pytest.skip(f"{param.system}: not applicable: {skipped}")
-        results = state.runs.results(param, kind, backend, system)
-        if recording:
-            gate.record(request.node, param, backend.info(), results)
-        # the reference system is held to its kinds' asserted modes; another system to the modes `--mode` names
-        asserted = named or (kind.asserted if param.system == REFERENCE else frozenset())
-        judge(kind, param, results, param.mode in asserted, state.baselines)
-
-    return check
+    return _session(request.config).check(request)
 
 
 @pytest.fixture(scope="session")
 def server_url(pytestconfig: pytest.Config) -> Callable[[str], str]:
     """`server_url(name)`: the URL of the run's shared server of that backend."""
-    return pytestconfig.stash[_STATE].connections.url
+    return _session(pytestconfig).connections.url

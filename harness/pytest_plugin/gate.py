@@ -1,7 +1,7 @@
-"""The session's baseline gate: with `--check-baseline` every item's results, of any kind (carried
+"""The session's baseline gate: with `--harness-check-baseline` every item's results, of any kind (carried
 to the controller in each test report's user properties, so xdist works), are checked against the
 committed baselines when the session ends, and a regression fails the session; HARNESS_FREEZE=1
-freezes them instead. As `harness run` does: the kind is built again from its `--suite`, reports
+freezes them instead. As `harness run` does: the kind is built again from its `--harness-suite`, reports
 the items' results (one report per suite, backend and mode), and its score sheets are frozen or
 checked with its report's settings, item by item; a check of part of a suite (`-k`, a skip)
 compares those items with the same items of the baseline, a freeze needs them all. The history
@@ -9,7 +9,6 @@ of either goes into the session's basetemp, never into the checkout."""
 
 from __future__ import annotations
 
-import os
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from datetime import UTC, datetime
@@ -26,17 +25,8 @@ from harness.evaluation.kind import CaseKind, Result, RunInfo, run_order
 from harness.pipeline import Mode
 from harness.pytest_plugin.items import ItemParam, Kinds
 
-FREEZE_ENV = "HARNESS_FREEZE"
 RESULT_PROPERTY = "harness_result"
 """The user property an item's results travel under to the controller's baseline gate."""
-
-
-def baseline_action(config: pytest.Config) -> str | None:
-    """`freeze`, `check` or None: what the session does with baselines when it ends."""
-    freeze_run = os.environ.get(FREEZE_ENV) == "1"
-    if freeze_run and config.getoption("--check-baseline"):
-        raise pytest.UsageError(f"{FREEZE_ENV}=1 freezes baselines and --check-baseline checks them: pick one")
-    return "freeze" if freeze_run else "check" if config.getoption("--check-baseline") else None
 
 
 def record(node: pytest.Item, param: ItemParam, info: BackendInfo, results: Sequence[Result]) -> None:

@@ -1,13 +1,13 @@
 """Test items from any kind of case: what collection lists, how an item runs, and when it fails.
 
-Every `--suite` names a kind (`harness.evaluation.kinds.kinds_for`); an `Itemized` kind lists its
+Every `--harness-suite` names a kind (`harness.evaluation.kinds.kinds_for`); an `Itemized` kind lists its
 items, and each becomes one item per selected backend and mode, named
 `<kind>-<backend>-<mode>-<item id>` and marked with its backend and its kind. Nothing here knows
 a kind: a new one gets items by implementing `Itemized`.
 
 An item runs its group (`kind.only(group)`) once per process, backend and mode, and reads its own
 results from that run, so one ingest serves every item of the group on that worker. It fails when
-a result errored, or when the judge failed it in an asserted mode (those `--mode` names, else the
+a result errored, or when the judge failed it in an asserted mode (those `--harness-mode` names, else the
 kind's `asserted`). In any other mode a judged failure fails only where the committed baseline of
 that suite, backend and mode recorded the item passing (a regression); else it is an xfail with the
 judge's reasons.
@@ -38,13 +38,13 @@ from harness.systems.protocol import REFERENCE, file_key
 @dataclass(frozen=True)
 class ItemParam:
     spec: str
-    """The suite as the user gave it (`--suite`), so any process can build its kind again."""
+    """The suite as the user gave it (`--harness-suite`), so any process can build its kind again."""
     kind: str
     backend: str
     mode: Mode
     item: Item
     system: str = REFERENCE
-    """The system under test (`--system`); named in the id when it is not the reference system."""
+    """The system under test (`--harness-system`); named in the id when it is not the reference system."""
 
     @property
     def id(self) -> str:
@@ -65,10 +65,10 @@ class Kinds:
             try:
                 (planned,) = kinds_for([spec], KindOptions(self.modes, embedding_model=model))
             except HarnessError as exc:
-                raise pytest.UsageError(f"harness: --suite {spec}: {exc}") from None
+                raise pytest.UsageError(f"harness: --harness-suite {spec}: {exc}") from None
             kind = planned.kind
             if not isinstance(kind, Itemized):
-                raise pytest.UsageError(f"harness: --suite {spec}: its kind ({kind.name}) makes no test items")
+                raise pytest.UsageError(f"harness: --harness-suite {spec}: its kind ({kind.name}) makes no test items")
             self._kinds[spec] = kind
         return self._kinds[spec]
 

@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import json
 import os
-from dataclasses import dataclass
 from pathlib import Path
 
 import pytest
@@ -24,17 +23,9 @@ import pytest
 from harness.backends import registry
 from harness.backends.base import Backend
 from harness.errors import BackendUnavailable
+from harness.pytest_plugin.run import Run
 
 REQUIRE_DOCKER_ENV = "HARNESS_REQUIRE_DOCKER"
-
-
-@dataclass(frozen=True)
-class Run:
-    """What every process of one pytest run shares: the run id, the owning pid, the records folder."""
-
-    run_id: str
-    owner: int
-    records: Path
 
 
 class SharedServers:
@@ -67,17 +58,13 @@ class SharedServers:
             raise BackendUnavailable(data["error"])
         return data["url"]
 
-    def records(self) -> list[Path]:
-        """What any process of this run started (or tried to), as recorded in the shared folder."""
-        return sorted(self.run.records.glob("*.json"))
-
     def forget(self) -> None:
         for path in self.run.records.glob("*"):
             path.unlink(missing_ok=True)
 
     def remove(self) -> None:
         """In the controller, when the run ends: remove what any process started, and the records."""
-        if not self.records():
+        if not self.run.started():
             return
         from harness.containers import ContainerError, remove_run
 
@@ -105,7 +92,7 @@ class Connections:
     def url(self, name: str) -> str:
         """The run's shared server of `name`; skips (or fails, under HARNESS_REQUIRE_DOCKER=1) without Docker."""
         if name not in self.selected:
-            pytest.skip(f"{name} not selected (run with --backend {name})")
+            pytest.skip(f"{name} not selected (run with --harness-backend {name})")
         from harness.containers import docker_available
 
         reason = docker_available()

@@ -1,4 +1,4 @@
-"""`pytest --system`: each system under test bound once per process and backend, on the run's
+"""`pytest --harness-system`: each system under test bound once per process and backend, on the run's
 shared servers (an HTTP service's namespaces are dropped by the system itself when closed)."""
 
 from __future__ import annotations

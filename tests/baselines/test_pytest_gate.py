@@ -35,7 +35,14 @@ def _pytest(project: Path, *args: str, freeze: bool = False, basetemp: str = "t"
     if freeze:
         env["HARNESS_FREEZE"] = "1"
     command = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q", "-rf", "test_cases.py"]
-    command += ["--backend", "embedded", "--suite", str(project / "suite"), "--baseline-dir", str(project / "b")]
+    command += [
+        "--harness-backend",
+        "embedded",
+        "--harness-suite",
+        str(project / "suite"),
+        "--harness-baseline-dir",
+        str(project / "b"),
+    ]
     command += ["--basetemp", str(project / basetemp)]
     return subprocess.run([*command, *args], cwd=project, env=env, capture_output=True, text=True, timeout=300)
 
@@ -65,7 +72,7 @@ def test_freeze_then_check_fails_on_a_degraded_suite_naming_its_cases_and_passes
     assert (project / "b" / "suite" / "embedded-bm25.json").is_file()
     assert _history(project, "frozen") == [("freeze", None)]
 
-    passed = _pytest(project, "--check-baseline", basetemp="passed")
+    passed = _pytest(project, "--harness-check-baseline", basetemp="passed")
     assert passed.returncode == 0, passed.stdout + passed.stderr
     assert "baseline suite / embedded / bm25: passed (0 regressed, 0 missing" in passed.stdout
     assert f"baseline history: {project / 'passed' / FILE_NAME}" in passed.stdout
@@ -74,7 +81,7 @@ def test_freeze_then_check_fails_on_a_degraded_suite_naming_its_cases_and_passes
 
     original = (project / "suite" / "corpus.json").read_text()
     _drop_aliases(project / "suite")
-    failed = _pytest(project, "--check-baseline", basetemp="failed")
+    failed = _pytest(project, "--harness-check-baseline", basetemp="failed")
     assert failed.returncode == 1
     broken = _failed_items(failed.stdout)
     assert broken, "a corpus without aliases must fail some case, or this test shows nothing"
@@ -84,12 +91,12 @@ def test_freeze_then_check_fails_on_a_degraded_suite_naming_its_cases_and_passes
 
     (project / "suite" / "corpus.json").write_text(original)
     assert _history(project, "failed") == [("check", False)]
-    restored = _pytest(project, "--check-baseline")
+    restored = _pytest(project, "--harness-check-baseline")
     assert restored.returncode == 0, restored.stdout + restored.stderr
 
 
 def test_a_check_without_a_baseline_is_a_usage_error_not_a_pass(project: Path) -> None:
-    run = _pytest(project, "--check-baseline")
+    run = _pytest(project, "--harness-check-baseline")
     assert run.returncode == pytest.ExitCode.USAGE_ERROR
     assert "harness: no baseline for suite / embedded / bm25" in run.stdout
 
@@ -104,9 +111,9 @@ def test_a_partial_run_neither_freezes_nor_checks(project: Path) -> None:
 
 
 def test_freeze_and_check_together_are_refused(project: Path) -> None:
-    run = _pytest(project, "--check-baseline", freeze=True)
+    run = _pytest(project, "--harness-check-baseline", freeze=True)
     assert run.returncode == pytest.ExitCode.USAGE_ERROR
-    assert "HARNESS_FREEZE=1 freezes baselines and --check-baseline checks them" in run.stderr
+    assert "HARNESS_FREEZE=1 freezes baselines and --harness-check-baseline checks them" in run.stderr
 
 
 def test_a_haystack_suite_is_frozen_and_checked_question_by_question(tmp_path: Path) -> None:
@@ -119,8 +126,8 @@ def test_a_haystack_suite_is_frozen_and_checked_question_by_question(tmp_path: P
 
     def pytest_run(*args: str, freeze: bool = False) -> subprocess.CompletedProcess[str]:
         command = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q", "-rf", "test_cases.py"]
-        command += ["--backend", "embedded", "--suite", "haystack:longmemeval-oracle"]
-        command += ["--baseline-dir", str(tmp_path / "b"), *args]
+        command += ["--harness-backend", "embedded", "--harness-suite", "haystack:longmemeval-oracle"]
+        command += ["--harness-baseline-dir", str(tmp_path / "b"), *args]
         run_env = env | ({"HARNESS_FREEZE": "1"} if freeze else {})
         return subprocess.run(command, cwd=tmp_path, env=run_env, capture_output=True, text=True, timeout=300)
 
@@ -128,12 +135,12 @@ def test_a_haystack_suite_is_frozen_and_checked_question_by_question(tmp_path: P
     frozen = pytest_run(freeze=True)
     assert frozen.returncode == 0, frozen.stdout + frozen.stderr
     assert f"baseline {key}: frozen in" in frozen.stdout
-    passed = pytest_run("--check-baseline")
+    passed = pytest_run("--harness-check-baseline")
     assert passed.returncode == 0, passed.stdout + passed.stderr
     assert f"baseline {key}: passed" in passed.stdout
 
     oracle_file(data, shed_evidence="We finally finished the outbuilding: it is olive now.", miss=False)
-    failed = pytest_run("--check-baseline")
+    failed = pytest_run("--harness-check-baseline")
     assert failed.returncode == 1, failed.stdout + failed.stderr
     assert re.search(r"^  regressed  case q-shed ", failed.stdout, re.M), failed.stdout
     assert f"baseline {key}: FAILED" in failed.stdout

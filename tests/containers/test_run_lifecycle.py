@@ -40,7 +40,15 @@ def _nested_pytest(*args: str, env: dict[str, str] | None = None) -> subprocess.
 @pytest.mark.usefixtures("local_images")
 def test_no_container_of_a_run_outlives_it() -> None:
     run = _nested_pytest(
-        "-n", "2", "tests/test_suite_cases.py", "--backend", "redis", "--backend", "valkey", "-k", "alias-short"
+        "-n",
+        "2",
+        "tests/test_suite_cases.py",
+        "--harness-backend",
+        "redis",
+        "--harness-backend",
+        "valkey",
+        "-k",
+        "alias-short",
     )
     output, _ = run.communicate(timeout=300)
     assert run.returncode == 0, output
@@ -86,16 +94,26 @@ def test_two(server_url, tmp_path_factory, pytestconfig):
 
 
 @pytest.mark.usefixtures("local_images")
-@pytest.mark.parametrize("xdist", [("-n", "2", "--dist", "each"), ("-p", "no:xdist")], ids=["xdist", "no-xdist"])
-def test_one_server_per_run_recorded_privately_under_basetemp(xdist: tuple[str, ...], tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    ("xdist", "options"),
+    [
+        (("-n", "2", "--dist", "each"), ("--harness-backend", "redis")),
+        (("-p", "no:xdist"), ("--harness-backend", "redis")),
+        (("-n", "2", "--dist", "each"), ()),
+    ],
+    ids=["xdist", "no-xdist", "xdist-no-option"],
+)
+def test_one_server_per_run_recorded_privately_under_basetemp(
+    xdist: tuple[str, ...], options: tuple[str, ...], tmp_path: Path
+) -> None:
     """Every process of a run gets the same server from 0600 records under the controller's basetemp,
-    handed over through xdist's workerinput (the environment is left alone); the records go at the end."""
+    handed over through xdist's workerinput (the environment is left alone); the records go at the end.
+    Without a harness option the harness is set up only in the workers, when `server_url` is first
+    requested: the controller hands its run over all the same, and removes what they started."""
     probe, out, basetemp = tmp_path / "test_probe.py", tmp_path / "out", tmp_path / "basetemp"
     probe.write_text(_SHARED_SERVER_PROBE)
     out.mkdir()
-    run = _nested_pytest(
-        *xdist, str(probe), "--backend", "redis", "--basetemp", str(basetemp), env={"PROBE_OUT": str(out)}
-    )
+    run = _nested_pytest(*xdist, str(probe), *options, "--basetemp", str(basetemp), env={"PROBE_OUT": str(out)})
     output, _ = run.communicate(timeout=300)
     assert run.returncode == 0, output
     urls = {path.name: path.read_text() for path in out.iterdir()}
@@ -110,7 +128,7 @@ def test_one_server_per_run_recorded_privately_under_basetemp(xdist: tuple[str, 
 def test_without_an_engine_server_items_skip_or_fail(require: str, expected: str, tmp_path: Path) -> None:
     run = _nested_pytest(
         "tests/test_suite_cases.py",
-        "--backend",
+        "--harness-backend",
         "redis",
         "-k",
         "alias-short-k8s",

@@ -14,9 +14,9 @@ from tests.containers.conftest import local_images, require_docker_or_skip  # no
 
 
 def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
-    """`server` runs on each local server backend, or those named with `--backend`; `any_server`
-    on every server backend named with `--backend` (atlas too), by default the local ones."""
-    chosen = dict.fromkeys(metafunc.config.getoption("--backend") or registry.default_run())
+    """`server` runs on each local server backend, or those named with `--harness-backend`; `any_server`
+    on every server backend named with `--harness-backend` (atlas too), by default the local ones."""
+    chosen = dict.fromkeys(metafunc.config.getoption("--harness-backend") or registry.default_run())
     if "server" in metafunc.fixturenames:
         local_servers = [d.name for d in registry.DESCRIPTORS if d.server is not None and d.local]
         metafunc.parametrize("server", [b for b in chosen if b in local_servers])

@@ -7,7 +7,7 @@ run, runs interrupted mid-way by SIGINT and SIGTERM (each must drop what it crea
 exits), a run killed by SIGKILL (it cannot: the ledger must name all it left), and `harness down
 --url`. After each run but the killed one, and after `down --url`, the dump must be the same byte
 for byte and nothing of the harness's may be on the server or in the ledger. One test per server
-backend named with `--backend` (by default the local ones; `--backend atlas` in CI's Atlas leg).
+backend named with `--harness-backend` (by default the local ones; `--harness-backend atlas` in CI's Atlas leg).
 """
 
 from __future__ import annotations

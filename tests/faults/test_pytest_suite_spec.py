@@ -1,4 +1,4 @@
-"""`pytest --suite SPEC` runs the suite the user named from any working directory: each item
+"""`pytest --harness-suite SPEC` runs the suite the user named from any working directory: each item
 carries the spec it was given (an absolute folder, `tenure:/abs/dir`), not the suite's display name."""
 
 from __future__ import annotations
@@ -12,7 +12,7 @@ from tests.faults.helpers import run, write_suite
 from tests.suites.tenure_fixture import belief, write_tenure
 
 ITEMS = """
-from harness.pytest_plugin import ItemParam
+from harness.pytest_plugin.items import ItemParam
 
 
 def test_item(harness_item: ItemParam, harness_check) -> None:
@@ -38,8 +38,8 @@ def test_an_absolute_suite_spec_runs_from_another_directory(tmp_path: Path, kind
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
     (elsewhere / "test_items.py").write_text(ITEMS, encoding="utf-8")
-    in_pytest = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q", "--backend", "embedded"]
-    result = run([*in_pytest, "--suite", spec], elsewhere, 300)
+    in_pytest = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q", "--harness-backend", "embedded"]
+    result = run([*in_pytest, "--harness-suite", spec], elsewhere, 300)
     expected = 2 if kind == "folder" else 1
     assert result.returncode == 0, result.stdout[-3000:] + result.stderr[-2000:]
     assert f"{expected} passed" in result.stdout, result.stdout[-3000:]

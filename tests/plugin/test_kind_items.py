@@ -48,7 +48,12 @@ def _pytest(
     selected = [f"test_items.py::test_item[{i}]" for i in items] or ["test_items.py"]
     command = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q", "-rfx", *selected]
     return subprocess.run(
-        [*command, "--backend", "embedded", *args], cwd=folder, env=env, capture_output=True, text=True, timeout=600
+        [*command, "--harness-backend", "embedded", *args],
+        cwd=folder,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
     )
 
 
@@ -58,7 +63,7 @@ def _outcomes(output: str) -> dict[str, str]:
 
 
 def test_collection_lists_every_item_of_the_five_built_in_kinds_under_xdist(tmp_path: Path) -> None:
-    run = _pytest(tmp_path, "-n", "2", "--collect-only")
+    run = _pytest(tmp_path, "-n", "2", "--collect-only", "-o", "harness_collect=builtin")
     assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
     ids = re.findall(r"^test_items\.py::test_item\[(.+)\]$", run.stdout, re.M)
     kinds = Counter(re.match(r"(beliefs|haystack|lifecycle|conversation|code-tasks)-embedded-bm25-", i)[1] for i in ids)
@@ -133,7 +138,7 @@ def oracle_file(
 
 def test_a_missed_haystack_question_fails_its_own_item_with_its_reasons(tmp_path: Path) -> None:
     data = oracle_file(tmp_path / "data").parent
-    run = _pytest(tmp_path, "-n", "2", "--suite", "haystack:longmemeval-oracle", data=data)
+    run = _pytest(tmp_path, "-n", "2", "--harness-suite", "haystack:longmemeval-oracle", data=data)
     assert run.returncode == 1, run.stdout[-3000:] + run.stderr[-3000:]
     assert _outcomes(run.stdout) == {"haystack-embedded-bm25-q-violin": "FAILED"}, run.stdout[-3000:]
     assert "q-violin: gold session e-violin not in the top 1 (ranked: d-garden" in run.stdout
@@ -150,7 +155,7 @@ def broken_scenarios(tmp_path: Path) -> Path:
 def test_a_failing_scenario_fails_its_own_item_with_its_reasons_where_its_mode_is_asserted(
     tmp_path: Path, broken_scenarios: Path
 ) -> None:
-    run = _pytest(tmp_path, "-n", "2", "--suite", f"mnemonic:{broken_scenarios}", "--mode", "bm25")
+    run = _pytest(tmp_path, "-n", "2", "--harness-suite", f"mnemonic:{broken_scenarios}", "--harness-mode", "bm25")
     assert run.returncode == 1, run.stdout[-3000:] + run.stderr[-3000:]
     assert _outcomes(run.stdout) == {"lifecycle-embedded-bm25-unanswerable": "FAILED"}, run.stdout[-3000:]
     assert "precision 0.00: FAIL (PASS at 0.7, WARN at 0.5)" in run.stdout
@@ -161,7 +166,7 @@ def test_a_failing_scenario_fails_its_own_item_with_its_reasons_where_its_mode_i
 def test_a_failing_scenario_in_a_mode_not_asserted_is_an_xfail_with_its_reasons(
     tmp_path: Path, broken_scenarios: Path
 ) -> None:
-    run = _pytest(tmp_path, "--suite", f"mnemonic:{broken_scenarios}")
+    run = _pytest(tmp_path, "--harness-suite", f"mnemonic:{broken_scenarios}")
     assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
     assert _outcomes(run.stdout) == {"lifecycle-embedded-bm25-unanswerable": "XFAIL"}, run.stdout[-3000:]
     assert "bm25 not asserted for lifecycle, no baseline: precision 0.00: FAIL" in run.stdout
@@ -175,7 +180,7 @@ def test_a_turn_is_held_to_its_committed_baseline(tmp_path: Path) -> None:
     assert data["cases"]["harbor-log#14"] == {"passed": False}
     assert data["cases"]["harbor-log#13"] == {"passed": True}
     turns = ("conversation-embedded-bm25-harbor-log#13", "conversation-embedded-bm25-harbor-log#14")
-    as_committed = _pytest(tmp_path, "--suite", "conversation:builtin", items=turns)
+    as_committed = _pytest(tmp_path, "--harness-suite", "conversation:builtin", items=turns)
     assert as_committed.returncode == 0, as_committed.stdout[-3000:]
     assert _outcomes(as_committed.stdout) == {"conversation-embedded-bm25-harbor-log#14": "XFAIL"}
     assert "1 passed, 1 xfailed" in as_committed.stdout
@@ -184,7 +189,14 @@ def test_a_turn_is_held_to_its_committed_baseline(tmp_path: Path) -> None:
     changed = tmp_path / "baselines" / frozen.parent.name / frozen.name
     changed.parent.mkdir(parents=True)
     changed.write_text(json.dumps(data))
-    run = _pytest(tmp_path, "--suite", "conversation:builtin", "--baseline-dir", str(changed.parents[1]), items=turns)
+    run = _pytest(
+        tmp_path,
+        "--harness-suite",
+        "conversation:builtin",
+        "--harness-baseline-dir",
+        str(changed.parents[1]),
+        items=turns,
+    )
     assert run.returncode == 1, run.stdout[-3000:]
     assert _outcomes(run.stdout) == {"conversation-embedded-bm25-harbor-log#14": "FAILED"}
     assert "harbor-log#14: not recorded failing in the baseline" in run.stdout

@@ -204,7 +204,7 @@ def test_a_toy_kind_gets_options_shards_merge_compare_and_baselines(
 
 
 ITEM_TESTS = """
-from harness.pytest_plugin import ItemParam
+from harness.pytest_plugin.items import ItemParam
 
 
 def test_item(harness_item: ItemParam, harness_check) -> None:
@@ -219,15 +219,15 @@ def test_a_toy_kind_gets_pytest_items_and_the_pytest_baseline_gate_from_its_spec
     monkeypatch.setattr(kinds, "SPECS", (*kinds.SPECS, TOY))
     monkeypatch.delenv("HARNESS_FREEZE", raising=False)
     pytester.makepyfile(test_items=ITEM_TESTS)
-    common = ["-p", "no:cacheprovider", "--backend", "embedded"]
+    common = ["-p", "no:cacheprovider", "--harness-backend", "embedded"]
 
-    collected = pytester.runpytest_inprocess(*common, "--collect-only", "-q")
+    collected = pytester.runpytest_inprocess(*common, "-o", "harness_collect=builtin", "--collect-only", "-q")
     listed = collected.stdout.str()
     assert re.findall(r"test_item\[(toy-[^\]]+)\]", listed) == [f"toy-embedded-bm25-{i}" for i in ITEMS]
     assert "test_item[beliefs-embedded-bm25-" in listed  # its built-in suite is collected beside the others
 
-    toy = [*common, "--suite", "toy:eight", "--baseline-dir", str(pytester.path / "baselines")]
-    ran = pytester.runpytest_inprocess(*toy, "--mode", "bm25", "-rf")
+    toy = [*common, "--harness-suite", "toy:eight", "--harness-baseline-dir", str(pytester.path / "baselines")]
+    ran = pytester.runpytest_inprocess(*toy, "--harness-mode", "bm25", "-rf")
     ran.assert_outcomes(passed=7, failed=1)
     failed = "FAILED test_items.py::test_item[[]toy-embedded-bm25-item-0[]] - *"
     ran.stdout.fnmatch_lines(["item-0 scored 0.00, under 0.1", failed])  # the judge's reasons, in its item
@@ -235,17 +235,17 @@ def test_a_toy_kind_gets_pytest_items_and_the_pytest_baseline_gate_from_its_spec
     module = sys.modules[__name__]
     monkeypatch.setattr(module, "PASS_AT", 0.0)  # every item passes: the gate alone decides below
     monkeypatch.setenv("HARNESS_FREEZE", "1")
-    frozen = pytester.runpytest_inprocess(*toy, "--mode", "hybrid")
+    frozen = pytester.runpytest_inprocess(*toy, "--harness-mode", "hybrid")
     frozen.assert_outcomes(passed=8)
     assert "baseline toy:eight / embedded / hybrid: frozen in" in frozen.stdout.str()
     monkeypatch.delenv("HARNESS_FREEZE")
 
-    checked = pytester.runpytest_inprocess(*toy, "--mode", "hybrid", "--check-baseline")
+    checked = pytester.runpytest_inprocess(*toy, "--harness-mode", "hybrid", "--harness-check-baseline")
     assert checked.ret == 0, checked.stdout.str()
     assert "baseline toy:eight / embedded / hybrid: passed" in checked.stdout.str()
 
     monkeypatch.setattr(module, "ITEMS", tuple(reversed(ITEMS)))  # item-7 now scores 0
-    regressed = pytester.runpytest_inprocess(*toy, "--mode", "hybrid", "--check-baseline")
+    regressed = pytester.runpytest_inprocess(*toy, "--harness-mode", "hybrid", "--harness-check-baseline")
     assert regressed.ret == pytest.ExitCode.TESTS_FAILED
     assert "regressed  case item-7 score: 0.7000 -> 0.0000" in regressed.stdout.str()
     assert "baseline toy:eight / embedded / hybrid: FAILED" in regressed.stdout.str()

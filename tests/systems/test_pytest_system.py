@@ -1,5 +1,5 @@
-"""`pytest --system http:URL`: the built-in belief cases as items of that system, the system in
-their ids; its judged failures are xfails with their reasons (only `--mode` asserts another
+"""`pytest --harness-system http:URL`: the built-in belief cases as items of that system, the system in
+their ids; its judged failures are xfails with their reasons (only `--harness-mode` asserts another
 system), and a kind with no protocol path is skipped as not applicable, with its reason."""
 
 from __future__ import annotations
@@ -22,18 +22,31 @@ def _pytest(folder: Path, *args: str) -> subprocess.CompletedProcess[str]:
     env["PYTHONPATH"] = str(Path(__file__).parents[2])
     command = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q", "-rsx", "test_items.py"]
     return subprocess.run(
-        [*command, "--backend", "embedded", *args], cwd=folder, env=env, capture_output=True, text=True, timeout=600
+        [*command, "--harness-backend", "embedded", *args],
+        cwd=folder,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=600,
     )
 
 
 def test_items_of_a_system_under_test(tmp_path: Path) -> None:
     with serving(Store(extended=True)) as url:
-        run = _pytest(tmp_path, "--system", f"http:{url}", "--suite", "builtin", "--suite", "lifecycle:builtin")
+        run = _pytest(
+            tmp_path,
+            "--harness-system",
+            f"http:{url}",
+            "--harness-suite",
+            "builtin",
+            "--harness-suite",
+            "lifecycle:builtin",
+        )
     out = run.stdout
     assert run.returncode == 0, out[-3000:] + run.stderr[-3000:]
     key = f"http-127.0.0.1-{url.rsplit(':', 1)[1]}"
     xfailed = re.findall(rf"^XFAIL test_items\.py::test_item\[beliefs-embedded-{key}-bm25-(.+?)\]", out, re.M)
-    assert xfailed  # judged failures of a system under test are measured, not asserted, without --mode
+    assert xfailed  # judged failures of a system under test are measured, not asserted, without --harness-mode
     assert re.search(
         r"SKIPPED .*not applicable: the lifecycle kind needs timestamps, clock, access, consolidation", out
     )
@@ -48,7 +61,13 @@ def test_lifecycle_and_conversation_items_of_a_system_declaring_their_needs(tmp_
     store = Store(extended=True, capabilities=("timestamps", "clock", "access", "consolidation", "budget"))
     with serving(store) as url:
         run = _pytest(
-            tmp_path, "--system", f"http:{url}", "--suite", "lifecycle:builtin", "--suite", "conversation:builtin"
+            tmp_path,
+            "--harness-system",
+            f"http:{url}",
+            "--harness-suite",
+            "lifecycle:builtin",
+            "--harness-suite",
+            "conversation:builtin",
         )
     out = run.stdout
     assert run.returncode == 0, out[-3000:] + run.stderr[-3000:]
