@@ -14,11 +14,8 @@ from pydantic import AllowInfNan, BaseModel, ConfigDict, Field, Strict, Validati
 from harness.pipeline.settings import Mode
 from harness.systems.protocol import Capability, Found
 
-PROTOCOL = "harness-memory/1"
-"""The extension's version a service declares in `GET /capabilities`."""
 BATCHES = "harness-memory/1.1"
 """`harness-memory/1` plus `batch_add` (a `POST /add` of many records)."""
-PROTOCOLS = (PROTOCOL, BATCHES)
 
 _Text = Annotated[str, Strict()]
 _Score = Annotated[float, Strict(), AllowInfNan(False)]
@@ -30,6 +27,7 @@ class Declaration(BaseModel):
     model_config = ConfigDict(extra="ignore", frozen=True)
 
     protocol: Literal["harness-memory/1", "harness-memory/1.1"]
+    """The extension's version: the versions the harness speaks."""
     name: _Text | None = None
     version: _Text = "unknown"
     capabilities: tuple[Capability, ...] = ()

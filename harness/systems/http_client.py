@@ -21,7 +21,7 @@ import os
 import socket
 import time
 from collections.abc import Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, NoReturn
 from urllib.parse import unquote, urlsplit
 
@@ -93,8 +93,8 @@ class ServiceUrl:
     port: int | None
     path: str
     """The base path, without its trailing slash; each request's path is appended to it."""
-    authorization: str | None
-    """`Basic ...` of the URL's user and password, or None without them."""
+    authorization: str | None = field(repr=False)
+    """`Basic ...` of the URL's user and password, or None without them (never in a repr)."""
     shown: str
     """The URL as every message, report and file name shows it: its password masked."""
 
@@ -115,13 +115,17 @@ class ServiceUrl:
             raise refuse(str(exc)) from None
         if parts.scheme not in ("http", "https") or not parts.hostname:
             raise refuse("not an http:// or https:// URL")
+        try:
+            host = parts.hostname.encode("idna").decode("ascii")  # what a connection and its Host header take
+        except UnicodeError:
+            raise refuse(f"{parts.hostname!r} is not a host name") from None
         if parts.query or parts.fragment or text.endswith(("?", "#")):
             raise refuse("a base URL has no ?query or #fragment (each request's path is appended to it)")
         authorization = None
         if parts.username is not None or parts.password is not None:
             pair = f"{unquote(parts.username or '')}:{unquote(parts.password or '')}"
             authorization = f"Basic {base64.b64encode(pair.encode('utf-8')).decode('ascii')}"
-        return cls(parts.scheme == "https", parts.hostname, port, parts.path.rstrip("/"), authorization, shown)
+        return cls(parts.scheme == "https", host, port, parts.path.rstrip("/"), authorization, shown)
 
 
 class _DeadlineReader(io.RawIOBase):

@@ -298,8 +298,9 @@ def test_credentials_in_the_url_are_sent_as_basic_auth_and_never_shown(
         (f"http://ann:{SECRET}@[::1", "'http://ann:***@[::1': Invalid IPv6 URL"),
         ("http://127.0.0.1:99999", "'http://127.0.0.1:99999': Port out of range 0-65535"),
         ("http://127.0.0.1:1/?k=v", "'http://127.0.0.1:1/?k=v': a base URL has no ?query or #fragment"),
+        ("http://a..b:1", "'http://a..b:1': 'a..b' is not a host name"),
     ],
-    ids=["space", "ipv6", "ipv6-password", "port", "query"],
+    ids=["space", "ipv6", "ipv6-password", "port", "query", "host"],
 )
 def test_a_url_that_names_no_service_is_one_masked_line(
     cli: Cli, tmp_path: Path, suite: Path, url: str, why: str
