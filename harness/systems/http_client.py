@@ -7,7 +7,8 @@ would arrive elsewhere as a bodiless `GET`), and after `max_failures` requests i
 answer the service counts as lost (`ServiceLost`, a `ConnectionError`, so a run reports it as a
 lost backend: exit 3) and every later request fails at once. Credentials in the URL are sent as
 HTTP basic auth and never shown: `ServiceUrl.shown` is the URL with its password masked.
-Standard library only (`http.client`, no redirect or proxy handling to switch off).
+Standard library only: `http.client` over a socket the client connects itself, so the TCP connect
+and the TLS handshake are within the deadline too (no redirect or proxy handling to switch off).
 """
 
 from __future__ import annotations
@@ -19,6 +20,7 @@ import json
 import math
 import os
 import socket
+import ssl
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass, field
@@ -200,6 +202,7 @@ class HttpClient:
         self.limits = limits
         self._failures = 0
         self._lost: str | None = None
+        self._tls = ssl.create_default_context() if url.https else None
 
     def _where(self, method: str, path: str) -> str:
         return f"system http:{self.url.shown}: {method} {path}"
@@ -251,12 +254,15 @@ class HttpClient:
             headers["Content-Type"] = "application/json"
         if self.url.authorization is not None:
             headers["Authorization"] = self.url.authorization
-        kind = http.client.HTTPSConnection if self.url.https else http.client.HTTPConnection
-        connection = kind(self.url.host, self.url.port, timeout=self.limits.deadline_s)  # connect and TLS handshake
+        port = self.url.port or (443 if self.url.https else 80)
+        connection = http.client.HTTPConnection(self.url.host, port)  # its socket is connected here
         sock: socket.socket | None = None
         try:
-            connection.connect()
-            sock = connection.sock
+            sock = socket.create_connection((self.url.host, port), timeout=_left(deadline))
+            sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)  # a large body goes in two sends
+            if self._tls is not None:
+                sock.settimeout(_left(deadline))  # the whole handshake, in one call
+                sock = self._tls.wrap_socket(sock, server_hostname=self.url.host)
             connection.sock = _DeadlineSocket(sock, deadline)  # what http.client uses of it
             connection.request(method, f"{self.url.path}{path}", body=data, headers=headers)
             response = connection.getresponse()

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import base64
 import json
+import socket
 import time
 from collections.abc import Callable, Iterator
 from contextlib import nullcontext
@@ -104,6 +105,16 @@ def test_an_answer_dripped_byte_by_byte_meets_the_deadline(
     assert code == 3, err
     assert f"POST /search: no whole answer within {DEADLINE_S:g} s" in line
     assert _searches(hostile) == 2
+
+
+def test_a_tls_handshake_that_never_ends_meets_the_deadline(cli: Cli, tmp_path: Path, suite: Path) -> None:
+    """A port that takes connections and never answers (the kernel's backlog accepts them): the
+    TLS handshake is within the request's deadline too."""
+    with socket.create_server(("127.0.0.1", 0)) as silent:
+        url = f"https://127.0.0.1:{silent.getsockname()[1]}"
+        code, _, err = _run(cli, tmp_path, f"http:{url}", suite)
+    assert code == 3, err
+    assert f"system http:{url}: GET /capabilities: no whole answer within {DEADLINE_S:g} s" in one_line(err)
 
 
 def test_an_answer_over_the_size_cap_is_refused_unread(
