@@ -14,16 +14,18 @@ wrapper what a run added stays (under its namespace's user ids), and its report 
 
 from __future__ import annotations
 
-import json
-import urllib.error
-import urllib.request
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from datetime import datetime
+from functools import partial
 from typing import Any
-from urllib.parse import quote, urlsplit
+from urllib.parse import quote
 
-from harness.errors import BackendUnavailable, HarnessError
+from pydantic import ValidationError
+
+from harness.errors import HarnessError
 from harness.pipeline.settings import Mode
+from harness.systems.http_answers import Declaration, explained, found
+from harness.systems.http_client import HttpClient, HttpSystemError, Limits, ServiceUrl, limits_from_environment
 from harness.systems.protocol import (
     Capability,
     Found,
@@ -36,95 +38,57 @@ from harness.systems.protocol import (
 )
 
 PREFIX = "http:"
-PROTOCOL = "harness-memory/1"
-"""The extension's version a service declares in `GET /capabilities`."""
-PROTOCOLS = (PROTOCOL, "harness-memory/1.1")
-"""The versions the harness speaks: 1.1 is 1 plus `batch_add` (a `POST /add` of many records)."""
-TIMEOUT_S = 30.0
 BARE_NOTE = "a bare wrapper: records stay in it after the run (its DELETE /reset would clear every user's)"
 
 
-class HttpSystemError(RuntimeError):
-    """The service answered with an error status or with something that is not the protocol."""
+def declared(client: HttpClient) -> Declaration | None:
+    """The extension's declaration, or None for a bare wrapper: `GET /capabilities` answered with
+    a 4xx (404: no such route; but 401 and 403, a refusal, are errors) or with anything but a JSON
+    object that has `protocol`. A declaration that does not fit its schema is a one-line error
+    (exit 2) before any work."""
+    answer = client.exchange("GET", "/capabilities")  # a redirect or a server error is raised
+    if answer.status in (401, 403):
+        raise HttpSystemError(
+            f"system {PREFIX}{client.url.shown}: GET /capabilities: HTTP {answer.status}: the service refuses "
+            "the harness (credentials go in the URL: http://USER:PASSWORD@HOST, sent as basic auth)"
+        )
+    if not 200 <= answer.status < 300:
+        return None
+    try:
+        body = answer.json()
+    except ValueError:
+        return None
+    if not isinstance(body, dict) or "protocol" not in body:
+        return None
+    try:
+        return Declaration.model_validate(body)
+    except ValidationError as exc:
+        raise HarnessError(
+            f"system {PREFIX}{client.url.shown}: GET /capabilities does not fit the protocol "
+            f"(docs/system-protocol.md): {explained(exc)}"
+        ) from None
 
 
-def _url(url: str) -> str:
-    parts = urlsplit(url)
-    if parts.scheme not in ("http", "https") or not parts.hostname:
-        raise HarnessError(f"--system http:URL: {url!r} is not an http:// or https:// URL")
-    return url.rstrip("/")
-
-
-class HttpService:
-    """JSON over HTTP to one service (stdlib only: nothing to install)."""
-
-    def __init__(self, url: str, timeout: float = TIMEOUT_S):
-        self.url = _url(url)
-        self.timeout = timeout
-
-    def call(self, method: str, path: str, body: Mapping[str, Any] | None = None) -> Any:
-        data = None if body is None else json.dumps(body).encode("utf-8")
-        request = urllib.request.Request(f"{self.url}{path}", data=data, method=method)
-        if data is not None:
-            request.add_header("Content-Type", "application/json")
-        try:
-            with urllib.request.urlopen(request, timeout=self.timeout) as response:
-                text = response.read().decode("utf-8")
-        except urllib.error.HTTPError as exc:
-            raise HttpSystemError(f"{method} {path}: HTTP {exc.code}") from None
-        except (urllib.error.URLError, OSError) as exc:
-            reason = getattr(exc, "reason", exc)
-            raise BackendUnavailable(f"system {self.url}: {method} {path}: {reason}") from None
-        try:
-            return json.loads(text) if text.strip() else {}
-        except ValueError:
-            raise HttpSystemError(f"{method} {path}: the answer is not JSON") from None
-
-    def declared(self) -> Mapping[str, Any] | None:
-        """The extension's declaration, or None for a bare wrapper (no `GET /capabilities`)."""
-        try:
-            answer = self.call("GET", "/capabilities")
-        except HttpSystemError:
-            return None
-        if not isinstance(answer, dict) or answer.get("protocol") not in PROTOCOLS:
-            return None
-        return answer
-
-
-def system_info(url: str, declared: Mapping[str, Any] | None) -> SystemInfo:
+def system_info(shown: str, declaration: Declaration | None) -> SystemInfo:
     """What the service declares; a bare wrapper isolates users (the contract's `user_id`) and
     has one retrieval, reported as `hybrid` (the system's own, whatever it combines)."""
-    if declared is None:
-        return SystemInfo(f"{PREFIX}{url}", "unknown", frozenset({Capability.USERS}), (Mode.HYBRID,), (BARE_NOTE,))
-    try:
-        capabilities = frozenset(Capability(c) for c in declared.get("capabilities", ())) | {Capability.USERS}
-        modes = tuple(Mode(m) for m in declared.get("modes", [Mode.HYBRID.value]))
-    except ValueError as exc:
-        raise HarnessError(f"system {url}: GET /capabilities: {exc}") from None
-    return SystemInfo(f"{PREFIX}{url}", str(declared.get("version", "unknown")), capabilities, modes)
-
-
-def batch_size(url: str, declared: Mapping[str, Any] | None) -> int:
-    """Records per `POST /add`: a `harness-memory/1.1` service's `batch_add`; one for a bare
-    wrapper (the contract's one record per request) and for a `harness-memory/1` service."""
-    if declared is None or declared.get("protocol") != PROTOCOLS[1]:
-        return 1
-    size = declared.get("batch_add", 1)
-    if not isinstance(size, int) or isinstance(size, bool) or size < 1:
-        raise HarnessError(f"system {url}: GET /capabilities: batch_add must be a whole number >= 1, not {size!r}")
-    return size
+    name = f"{PREFIX}{shown}"
+    if declaration is None:
+        return SystemInfo(name, "unknown", frozenset({Capability.USERS}), (Mode.HYBRID,), (BARE_NOTE,))
+    capabilities = frozenset(declaration.capabilities) | {Capability.USERS}
+    return SystemInfo(name, declaration.version, capabilities, declaration.modes)
 
 
 class HttpSystem:
     """One namespace on an HTTP memory service."""
 
-    def __init__(self, url: str, opening: Opening):
-        self._service = HttpService(url)
+    def __init__(self, client: HttpClient, opening: Opening):
+        self._service = client
         self._namespace = opening.namespace
-        declared = self._service.declared()
-        self._scoped = declared is not None
-        self._batch = batch_size(self._service.url, declared)
-        self._info = system_info(self._service.url, declared)
+        declaration = declared(client)
+        self._scoped = declaration is not None
+        self._batch = 1 if declaration is None else declaration.batch
+        self._info = system_info(client.url.shown, declaration)
         self._opening = opening
         self._recorded = False
 
@@ -153,7 +117,7 @@ class HttpSystem:
             request = chunk[0] if self._batch == 1 else {"namespace": self._namespace, "records": chunk}
             answer = self._service.call("POST", "/add", request)
             if not isinstance(answer, dict) or answer.get("ok") is False:
-                raise HttpSystemError(f"POST /add {ids}: the service did not accept it")
+                raise HttpSystemError(f"system {self._info.name}: POST /add {ids}: the service did not accept it")
 
     def _body(self, record: Record) -> dict[str, Any]:
         """One record as `POST /add` carries it (alone, or as one of a batch's `records`)."""
@@ -180,23 +144,10 @@ class HttpSystem:
             if self._has(Capability.TIMESTAMPS) and query.time is not None:
                 body["timestamp"] = query.time.isoformat()
         answer = self._service.call("POST", "/search", body)
-        results = answer.get("results") if isinstance(answer, dict) else None
-        if not isinstance(results, list):
-            raise HttpSystemError("POST /search: no `results` list in the answer")
-        found: list[Found] = []
-        for item in results[: query.limit]:
-            if not isinstance(item, dict) or not isinstance(item.get("id"), str):
-                raise HttpSystemError("POST /search: a result without a string `id` (the beliefId added)")
-            score = item.get("score")
-            memory = item.get("memory")
-            found.append(
-                Found(
-                    item["id"],
-                    float(score) if isinstance(score, int | float) else None,
-                    memory if isinstance(memory, str) else None,
-                )
-            )
-        return found
+        try:
+            return found(answer, query.limit)
+        except ValueError as exc:
+            raise HttpSystemError(f"system {self._info.name}: POST /search: {exc}") from None
 
     def _extension(self, capability: Capability, path: str, body: dict[str, Any]) -> None:
         if not self._has(capability):
@@ -219,22 +170,22 @@ class HttpSystem:
                 self._opening.forget(self._namespace)
 
 
-def spec(url: str) -> SystemSpec:
-    """The system `http:URL` names (checked now: a bad URL is a one-line error before anything runs)."""
-    checked = _url(url)
+def spec(url: str, limits: Limits | None = None) -> SystemSpec:
+    """The system `http:URL` names (checked now: a bad URL is a one-line error before anything
+    runs); `limits` default to the environment's (`HARNESS_HTTP_*`). Every namespace the run opens
+    shares one client, so failures in a row are counted across them."""
+    client = HttpClient(ServiceUrl.parse(url), limits or limits_from_environment())
+    shown = client.url.shown
     return SystemSpec(
-        f"{PREFIX}{checked}",
-        lambda opening: HttpSystem(checked, opening),
-        f"the HTTP memory service at {checked}",
-        encoder=False,
+        f"{PREFIX}{shown}", partial(HttpSystem, client), f"the HTTP memory service at {shown}", encoder=False
     )
 
 
 def drop_namespace(url: str, namespace: str) -> bool:
     """`harness down --url`: remove a killed run's namespace, where the service declares the
     extension (a bare wrapper cannot remove one namespace: False)."""
-    service = HttpService(url)
-    if service.declared() is None:
+    client = HttpClient(ServiceUrl.parse(url), limits_from_environment())
+    if declared(client) is None:
         return False
-    service.call("DELETE", f"/namespaces/{quote(namespace, safe='')}")
+    client.call("DELETE", f"/namespaces/{quote(namespace, safe='')}")
     return True

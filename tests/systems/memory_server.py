@@ -171,7 +171,9 @@ class Store:
         return {"ok": True}
 
 
-def _handler(store: Store) -> type[BaseHTTPRequestHandler]:
+def handler(store: Store) -> type[BaseHTTPRequestHandler]:
+    """The store's request handler (tests/faults/hostile_service.py answers some requests otherwise)."""
+
     class Handler(BaseHTTPRequestHandler):
         def log_message(self, format: str, *args: Any) -> None:
             pass
@@ -228,7 +230,7 @@ def _handler(store: Store) -> type[BaseHTTPRequestHandler]:
 @contextmanager
 def serving(store: Store) -> Iterator[str]:
     """The store served on 127.0.0.1; yields its base URL."""
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(store))
+    server = ThreadingHTTPServer(("127.0.0.1", 0), handler(store))
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     try:

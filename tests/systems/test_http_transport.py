@@ -60,7 +60,10 @@ def test_batch_add_that_is_not_a_count_is_a_one_line_error(tmp_path: Path, capsy
     with serving(store) as url:
         assert harness(tmp_path, "run", "--system", f"http:{url}", "-m", "bm25", "--out", "out") == 2
     err = capsys.readouterr().err
-    assert "batch_add must be a whole number >= 1, not 'many'" in err
+    assert (
+        "GET /capabilities does not fit the protocol (docs/system-protocol.md): batch_add: Input should be a valid integer (got 'many')"
+        in err
+    )
     assert "Traceback" not in err
 
 
