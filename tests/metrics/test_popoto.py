@@ -24,7 +24,8 @@ def test_question_without_gold_scores_zero_and_counts() -> None:
     measure = popoto_recall(5)
     assert measure(("s1",), {}) == 0.0
     assert measure((), _qrels("s1")) == 0.0
-    assert measure.name == "popoto_recall@5" and measure.cutoff == 5
+    assert measure.name == "popoto_recall@5"
+    assert measure.cutoff == 5
 
 
 def test_turn_gold_ranking_collapses_non_gold_turns_of_a_session() -> None:

@@ -219,7 +219,8 @@ def test_seed_calls_reset_add_and_wait_where_declared() -> None:
         ("POST", "/add"),
         ("POST", "/wait"),
     ]
-    assert calls[1].body is not None and calls[1].body["text"].endswith("less bending")
+    assert calls[1].body is not None
+    assert calls[1].body["text"].endswith("less bending")
     _decides(seed_calls(LATEST, seed, AdapterKind.STATIC, ProviderConfig())[-1], calls[2], HttpCall("POST", "/wait"))
     assert seed_calls(PMB, seed, AdapterKind.STATIC, waits)[-1].path == "/add"
 
