@@ -6,6 +6,8 @@ until now: the system must return every tier itself. `precisionmembench` is Prec
 adapter (`src/adapters/baseAdapter.ts` and `universalSessionAdapter.ts`, docs/peer-rules.md): the
 adapter holds the seed beliefs and supplies the persona prelude, the pinned facts and the pinned
 open questions; the system only answers `/search`, whose ids the adapter maps back onto the seed.
+`precisionmembench-vector` is its vector baseline's adapter and reader (`vectorAdapter.ts`,
+`beliefsReaderVector.ts`), the rules its published `vector` row was made under.
 
 Everything here is pure: the runner passes the seed, the request and the ranked ids each search
 returned, and gets back the tiers and the HTTP bodies the adapter would have sent.
@@ -25,15 +27,18 @@ from harness.models import Memory, MemoryType
 class ContextRuleName(StrEnum):
     SYSTEM_PROVIDES_TIERS = "system-provides-tiers"
     PRECISIONMEMBENCH = "precisionmembench"
-    """The adapter at commit ec8347b, the one its published mem0 row was made with."""
+    """The HTTP adapter at commit ec8347b (a commit that stores its published mem0 row)."""
     PRECISIONMEMBENCH_2209E60 = "precisionmembench@2209e60"
-    """The adapter at commit 2209e60: per-scope search, `aliases` and `/wait` on seeding."""
+    """The HTTP adapter at commit 2209e60: per-scope search, `aliases` and `/wait` on seeding."""
+    PRECISIONMEMBENCH_VECTOR = "precisionmembench-vector"
+    """`VectorAdapter` over `BeliefsReaderVector`: how its published `vector` row was made."""
 
 
 class ScopeSearch(StrEnum):
     """How a request with several scopes is searched."""
 
     FIRST = "one search with the first scope"
+    ALL = "one search over every scope"
     EACH_INTERLEAVED = (
         "one search per scope, merged rank by rank (one search with all scopes when the provider supports it)"
     )
@@ -58,6 +63,14 @@ class AdapterRules:
     """Seeding's `/add` body carries the belief's `aliases` beside the text."""
     honours_wait: bool
     """After seeding, `POST /wait` is called where the provider declares `waitAfterSeed`."""
+    reader_filter: bool = False
+    """The search keeps only the user's live beliefs among `max_beliefs * candidate_factor`
+    candidates, then only those that are no open question, no `expertise` and share a request
+    scope, then cuts at `max_beliefs` (else every seed belief the system returns is kept)."""
+    candidate_factor: int = 1
+    expansion_lookup: bool = False
+    """Participants are fetched by one lookup: each once, in seed order (else relation by relation,
+    a participant of two relations twice)."""
 
 
 @dataclass(frozen=True)
@@ -144,8 +157,19 @@ PRECISIONMEMBENCH_2209E60_RULES = AdapterRules(
     honours_wait=True,
 )
 
+PRECISIONMEMBENCH_VECTOR_RULES = AdapterRules(
+    name=ContextRuleName.PRECISIONMEMBENCH_VECTOR,
+    scope_search=ScopeSearch.ALL,
+    expansion_skips_open_questions=False,
+    add_sends_aliases=False,
+    honours_wait=False,
+    reader_filter=True,
+    candidate_factor=4,
+    expansion_lookup=True,
+)
+
 ADAPTER_RULES: Mapping[ContextRuleName, AdapterRules] = MappingProxyType(
-    {r.name: r for r in (PRECISIONMEMBENCH_RULES, PRECISIONMEMBENCH_2209E60_RULES)}
+    {r.name: r for r in (PRECISIONMEMBENCH_RULES, PRECISIONMEMBENCH_2209E60_RULES, PRECISIONMEMBENCH_VECTOR_RULES)}
 )
 
 
@@ -191,11 +215,16 @@ def pinned_questions(seed: Sequence[Memory], user: str, scopes: Sequence[str]) -
 def search_requests(
     rules: AdapterRules, request: ContextRequest, provider: ProviderConfig
 ) -> tuple[SearchRequest, ...]:
-    """The `/search` calls `buildContext` makes: none for a blank query or a zero belief budget."""
-    limit = request.budget.max_beliefs
-    if not request.query.strip() or limit <= 0:
+    """The searches `buildContext` makes: none for a blank query or a zero belief budget.
+
+    `limit` is the candidates the search returns: `max_beliefs` times the rules' candidate factor.
+    """
+    if not request.query.strip() or request.budget.max_beliefs <= 0:
         return ()
+    limit = request.budget.max_beliefs * rules.candidate_factor
     scopes = request.scopes
+    if rules.scope_search is ScopeSearch.ALL:
+        return (SearchRequest(request.query, request.user, limit, scopes),)
     if rules.scope_search is ScopeSearch.EACH_INTERLEAVED and len(scopes) > 1:
         if provider.supports_multi_scope:
             return (SearchRequest(request.query, request.user, limit, scopes),)
@@ -218,6 +247,27 @@ def _mapped(ids: Sequence[str], index: Mapping[str, Memory], excluded: frozenset
             continue
         found.append(index[memory_id])
     return found
+
+
+def _read(
+    ids: Sequence[str], index: Mapping[str, Memory], excluded: frozenset[str], request: ContextRequest, factor: int
+) -> list[Memory]:
+    """`BeliefsReaderVector.searchText`: live beliefs of the user among the first candidates, then
+    the reader's type, subtype, scope and pinned filters, cut at `max_beliefs`."""
+    live = [
+        m
+        for m in _mapped(ids, index, frozenset())
+        if m.user == request.user and m.superseded_by is None and m.resolved_at is None
+    ]
+    kept = [
+        m
+        for m in live[: request.budget.max_beliefs * factor]
+        if m.type is not MemoryType.OPEN_QUESTION
+        and m.subtype != "expertise"
+        and _in_scope(m, request.scopes)
+        and m.id not in excluded
+    ]
+    return kept[: request.budget.max_beliefs]
 
 
 def _interleaved(lists: Sequence[list[Memory]], limit: int) -> list[Memory]:
@@ -244,22 +294,26 @@ def _participants(
 ) -> list[Memory]:
     """`expandRelationParticipants`: each relation's participants of the same user and scope.
 
-    Participants already pinned or found are skipped; one named by two relations comes twice.
+    Participants already pinned or found are skipped. Named relation by relation, one named by
+    two relations comes twice; looked up (`expansion_lookup`), each comes once, in seed order.
     """
     excluded = pinned | {m.id for m in results}
+    named = [i for relation in results if relation.type is MemoryType.RELATION for i in relation.participants]
+    if rules.expansion_lookup:
+        wanted = set(named)
+        named = [i for i in index if i in wanted]
     expanded: list[Memory] = []
-    for relation in (m for m in results if m.type is MemoryType.RELATION):
-        for memory_id in relation.participants:
-            participant = index.get(memory_id)
-            if memory_id in excluded or participant is None:
-                continue
-            if rules.expansion_skips_open_questions and participant.type is MemoryType.OPEN_QUESTION:
-                continue
-            if participant.user != request.user:
-                continue
-            if request.scopes and not _in_scope(participant, request.scopes):
-                continue
-            expanded.append(participant)
+    for memory_id in named:
+        participant = index.get(memory_id)
+        if memory_id in excluded or participant is None:
+            continue
+        if rules.expansion_skips_open_questions and participant.type is MemoryType.OPEN_QUESTION:
+            continue
+        if participant.user != request.user:
+            continue
+        if request.scopes and not _in_scope(participant, request.scopes):
+            continue
+        expanded.append(participant)
     return expanded
 
 
@@ -275,7 +329,10 @@ def build_context(
     pinned = pinned_facts(seed, request.user, request.scopes)
     questions = pinned_questions(seed, request.user, request.scopes)
     excluded = frozenset(m.id for m in pinned)
-    found = [_mapped(ids, index, excluded) for ids in ranked]
+    if rules.reader_filter:
+        found = [_read(ids, index, excluded, request, rules.candidate_factor) for ids in ranked]
+    else:
+        found = [_mapped(ids, index, excluded) for ids in ranked]
     limit = request.budget.max_beliefs
     results = found[0] if len(found) == 1 else _interleaved(found, limit)
     relevant = results + (_participants(rules, results, index, request, excluded) if results else [])

@@ -14,6 +14,7 @@ import pytest
 from harness.pipeline.context_rules import (
     PRECISIONMEMBENCH_2209E60_RULES,
     PRECISIONMEMBENCH_RULES,
+    PRECISIONMEMBENCH_VECTOR_RULES,
     AdapterKind,
     ContextBudget,
     ContextRequest,
@@ -32,6 +33,7 @@ from tests.pipeline.context_rules_fixture import GARDEN, KITCHEN, SEED, USER
 
 PMB = PRECISIONMEMBENCH_RULES
 LATEST = PRECISIONMEMBENCH_2209E60_RULES
+VECTOR = PRECISIONMEMBENCH_VECTOR_RULES
 BY_ID = {m.id: m for m in SEED}
 
 
@@ -235,3 +237,55 @@ def test_seed_calls_reset_add_and_wait_where_declared() -> None:
 )
 def test_search_body(scope: str | tuple[str, ...] | None, body: dict[str, object]) -> None:
     assert SearchRequest("q", USER, 5, scope).to_json() == body
+
+
+def test_vector_reader_searches_every_scope_for_four_times_the_budget() -> None:
+    request = _request(scopes=(GARDEN, KITCHEN), max_beliefs=5)
+    _decides(
+        search_requests(VECTOR, request, ProviderConfig()),
+        (SearchRequest("garden things", USER, 20, (GARDEN, KITCHEN)),),
+        (SearchRequest("garden things", USER, 5, GARDEN),),
+    )
+
+
+def test_vector_reader_keeps_only_live_in_scope_non_questions_of_the_user() -> None:
+    ranked = ["wheelbarrow", "bea-shed", "frost-date", "sourdough", "rain-barrel"]
+    under_vector = build_context(VECTOR, SEED, _request(), [ranked]).relevant
+    _decides(under_vector, ("rain-barrel",), build_context(PMB, SEED, _request(), [ranked]).relevant)
+
+
+# Eight live garden beliefs of the user: the candidates a kitchen request with max_beliefs 2 examines.
+LIVE_GARDEN = [
+    "raised-beds",
+    "no-peat",
+    "which-tomato",
+    "frost-date",
+    "compost-bin",
+    "rain-barrel",
+    "bin-feeds-barrel",
+    "barrel-mixed",
+]
+
+
+def test_vector_reader_filters_within_the_first_candidates_only() -> None:
+    request = _request(scopes=(KITCHEN,), max_beliefs=2)
+    within = build_context(VECTOR, SEED, request, [[*LIVE_GARDEN[:7], "sourdough"]])
+    beyond = build_context(VECTOR, SEED, request, [[*LIVE_GARDEN, "sourdough"]])
+    # Flipped (filter before the candidate cut): the ninth candidate would still be found.
+    assert within.pinned == ("cast-iron",)
+    _decides(beyond.relevant, (), within.relevant)
+    assert within.relevant == ("sourdough",)
+
+
+def test_vector_expansion_looks_participants_up_once_in_seed_order() -> None:
+    ranked = [["barrel-mixed", "bin-feeds-barrel"]]
+    _decides(
+        build_context(VECTOR, SEED, _request(), ranked).relevant,
+        ("barrel-mixed", "bin-feeds-barrel", "compost-bin", "rain-barrel"),
+        ("barrel-mixed", "bin-feeds-barrel", "rain-barrel", "compost-bin", "rain-barrel"),
+    )
+    assert build_context(replace(VECTOR, expansion_lookup=False), SEED, _request(), ranked).relevant[2:] == (
+        "rain-barrel",
+        "compost-bin",
+        "rain-barrel",
+    )
