@@ -10,12 +10,15 @@ from __future__ import annotations
 from dataclasses import replace
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from harness.pipeline.context_rules import (
     PRECISIONMEMBENCH_2209E60_RULES,
     PRECISIONMEMBENCH_RULES,
     PRECISIONMEMBENCH_VECTOR_RULES,
     AdapterKind,
+    AdapterRules,
     ContextBudget,
     ContextRequest,
     ContextRuleName,
@@ -41,8 +44,8 @@ def _request(query: str = "garden things", scopes: tuple[str, ...] = (GARDEN,), 
     return ContextRequest(USER, scopes, query, ContextBudget(**budget), persona="Plain words, please.")
 
 
-def _relevant(ranked: list[str], **budget: int) -> tuple[str, ...]:
-    return build_context(PMB, SEED, _request(**budget), [ranked]).relevant
+def _relevant(ranked: list[str]) -> tuple[str, ...]:
+    return build_context(PMB, SEED, _request(), [ranked]).relevant
 
 
 def _decides(actual: object, under_rule: object, flipped: object) -> None:
@@ -289,3 +292,27 @@ def test_vector_expansion_looks_participants_up_once_in_seed_order() -> None:
         "compost-bin",
         "rain-barrel",
     )
+
+
+ALL_IDS = [m.id for m in SEED] + ["made-up"]
+
+
+@given(
+    st.sampled_from([PMB, LATEST, VECTOR]),
+    st.lists(st.lists(st.sampled_from(ALL_IDS), max_size=12), min_size=1, max_size=2),
+    st.integers(0, 6),
+    st.sampled_from([(GARDEN,), (KITCHEN,), (GARDEN, KITCHEN)]),
+)
+def test_tiers_keep_the_budget_and_never_repeat_a_pinned_belief(
+    rules: AdapterRules, ranked: list[list[str]], max_beliefs: int, scopes: tuple[str, ...]
+) -> None:
+    request = _request(scopes=scopes, max_beliefs=max_beliefs)
+    context = build_context(rules, SEED, request, ranked)
+    assert len(context.pinned) + len(context.relevant) <= max_beliefs
+    assert not set(context.pinned) & set(context.relevant)
+    assert set(context.relevant) <= {i for ids in ranked for i in ids} | {
+        p for i in ranked for m in i if m in BY_ID for p in BY_ID[m].participants
+    }
+    blank = build_context(rules, SEED, replace(request, query=" "), [])
+    assert blank.relevant == ()
+    assert (blank.pinned, blank.open_questions) == (context.pinned, context.open_questions)
