@@ -25,13 +25,13 @@ from harness.backends.base import Backend
 from harness.embeddings import Embedder
 from harness.errors import HarnessError
 from harness.evaluation.kind import Engine
-from harness.evaluation.kinds.haystack import HaystackKind
+from harness.evaluation.kinds.haystack.report import machine
+from harness.evaluation.kinds.haystack.runner import HaystackKind
+from harness.evaluation.kinds.haystack.summary import summarize
 from harness.evaluation.runner import run
 from harness.metrics.dataset_measures import HEADLINE, definition_of, label
 from harness.models.haystack import Granularity
 from harness.pipeline.settings import Mode
-from harness.reports.dataset_report import machine
-from harness.reports.dataset_summary import summarize
 from harness.reports.writer import write_run_files
 from harness.suites.datasets import SPECS, Selection, find_file
 

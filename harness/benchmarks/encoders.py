@@ -28,10 +28,10 @@ from harness.backends.base import Backend
 from harness.benchmarks.datasets import SAMPLE_FILE, BenchRow, BenchTarget, run_bench
 from harness.embeddings import DEFAULT_MODEL, Embedder, machine_threads
 from harness.errors import HarnessError
+from harness.evaluation.kinds.haystack.report import machine
 from harness.models.haystack import Granularity
 from harness.pipeline.haystack import embedding_texts
 from harness.pipeline.settings import Mode
-from harness.reports.dataset_report import machine
 from harness.reports.writer import write_run_files
 from harness.suites.datasets import SPECS, find_file
 from harness.suites.longmemeval import LongMemEvalFile

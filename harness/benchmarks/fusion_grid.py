@@ -23,7 +23,7 @@ from harness.backends.base import Backend, Hit
 from harness.backends.registry import connect
 from harness.embeddings.embedder import Embedder
 from harness.embeddings.registry import names
-from harness.evaluation.kinds.haystack import skip_reason
+from harness.evaluation.kinds.haystack.runner import skip_reason
 from harness.metrics.dataset_measures import score
 from harness.models.haystack import Granularity
 from harness.pipeline.haystack import (

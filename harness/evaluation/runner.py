@@ -67,14 +67,13 @@ class Outcome(Generic[R]):
 def not_applicable(kind: CaseKind[Any], system: BoundSystem | None) -> str | None:
     """Why `kind` cannot run on `system`: a kind with a path through the system protocol
     (`through_systems`) runs on any system, or says what a system lacks (`not_applicable_to`);
-    every other kind needs the reference pipeline's own operations (its `reference_only` says which)."""
+    every other kind has no path through the protocol (a kind says what it needs through `not_applicable_to`)."""
     if system is None:
         return None
     if getattr(kind, "through_systems", False):
         check = getattr(kind, "not_applicable_to", None)
         return check(system.info) if check is not None else None
-    why = getattr(kind, "reference_only", "it has no path through the system protocol")
-    return f"the {kind.name} kind runs only on the reference system ({why})"
+    return f"the {kind.name} kind runs only on the reference system (it has no path through the system protocol)"
 
 
 def system_modes(

@@ -11,15 +11,11 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import TYPE_CHECKING
 
 from harness.evaluation.results import CaseResult
 from harness.metrics.evaluate import QrelsByQuery, RunByQuery, ranked_ids
 from harness.models import TierExpect
 from harness.reports.writer import write_run_files
-
-if TYPE_CHECKING:
-    from harness.evaluation.question_results import Evaluation
 
 
 def _check_id(value: str, what: str) -> str:
@@ -66,17 +62,6 @@ def suite_trec(results: Sequence[CaseResult]) -> dict[str, tuple[RunByQuery, Qre
         if expected:
             qrels[query] = dict.fromkeys(expected, 1)
     return dict(by_mode)
-
-
-def dataset_trec(run: Evaluation) -> dict[str, tuple[RunByQuery, QrelsByQuery]]:
-    """Per `<mode>-<level>`, every scored question's ranking and its gold set."""
-    out: dict[str, tuple[dict[str, dict[str, float]], dict[str, dict[str, int]]]] = {}
-    for result in run.results:
-        for level in result.levels:
-            scores, qrels = out.setdefault(f"{result.mode}-{level.level}", ({}, {}))
-            scores[result.id] = dict(level.ranking)
-            qrels[result.id] = dict.fromkeys(level.gold, 1)
-    return dict(out)
 
 
 def write_trec(out_dir: Path, stem: str, runs: Mapping[str, tuple[RunByQuery, QrelsByQuery]]) -> list[Path]:

@@ -56,6 +56,13 @@ class Capability(StrEnum):
     """Records superseded by another (`attributes["superseded_by"]`) are not returned."""
     PINNED = "pinned"
     """Records marked pinned (`attributes["pinned"]`) are returned for every query of their user and scope."""
+    INTENT = "intent"
+    """A conversation turn's context carries the message's intent (chat, overview, specific): the
+    reference pipeline's classification; the protocol has no operation that returns one."""
+    CODE_GRAPH = "code-graph"
+    """Records found by name with their call edges and routes, for a code task's tools to walk
+    (symbols lookup, flow, impact, trace): the reference pipeline's project memory; the protocol
+    has no operation for either."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -12,7 +12,8 @@ import pytest
 
 from harness.backends import registry
 from harness.evaluation.kind import Engine
-from harness.evaluation.kinds.code_tasks import CodeTaskResult, CodeTasksKind
+from harness.evaluation.kinds.code_tasks.results import CodeTaskResult
+from harness.evaluation.kinds.code_tasks.runner import CodeTasksKind
 from harness.models.project import Project
 from harness.pipeline.code_rules import (
     CODE_RULESETS,

@@ -12,7 +12,8 @@ from harness.backends import registry
 from harness.backends.base import Backend
 from harness.evaluation.kind import Engine, RunInfo
 from harness.evaluation.kinds import KindOptions
-from harness.evaluation.kinds.code_tasks import CodeTaskResult, CodeTasksKind
+from harness.evaluation.kinds.code_tasks.results import CodeTaskResult
+from harness.evaluation.kinds.code_tasks.runner import CodeTasksKind
 from harness.models.code_task import Baseline, TaskSet
 from harness.models.project import Project
 from harness.pipeline.settings import Mode
@@ -176,7 +177,7 @@ def test_an_unreachable_backend_errors_every_task(kind: CodeTasksKind) -> None:
 def test_a_subset_run_is_compared_with_the_same_tasks_of_the_baseline(tasks: TaskSet) -> None:
     """Overall and per category: a `--limit` or `--shard` run, or a task file grown since the
     baseline, is held to what the baseline scored on the tasks it ran."""
-    from harness.reports.code_tasks_report import summarize
+    from harness.evaluation.kinds.code_tasks.report import summarize
 
     baseline = Baseline.model_validate(
         {

@@ -8,7 +8,8 @@ from datetime import UTC, datetime
 
 from harness.backends.base import Backend
 from harness.evaluation.kind import Engine, Report, RunInfo
-from harness.evaluation.kinds.conversation import ConversationKind, TurnResult
+from harness.evaluation.kinds.conversation.results import TurnResult
+from harness.evaluation.kinds.conversation.runner import ConversationKind
 from harness.models.conversation import ConversationSuite
 from harness.pipeline.conversation import ContextSettings
 from harness.pipeline.settings import Mode

@@ -15,7 +15,7 @@ import yaml
 from harness import tokens
 from harness.backends import registry
 from harness.evaluation.kind import Engine, RunInfo
-from harness.evaluation.kinds.conversation import ConversationKind
+from harness.evaluation.kinds.conversation.runner import ConversationKind
 from harness.pipeline.settings import Mode
 from harness.reports.envelope import Envelope
 from harness.suites.acervo import load_acervo

@@ -13,7 +13,8 @@ import pytest
 from harness.backends import registry
 from harness.backends.base import Backend
 from harness.evaluation.kinds import KindOptions
-from harness.evaluation.kinds.conversation import ConversationKind, TurnResult
+from harness.evaluation.kinds.conversation.results import TurnResult
+from harness.evaluation.kinds.conversation.runner import ConversationKind
 from harness.evaluation.runner import RunRequest, run_and_report
 from harness.models.conversation import Category
 from harness.pipeline.settings import Mode

@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from harness import tokens
-from harness.evaluation.scripted_agent import SEARCH_LINES, ScriptedAgent
+from harness.evaluation.kinds.conversation.agent import SEARCH_LINES, ScriptedAgent
 
 
 def _project(root: Path) -> Path:

@@ -4,7 +4,7 @@ and node bounds are inclusive; fact terms are looked up in the stored facts."""
 
 from __future__ import annotations
 
-from harness.evaluation.turn_judge import judge_turn
+from harness.evaluation.kinds.conversation.judge import judge_turn
 from harness.models.conversation import Intent, TurnChecks
 from harness.models.project import ProjectRecord, RecordKind
 from harness.pipeline.conversation import Activated, TurnContext

@@ -1,4 +1,4 @@
-"""The turn rules (`evaluation/turn_rules.py`) on our own fixture (acervo_rules/rules.yaml, over
+"""The turn rules (`evaluation/kinds/conversation/rules.py`) on our own fixture (acervo_rules/rules.yaml, over
 our kiln-controller project): each turn's outcome under the strict and the acervo-v0.5 rules is
 derived by hand from the rules (see each turn's `note`), and each rule decides the turns written
 for it: flip that one rule and exactly those turns' outcomes change."""
@@ -14,8 +14,10 @@ import pytest
 
 from harness.backends import registry
 from harness.evaluation.kind import Engine, KindOptions, RunInfo
-from harness.evaluation.kinds.conversation import ConversationKind, ConversationOptions, TurnResult, build
-from harness.evaluation.turn_rules import ACERVO_V05, STRICT, TurnRules, TurnRulesName
+from harness.evaluation.kinds.conversation.results import TurnResult
+from harness.evaluation.kinds.conversation.rules import ACERVO_V05, STRICT, TurnRules, TurnRulesName
+from harness.evaluation.kinds.conversation.runner import ConversationKind
+from harness.evaluation.kinds.conversation.spec import ConversationOptions, build
 from harness.pipeline.settings import Mode
 from harness.suites.acervo import load_acervo
 
@@ -133,7 +135,7 @@ def test_auto_picks_acervo_rules_for_acervo_suites_only() -> None:
 
 
 def test_a_report_from_before_turn_rules_reads_back_with_its_strict_verdicts() -> None:
-    from harness.evaluation.kinds.conversation import result_from_json
+    from harness.evaluation.kinds.conversation.spec import result_from_json
 
     row = {"suite": "s", "scenario": "p1", "turn": 1, "category": "RESOLVE", "backend": "embedded", "mode": "bm25"}
     old = [{**row, "turn": 1, "passed": True}, {**row, "turn": 2, "passed": False}]  # no counted/effective fields

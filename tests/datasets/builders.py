@@ -18,7 +18,7 @@ from harness.backends.embedded import EmbeddedBackend
 from harness.embeddings import Embedder
 from harness.evaluation.kind import KindOptions
 from harness.evaluation.kinds import kinds_for
-from harness.evaluation.kinds.haystack import HaystackOptions
+from harness.evaluation.kinds.haystack.spec import HaystackOptions
 from harness.evaluation.runner import Finished, RunRequest, run_and_report
 from harness.models.haystack import Granularity
 from harness.pipeline.settings import Mode

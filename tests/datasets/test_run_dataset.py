@@ -16,7 +16,7 @@ from harness.backends.embedded import EmbeddedBackend, EmbeddedIndex
 from harness.embeddings import Embedder
 from harness.errors import HarnessError, Interrupted
 from harness.evaluation.embedders import EmbedCount, embed_streamed, selection_texts
-from harness.evaluation.kinds.haystack import describe
+from harness.evaluation.kinds.haystack.spec import describe
 from harness.evaluation.runner import Finished
 from harness.models.haystack import Granularity
 from harness.pipeline.settings import Mode

@@ -112,9 +112,8 @@ def test_a_kind_without_a_protocol_path_is_not_applicable(tmp_path: Path, capsys
         )
         report = _report(tmp_path / "out", "code-tasks")
     assert code == 0
-    assert (
-        "code-tasks kind runs only on the reference system (a task is answered by its tools" in report["not_applicable"]
-    )
+    assert report["not_applicable"].startswith("the code-tasks kind needs code-graph (a task is answered by its tools")
+    assert f"no port over system 'http:{url}' declares it" in report["not_applicable"]
     assert report["results"] == []
     assert "NOT APPLICABLE" in capsys.readouterr().out
 

@@ -12,8 +12,8 @@ from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from harness.evaluation.code_task_results import CodeTaskResult
 from harness.evaluation.kind import Report, RunInfo, Scorecard
+from harness.evaluation.kinds.code_tasks.results import CodeTaskResult
 from harness.metrics.surfaced import by_category, mean_recall, round3
 from harness.models.code_task import REGRESSION_MARGIN, TaskSet
 from harness.models.project import Project

@@ -6,7 +6,7 @@ from collections import Counter, defaultdict
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from harness.evaluation.question_results import Evaluation, QuestionResult, QuestionStatus
+from harness.evaluation.kinds.haystack.results import Evaluation, QuestionResult, QuestionStatus
 from harness.metrics import LatencySummary, latency_summary, mean_defined
 from harness.metrics.dataset_measures import metric_names
 from harness.models.haystack import Granularity

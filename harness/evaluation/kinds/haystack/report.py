@@ -1,4 +1,4 @@
-"""Dataset run reports: a JSON record of every question and a Markdown summary, dated with a latest copy."""
+"""Dataset run reports: a JSON record of every question, a Markdown summary, the scorecard and TREC runs."""
 
 from __future__ import annotations
 
@@ -9,12 +9,13 @@ from typing import Any
 
 from harness import __version__
 from harness.evaluation.kind import Scorecard
-from harness.evaluation.question_results import Evaluation
+from harness.evaluation.kinds.haystack.results import Evaluation
+from harness.evaluation.kinds.haystack.summary import DatasetSummary, defect_counts, skipped_counts, summarize
 from harness.metrics.dataset_measures import HEADLINE, definition_of, definitions, label
+from harness.metrics.evaluate import QrelsByQuery, RunByQuery
 from harness.pipeline.fusion import RRF_K
 from harness.pipeline.haystack import CONTEXT_WEIGHT, DEPTH, NEIGHBOUR_SHARE, fusion_for
 from harness.reports import tables
-from harness.reports.dataset_summary import DatasetSummary, defect_counts, skipped_counts, summarize
 from harness.reports.metadata import machine as host_machine
 from harness.reports.published import published_for
 
@@ -281,3 +282,14 @@ def render_markdown(report: dict[str, Any]) -> str:
 def report_stem(report: dict[str, Any]) -> str:
     """`dataset-<name>-<granularity>` (the runner adds a shard's part)."""
     return f"dataset-{report['dataset']}-{report['granularity']}"
+
+
+def dataset_trec(run: Evaluation) -> dict[str, tuple[RunByQuery, QrelsByQuery]]:
+    """Per `<mode>-<level>`, every scored question's ranking and its gold set."""
+    out: dict[str, tuple[dict[str, dict[str, float]], dict[str, dict[str, int]]]] = {}
+    for result in run.results:
+        for level in result.levels:
+            scores, qrels = out.setdefault(f"{result.mode}-{level.level}", ({}, {}))
+            scores[result.id] = dict(level.ranking)
+            qrels[result.id] = dict.fromkeys(level.gold, 1)
+    return dict(out)

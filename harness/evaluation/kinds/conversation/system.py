@@ -8,49 +8,58 @@ so its tokens are what the system chose to spend; the records' labels are the ha
 
 The facts a message states are added to the system as records, and looked up by searching it.
 Intent is the reference pipeline's classification of the message, not something a system
-returns: a turn's intent check is not judged for a system (its reasons say so).
+returns: its port does not declare `intent`, so the runner does not judge a turn's intent check
+(its reasons say so).
 """
 
 from __future__ import annotations
 
-import dataclasses
 import time
+import uuid
 from collections.abc import Sequence
+from dataclasses import dataclass
 
 from harness import tokens
-from harness.models.conversation import TurnChecks
+from harness.evaluation import teardown
+from harness.models.conversation import Scenario
 from harness.models.project import Project, ProjectRecord, RecordKind
 from harness.pipeline.conversation import Activated, ContextSettings, TurnContext, search_text
 from harness.pipeline.facts import fact_record, stated_facts
 from harness.pipeline.intent import classify
 from harness.pipeline.project_memory import embedding_text
 from harness.pipeline.settings import Mode
-from harness.systems.protocol import Capability, Found, MemorySystem, Query, Record, SystemInfo
+from harness.systems.bound import BoundSystem
+from harness.systems.protocol import Capability, Found, MemorySystem, Query, Record
 
 USER = "conversation"
 """The one user a conversation's records are stored and searched under."""
-NEEDED = (Capability.BUDGET,)
-INTENT_NOT_JUDGED = "intent (not judged): the protocol has no intent classification"
 
 
-def not_applicable(info: SystemInfo) -> str | None:
-    """Why conversation turns cannot run on this system: it does not cap what it returns by tokens."""
-    missing = info.missing(*NEEDED)
-    if not missing:
-        return None
-    lacks = ", ".join(c.value for c in missing)
-    return f"the conversation kind needs {lacks} (each turn's context has a token budget), which system {info.name!r} does not declare"
+@dataclass(frozen=True)
+class SystemConversations:
+    """The system bound to the run's engine. Its contexts carry no intent whatever it declares:
+    the protocol returns records, not a classification of the message."""
+
+    system: BoundSystem
+    settings: ContextSettings
+
+    @property
+    def capabilities(self) -> frozenset[Capability]:
+        return self.system.info.capabilities - {Capability.INTENT}
+
+    def open(self, scenario: Scenario, project: Project, mode: Mode) -> SystemConversation:  # noqa: ARG002 - a namespace of its own
+        opened = self.system.open(f"h{uuid.uuid4().hex[:12]}")
+        try:
+            return SystemConversation(opened, project, mode, self.settings)
+        except BaseException:
+            teardown.close(opened)
+            raise
 
 
 def to_record(record: ProjectRecord) -> Record:
     """A project record as a system stores it: its title, path and text (what the reference path embeds)."""
     attributes: dict[str, str | bool | int | float] = {"kind": record.kind.value, "path": record.path}
     return Record(record.id, embedding_text(record), USER, attributes=attributes)
-
-
-def judged(checks: TurnChecks) -> TurnChecks:
-    """The checks a system's turn is judged by: all but intent."""
-    return dataclasses.replace(checks, intent=None)
 
 
 class SystemConversation:
@@ -65,6 +74,7 @@ class SystemConversation:
         if project.records:
             system.add([to_record(r) for r in project.records])
         self.latency_ms: float | None = None
+        """The last `prepare`'s search, as the system answered it."""
 
     def prepare(self, message: str, history: Sequence[tuple[str, str]] = ()) -> TurnContext:
         query = search_text(message, history)
@@ -89,6 +99,9 @@ class SystemConversation:
         found = self._search(term, None)
         facts = [self.records[f.id] for f in found if self.records[f.id].kind is RecordKind.FACT]
         return [r for r in facts if term.lower() in r.text.lower()]
+
+    def close(self) -> None:
+        teardown.close(self.system)
 
     def _search(self, text: str, budget: int | None) -> list[Found]:
         found = self.system.search(Query(text, USER, limit=self.settings.search_limit, budget_tokens=budget), self.mode)

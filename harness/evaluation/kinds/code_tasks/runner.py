@@ -1,32 +1,55 @@
-"""Code-intelligence tasks as a case kind: the task set's code base is ingested once, loaded into
-one index per backend, and every task is answered deterministically in each mode, under the set's
-code-task ruleset, and scored by surfaced recall: the task's own tools (fixed recall), with the
-agent pass (recall), and layer by layer (search only, plus identifiers, plus the call graph)."""
+"""Code-intelligence tasks: the one runner. The task set's code base is ingested once, stored
+through the kind's port (`port.py`: the reference pipeline, chosen by `adapter`) once per engine,
+and every task is answered deterministically in each mode, under the set's code-task ruleset, and
+scored by surfaced recall: the task's own tools (fixed recall), with the agent pass (recall), and
+layer by layer (search only, plus identifiers, plus the call graph)."""
 
 from __future__ import annotations
 
 import time
-import uuid
-import warnings
-from collections.abc import Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, field
+from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path, PurePath
-from typing import Any
 
-from harness.errors import HarnessError, HarnessWarning
-from harness.evaluation import teardown
-from harness.evaluation.code_task_results import CodeTaskResult
-from harness.evaluation.kind import Engine, Item, KindOptions, KindSpec, Report, RunInfo, Step, option
+from harness.errors import HarnessError
+from harness.evaluation.kind import Engine, Item, KindOptions, Report, RunInfo, Step
+from harness.evaluation.kinds.code_tasks.port import Answering, CodePort
+from harness.evaluation.kinds.code_tasks.reference import ReferenceCode
+from harness.evaluation.kinds.code_tasks.report import build_report
+from harness.evaluation.kinds.code_tasks.results import CodeTaskResult
 from harness.metrics.surfaced import SurfacedRecall, sourced_recall
 from harness.models.code_task import CodeTask, TaskSet
 from harness.models.project import Project, RecordKind
-from harness.pipeline.code_answer import LAYERS, SEARCH_LIMIT, CodeAnswerer, Hit
-from harness.pipeline.code_rules import CODE_RULESETS, code_rules
-from harness.pipeline.project_memory import ProjectMemory, embedding_text
+from harness.pipeline.code_answer import LAYERS, SEARCH_LIMIT, Hit
+from harness.pipeline.code_rules import code_rules
+from harness.pipeline.project_memory import embedding_text
 from harness.pipeline.settings import Mode
-from harness.reports.code_tasks_report import build_report
-from harness.suites.code_tasks import load_builtin, load_nano_brain
 from harness.suites.projects import ingest
+from harness.systems.protocol import Capability, SystemInfo
+
+NEEDED = (Capability.CODE_GRAPH,)
+"""What a port must declare: a task is answered by its tools, which walk the code graph."""
+
+
+def adapter(engine: Engine, kind: CodeTasksKind) -> CodePort:
+    """The port the tasks run through on `engine`: the reference pipeline when no system under
+    test is bound; none for a system (the protocol has no operation that serves `NEEDED`: the
+    run's `not_applicable` keeps the kind from one)."""
+    if engine.system is not None:
+        raise ValueError(not_applicable(engine.system.info))
+    embedder = engine.embedder if any(m.needs_vectors for m in engine.modes) else None
+    what = f"code tasks {kind.tasks.name!r} on {engine.backend.name}"
+    return ReferenceCode(engine.backend, embedder, kind.tasks.agent, kind.rules, what)
+
+
+def not_applicable(info: SystemInfo) -> str:
+    """Why tasks cannot run on a system under test: no port of one declares what the tasks need."""
+    needed = ", ".join(c.value for c in NEEDED)
+    return (
+        f"the code-tasks kind needs {needed} (a task is answered by its tools, which walk the reference pipeline's "
+        "project memory: symbol and file records with their call edges and routes: symbols lookup, flow, impact, "
+        "trace), which the system protocol has no operation for (it returns ranked records for a text query), "
+        f"so no port over system {info.name!r} declares it"
+    )
 
 
 class CodeTasksKind:
@@ -37,12 +60,8 @@ class CodeTasksKind:
     asserted: frozenset[Mode] = frozenset()
     """No mode is the system under test: a task's recall is a score, and the built-in tasks name
     symbols of `harness/` that move with it (no code-task baseline is committed)."""
-    reference_only = (
-        "a task is answered by its tools, which walk the reference pipeline's project memory: symbol and "
-        "file records with their call edges and routes (symbols lookup, flow, impact, trace); the protocol "
-        "returns ranked records for a text query, with no records by name and no call graph to walk"
-    )
-    """Why it has no path through the system protocol (`runner.not_applicable` says it)."""
+    through_systems = True
+    """It asks a system under test what it declares (`not_applicable_to`): none has a port."""
 
     def __init__(
         self,
@@ -94,23 +113,21 @@ class CodeTasksKind:
             if task.input.query is not None:
                 yield task.input.query
 
+    def not_applicable_to(self, system: SystemInfo) -> str | None:
+        return not_applicable(system)
+
     def execute(self, engine: Engine) -> Iterator[Step[CodeTaskResult]]:
-        embedder = engine.embedder if any(m.needs_vectors for m in engine.modes) else None
-        memory: ProjectMemory | None = None
         try:
-            try:
-                memory = ProjectMemory.open(engine.backend, f"c{uuid.uuid4().hex[:12]}", embedder)
-                memory.load(self.project)
-            except Exception as exc:  # noqa: BLE001 - every task then carries the error, and the run goes on
-                for task in self.tasks.tasks:
-                    yield Step(task.id, [self._result(task, engine, m).fail_with(exc) for m in engine.modes])
-                return
-            answerer = CodeAnswerer(memory, self.tasks.agent, self.rules)
+            answering = adapter(engine, self).open(self.project)
+        except Exception as exc:  # noqa: BLE001 - every task then carries the error, and the run goes on
             for task in self.tasks.tasks:
-                yield Step(task.id, [self._run(answerer, task, engine, mode) for mode in engine.modes])
+                yield Step(task.id, [self._result(task, engine, m).fail_with(exc) for m in engine.modes])
+            return
+        try:
+            for task in self.tasks.tasks:
+                yield Step(task.id, [self._run(answering, task, engine, mode) for mode in engine.modes])
         finally:
-            if memory is not None:
-                teardown.drop(memory.index, f"code tasks {self.tasks.name!r} on {engine.backend.name}")
+            answering.close()
 
     def _result(self, task: CodeTask, engine: Engine, mode: Mode) -> CodeTaskResult:
         return CodeTaskResult(
@@ -123,11 +140,11 @@ class CodeTasksKind:
             expected={"symbols": list(task.expect_symbols), "files": list(task.expect_files)},
         )
 
-    def _run(self, answerer: CodeAnswerer, task: CodeTask, engine: Engine, mode: Mode) -> CodeTaskResult:
+    def _run(self, answering: Answering, task: CodeTask, engine: Engine, mode: Mode) -> CodeTaskResult:
         result = self._result(task, engine, mode)
         started = time.perf_counter()
         try:
-            answer = answerer.answer(task, mode)
+            answer = answering.answer(task, mode)
         except Exception as exc:  # noqa: BLE001 - the task's error is its result; the run goes on
             return result.fail_with(exc)
         result.latency_ms = (time.perf_counter() - started) * 1000
@@ -190,45 +207,3 @@ def _ingest_code(tasks: TaskSet) -> Project:
             "(Go, TypeScript, JavaScript, Python): give it as nano-brain:TASKFILE:CODEBASE"
         )
     return project
-
-
-@dataclass(frozen=True)
-class CodeTaskOptions:
-    code_rules: str | None = field(
-        default=None,
-        metadata=option(
-            f"Judge code tasks by this ruleset ({', '.join(CODE_RULESETS)}; default: nano-brain's version for "
-            "a nano-brain file, harness for the built-in tasks)."
-        ),
-    )
-
-
-def build(suites: Sequence[str], common: KindOptions, own: CodeTaskOptions | None) -> CodeTasksKind:
-    """`code-tasks:builtin` or `nano-brain:TASKFILE[:CODEBASE]`, by the ruleset `--code-rules` names."""
-    (suite,) = suites
-    prefix, _, rest = suite.partition(":")
-    rules = own.code_rules if own is not None else None
-    if rules is not None and rules not in CODE_RULESETS:
-        raise HarnessError(f"--code-rules: unknown ruleset {rules!r} (known: {', '.join(CODE_RULESETS)})")
-    tasks = load_builtin(rest, rules) if prefix == "code-tasks" else load_nano_brain(rest, rules)
-    for line in tasks.warnings:
-        warnings.warn(f"{PurePath(tasks.source).name}: {line}", HarnessWarning, stacklevel=2)
-    return CodeTasksKind.for_run(tasks, common)
-
-
-def result_from_json(data: Mapping[str, Any]) -> CodeTaskResult:
-    return CodeTaskResult.from_json(data)
-
-
-SPEC = KindSpec(
-    name="code-tasks",
-    title="Code tasks",
-    suite_help="code-tasks:builtin, nano-brain:TASKFILE[:DIR]",
-    options=CodeTaskOptions,
-    build=build,
-    result=result_from_json,
-    builtin="code-tasks:builtin",
-    results_key="results",
-    prefixes=("code-tasks", "nano-brain"),
-    honours=frozenset({"fail_under"}),
-)

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
-from harness.evaluation.turn_rules import STRICT, TurnRules
+from harness.evaluation.kinds.conversation.rules import STRICT, TurnRules
 from harness.models.conversation import Component, TurnChecks
 from harness.models.project import ProjectRecord
 from harness.pipeline.conversation import TurnContext
