@@ -8,7 +8,8 @@ from pathlib import Path
 from harness.backends.embedded import EmbeddedBackend
 from harness.baselines import BaselineKey, BaselineStore, Verdict, check, freeze, history
 from harness.baselines.history import FILE_NAME
-from harness.evaluation.kinds.beliefs import Plan, execute
+from harness.evaluation.kinds.beliefs.plan import Plan
+from harness.evaluation.kinds.beliefs.runner import execute
 from harness.evaluation.results import CaseResult
 from harness.pipeline import Mode, PipelineSettings
 from harness.pipeline.settings import CONTENT_FIELDS

@@ -14,7 +14,8 @@ import pytest
 from harness.backends.provision import start_server
 from harness.backends.registry import connect
 from harness.evaluation.kind import Engine
-from harness.evaluation.kinds.beliefs import BeliefKind, Plan
+from harness.evaluation.kinds.beliefs.plan import Plan
+from harness.evaluation.kinds.beliefs.spec import BeliefKind
 from harness.evaluation.results import CaseResult
 from harness.evaluation.runner import run
 from harness.pipeline import Mode

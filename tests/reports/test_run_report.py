@@ -15,7 +15,8 @@ import pytest
 import harness
 from harness.backends.embedded import EmbeddedBackend
 from harness.errors import HarnessError
-from harness.evaluation.kinds.beliefs import Plan, execute
+from harness.evaluation.kinds.beliefs.plan import Plan
+from harness.evaluation.kinds.beliefs.runner import execute
 from harness.pipeline import Mode
 from harness.reports import compare, run_report
 from harness.reports.envelope import FIELDS

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 
 from harness.backends.registry import connect
-from harness.evaluation.system_beliefs import to_record
+from harness.evaluation.kinds.beliefs.system import to_record
 from harness.evaluation.system_lifecycle import START, at
 from harness.models.memory import Memory, MemoryType, Status
 from harness.pipeline.settings import Mode
