@@ -18,8 +18,8 @@ import pytest
 from harness.backends.base import Backend
 from harness.errors import CaseFileError
 from harness.evaluation.kinds.beliefs.reference import ReferencePort
+from harness.evaluation.kinds.beliefs.results import CaseResult
 from harness.evaluation.kinds.beliefs.runner import SuiteRunner
-from harness.evaluation.results import CaseResult
 from harness.limits import MAX_ID_CHARS, MAX_TEXT_CHARS, MAX_WORD_CHARS
 from harness.pipeline import Mode, PipelineSettings
 from harness.suites import load_suite

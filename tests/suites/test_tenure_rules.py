@@ -18,8 +18,8 @@ from harness.backends.registry import connect
 from harness.errors import CaseFileError
 from harness.evaluation.judge import judge
 from harness.evaluation.kinds.beliefs.reference import ReferencePort
+from harness.evaluation.kinds.beliefs.results import CaseResult
 from harness.evaluation.kinds.beliefs.runner import SuiteRunner
-from harness.evaluation.results import CaseResult
 from harness.models import Expect, Suite, TierExpect
 from harness.pipeline import Context, Mode, PipelineSettings
 from harness.pipeline.query_cleanup import QueryCleanup

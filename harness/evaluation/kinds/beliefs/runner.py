@@ -20,7 +20,7 @@ from harness.evaluation.judge import judge
 from harness.evaluation.kinds.beliefs.plan import Plan
 from harness.evaluation.kinds.beliefs.port import BeliefPort, Beliefs, Construction, Need
 from harness.evaluation.kinds.beliefs.reference import ReferencePort
-from harness.evaluation.results import CaseResult, asked, context_record
+from harness.evaluation.kinds.beliefs.results import CaseResult, asked, context_record
 from harness.metrics import classify, drift_score
 from harness.metrics.measures import SUITE_MEASURES
 from harness.models import UNIVERSAL_SCOPE, Budget, Expect, SessionCase, StaticCase, Suite, Turn

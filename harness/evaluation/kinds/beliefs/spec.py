@@ -12,20 +12,20 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from harness.evaluation.kind import Engine, Item, KindOptions, KindSpec, Report, RunInfo, Step, option
+from harness.evaluation.kinds.beliefs.memory_texts import memory_texts
 from harness.evaluation.kinds.beliefs.plan import Plan
 from harness.evaluation.kinds.beliefs.port import BeliefPort
 from harness.evaluation.kinds.beliefs.reference import ReferencePort
+from harness.evaluation.kinds.beliefs.report import baseline_settings, summarize, to_markdown
+from harness.evaluation.kinds.beliefs.report import build as report_body
+from harness.evaluation.kinds.beliefs.results import CaseResult
 from harness.evaluation.kinds.beliefs.runner import steps
+from harness.evaluation.kinds.beliefs.scores import suite_scores, suite_trec
 from harness.evaluation.kinds.beliefs.system import SystemPort
-from harness.evaluation.results import CaseResult
 from harness.pipeline import Mode, PipelineSettings
 from harness.pipeline.settings import CONTENT_FIELDS, SURFACE_FIELDS
-from harness.reports import run_report
-from harness.reports.memory_texts import memory_texts
 from harness.reports.metadata import run_metadata, suite_record
-from harness.reports.scores import suite_scores
-from harness.reports.summary import ModeSummary, summarize
-from harness.reports.trec import suite_trec
+from harness.reports.summary import ModeSummary, scorecard
 from harness.suites import load_suite
 from harness.suites.texts import suite_texts
 
@@ -124,7 +124,7 @@ class BeliefKind:
             settings={"fields": dict(plan.settings.fields), "rrf_k": plan.settings.rrf_k, **run.settings},
             embedding_model=model,
         )
-        data = run_report.build(meta, summaries, cases, memory_texts(plan.suites, cases))
+        data = report_body(meta, summaries, cases, memory_texts(plan.suites, cases))
         gates = [
             f"{s.backend}/{s.mode}: pass rate {s.pass_rate:.3f} is under --fail-under {fail_under}"
             for s in summaries
@@ -133,11 +133,11 @@ class BeliefKind:
         return Report(
             stem=f"run-{backend}",
             data=data,
-            markdown=run_report.to_markdown(data),
-            scorecard=run_report.scorecard(data, f"{backend}: {', '.join(s.name for s in plan.suites)}"),
+            markdown=to_markdown(data),
+            scorecard=scorecard(data, f"{backend}: {', '.join(s.name for s in plan.suites)}"),
             trec=suite_trec(cases) if run.incomplete is None else {},
             scores=suite_scores(cases),
-            settings=run_report.baseline_settings(plan.settings, plan.limit, model),
+            settings=baseline_settings(plan.settings, plan.limit, model),
             gates=gates,
         )
 
