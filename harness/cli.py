@@ -72,7 +72,7 @@ from harness.messages import is_conninfo, redacted
 from harness.pipeline import Mode
 from harness.pipes import stdout_until_closed
 from harness.reports import compare as compare_reports
-from harness.reports import run_report
+from harness.reports import summary as belief_summary
 from harness.reports.envelope import write_report
 from harness.reports.writer import check_out_dir, report_json, write_run_files
 from harness.resources import data_root
@@ -663,7 +663,7 @@ def compare(
     print_scorecard(compare_reports.table(loaded))
     summaries = compare_reports.belief_summaries(loaded)
     if summaries:
-        print_scorecard(run_report.scorecard({"summary": summaries}, "belief suites"))
+        print_scorecard(belief_summary.scorecard({"summary": summaries}, "belief suites"))
     for difference in found:
         _say(difference.line())
     from harness.reports.html.compare_page import render_compare

@@ -11,9 +11,10 @@ import pytest
 from harness.backends.embedded import EmbeddedBackend
 from harness.embeddings import device as device_module
 from harness.evaluation.embedders import suite_embedder
-from harness.evaluation.kinds.beliefs import Plan, execute
+from harness.evaluation.kinds.beliefs.plan import Plan
+from harness.evaluation.kinds.beliefs.report import summarize
+from harness.evaluation.kinds.beliefs.runner import execute
 from harness.pipeline import Mode
-from harness.reports.summary import summarize
 from harness.suites import BUILTIN, load_suite
 
 

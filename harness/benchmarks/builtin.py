@@ -7,7 +7,8 @@ import time
 from collections.abc import Callable
 
 from harness.backends.provision import backend_session
-from harness.evaluation.kinds.beliefs import Plan, execute
+from harness.evaluation.kinds.beliefs.plan import Plan
+from harness.evaluation.kinds.beliefs.runner import execute
 from harness.metrics import latency_summary
 from harness.pipeline import Mode
 from harness.pipeline.memory_layer import TextEmbedder

@@ -23,8 +23,8 @@ from harness.errors import HarnessError
 from harness.evaluation.kind import Scorecard
 from harness.metrics.significance import ALPHA, Paired, paired_test
 from harness.reports.envelope import REQUIRED, system_of
-from harness.reports.run_report import SCORECARD_COLUMNS, markdown_table, scorecard_rows
-from harness.reports.summary import ModeSummary
+from harness.reports.summary import SCORECARD_COLUMNS, ModeSummary, scorecard_rows
+from harness.reports.tables import markdown_table
 from harness.systems.protocol import REFERENCE
 
 _SUMMARIES = TypeAdapter(list[ModeSummary])

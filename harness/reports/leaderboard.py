@@ -18,7 +18,7 @@ from typing import Any
 
 from harness.reports.compare import Compared
 from harness.reports.envelope import system_of
-from harness.reports.run_report import markdown_table
+from harness.reports.tables import markdown_table
 
 MAIN: Mapping[str, tuple[str, ...]] = {
     "beliefs": ("pass_rate",),

@@ -1,4 +1,5 @@
-"""Score sheets (what baselines freeze and regression checks compare) from each kind's results.
+"""Score sheets (what baselines freeze and regression checks compare) from kinds' results (a belief
+run's: `evaluation/kinds/beliefs/scores.py`).
 
 Pure functions: a kind's `report()` calls the one for its results. Every measure a sheet lists is
 higher-is-better; latency and error counts are not scores and stay out (errors show as cases that
@@ -11,51 +12,13 @@ from collections import defaultdict
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Protocol
 
-from harness.evaluation.results import CaseResult
 from harness.metrics import mean_defined
 from harness.metrics.dataset_measures import HEADLINE
 from harness.models.scoresheet import CaseScore, ScoreSheet
-from harness.reports.summary import summarize
 
 QUESTION_MEASURE = "ndcg@10"
 """A dataset question's one score in a sheet: the ranking measure most sensitive to a move in the
 top ten, taken at the run's indexed level (its first)."""
-
-
-def suite_scores(results: Iterable[CaseResult]) -> dict[str, ScoreSheet]:
-    """Per mode, from one backend's belief-suite results: overall the scorecard's pass rate (static
-    cases and whole sessions) and mean precision, recall, nDCG and MRR; the same per case category;
-    per case (static case or session turn, by `item_id`) whether it passed."""
-    by_mode: dict[str, list[CaseResult]] = defaultdict(list)
-    for result in results:
-        by_mode[result.mode].append(result)
-    sheets = {}
-    for mode, rows in by_mode.items():
-        by_category: dict[str, list[CaseResult]] = defaultdict(list)
-        for row in rows:
-            if row.category is not None:
-                by_category[row.category].append(row)
-        sheets[mode] = ScoreSheet(
-            overall=_suite_measures(rows),
-            categories={name: _suite_measures(group) for name, group in sorted(by_category.items())},
-            cases={row.item_id: CaseScore(passed=row.passed) for row in rows},
-        )
-    return sheets
-
-
-def _suite_measures(rows: Sequence[CaseResult]) -> dict[str, float]:
-    summaries = summarize(rows)
-    if len(summaries) != 1:
-        raise ValueError(f"one backend's results expected, got {', '.join(s.backend for s in summaries)}")
-    summary = summaries[0]
-    measures = {
-        "pass_rate": summary.pass_rate,
-        "precision": summary.mean_precision,
-        "recall": summary.mean_recall,
-        "ndcg": summary.mean_ndcg,
-        "mrr": summary.mrr,
-    }
-    return {name: value for name, value in measures.items() if value is not None}
 
 
 class _Level(Protocol):

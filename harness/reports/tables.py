@@ -21,3 +21,7 @@ def table(header: Sequence[object], rows: Sequence[Sequence[object]], align: str
     """Header, separator (`align`: one `---` or `---:` per column; default all `---`) and rows."""
     separator = align or "|" + "---|" * len(header)
     return [row(header), separator, *(row(r) for r in rows)]
+
+
+def markdown_table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
+    return "\n".join(table(header, rows))

@@ -9,12 +9,10 @@ that sorts by score ranks exactly as the harness does.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from pathlib import Path
 
-from harness.evaluation.results import CaseResult
 from harness.metrics.evaluate import QrelsByQuery, RunByQuery, ranked_ids
-from harness.models import TierExpect
 from harness.reports.writer import write_run_files
 
 
@@ -46,22 +44,6 @@ def trec_qrels(qrels: QrelsByQuery) -> str:
     )
 
 
-def suite_trec(results: Sequence[CaseResult]) -> dict[str, tuple[RunByQuery, QrelsByQuery]]:
-    """Per mode, the relevant tier of every case (query `<suite>/<case>[#turn]`) and its expected set.
-
-    Cases that assert no expected relevant set have run lines but no qrels: tools score only
-    judged queries, as the suite means leave those cases out.
-    """
-    by_mode: dict[str, tuple[dict[str, dict[str, float]], dict[str, dict[str, int]]]] = {}
-    for result in results:
-        run, qrels = by_mode.setdefault(result.mode, ({}, {}))
-        query = "_".join(f"{result.suite}/{result.item_id}".split())
-        run[query] = {r["id"]: r["score"] for r in result.retrieved.get("relevant", [])}
-        relevant = result.expected.get("relevant")
-        expected = TierExpect.model_validate(relevant).expected if relevant else None
-        if expected:
-            qrels[query] = dict.fromkeys(expected, 1)
-    return dict(by_mode)
 
 
 def write_trec(out_dir: Path, stem: str, runs: Mapping[str, tuple[RunByQuery, QrelsByQuery]]) -> list[Path]:

@@ -19,7 +19,8 @@ from harness.backends import atlas_queries as q
 from harness.backends.atlas import AtlasBackend
 from harness.backends.base import Absent, AnyOf, AttributeType, Clause, Eq, Filters, Hit, IndexSpec, Present, ranked
 from harness.errors import BackendUnavailable
-from harness.evaluation.kinds.beliefs import Plan, execute
+from harness.evaluation.kinds.beliefs.plan import Plan
+from harness.evaluation.kinds.beliefs.runner import execute
 from harness.pipeline import Mode
 from harness.suites import BUILTIN, load_suite
 from tests.backends import contract

@@ -16,8 +16,9 @@ from harness.backends.embedded import EmbeddedBackend
 from harness.backends.postgres import PostgresBackend
 from harness.errors import BackendUnavailable
 from harness.evaluation.embedders import suite_embedder
-from harness.evaluation.kinds.beliefs import Plan, execute
-from harness.evaluation.results import CaseResult
+from harness.evaluation.kinds.beliefs.plan import Plan
+from harness.evaluation.kinds.beliefs.results import CaseResult
+from harness.evaluation.kinds.beliefs.runner import execute
 from harness.pipeline import Mode
 from harness.suites import load_suite
 from tests.backends import contract

@@ -16,7 +16,8 @@ from harness.backends.embedded import EmbeddedBackend
 from harness.backends.redis_core import RedisCoreBackend, vsim_attributes, vsim_filter
 from harness.errors import BackendUnavailable
 from harness.evaluation.embedders import suite_embedder
-from harness.evaluation.kinds.beliefs import Plan, execute
+from harness.evaluation.kinds.beliefs.plan import Plan
+from harness.evaluation.kinds.beliefs.runner import execute
 from harness.pipeline import Mode
 from harness.suites import BUILTIN, load_suite
 from tests.backends import contract

@@ -8,11 +8,12 @@ from pathlib import Path
 from harness.backends.embedded import EmbeddedBackend
 from harness.baselines import BaselineKey, BaselineStore, Verdict, check, freeze, history
 from harness.baselines.history import FILE_NAME
-from harness.evaluation.kinds.beliefs import Plan, execute
-from harness.evaluation.results import CaseResult
+from harness.evaluation.kinds.beliefs.plan import Plan
+from harness.evaluation.kinds.beliefs.results import CaseResult
+from harness.evaluation.kinds.beliefs.runner import execute
+from harness.evaluation.kinds.beliefs.scores import suite_scores
 from harness.pipeline import Mode, PipelineSettings
 from harness.pipeline.settings import CONTENT_FIELDS
-from harness.reports.scores import suite_scores
 from harness.suites import BUILTIN, load_suite
 
 KEY = BaselineKey(BUILTIN, "embedded", "bm25")

@@ -7,9 +7,10 @@ from enum import StrEnum
 
 import pytest
 
-from harness.evaluation.results import CaseResult
+from harness.evaluation.kinds.beliefs.results import CaseResult
+from harness.evaluation.kinds.beliefs.scores import suite_scores
 from harness.models.scoresheet import CaseScore
-from harness.reports.scores import dataset_scores, suite_scores
+from harness.reports.scores import dataset_scores
 
 
 def _case(case_id: str, passed: bool, category: str | None = None, mode: str = "bm25", **numbers) -> CaseResult:

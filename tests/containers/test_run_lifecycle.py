@@ -14,12 +14,13 @@ import pytest
 from harness.backends.provision import start_server
 from harness.backends.registry import connect
 from harness.evaluation.kind import Engine
-from harness.evaluation.kinds.beliefs import BeliefKind, Plan
-from harness.evaluation.results import CaseResult
+from harness.evaluation.kinds.beliefs import report as belief_report
+from harness.evaluation.kinds.beliefs.plan import Plan
+from harness.evaluation.kinds.beliefs.report import summarize
+from harness.evaluation.kinds.beliefs.results import CaseResult
+from harness.evaluation.kinds.beliefs.spec import BeliefKind
 from harness.evaluation.runner import run
 from harness.pipeline import Mode
-from harness.reports import run_report
-from harness.reports.summary import summarize
 from harness.reports.writer import report_json, write_run_files
 from harness.suites import BUILTIN, load_suite
 from tests.containers.conftest import ROOT, require_docker_or_skip
@@ -168,10 +169,12 @@ def test_a_server_killed_mid_run_fails_its_cases_and_the_run_finishes(tmp_path: 
     assert all(r.retrieved["relevant"] == [] for r in after if r.error is None)
     assert len(errored) > len(after) / 2
     assert all(not r.passed and r.reasons[0].startswith("error: ") for r in errored)
-    report = run_report.build(
+    report = belief_report.build(
         {"created_at": "now", "harness_version": "t", "python": "3", "platform": "p"}, summarize(results), results
     )
-    paths = write_run_files(tmp_path, "run-redis", {"json": report_json(report), "md": run_report.to_markdown(report)})
+    paths = write_run_files(
+        tmp_path, "run-redis", {"json": report_json(report), "md": belief_report.to_markdown(report)}
+    )
     assert all(p.stat().st_size > 0 for p in paths)
     assert summarize(results)[0].errors == len(errored) + sum(
         r.error is not None for r in results if r.kind == "session"

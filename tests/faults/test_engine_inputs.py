@@ -17,10 +17,11 @@ import pytest
 
 from harness.backends.base import Backend
 from harness.errors import CaseFileError
-from harness.evaluation.kinds.beliefs import SuiteRunner
-from harness.evaluation.results import CaseResult
+from harness.evaluation.kinds.beliefs.reference import ReferencePort
+from harness.evaluation.kinds.beliefs.results import CaseResult
+from harness.evaluation.kinds.beliefs.runner import SuiteRunner
 from harness.limits import MAX_ID_CHARS, MAX_TEXT_CHARS, MAX_WORD_CHARS
-from harness.pipeline import Mode
+from harness.pipeline import Mode, PipelineSettings
 from harness.suites import load_suite
 from tests.faults.helpers import WIDE
 
@@ -42,7 +43,7 @@ def write_suite(folder: Path, memories: list[dict[str, Any]], cases: list[dict[s
 
 
 def run(backend: Backend, folder: Path) -> list[CaseResult]:
-    runner = SuiteRunner(backend, load_suite(str(folder)))
+    runner = SuiteRunner(ReferencePort(backend, PipelineSettings(), None), backend.name, load_suite(str(folder)))
     try:
         return [runner.run_static(c, Mode.BM25) for c in runner.suite.static_cases]
     finally:

@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from harness.reports.memory_texts import TEXT_CHARS
+from harness.evaluation.kinds.beliefs.memory_texts import TEXT_CHARS
 
 from .test_report_page import page_data
 

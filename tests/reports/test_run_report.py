@@ -15,12 +15,14 @@ import pytest
 import harness
 from harness.backends.embedded import EmbeddedBackend
 from harness.errors import HarnessError
-from harness.evaluation.kinds.beliefs import Plan, execute
+from harness.evaluation.kinds.beliefs import report as belief_report
+from harness.evaluation.kinds.beliefs.plan import Plan
+from harness.evaluation.kinds.beliefs.report import summarize
+from harness.evaluation.kinds.beliefs.runner import execute
 from harness.pipeline import Mode
-from harness.reports import compare, run_report
+from harness.reports import compare
 from harness.reports.envelope import FIELDS
 from harness.reports.metadata import run_metadata
-from harness.reports.summary import summarize
 from harness.reports.writer import report_json
 from harness.suites.native import load_native
 
@@ -101,10 +103,10 @@ def report(tmp_path_factory: pytest.TempPathFactory) -> dict[str, Any]:
         meta = run_metadata(backend.info(), suites=[{"name": suite.name}], modes=["bm25"])
     finally:
         backend.close()
-    built = run_report.build(meta, summarize(results), results)
+    built = belief_report.build(meta, summarize(results), results)
     return {
         "json": json.loads(report_json(built)),
-        "md": run_report.to_markdown(built),
+        "md": belief_report.to_markdown(built),
     }
 
 

@@ -3,7 +3,7 @@ embedded with another model than the suite's authors used."""
 
 from __future__ import annotations
 
-from harness.reports import run_report
+from harness.evaluation.kinds.beliefs import report as belief_report
 from harness.reports.metadata import run_metadata, suite_record
 from harness.suites import load_suite
 from harness.suites.resolve import cases_dir
@@ -12,7 +12,7 @@ PAPER = f"tenure:{cases_dir() / 'tenure-format' / 'paper'}"
 
 
 def _markdown(suites: list[dict]) -> str:
-    return run_report.to_markdown(run_report.build(run_metadata(None, suites=suites), [], []))
+    return belief_report.to_markdown(belief_report.build(run_metadata(None, suites=suites), [], []))
 
 
 def test_tenure_suite_records_its_ruleset_and_the_model_note() -> None:

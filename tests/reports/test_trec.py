@@ -14,11 +14,12 @@ import ranx
 from typer.testing import CliRunner
 
 from harness.cli import app
-from harness.evaluation.results import CaseResult
+from harness.evaluation.kinds.beliefs.results import CaseResult
+from harness.evaluation.kinds.beliefs.scores import suite_trec
 from harness.metrics import Measure, evaluate, measures
 from harness.metrics.evaluate import QrelsByQuery, RunByQuery
 from harness.metrics.measures import SUITE_MEASURES
-from harness.reports.trec import suite_trec, trec_qrels, trec_run
+from harness.reports.trec import trec_qrels, trec_run
 from tests.datasets.builders import BagOfWordsEncoder, locomo_conversation, run_dataset_report
 
 CHECKED = measures(

@@ -12,7 +12,8 @@ from typing import Any
 import pytest
 
 from harness.backends.embedded import EmbeddedBackend
-from harness.evaluation.kinds.beliefs import Plan, execute
+from harness.evaluation.kinds.beliefs.plan import Plan
+from harness.evaluation.kinds.beliefs.runner import execute
 from harness.models import AliasUpdate, MemoryType, Status, Suite, TurnLabel
 from harness.pipeline import Mode
 from harness.suites import load_suite

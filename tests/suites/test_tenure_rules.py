@@ -17,10 +17,11 @@ from harness.backends.embedded import EmbeddedBackend
 from harness.backends.registry import connect
 from harness.errors import CaseFileError
 from harness.evaluation.judge import judge
-from harness.evaluation.kinds.beliefs import SuiteRunner
-from harness.evaluation.results import CaseResult
+from harness.evaluation.kinds.beliefs.reference import ReferencePort
+from harness.evaluation.kinds.beliefs.results import CaseResult
+from harness.evaluation.kinds.beliefs.runner import SuiteRunner
 from harness.models import Expect, Suite, TierExpect
-from harness.pipeline import Context, Mode
+from harness.pipeline import Context, Mode, PipelineSettings
 from harness.pipeline.query_cleanup import QueryCleanup
 from harness.pipeline.ruleset import (
     TENURE_HEAD_RULES,
@@ -46,7 +47,7 @@ def load(version: str) -> Suite:
 
 def run(suite: Suite, rules: Ruleset | None = None, backend: Backend | None = None) -> dict[str, CaseResult]:
     backend = backend or EmbeddedBackend()
-    runner = SuiteRunner(backend, suite, rules=rules)
+    runner = SuiteRunner(ReferencePort(backend, PipelineSettings(), None), backend.name, suite, rules=rules)
     try:
         results = [runner.run_static(case, Mode.BM25) for case in suite.static_cases]
         for position in range(len(suite.session_cases)):

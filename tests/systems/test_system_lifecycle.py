@@ -13,8 +13,8 @@ from typing import Any
 import pytest
 
 from harness.backends.registry import connect
+from harness.evaluation.kinds.beliefs.system import to_record
 from harness.evaluation.kinds.lifecycle.system import START, at
-from harness.evaluation.system_beliefs import to_record
 from harness.models.memory import Memory, MemoryType, Status
 from harness.pipeline.settings import Mode
 from harness.systems import http

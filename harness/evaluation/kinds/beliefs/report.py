@@ -1,16 +1,17 @@
-"""The per-run report: JSON with every case explained, and its Markdown summary."""
+"""A belief run's report body: JSON with every case explained, its Markdown, its summaries per mode."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections import Counter, defaultdict
+from collections.abc import Iterable, Sequence
 from typing import Any
 
-from harness.evaluation.kind import Scorecard
-from harness.evaluation.results import CaseResult
-from harness.metrics.measures import NDCG, SET_PRECISION, SET_RECALL, SUITE_MEASURES
+from harness.evaluation.kinds.beliefs.results import CaseResult
+from harness.metrics import latency_summary, mean_defined
+from harness.metrics.measures import SUITE_MEASURES
 from harness.pipeline.settings import PipelineSettings
-from harness.reports import tables
-from harness.reports.summary import ModeSummary
+from harness.reports.summary import SCORECARD_COLUMNS, ModeSummary, error_line, scorecard_rows
+from harness.reports.tables import markdown_table
 
 
 def baseline_settings(settings: PipelineSettings, limit: int | None, embedding_model: str | None) -> dict[str, Any]:
@@ -23,14 +24,6 @@ def baseline_settings(settings: PipelineSettings, limit: int | None, embedding_m
         "limit": limit,
         "embedding_model": embedding_model,
     }
-
-
-def scorecard(report: dict[str, Any], title: str) -> Scorecard:
-    """The scorecard; its caption says when the run has errors (never a clean-looking table; the
-    runner adds the INCOMPLETE line)."""
-    notes = [f"ERRORS: {line}"] if (line := error_line(report)) else []
-    notes.append("n: cases the precision, recall and nDCG means are taken over")
-    return Scorecard(title, SCORECARD_COLUMNS, scorecard_rows(report["summary"]), notes)
 
 
 def build(
@@ -51,69 +44,41 @@ def build(
     }
 
 
-def error_line(report: dict[str, Any]) -> str | None:
-    """`N of M results errored (K distinct); first: ...`, or None for a run without errors."""
-    errors = report.get("errors") or {}
-    if not errors.get("count"):
-        return None
-    return (
-        f"{errors['count']} of {len(report['cases'])} results errored ({errors['distinct']} distinct); "
-        f"first: {errors['first']}"
+def summarize(results: Iterable[CaseResult]) -> list[ModeSummary]:
+    groups: dict[tuple[str, str], list[CaseResult]] = defaultdict(list)
+    for result in results:
+        groups[(result.backend, result.mode)].append(result)
+    return [_summary(backend, mode, rows) for (backend, mode), rows in groups.items()]
+
+
+def _summary(backend: str, mode: str, rows: Sequence[CaseResult]) -> ModeSummary:
+    static = [r for r in rows if r.kind == "static"]
+    turns = [r for r in rows if r.kind == "session"]
+    sessions: dict[str, bool] = {}
+    for turn in turns:
+        sessions[turn.case_id] = sessions.get(turn.case_id, True) and turn.passed
+    latency = latency_summary([r.latency_ms / 1000.0 for r in rows if r.latency_ms is not None])
+    return ModeSummary(
+        backend=backend,
+        mode=mode,
+        static_passed=sum(r.passed for r in static),
+        static_total=len(static),
+        session_passed=sum(sessions.values()),
+        session_total=len(sessions),
+        turns_passed=sum(r.passed for r in turns),
+        turns_total=len(turns),
+        mean_precision=mean_defined(r.precision for r in rows),
+        mean_recall=mean_defined(r.recall for r in rows),
+        mean_ndcg=mean_defined(r.ndcg for r in rows),
+        mrr=mean_defined(r.reciprocal_rank for r in rows),
+        mean_drift=mean_defined(r.drift for r in turns),
+        p50_ms=latency.p50_ms,
+        p95_ms=latency.p95_ms,
+        errors=sum(r.error is not None for r in rows),
+        pass_types=dict(Counter(r.pass_type for r in rows if r.pass_type)),
+        measured=sum(r.precision is not None for r in rows),
+        first_error=next((r.error for r in rows if r.error is not None), None),
     )
-
-
-def _num(value: float | None, digits: int = 3) -> str:
-    return "–" if value is None else f"{value:.{digits}f}"
-
-
-SCORECARD_COLUMNS = (
-    "backend",
-    "mode",
-    "static",
-    "session",
-    "turns",
-    "errors",
-    "n",
-    SET_PRECISION.label,
-    SET_RECALL.label,
-    NDCG.label,
-    "drift",
-    "active / structural / trivial",
-    "p50 ms",
-    "p95 ms",
-)
-
-
-def scorecard_rows(summaries: Sequence[dict[str, Any]]) -> list[list[str]]:
-    rows = []
-    for s in summaries:
-        if s.get("unsupported"):
-            rows.append([s["backend"], s["mode"], "unsupported", *["–"] * (len(SCORECARD_COLUMNS) - 3)])
-            continue
-        types = s["pass_types"]
-        rows.append(
-            [
-                s["backend"],
-                s["mode"],
-                f"{s['static_passed']}/{s['static_total']}",
-                f"{s['session_passed']}/{s['session_total']}",
-                f"{s['turns_passed']}/{s['turns_total']}",
-                str(s["errors"]),
-                "–" if s.get("measured") is None else str(s["measured"]),
-                _num(s["mean_precision"]),
-                _num(s["mean_recall"]),
-                _num(s["mean_ndcg"]),
-                _num(s["mean_drift"]),
-                f"{types.get('active', 0)} / {types.get('structural', 0)} / {types.get('trivially_empty', 0)}",
-                _num(s["p50_ms"]),
-                _num(s["p95_ms"]),
-            ]
-        )
-    return rows
-
-
-def markdown_table(header: Sequence[str], rows: Sequence[Sequence[str]]) -> str:
-    return "\n".join(tables.table(header, rows))
 
 
 def _suite_label(suite: dict[str, Any]) -> str:

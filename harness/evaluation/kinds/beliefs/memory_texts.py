@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
-from harness.evaluation.results import CaseResult
+from harness.evaluation.kinds.beliefs.results import CaseResult
 from harness.models.memory import Memory
 from harness.models.suite import Suite
 
