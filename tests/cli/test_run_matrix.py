@@ -31,7 +31,7 @@ def test_a_run_reports_through_its_callbacks_and_prints_nothing(
 
         def start(description: str, total: int | None) -> Any:
             events.append(f"start {description} {total}")
-            return lambda item: events.append("step")
+            return lambda _item: events.append("step")
 
         yield start
 
@@ -51,7 +51,8 @@ def test_a_run_reports_through_its_callbacks_and_prints_nothing(
     assert capsys.readouterr() == ("", "")
     (ran,) = outcome.runs
     assert (ran.system, ran.backend, ran.exit_code, outcome.exit_code) == ("reference", "embedded", 0, 0)
-    assert ran.finished.paths[0].parent == out and ran.finished.paths[0].is_file()
+    assert ran.finished.paths[0].parent == out
+    assert ran.finished.paths[0].is_file()
     assert set(ran.finished.report.scores) == {"bm25"}  # a mode asked twice runs once
     steps = events.count("step")
     assert steps > 0
