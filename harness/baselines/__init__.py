@@ -1,7 +1,7 @@
 """Baselines and regression gates: freeze a run's scores per suite x backend x mode, check later runs.
 
 Generic over every kind of case through `ScoreSheet`: `store` keeps the committed files,
-`compare` holds the rules, `gate` freezes and checks (`run_gate`: over a whole `harness run`), `history` records each freeze and check.
+`compare` holds the rules, `gate` freezes and checks, `runs` does either after each run of `harness run` (`RunGate`), `history` records each freeze and check.
 """
 
 from harness.baselines.compare import DEFAULT_TOLERANCE, Change, Comparison, Scope, Verdict, compare
@@ -17,7 +17,7 @@ from harness.baselines.gate import (
     stored_lines,
 )
 from harness.baselines.key import BaselineKey, slug
-from harness.baselines.run_gate import RunGate
+from harness.baselines.runs import RunGate
 from harness.baselines.store import BadBaseline, Baseline, BaselineStore, MissingBaseline, default_root
 
 __all__ = [
