@@ -1,7 +1,8 @@
 """Baselines and regression gates: freeze a run's scores per suite x backend x mode, check later runs.
 
 Generic over every kind of case through `ScoreSheet`: `store` keeps the committed files,
-`compare` holds the rules, `gate` freezes and checks, `runs` does either after each run of `harness run` (`RunGate`), `history` records each freeze and check.
+`compare` holds the rules, `gate` freezes and checks, `runs` does either after each run of a
+`harness run` (`RunGate`), `history` records each freeze and check.
 """
 
 from harness.baselines.compare import DEFAULT_TOLERANCE, Change, Comparison, Scope, Verdict, compare
