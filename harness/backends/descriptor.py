@@ -66,6 +66,9 @@ class BackendDescriptor:
     `sample_query`: a shell command that shows the seeded namespace, `{url}` filled in by
     `harness up`; None: it prints none.
     `url_schemes`: the schemes of its server URLs, by the name written in a URL.
+    `conninfo`: the server a connection string of its client library names, for a backend whose
+    `--url` may be one instead of a URL (postgres: libpq's `key=value`), as the ledger files it
+    (`scheme://HOST:PORT/DB`); a string that names none is a one-line `HarnessError`.
     """
 
     name: str
@@ -75,6 +78,7 @@ class BackendDescriptor:
     sample_query: str | None = None
     contract: ContractNotes = field(default_factory=ContractNotes)
     url_schemes: Mapping[str, UrlScheme] = field(default_factory=dict)
+    conninfo: Callable[[str], str] | None = None
 
 
 def server_url(url: str | None) -> str:

@@ -34,7 +34,7 @@ from urllib.parse import urlsplit, urlunsplit
 from harness.backends import registry
 from harness.errors import HarnessError
 from harness.files import atomic_write
-from harness.messages import is_conninfo, masked, redacted
+from harness.messages import is_conninfo, redacted
 from harness.processes import process_alive
 
 STATE_DIR_ENV = "HARNESS_STATE_DIR"
@@ -53,7 +53,7 @@ def server_identity(url: str) -> str:
     """The server and database a URL (or a libpq `key=value` string) names, without credentials or
     options (as printed); one that cannot name a server is a one-line error, its secrets masked."""
     if is_conninfo(url):
-        return _conninfo_identity(url)
+        return registry.conninfo_server(url)
     if url.partition(":")[0].lower() in HTTP_SCHEMES:  # urlsplit would raise on a bad IPv6 host, unmasked
         return _http_identity(url)
     schemes = registry.url_schemes()
@@ -87,24 +87,6 @@ def _http_identity(url: str) -> str:
     host = parts.hostname.lower()
     netloc = f"[{host}]" if ":" in host else host
     return urlunsplit((parts.scheme, f"{netloc}:{port}", parts.path.rstrip("/"), "", ""))
-
-
-def _conninfo_identity(conninfo: str) -> str:
-    """`postgresql://HOST:PORT/DBNAME` of a libpq connection string (libpq's defaults where absent)."""
-    from psycopg.conninfo import conninfo_to_dict
-
-    try:
-        params = conninfo_to_dict(conninfo)
-    except Exception as exc:  # noqa: BLE001 - psycopg says what is wrong with the string
-        raise HarnessError(f"--url: not a PostgreSQL connection string: {masked(str(exc))}") from None
-    scheme = registry.url_schemes()["postgresql"]
-    host = str(params.get("host") or params.get("hostaddr") or "localhost").lower()
-    port = str(params.get("port") or scheme.port)
-    if not port.isdigit() or not 0 < int(port) < 65536:
-        raise HarnessError(f"--url {redacted(conninfo)!r}: port {port!r} is not a port number")
-    netloc = f"[{host}]" if ":" in host else host
-    database = str(params.get("dbname") or params.get("user") or "")
-    return urlunsplit((scheme.canonical, f"{netloc}:{port}", f"/{database}" if database else scheme.path, "", ""))
 
 
 @dataclass(frozen=True)

@@ -24,6 +24,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
+from urllib.parse import urlunsplit
 
 import numpy as np
 
@@ -46,8 +47,8 @@ from harness.backends.base import (
     unit,
 )
 from harness.backends.descriptor import BackendDescriptor, ConnectOptions, ExtensionPolicy, UrlScheme, server_url
-from harness.errors import BackendUnavailable
-from harness.messages import masked, one_line
+from harness.errors import BackendUnavailable, HarnessError
+from harness.messages import masked, one_line, redacted
 
 if TYPE_CHECKING:
     from psycopg import Connection
@@ -511,10 +512,33 @@ def _connect(url: str | None, options: ConnectOptions) -> PostgresBackend:
     return PostgresBackend.connect(server_url(url), extension=options.extension, on_create=options.on_create)
 
 
+URL_SCHEME = UrlScheme("postgresql", 5432)
+
+
+def conninfo_server(conninfo: str) -> str:
+    """`postgresql://HOST:PORT/DBNAME` of a libpq connection string (libpq's defaults where absent),
+    parsed by psycopg; a bad one is a one-line error, its secrets masked."""
+    from psycopg.conninfo import conninfo_to_dict
+
+    try:
+        params = conninfo_to_dict(conninfo)
+    except Exception as exc:  # noqa: BLE001 - psycopg says what is wrong with the string
+        raise HarnessError(f"--url: not a PostgreSQL connection string: {masked(str(exc))}") from None
+    host = str(params.get("host") or params.get("hostaddr") or "localhost").lower()
+    port = str(params.get("port") or URL_SCHEME.port)
+    if not port.isdigit() or not 0 < int(port) < 65536:
+        raise HarnessError(f"--url {redacted(conninfo)!r}: port {port!r} is not a port number")
+    netloc = f"[{host}]" if ":" in host else host
+    database = str(params.get("dbname") or params.get("user") or "")
+    path = f"/{database}" if database else URL_SCHEME.path
+    return urlunsplit((URL_SCHEME.canonical, f"{netloc}:{port}", path, "", ""))
+
+
 DESCRIPTOR = BackendDescriptor(
     "postgres",
     _connect,
     server="postgres",
     sample_query="""psql '{url}' -c 'SELECT id, a_user, a_kind FROM ns_builtin.docs LIMIT 5'""",
-    url_schemes={"postgresql": UrlScheme("postgresql", 5432), "postgres": UrlScheme("postgresql", 5432)},
+    url_schemes={"postgresql": URL_SCHEME, "postgres": URL_SCHEME},
+    conninfo=conninfo_server,
 )

@@ -10,11 +10,13 @@ a checkout works without reinstalling its package metadata. Tests that add a bac
 from __future__ import annotations
 
 from collections.abc import Callable
+from urllib.parse import urlsplit
 
 from harness.backends import atlas, embedded, postgres, redis_core, redis_search
 from harness.backends.base import Backend
 from harness.backends.descriptor import BackendDescriptor, ConnectOptions, ExtensionPolicy, UrlScheme
 from harness.errors import HarnessError
+from harness.messages import is_conninfo, redacted
 
 DESCRIPTORS: tuple[BackendDescriptor, ...] = (
     embedded.DESCRIPTOR,
@@ -42,6 +44,33 @@ def default_run() -> tuple[str, ...]:
 def url_schemes() -> dict[str, UrlScheme]:
     """Every server URL scheme a backend declares (redis and valkey share theirs)."""
     return {name: scheme for d in DESCRIPTORS for name, scheme in d.url_schemes.items()}
+
+
+def conninfo_server(conninfo: str) -> str:
+    """The server a connection string names, read by the backend whose client's strings they are."""
+    read = next((d.conninfo for d in DESCRIPTORS if d.conninfo is not None), None)
+    if read is None:
+        raise HarnessError(f"--url {redacted(conninfo)!r}: not a URL (expected SCHEME://HOST...)")
+    return read(conninfo)
+
+
+def check_url(name: str, url: str) -> None:
+    """A `--url` that cannot name backend `name`'s server fails here, in one line, before anything
+    starts: one of its URL schemes with a valid port, or a connection string its descriptor reads."""
+    found = descriptor(name)
+    if found.server is None:
+        raise HarnessError(f"--url names a running server; the {name} backend runs in process (drop --url)")
+    if found.conninfo is not None and is_conninfo(url):
+        found.conninfo(url)
+        return
+    schemes = tuple(found.url_schemes)
+    try:
+        parts = urlsplit(url)
+        parts.port  # noqa: B018 - parsing the port is the check
+    except ValueError as exc:
+        raise HarnessError(f"--url {redacted(url)!r}: {exc}") from None
+    if parts.scheme not in schemes:
+        raise HarnessError(f"--url {redacted(url)!r} is not a {name} URL (expected {schemes[0]}://HOST:PORT...)")
 
 
 def descriptor(name: str) -> BackendDescriptor:

@@ -1,7 +1,8 @@
 """Baselines and regression gates: freeze a run's scores per suite x backend x mode, check later runs.
 
 Generic over every kind of case through `ScoreSheet`: `store` keeps the committed files,
-`compare` holds the rules, `gate` freezes and checks, `history` records each freeze and check.
+`compare` holds the rules, `gate` freezes and checks, `runs` does either after each run of a
+`harness run` (`RunGate`), `history` records each freeze and check.
 """
 
 from harness.baselines.compare import DEFAULT_TOLERANCE, Change, Comparison, Scope, Verdict, compare
@@ -17,6 +18,7 @@ from harness.baselines.gate import (
     stored_lines,
 )
 from harness.baselines.key import BaselineKey, slug
+from harness.baselines.runs import RunGate
 from harness.baselines.store import BadBaseline, Baseline, BaselineStore, MissingBaseline, default_root
 
 __all__ = [
@@ -31,6 +33,7 @@ __all__ = [
     "FreezeResult",
     "GateResult",
     "MissingBaseline",
+    "RunGate",
     "Scope",
     "Verdict",
     "check",

@@ -5,10 +5,11 @@ from __future__ import annotations
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
-from harness.embeddings import Device, parse_device, text_key
+from harness.embeddings import Device, TextEncoder, parse_device, text_key
 from harness.embeddings.embedder import Embedder
+from harness.errors import Interrupted
 from harness.evaluation.kind import CaseKind
 from harness.evaluation.model_check import load_model
 from harness.models.haystack import Haystack
@@ -79,6 +80,46 @@ def embed_streamed(
         if pending:
             embedder.embed(list(pending))
     return EmbedCount(len(seen), computed + len(pending))
+
+
+class FillBar(Protocol):
+    """Where a cache fill shows its progress: `plan` once the texts are counted, then `advance`."""
+
+    def plan(self, description: str, total: int) -> None: ...
+
+    def advance(self, count: int) -> None: ...
+
+
+def fill_cache(
+    texts: Callable[[], Iterable[str]],
+    embedder: Embedder,
+    bar: FillBar,
+    check: Callable[[str, Device], TextEncoder] | None = None,
+) -> EmbedCount:
+    """Embed the texts `texts()` yields that the cache lacks (`embed_streamed`), on `bar`; after
+    Ctrl-C, the `Interrupted` says that what was embedded is kept and how to resume. `check` loads
+    the model here before anything is computed (a run's exit-code rule for a bad model), and the
+    embedder computes with it where it computes in this process."""
+    done = 0
+
+    def plan(_texts: int, missing: int) -> None:
+        if missing and check is not None:
+            embedder.use_encoder(check(embedder.model, embedder.device))
+        bar.plan(f"embedding with {embedder.model} on {embedder.device}", missing)
+
+    def advance(count: int) -> None:
+        nonlocal done
+        done += count
+        bar.advance(count)
+
+    embedder.on_progress = advance
+    try:
+        return embed_streamed(texts, embedder, on_plan=plan)
+    except Interrupted as exc:
+        exc.detail = (
+            f"{done} texts embedded this run are kept in {embedder.cache.folder}; run the same command again to resume"
+        )
+        raise
 
 
 def selection_texts(selection: Selection, part: Shard | None = None) -> Iterator[str]:

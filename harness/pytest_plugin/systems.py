@@ -8,8 +8,8 @@ from typing import TYPE_CHECKING
 
 from harness.backends import registry
 from harness.backends.base import Backend
-from harness.systems.bound import BoundSystem, bind
-from harness.systems.protocol import REFERENCE, Opening
+from harness.systems.bound import BoundSystem, bind_on_engine
+from harness.systems.protocol import REFERENCE
 from harness.systems.registry import resolve
 
 if TYPE_CHECKING:
@@ -34,9 +34,7 @@ class Systems:
         if key not in self._bound:
             url = connections.url(param.backend) if registry.descriptor(param.backend).server else None
             embedder = runs.vectors([param.mode])
-
-            def opening(namespace: str) -> Opening:
-                return Opening(backend, param.backend, url, namespace, embedder)
-
-            self._bound[key] = bind(resolve(param.system), opening)
+            bound = bind_on_engine(resolve(param.system), backend, param.backend, url, embedder, recorded=False)
+            assert bound is not None  # the reference system returned above
+            self._bound[key] = bound
         return self._bound[key]

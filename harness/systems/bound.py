@@ -1,4 +1,5 @@
-"""A system bound to one engine of a run: what the kinds open namespaces of."""
+"""A system bound to one engine of a run: what the kinds open namespaces of (`bind_on_engine`:
+the one binding of `harness run` and the pytest plugin)."""
 
 from __future__ import annotations
 
@@ -6,7 +7,11 @@ import uuid
 from collections.abc import Callable
 from dataclasses import dataclass
 
-from harness.systems.protocol import MemorySystem, Opening, SystemInfo, SystemSpec
+from harness.backends.base import Backend
+from harness.backends.ledger import NAMESPACE, Ledger
+from harness.pipeline.memory_layer import TextEmbedder
+from harness.systems import http
+from harness.systems.protocol import REFERENCE, MemorySystem, Opening, SystemInfo, SystemSpec
 
 
 @dataclass(frozen=True)
@@ -34,3 +39,43 @@ def bind(spec: SystemSpec, opening: Callable[[str], Opening]) -> BoundSystem:
     finally:
         probe.close()
     return BoundSystem(spec, info, opening)
+
+
+def bind_on_engine(
+    spec: SystemSpec,
+    backend: Backend,
+    name: str,
+    url: str | None,
+    embedder: TextEmbedder | None,
+    *,
+    given: bool = False,
+    recorded: bool = True,
+) -> BoundSystem | None:
+    """The system under test on one engine of a run (None: the reference system, on the kinds'
+    own path). With `recorded`, an HTTP service's namespaces go into the ledger of its URL, and on
+    a server the user gave (`given`) so do those of a system that writes to it on its own, so
+    `harness down --url` can remove what a killed run left; pytest's runs, on servers of their
+    own, record nothing."""
+    if spec.name == REFERENCE:
+        return None
+    ledger: tuple[Ledger, str] | None = None
+    if recorded and spec.name.startswith(http.PREFIX):
+        ledger = (Ledger(spec.name.removeprefix(http.PREFIX)), "http")
+    elif recorded and given and url is not None and spec.drop is not None:
+        ledger = (Ledger(url), spec.name)
+
+    def opening(namespace: str) -> Opening:
+        if ledger is None:
+            return Opening(backend, name, url, namespace, embedder)
+        book, owner = ledger
+        return Opening(
+            backend,
+            name,
+            url,
+            namespace,
+            embedder,
+            lambda ns, /, **details: book.record(owner, NAMESPACE, ns, **details),
+            lambda ns: book.forget(NAMESPACE, ns),
+        )
+
+    return bind(spec, opening)

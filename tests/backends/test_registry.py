@@ -11,7 +11,7 @@ from harness.backends import registry
 from harness.backends.descriptor import BackendDescriptor, UrlScheme
 from harness.backends.embedded import EmbeddedBackend
 from harness.backends.ledger import server_identity
-from harness.cli import up_lines
+from harness.cli.servers import up_lines
 from harness.containers import load_spec
 from harness.errors import HarnessError
 

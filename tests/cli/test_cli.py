@@ -1,7 +1,7 @@
 """The `harness` console script, in subprocesses: every bad input is exactly one stderr line with
 the documented exit code and no traceback; good runs write timestamped reports and `latest` copies.
 
-Exit codes (cli.py docstring): 0 done; 1 a quality gate failed; 2 bad input; 3 backend unavailable.
+Exit codes (the docstring of harness/cli/__init__.py): 0 done; 1 a quality gate failed; 2 bad input; 3 backend unavailable.
 Each bad input is checked in-process through `harness.cli.main` (fast) and, for one input per
 kind of failure (usage error, case file, unknown name, compare input), also in a
 real subprocess of the installed script. Subprocesses run concurrently once per module (each

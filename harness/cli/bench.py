@@ -1,0 +1,104 @@
+"""`harness bench`: the built-in run timed, the public datasets, or the encoders."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from harness.backends import registry
+from harness.backends.provision import start_server
+from harness.backends.registry import check_backend, connect
+from harness.cli.app import app
+from harness.cli.console import ENCODERS, out_console, print_scorecard, say
+from harness.embeddings import DEFAULT_MODEL
+from harness.embeddings.device import Device
+from harness.errors import HarnessError
+from harness.evaluation.embedders import suite_embedder
+from harness.evaluation.kind import Scorecard
+
+
+@app.command()
+def bench(
+    repeat: Annotated[int, typer.Option(min=1, help="Timed repetitions of the whole run.")] = 5,
+    backend: Annotated[str, typer.Option("--backend", "-b")] = "embedded",
+    datasets: Annotated[
+        bool, typer.Option(help="Benchmark the public datasets instead: LoCoMo, LongMemEval oracle and sample.")
+    ] = False,
+    synthetic: Annotated[
+        int,
+        typer.Option(
+            min=0, help="With --datasets: also a LongMemEval-S-sized file of N haystacks built from the sample."
+        ),
+    ] = 0,
+    out: Annotated[Path, typer.Option(help="Report folder (--datasets, --embeddings).")] = Path("reports"),
+    embeddings: Annotated[
+        bool,
+        typer.Option(help="Benchmark the encoders instead: texts/s on dataset turns and the retrieval each gives."),
+    ] = False,
+    model: Annotated[
+        list[str],
+        typer.Option(help=f"With --embeddings: encoders to compare with the float one ({', '.join(ENCODERS)})."),
+    ] = list(ENCODERS),
+    texts: Annotated[int, typer.Option(min=1, help="With --embeddings: LongMemEval turns timed per encoder.")] = 1000,
+    device: Annotated[Device, typer.Option(help="With --embeddings: where to embed.")] = Device.AUTO,
+) -> int:
+    """Time the whole built-in run in every mode and per-query latency; or the datasets (--datasets)."""
+    if embeddings:
+        if datasets or synthetic:
+            raise HarnessError("--embeddings is its own benchmark: --datasets and --synthetic do not apply")
+        return _bench_embeddings(check_backend(backend), model, texts, device, out)
+    if not datasets:
+        from harness.benchmarks.builtin import bench_builtin
+
+        bench_builtin(check_backend(backend), repeat, suite_embedder(DEFAULT_MODEL), say)
+        return 0
+    import functools
+
+    from harness.benchmarks.datasets import HEADER, bench_datasets, row_cells
+    from harness.embeddings.embedder import Embedder
+
+    def cells(server_url: str | None = None) -> tuple[list, list[Path]]:
+        factory = (
+            functools.partial(connect, backend)
+            if server_url is None
+            else functools.partial(connect, backend, server_url)
+        )
+        return bench_datasets(
+            backend_factories={backend: factory}, synthetic_haystacks=synthetic, out_dir=out, embedder_factory=Embedder
+        )
+
+    if check_backend(backend) not in registry.servers():
+        rows, paths = cells()
+    else:
+        server_url, container = start_server(backend, f"bench-{os.getpid()}")
+        try:
+            rows, paths = cells(server_url)
+        finally:
+            container.stop()
+    print_scorecard(Scorecard("dataset benchmark", HEADER, [row_cells(r) for r in rows]))
+    for path in paths:
+        out_console.print(f"report: {path}")
+    return 0
+
+
+def _bench_embeddings(backend: str, models: list[str], texts: int, device: str, out: Path) -> int:
+    import functools
+
+    from harness.backends.embedded import EmbeddedBackend
+    from harness.benchmarks.encoders import bench_encoders
+    from harness.embeddings.embedder import Embedder
+
+    if backend in registry.servers():
+        raise HarnessError("bench --embeddings runs on the embedded backend: the encoders, not the engine, differ")
+    bench_encoders(
+        models=models,
+        texts=texts,
+        backend_factory=EmbeddedBackend,
+        embedder_factory=functools.partial(Embedder, device=device),
+        out_dir=out,
+        print_line=say,
+    )
+    return 0
