@@ -65,7 +65,7 @@ from harness.errors import BackendUnavailable, HarnessError, HarnessWarning, Int
 from harness.evaluation import kinds as kind_registry
 from harness.evaluation import runner
 from harness.evaluation.embedders import EmbedCount, embed_ahead, embed_streamed, suite_embedder
-from harness.evaluation.kind import CaseKind, KindOptions, KindSpec, Report, Scorecard
+from harness.evaluation.kind import CaseKind, KindOptions, KindSpec
 from harness.evaluation.kinds import Planned, kinds_for, prefix_of, selected, spec_of
 from harness.evaluation.model_check import load_model
 from harness.messages import is_conninfo, redacted
@@ -73,6 +73,7 @@ from harness.pipeline import Mode
 from harness.pipes import stdout_until_closed
 from harness.reports import compare as compare_reports
 from harness.reports import run_report
+from harness.reports.document import Report, Scorecard
 from harness.reports.envelope import write_report
 from harness.reports.writer import check_out_dir, report_json, write_run_files
 from harness.resources import data_root
@@ -728,7 +729,7 @@ def merge(
 
     Exits as the unsharded run would have (1: errors or a gate; 3: a shard lost its backend, and
     the merge is not `-latest`); a shard that did not finish makes an incomplete merge (exit 3)."""
-    from harness.reports.merge import merge_reports
+    from harness.evaluation.merge import merge_reports
 
     merged = merge_reports(reports, kind_registry.SPECS)
     check_out_dir(out)

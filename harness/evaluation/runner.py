@@ -19,9 +19,10 @@ from typing import Any, Generic
 
 from harness.backends.base import Backend, BackendInfo
 from harness.errors import HarnessError, Interrupted
-from harness.evaluation.kind import CaseKind, Engine, R, Report, Result, RunInfo
+from harness.evaluation.kind import CaseKind, Engine, R, Result
 from harness.pipeline.memory_layer import TextEmbedder
 from harness.pipeline.settings import Mode
+from harness.reports.document import Report, RunInfo
 from harness.reports.envelope import Envelope, write_report
 from harness.reports.html.child import page_process
 from harness.reports.trec import write_trec

@@ -22,9 +22,10 @@ from harness.backends.base import BackendInfo
 from harness.baselines import BaselineStore, GateResult, report_sheets, run_gate
 from harness.errors import HarnessError
 from harness.evaluation import kinds
-from harness.evaluation.kind import CaseKind, Result, RunInfo, run_order
+from harness.evaluation.kind import CaseKind, Result, run_order
 from harness.pipeline import Mode
 from harness.pytest_plugin.items import ItemParam, Kinds
+from harness.reports.document import RunInfo
 
 FREEZE_ENV = "HARNESS_FREEZE"
 RESULT_PROPERTY = "harness_result"

@@ -13,7 +13,6 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from harness.evaluation.code_task_results import CodeTaskResult
-from harness.evaluation.kind import Report, RunInfo, Scorecard
 from harness.metrics.surfaced import by_category, mean_recall, round3
 from harness.models.code_task import REGRESSION_MARGIN, TaskSet
 from harness.models.project import Project
@@ -21,6 +20,7 @@ from harness.models.scoresheet import CaseScore, ScoreSheet
 from harness.pipeline.code_answer import LAYERS
 from harness.pipeline.code_rules import code_rules
 from harness.reports import tables
+from harness.reports.document import Report, RunInfo, Scorecard
 from harness.reports.metadata import machine
 from harness.suites.projects.structure import structure
 

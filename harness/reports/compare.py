@@ -20,9 +20,8 @@ from typing import Any
 from pydantic import TypeAdapter
 
 from harness.errors import HarnessError
-from harness.evaluation.kind import Scorecard
 from harness.metrics.significance import ALPHA, Paired, paired_test
-from harness.reports.envelope import REQUIRED, system_of
+from harness.reports.document import REQUIRED, Scorecard, system_of
 from harness.reports.run_report import SCORECARD_COLUMNS, markdown_table, scorecard_rows
 from harness.reports.summary import ModeSummary
 from harness.systems.protocol import REFERENCE

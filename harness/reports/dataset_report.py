@@ -8,13 +8,13 @@ from pathlib import Path
 from typing import Any
 
 from harness import __version__
-from harness.evaluation.kind import Scorecard
 from harness.evaluation.question_results import Evaluation
 from harness.metrics.dataset_measures import HEADLINE, definition_of, definitions, label
 from harness.pipeline.fusion import RRF_K
 from harness.pipeline.haystack import CONTEXT_WEIGHT, DEPTH, NEIGHBOUR_SHARE, fusion_for
 from harness.reports import tables
 from harness.reports.dataset_summary import DatasetSummary, defect_counts, skipped_counts, summarize
+from harness.reports.document import Scorecard
 from harness.reports.metadata import machine as host_machine
 from harness.reports.published import published_for
 

@@ -17,7 +17,7 @@ from importlib.resources import files
 from typing import Any
 
 from harness.reports.compare import Compared
-from harness.reports.envelope import system_of
+from harness.reports.document import system_of
 from harness.reports.run_report import markdown_table
 
 MAIN: Mapping[str, tuple[str, ...]] = {

@@ -5,11 +5,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from harness.evaluation.kind import Scorecard
 from harness.evaluation.results import CaseResult
 from harness.metrics.measures import NDCG, SET_PRECISION, SET_RECALL, SUITE_MEASURES
 from harness.pipeline.settings import PipelineSettings
 from harness.reports import tables
+from harness.reports.document import Scorecard
 from harness.reports.summary import ModeSummary
 
 

@@ -13,10 +13,11 @@ from typing import Any
 import pytest
 
 from harness.backends import registry
-from harness.evaluation.kind import Engine, KindOptions, RunInfo
+from harness.evaluation.kind import Engine, KindOptions
 from harness.evaluation.kinds.conversation import ConversationKind, ConversationOptions, TurnResult, build
 from harness.evaluation.turn_rules import ACERVO_V05, STRICT, TurnRules, TurnRulesName
 from harness.pipeline.settings import Mode
+from harness.reports.document import RunInfo
 from harness.suites.acervo import load_acervo
 
 HERE = Path(__file__).parent

@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 from markupsafe import escape
 
-from harness.reports.envelope import FIELDS
+from harness.reports.document import FIELDS
 from harness.reports.html.page import render_html
 
 from .pages import FAILED, belief_suite, failed_items, harness

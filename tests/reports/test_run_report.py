@@ -18,7 +18,7 @@ from harness.errors import HarnessError
 from harness.evaluation.kinds.beliefs import Plan, execute
 from harness.pipeline import Mode
 from harness.reports import compare, run_report
-from harness.reports.envelope import FIELDS
+from harness.reports.document import FIELDS
 from harness.reports.metadata import run_metadata
 from harness.reports.summary import summarize
 from harness.reports.writer import report_json

@@ -16,10 +16,11 @@ from typing import Any
 import pytest
 
 from harness.evaluation import kinds
-from harness.evaluation.kind import Engine, Item, KindOptions, KindSpec, Report, RunInfo, Scorecard, Step, option
+from harness.evaluation.kind import Engine, Item, KindOptions, KindSpec, Step, option
 from harness.evaluation.results import Errs
 from harness.models.scoresheet import CaseScore, ScoreSheet
 from harness.pipeline.settings import Mode
+from harness.reports.document import Report, RunInfo, Scorecard
 
 ITEMS = tuple(f"item-{i}" for i in range(8))
 PASS_AT = 0.1

@@ -19,7 +19,7 @@ from typing import Any, ClassVar
 from harness.backends.base import Backend
 from harness.evaluation import system_beliefs, teardown
 from harness.evaluation.judge import judge
-from harness.evaluation.kind import Engine, Item, KindOptions, KindSpec, Report, RunInfo, Step, option
+from harness.evaluation.kind import Engine, Item, KindOptions, KindSpec, Step, option
 from harness.evaluation.results import CaseResult, asked, context_record
 from harness.metrics import classify, drift_score
 from harness.metrics.measures import SUITE_MEASURES
@@ -29,6 +29,7 @@ from harness.pipeline.memory_layer import Request, TextEmbedder
 from harness.pipeline.ruleset import CaseKind, MutationTiming, Ruleset, ruleset
 from harness.pipeline.settings import CONTENT_FIELDS, SURFACE_FIELDS
 from harness.reports import run_report
+from harness.reports.document import Report, RunInfo
 from harness.reports.memory_texts import memory_texts
 from harness.reports.metadata import run_metadata, suite_record
 from harness.reports.scores import suite_scores

@@ -16,7 +16,7 @@ from typing import Any
 from harness.errors import HarnessError, HarnessWarning
 from harness.evaluation import teardown
 from harness.evaluation.code_task_results import CodeTaskResult
-from harness.evaluation.kind import Engine, Item, KindOptions, KindSpec, Report, RunInfo, Step, option
+from harness.evaluation.kind import Engine, Item, KindOptions, KindSpec, Step, option
 from harness.metrics.surfaced import SurfacedRecall, sourced_recall
 from harness.models.code_task import CodeTask, TaskSet
 from harness.models.project import Project, RecordKind
@@ -25,6 +25,7 @@ from harness.pipeline.code_rules import CODE_RULESETS, code_rules
 from harness.pipeline.project_memory import ProjectMemory, embedding_text
 from harness.pipeline.settings import Mode
 from harness.reports.code_tasks_report import build_report
+from harness.reports.document import Report, RunInfo
 from harness.suites.code_tasks import load_builtin, load_nano_brain
 from harness.suites.projects import ingest
 

@@ -17,7 +17,7 @@ from typing import Any
 from harness import tokens
 from harness.errors import HarnessError
 from harness.evaluation import system_conversation, teardown
-from harness.evaluation.kind import Engine, Item, KindOptions, KindSpec, Report, RunInfo, Step, option
+from harness.evaluation.kind import Engine, Item, KindOptions, KindSpec, Step, option
 from harness.evaluation.results import Fails
 from harness.evaluation.scripted_agent import AgentRun, ScriptedAgent
 from harness.evaluation.turn_judge import judge_turn
@@ -29,6 +29,7 @@ from harness.pipeline.facts import fact_record, stated_facts
 from harness.pipeline.project_memory import ProjectMemory, embedding_text
 from harness.pipeline.settings import Mode
 from harness.reports.conversation_report import build_report
+from harness.reports.document import Report, RunInfo
 from harness.suites.acervo import load_acervo
 from harness.suites.projects.ingest import ingest
 from harness.suites.resolve import load_conversation

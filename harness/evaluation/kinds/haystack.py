@@ -23,7 +23,7 @@ from harness.backends.failures import connection_lost
 from harness.embeddings import Embedder
 from harness.evaluation import teardown
 from harness.evaluation.embedders import haystack_texts, selection_texts
-from harness.evaluation.kind import Engine, Item, KindOptions, KindSpec, Report, RunInfo, Step, option
+from harness.evaluation.kind import Engine, Item, KindOptions, KindSpec, Step, option
 from harness.evaluation.question_results import (
     REPORTED_HITS,
     Evaluation,
@@ -50,6 +50,7 @@ from harness.pipeline.memory_layer import TextEmbedder
 from harness.pipeline.settings import Mode
 from harness.reports import dataset_report
 from harness.reports.dataset_report import RunContext, merged_timing
+from harness.reports.document import Report, RunInfo
 from harness.reports.scores import dataset_scores
 from harness.reports.trec import dataset_trec
 from harness.suites.datasets import Selection, open_selection

@@ -14,7 +14,7 @@ from harness.embeddings import DEFAULT_MODEL
 from harness.errors import HarnessError
 from harness.evaluation import system_lifecycle
 from harness.evaluation.embedders import embed_ahead, suite_embedder
-from harness.evaluation.kind import Engine, Item, KindOptions, KindSpec, Report, RunInfo, Scorecard, Step, option
+from harness.evaluation.kind import Engine, Item, KindOptions, KindSpec, Step, option
 from harness.evaluation.lifecycle_results import LifecycleResult, judge
 from harness.evaluation.lifecycle_summary import ModeSummary, summarise
 from harness.metrics.evaluate import QrelsByQuery, RunByQuery
@@ -26,6 +26,7 @@ from harness.pipeline.lifecycle.rules import HARNESS_RULES, MNEMONIC_RULES, Life
 from harness.pipeline.lifecycle.settings import LifecycleSettings
 from harness.pipeline.memory_layer import TextEmbedder
 from harness.pipeline.settings import Mode
+from harness.reports.document import Report, RunInfo, Scorecard
 from harness.reports.lifecycle_report import render_markdown, scorecard_rows
 from harness.suites.mnemonic import load_mnemonic, unjudged
 from harness.suites.resolve import load_lifecycle

@@ -28,10 +28,11 @@ from typing import Any
 
 from harness.backends.base import BackendInfo
 from harness.errors import HarnessError
-from harness.evaluation.kind import CaseKind, KindSpec, R, Report, RunInfo, rebuild, run_order
+from harness.evaluation.kind import CaseKind, KindSpec, R, rebuild, run_order
 from harness.models.scoresheet import sheet_json
 from harness.pipeline.settings import Mode
-from harness.reports.envelope import CHECKSUM, FIELDS, REQUIRED, Envelope, checksum, defaulted, inputs_json
+from harness.reports.document import CHECKSUM, FIELDS, REQUIRED, Report, RunInfo, checksum, defaulted
+from harness.reports.envelope import Envelope, inputs_json
 from harness.systems.protocol import SystemInfo
 
 SAME_RUN = ("kind", "suite", "origin", "inputs", "backend", "modes", "unsupported_modes")
