@@ -21,7 +21,7 @@ from harness.backends.base import Backend
 from harness.embeddings.embedder import Embedder
 from harness.pipeline.memory_layer import TextEmbedder
 from harness.pipeline.settings import Mode
-from harness.reports.document import Report, RunInfo
+from harness.reports.document import Report, RowText, RunInfo
 from harness.shards import Shard
 from harness.systems.bound import BoundSystem
 
@@ -170,7 +170,14 @@ class KindSpec(Generic[Opts, R]):
     `embed_ahead`: a run embeds all its texts before it starts (False: too many to hold, as a
     dataset's haystacks: it embeds as it goes, its model loaded before the run);
     `describe(kind, modes, embedder)`: what a run would do, as (label, value) rows, for `--dry-run`
-    (None: the kind has no dry run).
+    (None: the kind has no dry run);
+    `main`: its main measures, by their names in a score sheet's `overall` (a dataset's carry its
+    first granularity as a prefix, `session/mrr`, matched by the name after it): the leaderboard's
+    cells (none: a sheet's first measure);
+    `row(result)`: how a result reads as a row of the page (None: its item id alone);
+    `rule`: what a failed row means, in words for the page (an `Itemized` kind's `failures` decide).
+    The runner writes the last three into every report (`view.view`), so the page, the leaderboard
+    and compare read them from the report.
     """
 
     name: str
@@ -190,6 +197,9 @@ class KindSpec(Generic[Opts, R]):
     restore: Callable[[Any, Sequence[Mapping[str, Any]]], None] | None = None
     embed_ahead: bool = True
     describe: Callable[[Any, Sequence[Mode], Embedder | None], list[tuple[str, str]]] | None = None
+    main: tuple[str, ...] = ()
+    row: Callable[[R], RowText] | None = None
+    rule: str = ""
 
 
 def default_options(kind: KindSpec[Any, Any]) -> Any:

@@ -11,8 +11,12 @@ items were read from, with its sha256, as MTEB pins a dataset revision), `backen
 `unsupported_modes`, `settings` (what the scores depend on, as a baseline records them), `shard`,
 `incomplete` (a bool) with `incomplete_reason`, `harness_version`, `git_commit`, `started_at`,
 `wall_s`, `files` (the report's own file names), `scores` (per mode, the score sheet baselines and
-`harness compare` read), `system` and `not_applicable`. A body never uses these names, nor `checksum`: the last key of the JSON file, the
-sha256 of everything before it, so `harness merge` refuses a report edited since.
+`harness compare` read), `system`, `not_applicable`, and `view`: what the kind's spec declares for
+readers (where the body lists its items, each as a row of the page, a `RowText` and whether the
+kind's judge failed it, what failing means, and its main measures), so the page and the
+leaderboard read data, never a table of kind names. A body never uses these names, nor `checksum`:
+the last key of the JSON file, the sha256 of everything before it, so `harness merge` refuses a
+report edited since.
 """
 
 from __future__ import annotations
@@ -54,9 +58,11 @@ FIELDS = (
     "scores",
     "system",
     "not_applicable",
+    "view",
 )
-SINCE = ("system", "not_applicable")
-"""Envelope fields an older report may lack (one from before systems is of the reference system)."""
+SINCE = ("system", "not_applicable", "view")
+"""Envelope fields an older report may lack (one from before systems is of the reference system;
+one from before `view` is read by where its kind kept its items)."""
 REQUIRED = tuple(name for name in FIELDS if name not in SINCE)
 """The fields that make a JSON document a run report, whatever its age."""
 TIMING = ("started_at", "wall_s", "files")
@@ -163,3 +169,12 @@ class Report:
     """Per chart name, what draws it into a PNG path (`<report file stem>-<name>.png`); needs the chart extra."""
     trec: Mapping[str, tuple[RunByQuery, QrelsByQuery]] = field(default_factory=dict)
     """Per run key (a mode, or mode and level), the ranked runs and judgements for `--trec` files."""
+
+
+@dataclass(frozen=True, slots=True)
+class RowText:
+    """How one item reads as a row of its report's page (a kind's spec says, per result)."""
+
+    id: str
+    category: str
+    title: str

@@ -49,7 +49,15 @@ class Envelope:
     unit: str
 
     @classmethod
-    def of(cls, kind: Reported, run: RunInfo, report: Report, origin: Mapping[str, Any]) -> Envelope:
+    def of(
+        cls,
+        kind: Reported,
+        run: RunInfo,
+        report: Report,
+        origin: Mapping[str, Any],
+        view: Mapping[str, Any] | None = None,
+    ) -> Envelope:
+        """`view`: what the kind's spec declares for readers (`evaluation.view`; None: a kind no spec declares)."""
         head = {
             "kind": kind.name,
             "suite": kind.baseline_suite,
@@ -64,6 +72,7 @@ class Envelope:
                 "harness_version": __version__,
                 "git_commit": git_commit(),
                 "scores": {mode: sheet_json(sheet) for mode, sheet in report.scores.items()},
+                "view": None if view is None else dict(view),
             },
             kind.unit,
         )

@@ -29,7 +29,7 @@ from harness.pipeline.memory_layer import Request, TextEmbedder
 from harness.pipeline.ruleset import CaseKind, MutationTiming, Ruleset, ruleset
 from harness.pipeline.settings import CONTENT_FIELDS, SURFACE_FIELDS
 from harness.reports import run_report
-from harness.reports.document import Report, RunInfo
+from harness.reports.document import Report, RowText, RunInfo
 from harness.reports.memory_texts import memory_texts
 from harness.reports.metadata import run_metadata, suite_record
 from harness.reports.scores import suite_scores
@@ -460,4 +460,9 @@ SPEC = KindSpec(
     options=BeliefOptions,
     honours=frozenset({"fail_under", "trec"}),
     grouped=True,
+    main=("pass_rate",),
+    row=lambda r: RowText(
+        f"{r.suite}/{r.case_id}" + ("" if r.turn is None else f"#{r.turn}"), r.category or "", r.query
+    ),
+    rule="the case's assertions did not all hold (its reasons say which)",
 )

@@ -25,7 +25,7 @@ from harness.pipeline.code_rules import CODE_RULESETS, code_rules
 from harness.pipeline.project_memory import ProjectMemory, embedding_text
 from harness.pipeline.settings import Mode
 from harness.reports.code_tasks_report import build_report
-from harness.reports.document import Report, RunInfo
+from harness.reports.document import Report, RowText, RunInfo
 from harness.suites.code_tasks import load_builtin, load_nano_brain
 from harness.suites.projects import ingest
 
@@ -232,4 +232,7 @@ SPEC = KindSpec(
     results_key="results",
     prefixes=("code-tasks", "nano-brain"),
     honours=frozenset({"fail_under"}),
+    main=("recall",),
+    row=lambda r: RowText(r.task_id, r.category, r.question),
+    rule="an expected symbol or file was missed (recall < 1)",
 )

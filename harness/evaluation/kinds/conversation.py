@@ -29,7 +29,7 @@ from harness.pipeline.facts import fact_record, stated_facts
 from harness.pipeline.project_memory import ProjectMemory, embedding_text
 from harness.pipeline.settings import Mode
 from harness.reports.conversation_report import build_report
-from harness.reports.document import Report, RunInfo
+from harness.reports.document import Report, RowText, RunInfo
 from harness.suites.acervo import load_acervo
 from harness.suites.projects.ingest import ingest
 from harness.suites.resolve import load_conversation
@@ -375,4 +375,7 @@ SPEC = KindSpec(
     prefixes=("conversation", "acervo"),
     honours=frozenset({"fail_under"}),
     mode_major=True,
+    main=("pass_rate",),
+    row=lambda r: RowText(f"{r.scenario}#{r.turn}", r.category, r.user),
+    rule="a component (intent, activation, budget, content) failed (its reasons say which)",
 )

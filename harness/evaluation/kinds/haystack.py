@@ -50,7 +50,7 @@ from harness.pipeline.memory_layer import TextEmbedder
 from harness.pipeline.settings import Mode
 from harness.reports import dataset_report
 from harness.reports.dataset_report import RunContext, merged_timing
-from harness.reports.document import Report, RunInfo
+from harness.reports.document import Report, RowText, RunInfo
 from harness.reports.scores import dataset_scores
 from harness.reports.trec import dataset_trec
 from harness.suites.datasets import Selection, open_selection
@@ -511,4 +511,7 @@ SPEC = KindSpec(
     options=HaystackOptions,
     honours=frozenset({"trec", "dry_run"}),
     selector="dataset",
+    main=("recall_any@5", "mrr"),
+    row=lambda r: RowText(r.id, r.category, r.text),
+    rule="a gold item is not among the top N at the run's granularity (N: how many gold items it has)",
 )

@@ -26,7 +26,7 @@ from harness.pipeline.lifecycle.rules import HARNESS_RULES, MNEMONIC_RULES, Life
 from harness.pipeline.lifecycle.settings import LifecycleSettings
 from harness.pipeline.memory_layer import TextEmbedder
 from harness.pipeline.settings import Mode
-from harness.reports.document import Report, RunInfo, Scorecard
+from harness.reports.document import Report, RowText, RunInfo, Scorecard
 from harness.reports.lifecycle_report import render_markdown, scorecard_rows
 from harness.suites.mnemonic import load_mnemonic, unjudged
 from harness.suites.resolve import load_lifecycle
@@ -297,4 +297,9 @@ SPEC = KindSpec(
     prefixes=("lifecycle", "mnemonic"),
     options=LifecycleOptions,
     honours=frozenset({"trec"}),
+    main=("precision", "recall"),
+    row=lambda r: RowText(
+        r.scenario, "raw events" if r.raw else "scenario", "; ".join(str(q.get("query", "")) for q in r.queries)
+    ),
+    rule="the scenario's grade is FAIL (a gating metric below its warning threshold)",
 )
