@@ -27,8 +27,8 @@ from harness.baselines.compare import (
 from harness.baselines.key import BaselineKey
 from harness.baselines.store import Baseline, BaselineStore, Frozen, plain
 from harness.errors import HarnessError
-from harness.evaluation.kind import Report
 from harness.models.scoresheet import ScoreSheet, sheet_json
+from harness.reports.document import Report
 from harness.systems.protocol import REFERENCE
 
 

@@ -7,16 +7,27 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import Protocol
 
 from harness.baselines import history
 from harness.baselines.gate import GateResult, report_sheets, require, run_gate
 from harness.baselines.key import BaselineKey
 from harness.baselines.store import BaselineStore
 from harness.errors import HarnessError
-from harness.evaluation.kind import CaseKind, Report
 from harness.pipeline import Mode
+from harness.reports.document import Report
 from harness.systems.protocol import REFERENCE
+
+
+class Baselined(Protocol):
+    """What a gate asks of a kind before its run (a `CaseKind` is one; named here so baselines,
+    which the run matrix calls, import nothing of evaluation)."""
+
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def baseline_suite(self) -> str | None: ...
 
 
 @dataclass(frozen=True)
@@ -57,7 +68,7 @@ class RunGate:
         return cls(store, freeze, tolerance, out / history.FILE_NAME)
 
     def require(
-        self, kind: CaseKind[Any], backends: Sequence[str], modes: Sequence[Mode], systems: Sequence[str] = (REFERENCE,)
+        self, kind: Baselined, backends: Sequence[str], modes: Sequence[Mode], systems: Sequence[str] = (REFERENCE,)
     ) -> None:
         """Before the run: a check needs a baseline of each backend, mode and system it asks for."""
         if kind.baseline_suite is None:

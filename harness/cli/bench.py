@@ -17,7 +17,7 @@ from harness.embeddings import DEFAULT_MODEL
 from harness.embeddings.device import Device
 from harness.errors import HarnessError
 from harness.evaluation.embedders import suite_embedder
-from harness.evaluation.kind import Scorecard
+from harness.reports.document import Scorecard
 
 
 @app.command()

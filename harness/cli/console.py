@@ -20,8 +20,8 @@ from rich.progress import (
 from rich.table import Table
 
 from harness.embeddings import registry as encoders
-from harness.evaluation.kind import Scorecard
 from harness.pipes import stdout_until_closed
+from harness.reports.document import Scorecard
 
 out_console = Console(file=stdout_until_closed(), width=None if sys.stdout.isatty() else 160)  # `| head` is fine
 err_console = Console(stderr=True)

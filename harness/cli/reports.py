@@ -97,7 +97,7 @@ def merge(
 
     Exits as the unsharded run would have (1: errors or a gate; 3: a shard lost its backend, and
     the merge is not `-latest`); a shard that did not finish makes an incomplete merge (exit 3)."""
-    from harness.reports.merge import merge_reports
+    from harness.evaluation.merge import merge_reports
 
     merged = merge_reports(reports, kind_registry.SPECS)
     check_out_dir(out)

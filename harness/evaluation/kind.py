@@ -13,22 +13,17 @@ case, scenario, turn or task. Nothing here draws or prints.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from dataclasses import asdict, dataclass, field, fields
-from datetime import datetime
+from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any, Generic, Protocol, TypeVar, get_args, get_type_hints, runtime_checkable
 
-from harness.backends.base import Backend, BackendInfo
+from harness.backends.base import Backend
 from harness.embeddings.embedder import Embedder
-from harness.metrics.evaluate import QrelsByQuery, RunByQuery
-from harness.models.scoresheet import ScoreSheet
 from harness.pipeline.memory_layer import TextEmbedder
 from harness.pipeline.settings import Mode
-from harness.shards import METHOD as SHARD_METHOD
+from harness.reports.document import Report, RowText, RunInfo
 from harness.shards import Shard
 from harness.systems.bound import BoundSystem
-from harness.systems.protocol import SystemInfo
-from harness.systems.reference import NATIVE
 
 
 class Result(Protocol):
@@ -76,80 +71,6 @@ class Step(Generic[R_co]):
 
     item_id: str
     results: Sequence[R_co]
-
-
-@dataclass(frozen=True, slots=True)
-class RunInfo:
-    """What the runner knows about the run besides its results: the report envelope's facts."""
-
-    backend: BackendInfo
-    modes: tuple[Mode, ...]
-    unsupported: Mapping[Mode, str]
-    """Modes asked for that this backend cannot run, with the reason (reported, never faked)."""
-    settings: Mapping[str, Any]
-    """Run-wide settings the runner adds to the kind's (none today)."""
-    started_at: datetime
-    wall_s: float
-    incomplete: str | None = None
-    """Why the run stopped before its last item (its results are what finished)."""
-    shard: Shard | None = None
-    system: SystemInfo = NATIVE
-    """The system under test (the reference system unless `--system` named another)."""
-    not_applicable: str | None = None
-    """Why the kind did not run on this system (it needs what the system does not declare)."""
-
-    def envelope(self) -> dict[str, Any]:
-        """The envelope fields the runner knows before the kind reports (see `runner.envelope`)."""
-        return {
-            "backend": asdict(self.backend),
-            "modes": [m.value for m in self.modes],
-            "unsupported_modes": {m.value: why for m, why in self.unsupported.items()},
-            "shard": None if self.shard is None else shard_json(self.shard),
-            "incomplete": self.incomplete is not None,
-            "incomplete_reason": self.incomplete,
-            "started_at": self.started_at.isoformat(timespec="seconds"),
-            "wall_s": self.wall_s,
-            "system": self.system.to_json(),
-            "not_applicable": self.not_applicable,
-        }
-
-
-def shard_json(shard: Shard) -> dict[str, Any]:
-    """How a report says which part of the run it holds."""
-    return {"index": shard.index, "count": shard.count, "method": SHARD_METHOD}
-
-
-@dataclass(frozen=True, slots=True)
-class Scorecard:
-    """A table for the terminal, in plain strings: the CLI draws it and adds nothing."""
-
-    title: str
-    columns: tuple[str, ...]
-    rows: Sequence[Sequence[str]]
-    caption: Sequence[str] = ()
-
-
-@dataclass(frozen=True, slots=True)
-class Report:
-    """What one run of one kind on one backend leaves behind."""
-
-    stem: str
-    """File name stem (`run-embedded`, `dataset-locomo-turn`, ...); the runner adds the shard, the
-    writer the time."""
-    data: Mapping[str, Any]
-    """The report's body: the kind's own fields (the runner adds the envelope around them)."""
-    markdown: str
-    scorecard: Scorecard
-    scores: Mapping[str, ScoreSheet] = field(default_factory=dict)
-    """Per mode, what a baseline freezes and a regression check compares."""
-    settings: Mapping[str, Any] = field(default_factory=dict)
-    """The settings that produced `scores`, as a baseline records them."""
-    gates: Sequence[str] = ()
-    """One line per quality gate the run failed (`--fail-under`, a FAIL grade): exit 1."""
-    charts: Mapping[str, Callable[[Path], Path]] = field(default_factory=dict)
-    """Per chart name, what draws it into a PNG path (`<report file stem>-<name>.png`); needs the chart extra."""
-    trec: Mapping[str, tuple[RunByQuery, QrelsByQuery]] = field(default_factory=dict)
-    """Per run key (a mode, or mode and level), the ranked runs and judgements for `--trec` files."""
 
 
 class CaseKind(Protocol[R]):
@@ -249,7 +170,14 @@ class KindSpec(Generic[Opts, R]):
     `embed_ahead`: a run embeds all its texts before it starts (False: too many to hold, as a
     dataset's haystacks: it embeds as it goes, its model loaded before the run);
     `describe(kind, modes, embedder)`: what a run would do, as (label, value) rows, for `--dry-run`
-    (None: the kind has no dry run).
+    (None: the kind has no dry run);
+    `main`: its main measures, by their names in a score sheet's `overall` (a dataset's carry its
+    first granularity as a prefix, `session/mrr`, matched by the name after it): the leaderboard's
+    cells (none: a sheet's first measure);
+    `row(result)`: how a result reads as a row of the page (None: its item id alone);
+    `rule`: what a failed row means, in words for the page (an `Itemized` kind's `failures` decide).
+    The runner writes the last three into every report (`view.view`), so the page, the leaderboard
+    and compare read them from the report.
     """
 
     name: str
@@ -269,6 +197,9 @@ class KindSpec(Generic[Opts, R]):
     restore: Callable[[Any, Sequence[Mapping[str, Any]]], None] | None = None
     embed_ahead: bool = True
     describe: Callable[[Any, Sequence[Mode], Embedder | None], list[tuple[str, str]]] | None = None
+    main: tuple[str, ...] = ()
+    row: Callable[[R], RowText] | None = None
+    rule: str = ""
 
 
 def default_options(kind: KindSpec[Any, Any]) -> Any:

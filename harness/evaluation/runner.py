@@ -19,9 +19,11 @@ from typing import Any, Generic
 
 from harness.backends.base import Backend, BackendInfo
 from harness.errors import HarnessError, Interrupted
-from harness.evaluation.kind import CaseKind, Engine, R, Report, Result, RunInfo
+from harness.evaluation.kind import CaseKind, Engine, R, Result
+from harness.evaluation.view import view
 from harness.pipeline.memory_layer import TextEmbedder
 from harness.pipeline.settings import Mode
+from harness.reports.document import Report, RunInfo
 from harness.reports.envelope import Envelope, write_report
 from harness.reports.html.child import page_process
 from harness.reports.trec import write_trec
@@ -199,7 +201,10 @@ def run_and_report(
             skipped,
         )
         report = kind.report(outcome.results, run_info)
-        envelope = Envelope.of(kind, run_info, report, origin or {})
+        from harness.evaluation import kinds  # the registry imports every kind: not for the runner's importers
+
+        spec = next((s for s in kinds.SPECS if s.name == kind.name), None)  # read on each call: tests add kinds
+        envelope = Envelope.of(kind, run_info, report, origin or {}, None if spec is None else view(spec, kind, report))
         paths, stem, report = write_report(request.out, envelope, report, page=page)
     if request.trec and outcome.stopped is None:
         paths += write_trec(request.out, stem, report.trec)

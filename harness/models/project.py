@@ -7,9 +7,18 @@ follow callers and callees. Ingestion is deterministic: the same folder gives th
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from enum import StrEnum
-from pathlib import Path
+from pathlib import Path, PurePosixPath
+
+_TEST_FILE = re.compile(r"(_test\.go|\.(test|spec)\.[cm]?[jt]sx?|_test\.py|_spec\.rb)$|(^|/)test_[^/]*\.py$")
+_TEST_FOLDER = frozenset({"test", "tests", "spec", "__tests__", "__mocks__", "testdata"})
+
+
+def is_test_path(path: str) -> bool:
+    """Whether `path` (POSIX, relative to the project) is a test file or lies in a test folder."""
+    return bool(_TEST_FILE.search(path)) or any(part in _TEST_FOLDER for part in PurePosixPath(path).parts[:-1])
 
 
 class RecordKind(StrEnum):

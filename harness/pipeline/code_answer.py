@@ -27,11 +27,10 @@ from dataclasses import dataclass
 from pathlib import PurePosixPath
 
 from harness.models.code_task import FLOW_DEPTH, GRAPH_DEPTH, AgentPass, CodeTask, Tool
-from harness.models.project import ProjectRecord, RecordKind
+from harness.models.project import ProjectRecord, RecordKind, is_test_path
 from harness.pipeline.code_rules import HARNESS_RULES, CodeTaskRules, IdentifierPass
 from harness.pipeline.project_memory import ProjectMemory
 from harness.pipeline.settings import Mode
-from harness.suites.projects.calls import is_test_path
 
 SEARCH_LIMIT = 20
 """Records each search contributes (nano-brain's query and symbols limit)."""

@@ -21,9 +21,10 @@ from harness.backends.base import BackendInfo
 from harness.baselines import BaselineStore, GateResult, report_sheets, run_gate
 from harness.errors import HarnessError
 from harness.evaluation import kinds
-from harness.evaluation.kind import CaseKind, Result, RunInfo, run_order
+from harness.evaluation.kind import CaseKind, Result, run_order
 from harness.pipeline import Mode
 from harness.pytest_plugin.items import ItemParam, Kinds
+from harness.reports.document import RunInfo
 
 RESULT_PROPERTY = "harness_result"
 """The user property an item's results travel under to the controller's baseline gate."""

@@ -20,9 +20,8 @@ from typing import Any
 from pydantic import TypeAdapter
 
 from harness.errors import HarnessError
-from harness.evaluation.kind import Scorecard
 from harness.metrics.significance import ALPHA, Paired, paired_test
-from harness.reports.envelope import REQUIRED, system_of
+from harness.reports.document import REQUIRED, Scorecard, system_of
 from harness.reports.summary import SCORECARD_COLUMNS, ModeSummary, scorecard_rows
 from harness.reports.tables import markdown_table
 from harness.systems.protocol import REFERENCE

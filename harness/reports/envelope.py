@@ -1,14 +1,5 @@
-"""The report envelope: what every report says about its run, written by the runner around the
-body a kind writes, so every kind's report is read, merged, compared and gated alike.
-
-Fields: `kind` (its spec's name), `suite` (the name baselines key it by), `origin` (the `--suite`
-arguments and options that built the kind, for `harness merge`), `inputs` (each file the items
-were read from, with its sha256, as MTEB pins a dataset revision), `backend`, `modes`,
-`unsupported_modes`, `settings` (what the scores depend on, as a baseline records them), `shard`,
-`incomplete` (a bool) with `incomplete_reason`, `harness_version`, `git_commit`, `started_at`,
-`wall_s`, `files` (the report's own file names) and `scores` (per mode, the score sheet baselines
-and `harness compare` read). A body never uses these names, nor `checksum`: the last key of the
-JSON file, the sha256 of everything before it, so `harness merge` refuses a report edited since.
+"""The report envelope: what every report says about its run (`document.FIELDS`), written by the
+runner around the body a kind writes, so every kind's report is read, merged, compared and gated alike.
 
 A report is written as `<stem>[-shard<I>of<N>][-incomplete]-<UTC time>.<ext>`; only a complete,
 unsharded run refreshes `<stem>-latest.<ext>`, so nothing partial is ever mistaken for a whole run.
@@ -16,77 +7,34 @@ unsharded run refreshes `<stem>-latest.<ext>`, so nothing partial is ever mistak
 
 from __future__ import annotations
 
-import hashlib
-import json
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 from harness import __version__
-from harness.evaluation.kind import CaseKind, Report, RunInfo, Scorecard
 from harness.models.scoresheet import sheet_json
 from harness.reports.banners import incomplete_banner
+from harness.reports.document import CHECKSUM, FIELDS, Report, RunInfo, Scorecard, sealed
+from harness.reports.html.child import page_apart
 from harness.reports.metadata import file_digest, git_commit
 from harness.reports.writer import report_json, write_or_rescue
 from harness.systems.protocol import REFERENCE, file_key
-from harness.systems.reference import NATIVE
-
-FIELDS = (
-    "kind",
-    "suite",
-    "origin",
-    "inputs",
-    "backend",
-    "modes",
-    "unsupported_modes",
-    "settings",
-    "shard",
-    "incomplete",
-    "incomplete_reason",
-    "harness_version",
-    "git_commit",
-    "started_at",
-    "wall_s",
-    "files",
-    "scores",
-    "system",
-    "not_applicable",
-)
-SINCE_SYSTEMS = ("system", "not_applicable")
-"""Envelope fields a report from before systems lacks (it is of the reference system)."""
-REQUIRED = tuple(name for name in FIELDS if name not in SINCE_SYSTEMS)
-"""The fields that make a JSON document a run report, whatever its age."""
-TIMING = ("started_at", "wall_s", "files")
-"""Envelope fields that differ between two runs of the same items (merge tests drop them)."""
-CHECKSUM = "checksum"
-"""The JSON file's last key: `checksum(document)` of the rest (an older report has none)."""
 
 
-def checksum(document: Mapping[str, Any]) -> str:
-    """sha256 of a report document without its `checksum`, as canonical JSON (sorted keys, no spaces),
-    the same whether taken from the objects being written or from the JSON file read back."""
-    rest = {key: value for key, value in document.items() if key != CHECKSUM}
-    as_json = json.loads(json.dumps(rest, default=str))  # dates and paths as text, keys as strings
-    canonical = json.dumps(as_json, sort_keys=True, separators=(",", ":"), ensure_ascii=False)
-    return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
+class Reported(Protocol):
+    """What the envelope reads of a kind (a `CaseKind` is one): its name, baseline suite, unit and input files."""
 
+    @property
+    def name(self) -> str: ...
 
-def sealed(document: Mapping[str, Any]) -> dict[str, Any]:
-    """The document as its JSON file holds it: with its checksum last."""
-    return {**document, CHECKSUM: checksum(document)}
+    @property
+    def baseline_suite(self) -> str | None: ...
 
+    @property
+    def unit(self) -> str: ...
 
-def system_of(report: Mapping[str, Any]) -> str:
-    """The system a report is of: a report from before systems is of the reference system."""
-    return str((report.get("system") or {}).get("name", REFERENCE))
-
-
-def defaulted(report: Mapping[str, Any], name: str) -> Any:
-    """An envelope field of a report, with what a report from before it existed means."""
-    if name == "system" and report.get("system") is None:
-        return NATIVE.to_json()
-    return report.get(name)
+    def inputs(self) -> Sequence[Path]: ...
 
 
 def inputs_json(paths: Sequence[Path]) -> list[dict[str, str]]:
@@ -101,7 +49,15 @@ class Envelope:
     unit: str
 
     @classmethod
-    def of(cls, kind: CaseKind[Any], run: RunInfo, report: Report, origin: Mapping[str, Any]) -> Envelope:
+    def of(
+        cls,
+        kind: Reported,
+        run: RunInfo,
+        report: Report,
+        origin: Mapping[str, Any],
+        view: Mapping[str, Any] | None = None,
+    ) -> Envelope:
+        """`view`: what the kind's spec declares for readers (`evaluation.view`; None: a kind no spec declares)."""
         head = {
             "kind": kind.name,
             "suite": kind.baseline_suite,
@@ -116,6 +72,7 @@ class Envelope:
                 "harness_version": __version__,
                 "git_commit": git_commit(),
                 "scores": {mode: sheet_json(sheet) for mode, sheet in report.scores.items()},
+                "view": None if view is None else dict(view),
             },
             kind.unit,
         )
@@ -182,8 +139,6 @@ def write_report(
     """Write the report's JSON, Markdown and HTML page; returns their paths, their stem and the report as shown.
     Only a complete, unsharded report becomes `-latest`, and only when `latest` (a merge on a lost backend is not).
     `page`: what draws the page from the JSON text (a run's `page_process`; by default a child started now)."""
-    from harness.reports.html.child import page_apart  # the page reads the envelope's FIELDS: imported here, not above
-
     draw = page or page_apart
 
     shown = envelope.framed(report)

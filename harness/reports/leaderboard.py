@@ -1,6 +1,6 @@
 """`harness leaderboard`: systems under test (rows, each in each of its modes) x suites and datasets
-(columns), one table per backend, each cell the column's main measure from the reports' own score
-sheets, and each system's published figures beside ours where it publishes any
+(columns), one table per backend, each cell the column's main measures (those its kind's spec
+declares, which the report carries in its `view`) from the reports' own score sheets, and each system's published figures beside ours where it publishes any
 (`published_systems.json`, with their sources). Written as Markdown, JSON, a PNG chart and a page.
 
 A report from before systems existed is of the reference system (`envelope.system_of`); a kind a
@@ -17,18 +17,17 @@ from importlib.resources import files
 from typing import Any
 
 from harness.reports.compare import Compared
-from harness.reports.envelope import system_of
+from harness.reports.document import system_of
 from harness.reports.tables import markdown_table
 
-MAIN: Mapping[str, tuple[str, ...]] = {
+BEFORE_VIEW: Mapping[str, tuple[str, ...]] = {
     "beliefs": ("pass_rate",),
     "haystack": ("recall_any@5", "mrr"),
     "code-tasks": ("recall",),
     "lifecycle": ("precision", "recall"),
     "conversation": ("pass_rate",),
 }
-"""Per kind, its main measures, by their names in the score sheet's overall (a dataset's carry its
-first granularity as a prefix: `session/mrr`); a kind not listed shows its sheet's first measure."""
+"""Per built-in kind, the main measures its reports from before `view` did not carry."""
 LABELS = {"pass_rate": "pass rate", "recall_any@5": "R@5", "recall_any@1": "R@1", "mrr": "MRR", "p50_ms": "p50 ms"}
 
 
@@ -90,10 +89,12 @@ class Board:
         return next((p for p in self.published if (p.system, p.suite, p.mode) == (row.system, suite, row.mode)), None)
 
 
-def _measures(kind: str, overall: Mapping[str, Any]) -> tuple[str, ...]:
-    """The kind's main measures as this sheet names them (with a dataset's level prefix)."""
-    wanted = MAIN.get(kind)
-    if wanted is None:
+def _measures(report: Mapping[str, Any], overall: Mapping[str, Any]) -> tuple[str, ...]:
+    """The main measures the report's kind declares (`view.main`), as this sheet names them (with a
+    dataset's level prefix); a kind that declares none shows its sheet's first measure."""
+    view = report.get("view")
+    wanted = view.get("main") if isinstance(view, dict) else BEFORE_VIEW.get(str(report["kind"]))
+    if not wanted:
         return tuple(list(overall)[:1])
     found = []
     for name in wanted:
@@ -114,7 +115,7 @@ def board(reports: Sequence[Compared], published: Sequence[Published]) -> Board:
         for mode in report["modes"]:
             sheet = report["scores"].get(mode)
             overall = (sheet or {}).get("overall") or {}
-            column = columns.setdefault(suite, Column(kind, suite, _measures(kind, overall)))
+            column = columns.setdefault(suite, Column(kind, suite, _measures(report, overall)))
             row = backends.setdefault(backend, {}).setdefault((system, mode), Entry(system, mode))
             row.sources[suite] = each.path.name
             if report.get("not_applicable"):

@@ -7,8 +7,8 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from harness.evaluation.kind import Scorecard
 from harness.metrics.measures import NDCG, SET_PRECISION, SET_RECALL
+from harness.reports.document import Scorecard
 
 
 @dataclass(frozen=True)

@@ -44,8 +44,6 @@ def trec_qrels(qrels: QrelsByQuery) -> str:
     )
 
 
-
-
 def write_trec(out_dir: Path, stem: str, runs: Mapping[str, tuple[RunByQuery, QrelsByQuery]]) -> list[Path]:
     """`<stem>-<key>-<UTC time>.trec` and `.qrels` per run, with `-latest` copies."""
     paths: list[Path] = []

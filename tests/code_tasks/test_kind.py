@@ -10,13 +10,14 @@ import pytest
 
 from harness.backends import registry
 from harness.backends.base import Backend
-from harness.evaluation.kind import Engine, RunInfo
+from harness.evaluation.kind import Engine
 from harness.evaluation.kinds import KindOptions
 from harness.evaluation.kinds.code_tasks.results import CodeTaskResult
 from harness.evaluation.kinds.code_tasks.runner import CodeTasksKind
 from harness.models.code_task import Baseline, TaskSet
 from harness.models.project import Project
 from harness.pipeline.settings import Mode
+from harness.reports.document import RunInfo
 from harness.shards import parse_shard
 from harness.suites.code_tasks import load_nano_brain
 from tests.code_tasks.conftest import TASK_FILE

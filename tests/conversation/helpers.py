@@ -7,12 +7,13 @@ from collections.abc import Sequence
 from datetime import UTC, datetime
 
 from harness.backends.base import Backend
-from harness.evaluation.kind import Engine, Report, RunInfo
+from harness.evaluation.kind import Engine
 from harness.evaluation.kinds.conversation.results import TurnResult
 from harness.evaluation.kinds.conversation.runner import ConversationKind
 from harness.models.conversation import ConversationSuite
 from harness.pipeline.conversation import ContextSettings
 from harness.pipeline.settings import Mode
+from harness.reports.document import Report, RunInfo
 
 
 def run_kind(

@@ -14,9 +14,10 @@ import yaml
 
 from harness import tokens
 from harness.backends import registry
-from harness.evaluation.kind import Engine, RunInfo
+from harness.evaluation.kind import Engine
 from harness.evaluation.kinds.conversation.runner import ConversationKind
 from harness.pipeline.settings import Mode
+from harness.reports.document import RunInfo
 from harness.reports.envelope import Envelope
 from harness.suites.acervo import load_acervo
 from tests.conversation.helpers import run_kind

@@ -13,12 +13,13 @@ from typing import Any
 import pytest
 
 from harness.backends import registry
-from harness.evaluation.kind import Engine, KindOptions, RunInfo
+from harness.evaluation.kind import Engine, KindOptions
 from harness.evaluation.kinds.conversation.results import TurnResult
 from harness.evaluation.kinds.conversation.rules import ACERVO_V05, STRICT, TurnRules, TurnRulesName
 from harness.evaluation.kinds.conversation.runner import ConversationKind
 from harness.evaluation.kinds.conversation.spec import ConversationOptions, build
 from harness.pipeline.settings import Mode
+from harness.reports.document import RunInfo
 from harness.suites.acervo import load_acervo
 
 HERE = Path(__file__).parent

@@ -14,10 +14,9 @@ import pytest
 
 from harness.embeddings import Embedder
 from harness.errors import HarnessError
-from harness.evaluation.kind import Report
+from harness.evaluation import merge
 from harness.evaluation.kinds import SPECS
-from harness.reports import merge
-from harness.reports.envelope import sealed
+from harness.reports.document import Report, sealed
 from harness.shards import Shard, parse_shard, shard_of
 
 from .builders import run_dataset_report, shared_file

@@ -11,7 +11,7 @@ import pytest
 
 from harness.backends.embedded import EmbeddedIndex
 from harness.errors import Interrupted
-from harness.reports.envelope import sealed
+from harness.reports.document import sealed
 from tests.faults.helpers import reports, write_suite
 
 

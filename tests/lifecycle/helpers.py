@@ -6,11 +6,12 @@ from collections.abc import Sequence
 from datetime import UTC, datetime
 
 from harness.backends.base import Backend
-from harness.evaluation.kind import Engine, Report, RunInfo
+from harness.evaluation.kind import Engine
 from harness.evaluation.kinds.lifecycle.results import LifecycleResult
 from harness.evaluation.kinds.lifecycle.spec import LifecycleKind
 from harness.evaluation.runner import runnable_modes
 from harness.pipeline.settings import Mode
+from harness.reports.document import Report, RunInfo
 
 ALL_MODES = (Mode.BM25, Mode.VECTOR, Mode.HYBRID)
 

@@ -6,9 +6,8 @@ from __future__ import annotations
 
 import pytest
 
-from harness.models.project import Project
+from harness.models.project import Project, is_test_path
 from harness.suites.projects import ingest
-from harness.suites.projects.calls import is_test_path
 
 FILES = {
     "search/service.go": (

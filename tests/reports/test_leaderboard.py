@@ -13,6 +13,8 @@ from typing import Any
 import pytest
 
 from harness.metrics.dataset_measures import metric_names
+from harness.reports import leaderboard as boards
+from harness.reports.compare import Compared
 
 from .browser import Browser
 from .pages import harness
@@ -175,3 +177,23 @@ def test_the_leaderboard_page_in_a_browser(board: dict[str, Any], browser: Brows
     assert browser.evaluate("document.querySelectorAll('#chart svg').length") == 1
     browser.screenshot(artifacts / "leaderboard.png")
     assert browser.errors() == []
+
+
+@pytest.mark.parametrize(
+    ("kind", "main"),
+    [
+        ("beliefs", ("pass_rate",)),
+        ("haystack", ("session/recall_any@5", "session/mrr")),
+        ("lifecycle", ("precision", "recall")),
+        ("code-tasks", ("recall",)),
+        ("conversation", ("pass_rate",)),
+    ],
+)
+def test_a_column_shows_the_main_measures_the_report_carries_and_a_report_from_before_them_its_kinds(
+    report_of_kind: dict[str, Path], kind: str, main: tuple[str, ...]
+) -> None:
+    report = json.loads(report_of_kind[kind].read_text())
+    before = {k: v for k, v in report.items() if k != "view"}
+    for each in (report, before):
+        (column,) = boards.board([Compared(Path(f"{kind}.json"), each)], []).columns
+        assert column.measures == main

@@ -13,8 +13,9 @@ from typing import Any
 import pytest
 from markupsafe import escape
 
-from harness.reports.envelope import FIELDS
+from harness.reports.document import FIELDS
 from harness.reports.html.page import render_html
+from harness.reports.html.rows import rows
 
 from .pages import FAILED, belief_suite, failed_items, harness
 
@@ -261,7 +262,27 @@ def test_a_thousand_items_stay_a_compact_page(report_of_kind: dict[str, Path]) -
     """Rows travel once, as compact JSON: the page is about its JSON's size, not a table per row."""
     report = json.loads(report_of_kind["beliefs"].read_text())
     report["cases"] = [case | {"case_id": f"{case['case_id']}-{n}"} for n in range(12) for case in report["cases"]]
+    report["view"]["rows"] = [row | {"id": f"{row['id']}-{n}"} for n in range(12) for row in report["view"]["rows"]]
     assert len(report["cases"]) > 1000
     html = render_html(report)
     assert len(page_data(html)["rows"]) == len(report["cases"])
     assert len(html.encode()) < len(json.dumps(report, indent=1).encode())
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_a_report_from_before_view_lists_the_rows_its_kind_declares_now(
+    report_of_kind: dict[str, Path], kind: str
+) -> None:
+    """A report's rows come from its `view` (the kind's spec, written by the runner); one written
+    before `view` is read by where its kind kept its items, and lists the same rows."""
+    report = json.loads(report_of_kind[kind].read_text())
+    listing, listed = rows(report)
+    before, listed_before = rows({k: v for k, v in report.items() if k != "view"})
+    assert listing is not None
+    assert before is not None
+    assert (listing.kind, listing.key) == (kind, FAILED[kind][0])
+    assert (before.kind, before.key, before.unit) == (listing.kind, listing.key, listing.unit)
+    assert [(r.id, r.category, r.title, r.verdict) for r in listed_before] == [
+        (r.id, r.category, r.title, r.verdict) for r in listed
+    ]
+    assert len(listed) == len(report[listing.key]) > 0

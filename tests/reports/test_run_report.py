@@ -21,7 +21,7 @@ from harness.evaluation.kinds.beliefs.report import summarize
 from harness.evaluation.kinds.beliefs.runner import execute
 from harness.pipeline import Mode
 from harness.reports import compare
-from harness.reports.envelope import FIELDS
+from harness.reports.document import FIELDS
 from harness.reports.metadata import run_metadata
 from harness.reports.writer import report_json
 from harness.suites.native import load_native

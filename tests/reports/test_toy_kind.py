@@ -1,6 +1,6 @@
 """A kind declared here, from its spec alone, gets the CLI's options and refusals, shards, merge,
-compare and baselines, and (being `Itemized`, with a `builtin` suite) pytest items and the pytest
-baseline gate, with no other file changed."""
+compare, baselines, page rows and a leaderboard column, and (being `Itemized`, with a `builtin`
+suite) pytest items and the pytest baseline gate, with no other file changed."""
 
 from __future__ import annotations
 
@@ -16,10 +16,12 @@ from typing import Any
 import pytest
 
 from harness.evaluation import kinds
-from harness.evaluation.kind import Engine, Item, KindOptions, KindSpec, Report, RunInfo, Scorecard, Step, option
+from harness.evaluation.kind import Engine, Item, KindOptions, KindSpec, Step, option
 from harness.evaluation.results import Errs
 from harness.models.scoresheet import CaseScore, ScoreSheet
 from harness.pipeline.settings import Mode
+from harness.reports.document import Report, RowText, RunInfo, Scorecard
+from harness.reports.html.rows import FAIL, PASS, rows
 
 ITEMS = tuple(f"item-{i}" for i in range(8))
 PASS_AT = 0.1
@@ -92,7 +94,8 @@ class ToyKind:
         by_mode = {m.value: [r for r in results if r.mode == m.value] for m in run.modes}
         scores = {
             mode: ScoreSheet(
-                overall={"score": fmean(r.score for r in rows)}, cases={r.item: CaseScore(score=r.score) for r in rows}
+                overall={"score": fmean(r.score for r in rows), "passed": fmean(r.score >= PASS_AT for r in rows)},
+                cases={r.item: CaseScore(score=r.score) for r in rows},
             )
             for mode, rows in by_mode.items()
             if rows
@@ -123,6 +126,9 @@ TOY = KindSpec(
     prefixes=("toy",),
     options=ToyOptions,
     builtin="toy:eight",
+    main=("passed",),  # not its sheet's first measure: the leaderboard shows this one because the spec says so
+    row=lambda r: RowText(r.item, f"tenth {ITEMS.index(r.item)}", f"the toy titled {r.item}"),
+    rule="the item scored under the toy's pass mark",
 )
 
 
@@ -249,3 +255,32 @@ def test_a_toy_kind_gets_pytest_items_and_the_pytest_baseline_gate_from_its_spec
     assert regressed.ret == pytest.ExitCode.TESTS_FAILED
     assert "regressed  case item-7 score: 0.7000 -> 0.0000" in regressed.stdout.str()
     assert "baseline toy:eight / embedded / hybrid: FAILED" in regressed.stdout.str()
+
+
+def test_a_toy_kind_gets_page_rows_and_a_leaderboard_column_from_its_spec(harness: Any, tmp_path: Path) -> None:
+    assert harness("run", "-s", "toy:eight", "-m", "bm25", "--out", "page") == 0
+    report = tmp_path / "page" / "toy-embedded-latest.json"
+    document = json.loads(report.read_text())
+
+    listing, listed = rows(document)
+    assert listing is not None
+    assert (listing.kind, listing.key, listing.unit, listing.rule) == (
+        "toy",
+        "results",
+        "items",
+        "the item scored under the toy's pass mark",
+    )
+    assert [(r.id, r.category, r.title, r.mode, r.backend) for r in listed[:2]] == [
+        ("item-0", "tenth 0", "the toy titled item-0", "bm25", "embedded"),
+        ("item-1", "tenth 1", "the toy titled item-1", "bm25", "embedded"),
+    ]
+    assert [r.verdict for r in listed] == [FAIL] + [PASS] * 7  # item-0 scores 0, under PASS_AT: its judge fails it
+    page = report.with_suffix(".html").read_text()
+    assert "the toy titled item-7" in page
+    assert "the item scored under the toy&#39;s pass mark" in page
+
+    assert harness("leaderboard", str(report), "--out", "board") == 0
+    board = json.loads((tmp_path / "board" / "leaderboard-latest.json").read_text())
+    assert board["columns"] == [{"kind": "toy", "suite": "toy:eight", "measures": ["passed"]}]
+    [entry] = board["backends"]["embedded"]
+    assert (entry["system"], entry["mode"], entry["cells"]) == ("reference", "bm25", {"toy:eight": {"passed": 0.875}})

@@ -14,7 +14,7 @@ from markupsafe import Markup
 
 from harness.metrics.significance import ALPHA
 from harness.reports.compare import Compared, Difference
-from harness.reports.envelope import system_of
+from harness.reports.document import system_of
 from harness.reports.html.page import GENERATOR, environment, inline
 from harness.reports.html.rows import Row, rows
 

@@ -9,7 +9,7 @@ from typing import Any
 
 from harness.errors import HarnessError
 from harness.files import atomic_write
-from harness.reports.envelope import REQUIRED
+from harness.reports.document import REQUIRED
 from harness.reports.html.diff import render_diff
 from harness.reports.html.page import GENERATOR, render_html
 from harness.reports.html.rows import kind_of

@@ -1,9 +1,13 @@
 """Every item of a report as one row of the page: its id, mode, backend, category, title and verdict,
-read from the report's own fields, whatever its kind (old reports without an envelope too).
+read from the report's own fields, whatever its kind.
 
-A verdict restates what the report already decided (a case's `passed`, a scenario's `grade`, a
-task's missed symbols); the one kind without a pass/fail field, haystack questions, gets a stated
-rule over the report's own per-question metric (`recall_all@K`), shown on the page beside it.
+A report says how its rows read in its envelope's `view` (what the kind's spec declares, written
+by the runner: each row's id, category, title and whether the kind's judge failed it, and what
+failing means in words), so a new kind's page lists its rows with nothing added here. A report
+written before `view` (old reports without an envelope too) is read by where it keeps its items,
+with each built-in kind's rows and verdicts as they were then (`BEFORE_VIEW`): a verdict restates
+what the report decided (a case's `passed`, a scenario's `grade`, a task's missed symbols), and
+haystack questions, without a pass/fail field, get a stated rule over `recall_all@K`.
 """
 
 from __future__ import annotations
@@ -32,18 +36,24 @@ class Row:
 
 
 @dataclass(frozen=True)
-class RowSpec:
-    """Where a kind's report keeps its items and how each one reads as a row."""
+class Listing:
+    """Where a report keeps its items, what one is called, and what `fail` means, in words for the page."""
 
     kind: str
     key: str
     unit: str
+    rule: str
+
+
+@dataclass(frozen=True)
+class RowSpec:
+    """How a report from before `view` reads: where its kind kept its items and how each reads as a row."""
+
+    listing: Listing
     id: Callable[[Item], str]
     category: Callable[[Item], str]
     title: Callable[[Item], str]
     failed: Callable[[Item], bool]
-    rule: str
-    """What `fail` means for this kind, in words for the page."""
 
 
 def _text(value: Any) -> str:
@@ -70,66 +80,67 @@ def _question_failed(item: Item) -> bool:
     return name is not None and metrics[name] is not None and metrics[name] < 1
 
 
-SPECS: dict[str, RowSpec] = {
-    spec.kind: spec
+BEFORE_VIEW: dict[str, RowSpec] = {
+    spec.listing.kind: spec
     for spec in (
         RowSpec(
-            "beliefs",
-            "cases",
-            "cases",
+            Listing("beliefs", "cases", "cases", "the case's assertions did not all hold (its reasons say which)"),
             _belief_id,
             lambda i: _text(i.get("category")),
             lambda i: _text(i.get("query")),
             lambda i: not i.get("passed"),
-            "the case's assertions did not all hold (its reasons say which)",
         ),
         RowSpec(
-            "haystack",
-            "questions",
-            "questions",
+            Listing(
+                "haystack",
+                "questions",
+                "questions",
+                "not every gold item in the top K at the first level (recall_all@K < 1, K the largest reported)",
+            ),
             lambda i: _text(i.get("id")),
             lambda i: _text(i.get("type")),
             lambda i: _text(i.get("question")),
             _question_failed,
-            "not every gold item in the top K at the first level (recall_all@K < 1, K the largest reported)",
         ),
         RowSpec(
-            "code-tasks",
-            "results",
-            "tasks",
+            Listing("code-tasks", "results", "tasks", "an expected symbol or file was missed (recall < 1)"),
             lambda i: _text(i.get("task_id")),
             lambda i: _text(i.get("category")),
             lambda i: _text(i.get("question")),
             lambda i: bool(i.get("missed")),
-            "an expected symbol or file was missed (recall < 1)",
         ),
         RowSpec(
-            "lifecycle",
-            "results",
-            "scenarios",
+            Listing(
+                "lifecycle",
+                "results",
+                "scenarios",
+                "the scenario's grade is FAIL (a graded metric below its threshold)",
+            ),
             lambda i: _text(i.get("scenario")),
             lambda i: "raw events" if i.get("raw") else "scenario",
             lambda i: "; ".join(_text(q.get("query")) for q in i.get("queries") or []),
             lambda i: i.get("grade") == "FAIL",
-            "the scenario's grade is FAIL (a graded metric below its threshold)",
         ),
         RowSpec(
-            "conversation",
-            "turns",
-            "turns",
+            Listing(
+                "conversation",
+                "turns",
+                "turns",
+                "a component (intent, activation, budget, content) failed (its reasons say which)",
+            ),
             lambda i: f"{i.get('scenario', '')}#{i.get('turn', '')}",
             lambda i: _text(i.get("category")),
             lambda i: _text(i.get("user")),
             lambda i: not i.get("passed"),
-            "a component (intent, activation, budget, content) failed (its reasons say which)",
         ),
     )
 }
+"""Per built-in kind, how its reports from before `view` read."""
 
 
 def kind_of(document: Mapping[str, Any]) -> str | None:
-    """The report's kind: its envelope says so; an old report is known by where it keeps its items."""
-    if document.get("kind") in SPECS:
+    """The kind of a report from before `view`: its envelope says so; an old report is known by where it keeps its items."""
+    if document.get("kind") in BEFORE_VIEW:
         return str(document["kind"])
     if isinstance(document.get("questions"), list):
         return "haystack"
@@ -143,31 +154,47 @@ def kind_of(document: Mapping[str, Any]) -> str | None:
     return None
 
 
-def verdict(spec: RowSpec, item: Item) -> str:
+def verdict(item: Item, failed: bool) -> str:
     """A skipped question (its `error` field says why it was left out) is no error."""
     if item.get("status") == "skipped":
         return SKIPPED
     if item.get("error"):
         return ERROR
-    return FAIL if spec.failed(item) else PASS
+    return FAIL if failed else PASS
 
 
-def rows(document: Mapping[str, Any]) -> tuple[RowSpec | None, list[Row]]:
-    """The report's kind and its items as rows (none for a report of no known kind)."""
+def rows(document: Mapping[str, Any]) -> tuple[Listing | None, list[Row]]:
+    """Where the report keeps its items, and its items as rows (none for a report of no known kind)."""
+    backend = _text((document.get("backend") or {}).get("backend")) if isinstance(document.get("backend"), dict) else ""
+    view = document.get("view")
+    if isinstance(view, dict):
+        listing = Listing(_text(document.get("kind")), view["items"], view["unit"], view["rule"])
+        items: Sequence[Item] = document.get(listing.key) or []
+        return listing, [
+            Row(
+                _text(row["id"]),
+                _text(item.get("mode")),
+                _text(item.get("backend")) or backend,
+                _text(row["category"]),
+                _text(row["title"]),
+                verdict(item, bool(row["failed"])),
+                item,
+            )
+            for item, row in zip(items, view["rows"], strict=True)
+        ]
     kind = kind_of(document)
     if kind is None:
         return None, []
-    spec = SPECS[kind]
-    items: Sequence[Item] = document.get(spec.key) or []
-    backend = _text((document.get("backend") or {}).get("backend")) if isinstance(document.get("backend"), dict) else ""
-    return spec, [
+    spec = BEFORE_VIEW[kind]
+    items = document.get(spec.listing.key) or []
+    return spec.listing, [
         Row(
             spec.id(item),
             _text(item.get("mode")),
             _text(item.get("backend")) or backend,
             spec.category(item),
             spec.title(item),
-            verdict(spec, item),
+            verdict(item, spec.failed(item)),
             item,
         )
         for item in items

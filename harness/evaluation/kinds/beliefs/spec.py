@@ -11,7 +11,7 @@ from enum import StrEnum
 from pathlib import Path
 from typing import Any, ClassVar
 
-from harness.evaluation.kind import Engine, Item, KindOptions, KindSpec, Report, RunInfo, Step, option
+from harness.evaluation.kind import Engine, Item, KindOptions, KindSpec, Step, option
 from harness.evaluation.kinds.beliefs.memory_texts import memory_texts
 from harness.evaluation.kinds.beliefs.plan import Plan
 from harness.evaluation.kinds.beliefs.port import BeliefPort
@@ -24,6 +24,7 @@ from harness.evaluation.kinds.beliefs.scores import suite_scores, suite_trec
 from harness.evaluation.kinds.beliefs.system import SystemPort
 from harness.pipeline import Mode, PipelineSettings
 from harness.pipeline.settings import CONTENT_FIELDS, SURFACE_FIELDS
+from harness.reports.document import Report, RowText, RunInfo
 from harness.reports.metadata import run_metadata, suite_record
 from harness.reports.summary import ModeSummary, scorecard
 from harness.suites import load_suite
@@ -201,4 +202,9 @@ SPEC = KindSpec(
     options=BeliefOptions,
     honours=frozenset({"fail_under", "trec"}),
     grouped=True,
+    main=("pass_rate",),
+    row=lambda r: RowText(
+        f"{r.suite}/{r.case_id}" + ("" if r.turn is None else f"#{r.turn}"), r.category or "", r.query
+    ),
+    rule="the case's assertions did not all hold (its reasons say which)",
 )

@@ -12,7 +12,6 @@ from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from harness.evaluation.kind import Report, RunInfo, Scorecard
 from harness.evaluation.kinds.code_tasks.results import CodeTaskResult
 from harness.metrics.surfaced import by_category, mean_recall, round3
 from harness.models.code_task import REGRESSION_MARGIN, TaskSet
@@ -21,6 +20,7 @@ from harness.models.scoresheet import CaseScore, ScoreSheet
 from harness.pipeline.code_answer import LAYERS
 from harness.pipeline.code_rules import code_rules
 from harness.reports import tables
+from harness.reports.document import Report, RunInfo, Scorecard
 from harness.reports.metadata import machine
 from harness.suites.projects.structure import structure
 

@@ -11,7 +11,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path, PurePath
 
 from harness.errors import HarnessError
-from harness.evaluation.kind import Engine, Item, KindOptions, Report, RunInfo, Step
+from harness.evaluation.kind import Engine, Item, KindOptions, Step
 from harness.evaluation.kinds.code_tasks.port import Answering, CodePort
 from harness.evaluation.kinds.code_tasks.reference import ReferenceCode
 from harness.evaluation.kinds.code_tasks.report import build_report
@@ -23,6 +23,7 @@ from harness.pipeline.code_answer import LAYERS, SEARCH_LIMIT, Hit
 from harness.pipeline.code_rules import code_rules
 from harness.pipeline.project_memory import embedding_text
 from harness.pipeline.settings import Mode
+from harness.reports.document import Report, RunInfo
 from harness.suites.projects import ingest
 from harness.systems.protocol import Capability, SystemInfo
 

@@ -14,6 +14,7 @@ from harness.evaluation.kind import KindOptions, KindSpec, option
 from harness.evaluation.kinds.code_tasks.results import CodeTaskResult
 from harness.evaluation.kinds.code_tasks.runner import CodeTasksKind
 from harness.pipeline.code_rules import CODE_RULESETS
+from harness.reports.document import RowText
 from harness.suites.code_tasks import load_builtin, load_nano_brain
 
 
@@ -56,4 +57,7 @@ SPEC = KindSpec(
     results_key="results",
     prefixes=("code-tasks", "nano-brain"),
     honours=frozenset({"fail_under"}),
+    main=("recall",),
+    row=lambda r: RowText(r.task_id, r.category, r.question),
+    rule="an expected symbol or file was missed (recall < 1)",
 )

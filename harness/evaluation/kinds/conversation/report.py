@@ -23,10 +23,10 @@ from pathlib import Path
 from statistics import mean
 from typing import Any
 
-from harness.evaluation.kind import Report, RunInfo, Scorecard
 from harness.models.conversation import Category, Component, ConversationSuite, TurnChecks
 from harness.models.scoresheet import CaseScore, ScoreSheet
 from harness.reports import tables
+from harness.reports.document import Report, RunInfo, Scorecard
 
 COMPONENTS = tuple(c.value for c in Component)
 CATEGORIES = tuple(c.value for c in Category)

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from harness import tokens
-from harness.evaluation.kind import Engine, Item, KindOptions, Report, RunInfo, Step
+from harness.evaluation.kind import Engine, Item, KindOptions, Step
 from harness.evaluation.kinds.conversation.agent import AgentRun, ScriptedAgent
 from harness.evaluation.kinds.conversation.judge import judge_turn
 from harness.evaluation.kinds.conversation.port import ConversationPort, Conversing
@@ -31,6 +31,7 @@ from harness.pipeline.conversation import ContextSettings, search_text
 from harness.pipeline.facts import fact_record, stated_facts
 from harness.pipeline.project_memory import embedding_text
 from harness.pipeline.settings import Mode
+from harness.reports.document import Report, RunInfo
 from harness.suites.projects.ingest import ingest
 from harness.systems.protocol import Capability, SystemInfo
 

@@ -13,6 +13,7 @@ from harness.evaluation.kind import KindOptions, KindSpec, option
 from harness.evaluation.kinds.conversation.results import TurnResult
 from harness.evaluation.kinds.conversation.rules import TurnRulesName
 from harness.evaluation.kinds.conversation.runner import ConversationKind
+from harness.reports.document import RowText
 from harness.suites.acervo import load_acervo
 from harness.suites.resolve import load_conversation
 
@@ -65,4 +66,7 @@ SPEC = KindSpec(
     prefixes=("conversation", "acervo"),
     honours=frozenset({"fail_under"}),
     mode_major=True,
+    main=("pass_rate",),
+    row=lambda r: RowText(f"{r.scenario}#{r.turn}", r.category, r.user),
+    rule="a component (intent, activation, budget, content) failed (its reasons say which)",
 )

@@ -8,7 +8,6 @@ from pathlib import Path
 from typing import Any
 
 from harness import __version__
-from harness.evaluation.kind import Scorecard
 from harness.evaluation.kinds.haystack.results import Evaluation
 from harness.evaluation.kinds.haystack.summary import DatasetSummary, defect_counts, skipped_counts, summarize
 from harness.metrics.dataset_measures import HEADLINE, definition_of, definitions, label
@@ -16,6 +15,7 @@ from harness.metrics.evaluate import QrelsByQuery, RunByQuery
 from harness.pipeline.fusion import RRF_K
 from harness.pipeline.haystack import CONTEXT_WEIGHT, DEPTH, NEIGHBOUR_SHARE, fusion_for
 from harness.reports import tables
+from harness.reports.document import Scorecard
 from harness.reports.metadata import machine as host_machine
 from harness.reports.published import published_for
 

@@ -59,7 +59,7 @@ class QuestionResult:
         return self.reason if self.status is QuestionStatus.ERROR else None
 
     def to_json(self) -> dict[str, Any]:
-        """The question as the report records it (`harness.reports.merge` reads it back)."""
+        """The question as the report records it (`harness.evaluation.merge` reads it back)."""
         return {
             "id": self.id,
             "haystack": self.haystack,

@@ -20,7 +20,7 @@ from typing import Any, ClassVar
 from harness.backends.base import Hit
 from harness.backends.failures import connection_lost
 from harness.evaluation.embedders import selection_texts
-from harness.evaluation.kind import Engine, Item, Report, RunInfo, Step
+from harness.evaluation.kind import Engine, Item, Step
 from harness.evaluation.kinds.haystack import report as dataset_report
 from harness.evaluation.kinds.haystack.port import Arrived, HaystackPort, Searchable
 from harness.evaluation.kinds.haystack.reference import ReferenceHaystacks
@@ -40,6 +40,7 @@ from harness.metrics.dataset_measures import score
 from harness.models.haystack import Granularity, Question
 from harness.pipeline.haystack import fusion_for
 from harness.pipeline.settings import Mode
+from harness.reports.document import Report, RunInfo
 from harness.reports.scores import dataset_scores
 from harness.suites.datasets import Selection
 

@@ -16,6 +16,7 @@ from harness.evaluation.kinds.haystack.results import QuestionResult
 from harness.evaluation.kinds.haystack.runner import HaystackKind, skip_reason
 from harness.models.haystack import Granularity
 from harness.pipeline.settings import Mode
+from harness.reports.document import RowText
 from harness.suites.datasets import Selection, open_selection
 from harness.suites.sampling import SampleMethod
 
@@ -126,4 +127,7 @@ SPEC = KindSpec(
     options=HaystackOptions,
     honours=frozenset({"trec", "dry_run"}),
     selector="dataset",
+    main=("recall_any@5", "mrr"),
+    row=lambda r: RowText(r.id, r.category, r.text),
+    rule="a gold item is not among the top N at the run's granularity (N: how many gold items it has)",
 )

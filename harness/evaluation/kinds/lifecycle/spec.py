@@ -12,7 +12,7 @@ from typing import Any
 from harness.embeddings import DEFAULT_MODEL
 from harness.errors import HarnessError
 from harness.evaluation.embedders import embed_ahead, suite_embedder
-from harness.evaluation.kind import Engine, Item, KindOptions, KindSpec, Report, RunInfo, Scorecard, Step, option
+from harness.evaluation.kind import Engine, Item, KindOptions, KindSpec, Step, option
 from harness.evaluation.kinds.lifecycle import runner
 from harness.evaluation.kinds.lifecycle.port import Adapter, not_applicable
 from harness.evaluation.kinds.lifecycle.reference import ReferenceAdapter
@@ -29,6 +29,7 @@ from harness.pipeline.lifecycle.rules import HARNESS_RULES, MNEMONIC_RULES, Life
 from harness.pipeline.lifecycle.settings import LifecycleSettings
 from harness.pipeline.memory_layer import TextEmbedder
 from harness.pipeline.settings import Mode
+from harness.reports.document import Report, RowText, RunInfo, Scorecard
 from harness.suites.mnemonic import load_mnemonic, unjudged
 from harness.suites.resolve import load_lifecycle
 from harness.systems.protocol import REFERENCE, SystemInfo
@@ -294,4 +295,9 @@ SPEC = KindSpec(
     prefixes=("lifecycle", "mnemonic"),
     options=LifecycleOptions,
     honours=frozenset({"trec"}),
+    main=("precision", "recall"),
+    row=lambda r: RowText(
+        r.scenario, "raw events" if r.raw else "scenario", "; ".join(str(q.get("query", "")) for q in r.queries)
+    ),
+    rule="the scenario's grade is FAIL (a gating metric below its warning threshold)",
 )

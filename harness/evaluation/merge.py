@@ -28,10 +28,12 @@ from typing import Any
 
 from harness.backends.base import BackendInfo
 from harness.errors import HarnessError
-from harness.evaluation.kind import CaseKind, KindSpec, R, Report, RunInfo, rebuild, run_order
+from harness.evaluation.kind import CaseKind, KindSpec, R, rebuild, run_order
+from harness.evaluation.view import view
 from harness.models.scoresheet import sheet_json
 from harness.pipeline.settings import Mode
-from harness.reports.envelope import CHECKSUM, FIELDS, REQUIRED, Envelope, checksum, defaulted, inputs_json
+from harness.reports.document import CHECKSUM, FIELDS, REQUIRED, Report, RunInfo, checksum, defaulted
+from harness.reports.envelope import Envelope, inputs_json
 from harness.systems.protocol import SystemInfo
 
 SAME_RUN = ("kind", "suite", "origin", "inputs", "backend", "modes", "unsupported_modes")
@@ -134,6 +136,7 @@ def merge_reports(paths: Sequence[Path], specs: Sequence[KindSpec[Any, Any]]) ->
         wall_s=sum(r["wall_s"] for r in reports),
         settings=dict(report.settings) if report.settings else first["settings"],
         scores={mode: sheet_json(sheet) for mode, sheet in report.scores.items()},
+        view=view(kind, built, report),
     )
     results = [kind.result(row) for shard in reports for row in shard[kind.results_key]]
     return Merged(Envelope(fields, "items"), report, results)
