@@ -1,7 +1,6 @@
 """Hypothesis profiles (CI runs are reproducible and never spend minutes shrinking a failure),
 `any_backend`: each registered backend in turn, for tests that must give the same answer on all,
-`harness_main`: the CLI in this process, and pytest's own `pytester` (tests of the plugin run
-pytest in process)."""
+and pytest's own `pytester` (tests of the plugin run pytest in process)."""
 
 import os
 import subprocess
