@@ -17,9 +17,6 @@ from harness.backends.base import Backend
 
 pytest_plugins = ["pytester"]
 
-Main = Callable[..., subprocess.CompletedProcess[str]]
-"""What `harness_main` gives a test."""
-
 settings.register_profile(
     "ci",
     derandomize=True,
@@ -39,6 +36,10 @@ def any_backend(request: pytest.FixtureRequest, server_url) -> Iterator[Backend]
     backend = registry.connect(name, server_url(name) if registry.descriptor(name).server else None)
     yield backend
     backend.close()
+
+
+Main = Callable[..., subprocess.CompletedProcess[str]]
+"""What `harness_main` gives a test."""
 
 
 @pytest.fixture
