@@ -3,7 +3,11 @@ the backends as markers, `any_backend`: each registered backend in turn, for tes
 and pytest's own `pytester` (tests of the plugin run pytest in process)."""
 
 import os
-from collections.abc import Iterator
+import subprocess
+import sys
+import warnings
+from collections.abc import Callable, Iterator
+from pathlib import Path
 
 import pytest
 from hypothesis import Phase, settings
@@ -40,3 +44,31 @@ def any_backend(request: pytest.FixtureRequest, server_url) -> Iterator[Backend]
     backend = registry.connect(name, server_url(name) if registry.descriptor(name).server else None)
     yield backend
     backend.close()
+
+
+Main = Callable[..., subprocess.CompletedProcess[str]]
+"""What `harness_main` gives a test."""
+
+
+@pytest.fixture
+def harness_main(capsys: pytest.CaptureFixture[str]) -> Main:
+    """`harness_main(*args, cwd=DIR, **env)`: `harness ARGS` through `harness.cli.main` in this
+    process, in `cwd` with `env` set; its exit code and output as a subprocess's would be. For tests
+    of what a command does, not of the process (signals, the console script, packaging): an
+    interpreter start and the CLI's imports cost more than most of these runs."""
+    from harness.cli import main
+
+    def run(*args: str, cwd: Path, **env: str) -> subprocess.CompletedProcess[str]:
+        capsys.readouterr()  # only this command's output
+        with pytest.MonkeyPatch.context() as patch:
+            patch.chdir(cwd)
+            patch.setattr(warnings, "showwarning", warnings.showwarning)  # main sets its own
+            for name, value in {"HF_HUB_OFFLINE": "1", **env}.items():
+                patch.setenv(name, value)
+            patch.setattr(sys, "argv", ["harness", *args])
+            with pytest.raises(SystemExit) as exited:
+                main()
+        out, err = capsys.readouterr()
+        return subprocess.CompletedProcess(["harness", *args], int(exited.value.code or 0), out, err)
+
+    return run

@@ -1,4 +1,5 @@
-"""`harness run --freeze-baseline / --check-baseline` and `harness baseline ...`, as a user runs them."""
+"""`harness run --freeze-baseline / --check-baseline` and `harness baseline ...`, as a user runs them
+(through `harness.cli.main`, in process)."""
 
 from __future__ import annotations
 
@@ -9,8 +10,9 @@ from pathlib import Path
 import pytest
 
 from harness.suites.resolve import cases_dir
+from tests.conftest import Main
 from tests.datasets.builders import longmemeval_records
-from tests.faults.helpers import harness, one_line
+from tests.faults.helpers import one_line
 
 
 @pytest.fixture
@@ -19,19 +21,19 @@ def folders(tmp_path: Path) -> tuple[str, ...]:
 
 
 def test_run_freeze_then_check_passes_and_a_degraded_setting_fails_naming_the_cases(
-    tmp_path: Path, folders: tuple[str, ...]
+    harness_main: Main, tmp_path: Path, folders: tuple[str, ...]
 ) -> None:
-    frozen = harness("run", "-b", "embedded", "-m", "bm25", "--freeze-baseline", *folders, cwd=tmp_path)
+    frozen = harness_main("run", "-b", "embedded", "-m", "bm25", "--freeze-baseline", *folders, cwd=tmp_path)
     assert frozen.returncode == 0, frozen.stderr
     assert (
         f"baseline builtin / embedded / bm25: frozen in {tmp_path / 'b' / 'builtin' / 'embedded-bm25.json'} (new)"
         in (frozen.stdout)
     )
-    passed = harness("baseline", "check", "-b", "embedded", "-m", "bm25", *folders, cwd=tmp_path)
+    passed = harness_main("baseline", "check", "-b", "embedded", "-m", "bm25", *folders, cwd=tmp_path)
     assert passed.returncode == 0, passed.stderr
     assert "baseline builtin / embedded / bm25: passed (0 regressed" in passed.stdout
 
-    degraded = harness(
+    degraded = harness_main(
         "run", "-b", "embedded", "-m", "bm25", "--fields", "content", "--check-baseline", *folders, cwd=tmp_path
     )
     assert degraded.returncode == 1
@@ -45,7 +47,7 @@ def test_run_freeze_then_check_passes_and_a_degraded_setting_fails_naming_the_ca
     assert named == failing
     assert '  setting fields: {"aliases": 2.0, "name": 1.0} -> {"content": 1.0}' in degraded.stdout
 
-    shown = harness("baseline", "show", "--baseline-dir", str(tmp_path / "b"), cwd=tmp_path)
+    shown = harness_main("baseline", "show", "--baseline-dir", str(tmp_path / "b"), cwd=tmp_path)
     assert shown.returncode == 0
     assert shown.stdout.startswith("builtin / embedded / bm25: frozen ")
     history = (tmp_path / "r" / "baseline-history.jsonl").read_text().splitlines()  # beside the reports
@@ -54,10 +56,14 @@ def test_run_freeze_then_check_passes_and_a_degraded_setting_fails_naming_the_ca
     assert [p.name for p in (tmp_path / "b").rglob("*") if p.is_file()] == ["embedded-bm25.json"]
 
 
-def test_a_check_against_the_committed_baselines_writes_only_beside_its_reports(tmp_path: Path) -> None:
+def test_a_check_against_the_committed_baselines_writes_only_beside_its_reports(
+    harness_main: Main, tmp_path: Path
+) -> None:
     committed = cases_dir() / "baselines"
     before = {p: p.read_bytes() for p in committed.rglob("*") if p.is_file()}
-    checked = harness("run", "-b", "embedded", "-m", "bm25", "--check-baseline", "--out", str(tmp_path), cwd=tmp_path)
+    checked = harness_main(
+        "run", "-b", "embedded", "-m", "bm25", "--check-baseline", "--out", str(tmp_path), cwd=tmp_path
+    )
     assert checked.returncode == 0, checked.stdout + checked.stderr
     assert "baseline builtin / embedded / bm25: passed" in checked.stdout
     assert {p: p.read_bytes() for p in committed.rglob("*") if p.is_file()} == before
@@ -65,9 +71,13 @@ def test_a_check_against_the_committed_baselines_writes_only_beside_its_reports(
     assert (entry["event"], entry["suite"], entry["passed"]) == ("check", "builtin", True)
 
 
-def test_a_mode_without_a_baseline_is_one_line_and_exit_2(tmp_path: Path, folders: tuple[str, ...]) -> None:
-    assert harness("run", "-b", "embedded", "-m", "bm25", "--freeze-baseline", *folders, cwd=tmp_path).returncode == 0
-    missing = harness("run", "-b", "embedded", "-m", "vector", "--check-baseline", *folders, cwd=tmp_path)
+def test_a_mode_without_a_baseline_is_one_line_and_exit_2(
+    harness_main: Main, tmp_path: Path, folders: tuple[str, ...]
+) -> None:
+    assert (
+        harness_main("run", "-b", "embedded", "-m", "bm25", "--freeze-baseline", *folders, cwd=tmp_path).returncode == 0
+    )
+    missing = harness_main("run", "-b", "embedded", "-m", "vector", "--check-baseline", *folders, cwd=tmp_path)
     assert missing.returncode == 2
     assert one_line(missing.stderr).startswith("harness: error: no baseline for builtin / embedded / vector")
 
@@ -81,30 +91,32 @@ def test_a_mode_without_a_baseline_is_one_line_and_exit_2(tmp_path: Path, folder
     ],
 )
 def test_baseline_options_that_cannot_work_fail_before_the_run(
-    tmp_path: Path, args: tuple[str, ...], message: str
+    harness_main: Main, tmp_path: Path, args: tuple[str, ...], message: str
 ) -> None:
-    result = harness("run", "-b", "embedded", "-m", "bm25", "--out", str(tmp_path / "r"), *args, cwd=tmp_path)
+    result = harness_main("run", "-b", "embedded", "-m", "bm25", "--out", str(tmp_path / "r"), *args, cwd=tmp_path)
     assert result.returncode == 2
     assert message in one_line(result.stderr)
     assert not (tmp_path / "r").exists() or not any((tmp_path / "r").glob("run-*"))
 
 
-def test_a_dataset_run_freezes_and_checks_per_question(tmp_path: Path, folders: tuple[str, ...]) -> None:
+def test_a_dataset_run_freezes_and_checks_per_question(
+    harness_main: Main, tmp_path: Path, folders: tuple[str, ...]
+) -> None:
     records = longmemeval_records()
     data = tmp_path / "lme.json"
     data.write_text(json.dumps(records))
     run = ("run", "--dataset", "longmemeval-s", "--file", str(data), "-b", "embedded", "-m", "bm25", *folders)
-    frozen = harness(*run, "--freeze-baseline", cwd=tmp_path)
+    frozen = harness_main(*run, "--freeze-baseline", cwd=tmp_path)
     assert frozen.returncode == 0, frozen.stderr
     assert "baseline longmemeval-s-session / embedded / bm25: frozen in" in frozen.stdout
     baseline = json.loads((tmp_path / "b" / "longmemeval-s-session" / "embedded-bm25.json").read_text())
     assert set(baseline["cases"]) == {"q1", "q3"}  # the abstention question is skipped, as the scoring does
     assert "session/recall_any@5" in baseline["overall"]
-    assert harness(*run, "--check-baseline", cwd=tmp_path).returncode == 0
+    assert harness_main(*run, "--check-baseline", cwd=tmp_path).returncode == 0
 
     records[0]["answer_session_ids"] = ["filler_2"]  # q1's gold is now a session its question shares no word with
     data.write_text(json.dumps(records))
-    failed = harness(*run, "--check-baseline", cwd=tmp_path)
+    failed = harness_main(*run, "--check-baseline", cwd=tmp_path)
     assert failed.returncode == 1
     assert re.search(r"^  regressed  case q1 score: 1\.0000 -> 0\.\d+$", failed.stdout, re.M)
     assert "case q3" not in failed.stdout

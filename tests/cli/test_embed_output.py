@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib.util
 from pathlib import Path
 
 import pytest
@@ -9,7 +10,10 @@ import pytest
 from harness.embeddings import model_folder
 from tests.faults.helpers import harness, write_suite
 
-pytest.importorskip("sentence_transformers", reason="embedding needs the embed extra")
+# the embedding runs in the harness's process: found, not imported (torch at collection, in every xdist worker)
+pytestmark = pytest.mark.skipif(
+    importlib.util.find_spec("sentence_transformers") is None, reason="embedding needs the embed extra"
+)
 
 
 @pytest.mark.parametrize("where", ["--out", "HARNESS_CACHE_DIR"])

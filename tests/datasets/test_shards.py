@@ -4,8 +4,6 @@ from __future__ import annotations
 
 import hashlib
 import json
-import subprocess
-import sys
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -18,8 +16,10 @@ from harness.evaluation import merge
 from harness.evaluation.kinds import SPECS
 from harness.reports.document import Report, sealed
 from harness.shards import Shard, parse_shard, shard_of
+from tests.conftest import Main
 
 from .builders import run_dataset_report, shared_file
+from .conftest import bag_of_words, longmemeval_small
 
 N = 4
 
@@ -96,12 +96,15 @@ def test_four_shards_merged_equal_the_unsharded_run(
     assert counts == {mode: s["latency_ms"]["count"] for mode, s in whole["summary"].items()}
 
 
-@pytest.fixture
-def shard_reports(tmp_path: Path, longmemeval_file: Path, embedder_factory: Callable[[], Embedder]) -> list[Path]:
-    settings = {"dataset": "longmemeval-s", "file": longmemeval_file, "granularity": "session", "modes": ["bm25"]}
+@pytest.fixture(scope="module")
+def shard_reports(tmp_path_factory: pytest.TempPathFactory) -> list[Path]:
+    """Two shard reports, run once for the tests that only read them."""
+    folder = tmp_path_factory.mktemp("shard-reports")
+    file = longmemeval_small(folder)
+    settings = {"dataset": "longmemeval-s", "file": file, "granularity": "session", "modes": ["bm25"]}
     for i in (1, 2):
-        _run(tmp_path / "reports", embedder_factory, Shard(i, 2), **settings)
-    return sorted((tmp_path / "reports").glob("*-shard*of2-2*.json"))
+        _run(folder / "reports", bag_of_words(folder), Shard(i, 2), **settings)
+    return sorted((folder / "reports").glob("*-shard*of2-2*.json"))
 
 
 def _rewrite(path: Path, target: Path, **changes: Any) -> Path:
@@ -137,25 +140,17 @@ def test_mismatched_shards_are_refused(tmp_path: Path, shard_reports: list[Path]
             merge_reports(paths)
 
 
-def test_merge_command_exits_2_with_one_line_on_a_missing_shard(tmp_path: Path, shard_reports: list[Path]) -> None:
-    done = subprocess.run(
-        [sys.executable, "-m", "harness", "merge", str(shard_reports[0]), "--out", str(tmp_path / "merged")],
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+def test_merge_command_exits_2_with_one_line_on_a_missing_shard(
+    harness_main: Main, tmp_path: Path, shard_reports: list[Path]
+) -> None:
+    done = harness_main("merge", str(shard_reports[0]), "--out", str(tmp_path / "merged"), cwd=tmp_path)
     assert done.returncode == 2
     assert done.stderr.strip().splitlines() == ["harness: error: missing shard 2/2: every shard is needed"]
     assert not (tmp_path / "merged").exists()
 
 
-def test_merge_command_writes_the_whole_report(tmp_path: Path, shard_reports: list[Path]) -> None:
-    done = subprocess.run(
-        [sys.executable, "-m", "harness", "merge", *map(str, shard_reports), "--out", str(tmp_path / "merged")],
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+def test_merge_command_writes_the_whole_report(harness_main: Main, tmp_path: Path, shard_reports: list[Path]) -> None:
+    done = harness_main("merge", *map(str, shard_reports), "--out", str(tmp_path / "merged"), cwd=tmp_path)
     assert done.returncode == 0, done.stderr
     merged = json.loads((tmp_path / "merged" / "dataset-longmemeval-s-session-latest.json").read_text())
     assert merged["selection"]["selected"] == 3
@@ -173,27 +168,19 @@ def test_merge_command_writes_the_whole_report(tmp_path: Path, shard_reports: li
         ),
     ],
 )
-def test_run_rejects_a_bad_shard_or_device_before_any_work(tmp_path: Path, arguments: list[str], message: str) -> None:
-    done = subprocess.run(
-        [sys.executable, "-m", "harness", "run", "-m", "bm25", "--out", str(tmp_path / "r"), *arguments],
-        capture_output=True,
-        text=True,
-        timeout=120,
-    )
+def test_run_rejects_a_bad_shard_or_device_before_any_work(
+    harness_main: Main, tmp_path: Path, arguments: list[str], message: str
+) -> None:
+    done = harness_main("run", "-m", "bm25", "--out", str(tmp_path / "r"), *arguments, cwd=tmp_path)
     assert (done.returncode, done.stderr.strip().splitlines()) == (2, [message])
     assert not (tmp_path / "r").exists()
 
 
-def test_suite_shards_merged_equal_the_unsharded_suite_run(tmp_path: Path) -> None:
+def test_suite_shards_merged_equal_the_unsharded_suite_run(harness_main: Main, tmp_path: Path) -> None:
     """`run --shard I/N` over the built-in suite, merged, gives the unsharded run's scorecard."""
 
     def run(*arguments: str) -> None:
-        done = subprocess.run(
-            [sys.executable, "-m", "harness", "run", "-m", "bm25", *arguments],
-            capture_output=True,
-            text=True,
-            timeout=300,
-        )
+        done = harness_main("run", "-m", "bm25", *arguments, cwd=tmp_path)
         assert done.returncode == 0, done.stderr
 
     run("--out", str(tmp_path / "whole"))
