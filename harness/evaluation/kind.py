@@ -23,7 +23,7 @@ from harness.pipeline.memory_layer import TextEmbedder
 from harness.pipeline.settings import Mode
 from harness.reports.document import Report, RowText, RunInfo
 from harness.shards import Shard
-from harness.systems.bound import BoundSystem
+from harness.systems.bound import REFERENCE_BOUND, BoundSystem
 
 
 class Result(Protocol):
@@ -61,8 +61,8 @@ class Engine:
     backend: Backend
     embedder: TextEmbedder | None
     modes: tuple[Mode, ...]
-    system: BoundSystem | None = None
-    """The system under test when it is not the reference system (which runs on the kinds' own path)."""
+    system: BoundSystem = REFERENCE_BOUND
+    """The system under test: the reference system unless another is bound."""
 
 
 @dataclass(frozen=True, slots=True)

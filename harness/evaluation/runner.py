@@ -28,8 +28,7 @@ from harness.reports.envelope import Envelope, write_report
 from harness.reports.html.child import page_process
 from harness.reports.trec import write_trec
 from harness.shards import Shard
-from harness.systems.bound import BoundSystem
-from harness.systems.reference import NATIVE
+from harness.systems.bound import REFERENCE_BOUND, BoundSystem
 
 
 def runnable_modes(modes: Sequence[Mode], info: BackendInfo) -> tuple[list[Mode], dict[Mode, str]]:
@@ -66,11 +65,11 @@ class Outcome(Generic[R]):
         return f"{cause} after {self.progress} {unit}"
 
 
-def not_applicable(kind: CaseKind[Any], system: BoundSystem | None) -> str | None:
+def not_applicable(kind: CaseKind[Any], system: BoundSystem) -> str | None:
     """Why `kind` cannot run on `system`: a kind with a path through the system protocol
     (`through_systems`) runs on any system, or says what a system lacks (`not_applicable_to`);
     every other kind has no path through the protocol (a kind says what it needs through `not_applicable_to`)."""
-    if system is None:
+    if system.reference:
         return None
     if getattr(kind, "through_systems", False):
         check = getattr(kind, "not_applicable_to", None)
@@ -78,13 +77,11 @@ def not_applicable(kind: CaseKind[Any], system: BoundSystem | None) -> str | Non
     return f"the {kind.name} kind runs only on the reference system (it has no path through the system protocol)"
 
 
-def system_modes(
-    modes: Sequence[Mode], info: BackendInfo, system: BoundSystem | None
-) -> tuple[list[Mode], dict[Mode, str]]:
+def system_modes(modes: Sequence[Mode], info: BackendInfo, system: BoundSystem) -> tuple[list[Mode], dict[Mode, str]]:
     """The modes to run, and why each other one is not run: the engine's vector index matters
     only to the reference pipeline; any other system is asked which modes it offers on this
     engine (Popoto computes its vectors in process, so it runs hybrid on Valkey too)."""
-    if system is None:
+    if system.reference:
         return runnable_modes(modes, info)
     offered = system.info.modes
     reason = f"system {system.name!r} offers no such retrieval (it offers {', '.join(offered)})"
@@ -169,14 +166,14 @@ def run_and_report(
     progress: Progress = lambda _unit, _total: lambda _: None,
     notice: Callable[[str], None] = lambda _: None,
     origin: Mapping[str, Any] | None = None,
-    system: BoundSystem | None = None,
+    system: BoundSystem = REFERENCE_BOUND,
 ) -> Finished[R]:
     """Run `kind` on `backend` in the modes it can run (`notice` says which it cannot), then write
     the report in its envelope (and TREC files with `request.trec`). An interrupted or stopped run
     writes what finished as an incomplete report, and a shard as a shard report: neither ever
     becomes `-latest`; the caller re-raises. `origin`: what built the kind (`Planned.origin`), so
-    `harness merge` can build it again. `system`: the system under test when it is not the
-    reference system; a kind it cannot run is reported not applicable, with no results."""
+    `harness merge` can build it again. `system`: the system under test (the reference system
+    unless another is bound); a kind it cannot run is reported not applicable, with no results."""
     started_at = datetime.now(UTC)
     info = backend.info()  # asked before the run: the server may be gone after it
     modes, unsupported = system_modes(request.modes, info, system)
@@ -197,7 +194,7 @@ def run_and_report(
             outcome.wall_s,
             outcome.stop_reason(kind.unit),
             request.shard,
-            system.info if system is not None else NATIVE,
+            system.info,
             skipped,
         )
         report = kind.report(outcome.results, run_info)

@@ -31,7 +31,7 @@ from harness.evaluation.kind import Engine, Item, Itemized, R, Result
 from harness.evaluation.kinds import KindOptions, kinds_for
 from harness.pipeline.memory_layer import TextEmbedder
 from harness.pipeline.settings import Mode
-from harness.systems.bound import BoundSystem
+from harness.systems.bound import REFERENCE_BOUND, BoundSystem
 from harness.systems.protocol import REFERENCE, file_key
 
 
@@ -92,7 +92,7 @@ class GroupRuns:
         self._embedder: TextEmbedder | None = None
 
     def results(
-        self, param: ItemParam, kind: Itemized[Any], backend: Backend, system: BoundSystem | None = None
+        self, param: ItemParam, kind: Itemized[Any], backend: Backend, system: BoundSystem = REFERENCE_BOUND
     ) -> list[Result]:
         key = (param.spec, param.system, param.backend, param.mode, param.item.group)
         if key not in self._runs:

@@ -77,10 +77,10 @@ class HarnessSession:
             _, unsupported = system_modes([param.mode], backend.info(), system)
             if param.mode in unsupported:
                 reason = unsupported[param.mode]
-                if system is None:
+                if system.reference:
                     pytest.skip(f"{param.backend}: {param.mode.value} mode unsupported: {reason}")
                 pytest.skip(f"{param.system}: not applicable: {reason}")
-            if system is not None and (skipped := not_applicable(kind, system)):  # type: ignore[arg-type]
+            if skipped := not_applicable(kind, system):  # type: ignore[arg-type]
                 pytest.skip(f"{param.system}: not applicable: {skipped}")
             results = self.runs.results(param, kind, backend, system)
             if recording:

@@ -9,7 +9,6 @@ from typing import TYPE_CHECKING
 from harness.backends import registry
 from harness.backends.base import Backend
 from harness.systems.bound import BoundSystem, bind_on_engine
-from harness.systems.protocol import REFERENCE
 from harness.systems.registry import resolve
 
 if TYPE_CHECKING:
@@ -24,17 +23,12 @@ class Systems:
         self.names = list(names)
         self._bound: dict[tuple[str, str, bool], BoundSystem] = {}
 
-    def bound(
-        self, param: ItemParam, backend: Backend, connections: Connections, runs: GroupRuns
-    ) -> BoundSystem | None:
-        """The item's system on its backend; None for the reference system (the kinds' own path)."""
-        if param.system == REFERENCE:
-            return None
+    def bound(self, param: ItemParam, backend: Backend, connections: Connections, runs: GroupRuns) -> BoundSystem:
+        """The item's system on its backend."""
         key = (param.system, param.backend, param.mode.needs_vectors)  # with the encoder only where a mode needs it
         if key not in self._bound:
             url = connections.url(param.backend) if registry.descriptor(param.backend).server else None
             embedder = runs.vectors([param.mode])
             bound = bind_on_engine(resolve(param.system), backend, param.backend, url, embedder, recorded=False)
-            assert bound is not None  # the reference system returned above
             self._bound[key] = bound
         return self._bound[key]

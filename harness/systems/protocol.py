@@ -226,7 +226,9 @@ class Unsupported(Exception):
 class SystemSpec:
     """One system, declared once (the registry lists them; third parties by entry point).
 
-    `open(opening)`: the system on one namespace; `backends`: the engines it runs on (None: any,
+    `open(opening)`: the system on one namespace (None for the reference system alone: it answers
+    through each kind's own adapter over the harness's pipeline, every capability of every kind,
+    never through this protocol); `backends`: the engines it runs on (None: any,
     as the reference system, or none of the harness's, as an HTTP service); `summary`: one line
     for `--help` and errors; `drop(url, entry)`: for `harness down --url`, remove what a killed
     run left under the entry's namespace on the server at `url` (True when removed; ValueError for
@@ -236,7 +238,7 @@ class SystemSpec:
     own (an HTTP service), so a run of only such systems loads no model and embeds nothing."""
 
     name: str
-    open: Callable[[Opening], MemorySystem]
+    open: Callable[[Opening], MemorySystem] | None
     summary: str
     backends: frozenset[str] | None = None
     drop: Callable[[str, Entry], bool] | None = None

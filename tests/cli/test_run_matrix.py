@@ -95,9 +95,9 @@ def test_a_backend_checks_its_urls_by_its_descriptor(backend: str, url: str, ref
             registry.check_url(backend, url)
 
 
-def test_the_reference_system_binds_to_the_kinds_own_path() -> None:
+def test_the_reference_system_binds_as_a_system_its_kinds_answer_through_their_reference_adapters() -> None:
     backend = EmbeddedBackend()
     try:
-        assert bind_on_engine(REFERENCE_SPEC, backend, "embedded", None, None) is None
+        assert bind_on_engine(REFERENCE_SPEC, backend, "embedded", None, None).reference
     finally:
         backend.close()

@@ -1,22 +1,30 @@
-"""The system registry (built-in, entry points, http:URL) and the reference system's protocol adapter."""
+"""The system registry (built-in, entry points, http:URL) and how the reference system binds."""
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from datetime import UTC, datetime
 from importlib.metadata import EntryPoint
 
 import pytest
 
-from harness.backends.registry import connect
 from harness.errors import HarnessError
 from harness.pipeline.settings import Mode
 from harness.systems import registry
-from harness.systems.bound import bind
-from harness.systems.protocol import Capability, Opening, Query, Record, SystemSpec, Unsupported
+from harness.systems.bound import REFERENCE_BOUND, bind
+from harness.systems.protocol import Capability, Opening, SystemInfo, SystemSpec
 from harness.systems.reference import SPEC as REFERENCE_SPEC
 
-THIRD_PARTY = SystemSpec("third", REFERENCE_SPEC.open, "a third party's system")
+
+class _ThirdParty:
+    """Just enough of a system for the registry and a bind (its namespace's probe)."""
+
+    def __init__(self, opening: Opening) -> None:  # noqa: ARG002 - what the protocol passes
+        self.info = SystemInfo("third", "1", frozenset(), (Mode.BM25,))
+
+    def close(self) -> None:
+        pass
+
+
+THIRD_PARTY = SystemSpec("third", _ThirdParty, "a third party's system")  # type: ignore[arg-type]
 
 
 def _points(*points: EntryPoint) -> object:
@@ -52,32 +60,11 @@ def test_an_entry_point_cannot_shadow_a_builtin_system(monkeypatch: pytest.Monke
         registry.installed()
 
 
-@pytest.fixture
-def embedded() -> Iterator[Opening]:
-    backend = connect("embedded")
-    try:
-        yield Opening(backend, "embedded", None, "hsystemtest01")
-    finally:
-        backend.close()
-
-
-def test_reference_adapter_keeps_users_and_scopes_apart_and_replaces(embedded: Opening) -> None:
-    system = bind(REFERENCE_SPEC, lambda ns: Opening(embedded.backend, "embedded", None, ns)).open("hsystemtest02")
-    try:
-        assert system.info.modes == (Mode.BM25,)  # no encoder given: lexical only
-        system.add(
-            [
-                Record("a", "postgres orders database", "alice", ("domain:work",)),
-                Record("b", "postgres hobby project", "alice", ("domain:home",)),
-                Record("c", "postgres orders database", "bob", ("domain:work",)),
-            ]
-        )
-        found = system.search(Query("postgres orders", "alice", ("domain:work",)), Mode.BM25)
-        assert [f.id for f in found] == ["a"]
-        system.add([Record("a", "redis cache", "alice", ("domain:work",))])  # replace
-        assert system.search(Query("postgres orders", "alice", ("domain:work",)), Mode.BM25) == []
-        with pytest.raises(Unsupported, match="does not declare 'clock'"):
-            system.advance(datetime(2026, 1, 1, tzinfo=UTC))
-        assert Capability.REPLACE in system.info.capabilities
-    finally:
-        system.close()
+def test_the_reference_system_is_bound_like_any_other_and_answered_by_the_kinds_adapters() -> None:
+    bound = bind(REFERENCE_SPEC, lambda ns: pytest.fail(f"the reference system opened {ns} through the protocol"))
+    assert bound is REFERENCE_BOUND
+    assert bound.reference
+    assert bound.info.capabilities == frozenset(Capability)
+    with pytest.raises(TypeError, match="reference adapters"):
+        bound.open("hsystemtest02")
+    assert not bind(THIRD_PARTY, lambda ns: Opening(None, "embedded", None, ns)).reference  # type: ignore[arg-type]

@@ -32,9 +32,9 @@ from harness.suites.texts import suite_texts
 
 
 def adapter(engine: Engine, settings: PipelineSettings) -> BeliefPort:
-    """What answers the cases on `engine`: the reference pipeline where no system is bound, else
-    the system under test."""
-    if engine.system is None:
+    """What answers the cases on `engine`: the reference pipeline for the reference system, else
+    the system under test through the protocol."""
+    if engine.system.reference:
         return ReferencePort(engine.backend, settings, engine.embedder)
     return SystemPort(engine.system)
 

@@ -32,10 +32,10 @@ NEEDED = (Capability.CODE_GRAPH,)
 
 
 def adapter(engine: Engine, kind: CodeTasksKind) -> CodePort:
-    """The port the tasks run through on `engine`: the reference pipeline when no system under
-    test is bound; none for a system (the protocol has no operation that serves `NEEDED`: the
+    """The port the tasks run through on `engine`: the reference pipeline for the reference
+    system; none for another system (the protocol has no operation that serves `NEEDED`: the
     run's `not_applicable` keeps the kind from one)."""
-    if engine.system is not None:
+    if not engine.system.reference:
         raise ValueError(not_applicable(engine.system.info))
     embedder = engine.embedder if any(m.needs_vectors for m in engine.modes) else None
     what = f"code tasks {kind.tasks.name!r} on {engine.backend.name}"

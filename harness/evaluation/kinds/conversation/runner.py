@@ -41,9 +41,9 @@ INTENT_NOT_JUDGED = "intent (not judged): the protocol has no intent classificat
 
 
 def adapter(engine: Engine, settings: ContextSettings) -> ConversationPort:
-    """The port the turns run through on `engine`: the reference pipeline when no system under
-    test is bound, else that system."""
-    if engine.system is not None:
+    """The port the turns run through on `engine`: the reference pipeline for the reference
+    system, else the system under test."""
+    if not engine.system.reference:
         return SystemConversations(engine.system, settings)
     return ReferenceConversations(engine.backend, engine.embedder, settings)
 

@@ -46,9 +46,9 @@ from harness.suites.datasets import Selection
 
 
 def adapter(engine: Engine, granularity: Granularity, embedding_model: str | None) -> HaystackPort:
-    """The port the questions run through on `engine`: the reference pipeline when no system under
-    test is bound, else that system."""
-    if engine.system is not None:
+    """The port the questions run through on `engine`: the reference pipeline for the reference
+    system, else the system under test."""
+    if not engine.system.reference:
         return SystemHaystacks(engine.system, granularity)
     needs_vectors = any(m.needs_vectors for m in engine.modes)
     if needs_vectors and engine.embedder is None:

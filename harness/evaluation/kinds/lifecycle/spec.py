@@ -105,9 +105,9 @@ class LifecycleKind:
         return not_applicable(system, self.settings)
 
     def adapter(self, engine: Engine) -> Adapter:
-        """What answers the scenarios on this engine: the reference pipeline where no system is
-        bound (the reference system), else the bound system through the protocol."""
-        if engine.system is None:
+        """What answers the scenarios on this engine: the reference pipeline for the reference
+        system, else the bound system through the protocol."""
+        if engine.system.reference:
             return ReferenceAdapter(engine.backend, self.embedder, self.settings, self.rules)
         return SystemAdapter(engine.system)
 
