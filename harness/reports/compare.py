@@ -23,6 +23,7 @@ from harness.errors import HarnessError
 from harness.evaluation.kind import Scorecard
 from harness.metrics.significance import ALPHA, Paired, paired_test
 from harness.reports.envelope import REQUIRED, system_of
+from harness.reports.escape import md, md_code
 from harness.reports.run_report import SCORECARD_COLUMNS, markdown_table, scorecard_rows
 from harness.reports.summary import ModeSummary
 from harness.systems.protocol import REFERENCE
@@ -190,10 +191,10 @@ def differences(reports: Sequence[Compared]) -> list[Difference]:
 
 def comparison_markdown(reports: Sequence[Compared], found: Sequence[Difference]) -> str:
     card = table(reports)
-    lines = ["# Comparison", "", "From: " + ", ".join(f"`{each.label}`" for each in reports), ""]
+    lines = ["# Comparison", "", "From: " + ", ".join(md_code(each.label) for each in reports), ""]
     lines += [markdown_table(card.columns, card.rows), ""]
     if summaries := belief_summaries(reports):
         lines += ["## Belief suites", "", markdown_table(SCORECARD_COLUMNS, scorecard_rows(summaries)), ""]
     lines += ["## Differences on shared items", ""]
-    lines += [f"- {d.line()}" for d in found] or ["No two runs of the same kind, suite and mode share items."]
+    lines += [f"- {md(d.line())}" for d in found] or ["No two runs of the same kind, suite and mode share items."]
     return "\n".join(lines) + "\n"
