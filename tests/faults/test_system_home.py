@@ -61,3 +61,29 @@ def test_a_users_own_mem0_dir_is_kept(tmp_path: Path) -> None:
     assert _import_mem0(home, MEM0_DIR=str(own)) == str(own)
     assert (own / "config.json").is_file()
     assert list(home.rglob("*")) == []
+
+
+@pytest.mark.redis
+def test_popoto_writes_nothing_into_home(server_url, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Popoto with vectors on the run's redis, HOME a fresh folder: nothing of it appears there."""
+    pytest.importorskip("popoto")
+    from harness.backends import registry as backends
+    from harness.pipeline.settings import Mode
+    from harness.systems import popoto
+    from harness.systems.protocol import Query, Record
+    from tests.systems.helpers_adapters import Ledger, opening
+
+    home = tmp_path / "home"
+    home.mkdir()
+    monkeypatch.setenv("HOME", str(home))
+    monkeypatch.delenv("POPOTO_CONTENT_PATH", raising=False)
+    url = server_url("redis")
+    backend = backends.connect("redis", url)
+    try:
+        system = popoto.open_popoto(opening(backend, "redis", url, Ledger()))
+        system.add([Record(id="r1", text="the deploy key rotates weekly", user="u")])
+        assert system.search(Query(text="deploy key", user="u", limit=3), Mode.HYBRID)
+        system.close()
+    finally:
+        backend.close()
+    assert list(home.rglob("*")) == [], "Popoto wrote into the user's home"
