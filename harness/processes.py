@@ -10,6 +10,7 @@ import signal
 import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
+from pathlib import Path
 
 
 def process_alive(pid: str | int | None) -> bool:
@@ -24,6 +25,27 @@ def process_alive(pid: str | int | None) -> bool:
     except PermissionError:
         return True  # exists, owned by another user
     return True
+
+
+def process_started(pid: str | int | None) -> str | None:
+    """When the process `pid` on this host started, as the kernel counts it (clock ticks since boot,
+    from /proc): with the pid, it names one process, so a reused pid is told from its first owner.
+    None where it cannot be read (no such process, no /proc)."""
+    try:
+        stat = Path(f"/proc/{int(pid or '')}/stat").read_text(encoding="ascii", errors="replace")
+    except (ValueError, OSError):
+        return None
+    fields = stat.rpartition(")")[2].split()  # the command name, in parentheses, may hold spaces
+    return fields[19] if len(fields) > 19 else None  # field 22 of proc(5): starttime
+
+
+def same_process(pid: str | int | None, started: str | None) -> bool:
+    """Whether `pid` still names the process that had it when `started` was read (`process_started`);
+    where no start time was recorded or none can be read now, whether the pid exists."""
+    if not process_alive(pid):
+        return False
+    now = process_started(pid)
+    return started is None or now is None or now == started
 
 
 @contextmanager

@@ -80,22 +80,35 @@ def down(
         str | None,
         typer.Option(help="Instead: remove what killed `--url` runs left on this server (as recorded locally)."),
     ] = None,
+    everything: Annotated[
+        bool,
+        typer.Option(
+            "--all",
+            help="Remove every harness container and network on the engine, those of live runs (of any process, "
+            "user or host) included.",
+        ),
+    ] = False,
 ) -> int:
-    """Remove every container (and network) the harness started that is still there; or, with
-    --url, the namespaces and extension that killed runs left on that server, and nothing else."""
+    """Remove the containers (and networks) of harness runs whose process on this host is gone, and
+    keep those of live runs and of other hosts (--all: remove them too); or, with --url, the
+    namespaces and extension that killed runs left on that server, and nothing else."""
     if url is not None:
         return _down_url(url)
     require_containers()
-    from harness.containers import ContainerError, NoDockerEngine, remove_all
+    from harness.containers import ContainerError, NoDockerEngine, remove_all, remove_dead
 
     try:
-        removed = remove_all()
+        sweep = remove_all() if everything else remove_dead()
     except NoDockerEngine as exc:  # nothing runs, so nothing is left to remove: done, not a failure
         out_console.print(f"removed 0 container(s): {exc}", highlight=False, soft_wrap=True)
         return 0
     except ContainerError as exc:
         raise BackendUnavailable(str(exc)) from None
-    out_console.print(f"removed {len(removed)} container(s)" + (f": {', '.join(removed)}" if removed else ""))
+    whose = "of every harness run, live ones included" if everything else "of runs whose process is gone"
+    removed = f": {', '.join(sweep.removed)}" if sweep.removed else ""
+    out_console.print(f"removed {len(sweep.removed)} container(s) {whose}{removed}", highlight=False, soft_wrap=True)
+    for name, why in sweep.kept:
+        out_console.print(f"kept {name}: {why} (--all removes it)", highlight=False, soft_wrap=True)
     return 0
 
 

@@ -1,6 +1,6 @@
 """Backend containers: declarative specs, local images, start/ready/stop, clean-up."""
 
-from .cleanup import remove_all, remove_leftovers, remove_run
+from .cleanup import Sweep, remove_all, remove_dead, remove_leftovers, remove_run
 from .engine import docker_available, docker_client
 from .errors import ContainerError, DockerUnavailable, NoDockerEngine
 from .images import BuildResult, build_images, choose_image, ensure_base_image
@@ -14,6 +14,7 @@ __all__ = [
     "DockerUnavailable",
     "NoDockerEngine",
     "RunningContainer",
+    "Sweep",
     "available_specs",
     "build_images",
     "choose_image",
@@ -22,6 +23,7 @@ __all__ = [
     "ensure_base_image",
     "load_spec",
     "remove_all",
+    "remove_dead",
     "remove_leftovers",
     "remove_run",
     "start_container",

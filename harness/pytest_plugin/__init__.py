@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Any
 import pytest
 
 from harness.pytest_plugin import run as names
-from harness.pytest_plugin.run import Run, baseline_action
+from harness.pytest_plugin.run import Run, baseline_action, terminate_as_interrupt
 
 if TYPE_CHECKING:
     from harness.pytest_plugin.items import ItemParam
@@ -123,7 +123,8 @@ def pytest_configure(config: pytest.Config) -> None:
 
 def _run(config: pytest.Config) -> Run:
     """The run: handed over by the controller in a worker; in the controller, made under its basetemp
-    (xdist gives each worker a folder below it, so every process sees the records)."""
+    (xdist gives each worker a folder below it, so every process sees the records), and from then on
+    SIGTERM tears it down as Ctrl-C does."""
     plugin = config.stash[_PLUGIN]
     if plugin.run is None:
         if _is_worker(config):
@@ -132,6 +133,7 @@ def _run(config: pytest.Config) -> Run:
         else:
             basetemp = config._tmp_path_factory.getbasetemp()  # type: ignore[attr-defined]
             plugin.run = Run(f"pytest-{uuid.uuid4().hex[:12]}", os.getpid(), basetemp / "harness-servers")
+            terminate_as_interrupt()
     return plugin.run
 
 

@@ -5,8 +5,11 @@ the session does with baselines, and the run every process of the session shares
 from __future__ import annotations
 
 import os
+import signal
+import threading
 from dataclasses import dataclass
 from pathlib import Path
+from types import FrameType
 
 import pytest
 
@@ -42,3 +45,20 @@ def baseline_action(config: pytest.Config) -> str | None:
     if freeze_run and checks:
         raise pytest.UsageError(f"{FREEZE_ENV}=1 freezes baselines and --harness-check-baseline checks them: pick one")
     return "freeze" if freeze_run else "check" if checks else None
+
+
+def terminate_as_interrupt() -> None:
+    """In the controller of a run that may start servers: SIGTERM unwinds as Ctrl-C does (pytest's
+    `KeyboardInterrupt` path, whose unconfigure removes the run's servers and their records); by
+    default it would end the process at once and leave them. A second SIGTERM is ignored rather
+    than cut that teardown short. A handler the user installed is left in place."""
+    if threading.current_thread() is not threading.main_thread():
+        return  # only the main thread can set handlers
+    if signal.getsignal(signal.SIGTERM) is not signal.SIG_DFL:
+        return
+
+    def interrupt(_signum: int, _frame: FrameType | None) -> None:
+        signal.signal(signal.SIGTERM, signal.SIG_IGN)
+        raise KeyboardInterrupt("SIGTERM")
+
+    signal.signal(signal.SIGTERM, interrupt)

@@ -63,16 +63,19 @@ class SharedServers:
             path.unlink(missing_ok=True)
 
     def remove(self) -> None:
-        """In the controller, when the run ends: remove what any process started, and the records."""
+        """In the controller, when the run ends: remove what any process started, and the records; a
+        signal meanwhile waits until they are gone."""
         if not self.run.started():
             return
         from harness.containers import ContainerError, remove_run
+        from harness.processes import signals_deferred
 
-        try:
-            remove_run(self.run.run_id)
-        except ContainerError:
-            pass  # the engine went away; the next start removes what is left
-        self.forget()
+        with signals_deferred():
+            try:
+                remove_run(self.run.run_id)
+            except ContainerError:
+                pass  # the engine went away; the next start removes what is left
+            self.forget()
 
 
 def _write_private(path: Path, data: dict[str, str]) -> None:

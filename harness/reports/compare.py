@@ -22,6 +22,7 @@ from pydantic import TypeAdapter
 from harness.errors import HarnessError
 from harness.metrics.significance import ALPHA, Paired, paired_test
 from harness.reports.document import REQUIRED, Scorecard, system_of
+from harness.reports.escape import md, md_code
 from harness.reports.summary import SCORECARD_COLUMNS, ModeSummary, scorecard_rows
 from harness.reports.tables import markdown_table
 from harness.systems.protocol import REFERENCE
@@ -189,10 +190,10 @@ def differences(reports: Sequence[Compared]) -> list[Difference]:
 
 def comparison_markdown(reports: Sequence[Compared], found: Sequence[Difference]) -> str:
     card = table(reports)
-    lines = ["# Comparison", "", "From: " + ", ".join(f"`{each.label}`" for each in reports), ""]
+    lines = ["# Comparison", "", "From: " + ", ".join(md_code(each.label) for each in reports), ""]
     lines += [markdown_table(card.columns, card.rows), ""]
     if summaries := belief_summaries(reports):
         lines += ["## Belief suites", "", markdown_table(SCORECARD_COLUMNS, scorecard_rows(summaries)), ""]
     lines += ["## Differences on shared items", ""]
-    lines += [f"- {d.line()}" for d in found] or ["No two runs of the same kind, suite and mode share items."]
+    lines += [f"- {md(d.line())}" for d in found] or ["No two runs of the same kind, suite and mode share items."]
     return "\n".join(lines) + "\n"

@@ -18,6 +18,7 @@ from typing import Any
 
 from harness.reports.compare import Compared
 from harness.reports.document import system_of
+from harness.reports.escape import md, md_code
 from harness.reports.tables import markdown_table
 
 BEFORE_VIEW: Mapping[str, tuple[str, ...]] = {
@@ -167,10 +168,10 @@ PUBLISHED_COLUMNS = ("system", "suite", "mode", "backend", "published", "setup",
 
 
 def leaderboard_markdown(board: Board) -> str:
-    lines = ["# Leaderboard", "", "From: " + ", ".join(f"`{r}`" for r in board.reports), ""]
+    lines = ["# Leaderboard", "", "From: " + ", ".join(map(md_code, board.reports)), ""]
     lines += [
         "Each cell is the column's main measure ("
-        + "; ".join(f"{c.suite}: {' / '.join(map(label, c.measures))}" for c in board.columns)
+        + "; ".join(f"{md(c.suite)}: {' / '.join(map(label, c.measures))}" for c in board.columns)
         + "); a system's published figures follow in parentheses where it publishes any; `n/a`: a kind the "
         "system cannot run.",
         "",
@@ -178,10 +179,11 @@ def leaderboard_markdown(board: Board) -> str:
     for backend, rows in board.backends.items():
         columns = ["system", "mode", *(c.title for c in board.columns)]
         table = [[row.system, row.mode, *(cell_text(board, row, c) for c in board.columns)] for row in rows]
-        lines += [f"## {backend}", "", markdown_table(columns, table), ""]
+        lines += [f"## {md(backend)}", "", markdown_table(columns, table), ""]
         for row in rows:
             lines += [
-                f"- {row.system} {row.mode} {suite}: not applicable: {why}" for suite, why in row.not_applicable.items()
+                f"- {md(row.system)} {md(row.mode)} {md(suite)}: not applicable: {md(why)}"
+                for suite, why in row.not_applicable.items()
             ]
         lines += [""] if any(row.not_applicable for row in rows) else []
     if board.published:

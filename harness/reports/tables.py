@@ -5,11 +5,14 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+from harness.reports.escape import md
+
 
 def cell(value: object) -> str:
-    """`value` as one table cell: `|` escaped, backslashes kept, line breaks as `<br>`."""
-    text = str(value).replace("\\", "\\\\").replace("|", "\\|")
-    return "<br>".join(part.strip() for part in text.replace("\r\n", "\n").replace("\r", "\n").split("\n"))
+    """`value` as one table cell: escaped as any text the report did not write (`md`: `|` and
+    backslashes too), line breaks as `<br>`."""
+    text = str(value).replace("\r\n", "\n").replace("\r", "\n")
+    return "<br>".join(md(part.strip()) for part in text.split("\n"))
 
 
 def row(values: Sequence[object]) -> str:

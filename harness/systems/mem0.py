@@ -7,7 +7,8 @@ with mem0's defaults (threshold 0.1; its semantic score plus BM25 keyword scores
 has `keyword_search`, as pgvector does, plus entity boosts when spaCy is installed). That is its
 only retrieval, offered as hybrid. The embedder is the harness's encoder; mem0 is configured with
 placeholder OpenAI clients that are never called (`infer=False`) and point at a closed local port,
-and its telemetry is switched off before mem0 is imported (`MEM0_TELEMETRY=False`).
+and its telemetry is switched off before mem0 is imported (`MEM0_TELEMETRY=False`), as its
+folder is moved out of the user's home (`MEM0_DIR`, unless the user set it).
 
 mem0's Redis and Valkey stores need the Redis Query Engine or valkey-search (`FT.CREATE`),
 which Debian's redis 8.0.2 and valkey 8.1.1 (the harness's images) lack: Postgres only here.
@@ -16,6 +17,7 @@ which Debian's redis 8.0.2 and valkey 8.1.1 (the harness's images) lack: Postgre
 from __future__ import annotations
 
 import os
+import shutil
 import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -52,9 +54,18 @@ ID_KEY = "harness_id"
 """The metadata key carrying the harness's record id through mem0."""
 
 
+_DIR_ENV, _DIR_PREFIX = "MEM0_DIR", "harness-mem0-dir-"
+"""mem0's own folder (its config.json with an anonymous user id): read once, when mem0 is imported;
+unset, it is `~/.mem0`. The harness gives it a temporary folder of its own instead, removed when a
+system closes (mem0 makes it again if another opens), and leaves a user's own setting alone."""
+
+
 def _require() -> Any:
-    """mem0's `Memory`, imported with telemetry off, or a one-line error naming the extra."""
+    """mem0's `Memory`, imported with telemetry off and its folder out of the user's home, or a
+    one-line error naming the extra."""
     os.environ["MEM0_TELEMETRY"] = "False"
+    if _DIR_ENV not in os.environ:
+        os.environ[_DIR_ENV] = tempfile.mkdtemp(prefix=_DIR_PREFIX)
     try:
         import mem0
         from mem0.memory import telemetry
@@ -157,6 +168,8 @@ class Mem0System:
         for suffix in _HISTORY_SUFFIXES:
             if os.path.exists(self.history + suffix):
                 os.unlink(self.history + suffix)
+        if os.path.basename(own := os.environ.get(_DIR_ENV, "")).startswith(_DIR_PREFIX):
+            shutil.rmtree(own, ignore_errors=True)
         self.opening.forget(self.opening.namespace)
 
 

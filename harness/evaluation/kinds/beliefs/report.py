@@ -10,6 +10,7 @@ from harness.evaluation.kinds.beliefs.results import CaseResult
 from harness.metrics import latency_summary, mean_defined
 from harness.metrics.measures import SUITE_MEASURES
 from harness.pipeline.settings import PipelineSettings
+from harness.reports.escape import md, md_code
 from harness.reports.summary import SCORECARD_COLUMNS, ModeSummary, error_line, scorecard_rows
 from harness.reports.tables import markdown_table
 
@@ -83,7 +84,7 @@ def _summary(backend: str, mode: str, rows: Sequence[CaseResult]) -> ModeSummary
 
 def _suite_label(suite: dict[str, Any]) -> str:
     ruleset = suite.get("ruleset")
-    return f"{suite['name']} (ruleset {ruleset})" if ruleset else suite["name"]
+    return f"{md(suite['name'])} (ruleset {md(ruleset)})" if ruleset else md(suite["name"])
 
 
 def to_markdown(report: dict[str, Any]) -> str:
@@ -92,10 +93,10 @@ def to_markdown(report: dict[str, Any]) -> str:
     out = [
         f"# Retrieval run {meta['created_at']}",
         "",
-        *([f"> **ERRORS**: {line}.", ""] if (line := error_line(report)) else []),
+        *([f"> **ERRORS**: {md(line)}.", ""] if (line := error_line(report)) else []),
         f"Suites: {', '.join(_suite_label(s) for s in meta.get('suites', []))}. "
-        f"Backend: {backend.get('backend')} ({backend.get('engine')}; {backend.get('server_version')}). "
-        f"Lexical scorer: {backend.get('lexical_scorer')}. Embedding model: {meta.get('embedding_model') or 'none'}.",
+        f"Backend: {md(backend.get('backend'))} ({md(backend.get('engine'))}; {md(backend.get('server_version'))}). "
+        f"Lexical scorer: {md(backend.get('lexical_scorer'))}. Embedding model: {md(meta.get('embedding_model') or 'none')}.",
         f"Harness {meta['harness_version']} at {meta.get('git_commit') or 'unknown commit'}, "
         f"Python {meta['python']} on {meta['platform']}.",
         "",
@@ -103,14 +104,14 @@ def to_markdown(report: dict[str, Any]) -> str:
         "and errored cases, are left out of the means: `n` is how many cases they are taken over): "
         + "; ".join(f"{m.label}: {m.definition}" for m in SUITE_MEASURES)
         + ". Drift: |noise| / (|relevant| + |pinned|) per session turn.",
-        *(f"\nNote on {s['name']}: {s['note']}." for s in meta.get("suites", []) if s.get("note")),
+        *(f"\nNote on {md(s['name'])}: {md(s['note'])}." for s in meta.get("suites", []) if s.get("note")),
         "",
         markdown_table(SCORECARD_COLUMNS, scorecard_rows(report["summary"])),
         "",
     ]
     unsupported = [s for s in report["summary"] if s.get("unsupported")]
     for s in unsupported:
-        out.append(f"{s['backend']}/{s['mode']} not run: {s['unsupported']}.")
+        out.append(f"{md(s['backend'])}/{md(s['mode'])} not run: {md(s['unsupported'])}.")
     if unsupported:
         out.append("")
     failures = [c for c in report["cases"] if not c["passed"]]
@@ -120,5 +121,6 @@ def to_markdown(report: dict[str, Any]) -> str:
         out.append("None.")
     for case in failures:
         turn = f" turn {case['turn']}" if case["turn"] is not None else ""
-        out.append(f"- `{case['backend']}/{case['mode']}` **{case['case_id']}**{turn}: " + "; ".join(case["reasons"]))
+        where = md_code(f"{case['backend']}/{case['mode']}")
+        out.append(f"- {where} **{md(case['case_id'])}**{turn}: " + "; ".join(map(md, case["reasons"])))
     return "\n".join(out) + "\n"

@@ -21,6 +21,7 @@ from harness.pipeline.code_answer import LAYERS
 from harness.pipeline.code_rules import code_rules
 from harness.reports import tables
 from harness.reports.document import Report, RunInfo, Scorecard
+from harness.reports.escape import md, md_code
 from harness.reports.metadata import machine
 from harness.suites.projects.structure import structure
 
@@ -161,13 +162,13 @@ def scorecard(tasks: TaskSet, summary: Mapping[str, Mapping[str, Any]], backend:
 def markdown(
     tasks: TaskSet, project: Project, results: Sequence[CodeTaskResult], summary: Mapping[str, Mapping[str, Any]]
 ) -> str:
-    lines = [f"# Code tasks: {tasks.name}", "", f"Tasks: `{tasks.source}`; code base: `{tasks.codebase}`; "
-             f"ruleset `{tasks.rules}`.", ""]  # fmt: skip
-    lines += ["## Code base", "", *(f"- {line}" for line in structure(project).lines()[:4]), ""]
+    lines = [f"# Code tasks: {md(tasks.name)}", "", f"Tasks: {md_code(tasks.source)}; code base: "
+             f"{md_code(tasks.codebase)}; ruleset {md_code(tasks.rules)}.", ""]  # fmt: skip
+    lines += ["## Code base", "", *(f"- {md(line)}" for line in structure(project).lines()[:4]), ""]
     if tasks.warnings:
-        lines += ["## What the importer cannot judge", "", *(f"- {line}" for line in tasks.warnings), ""]
+        lines += ["## What the importer cannot judge", "", *(f"- {md(line)}" for line in tasks.warnings), ""]
     for mode, entry in summary.items():
-        lines += [f"## {mode}", ""]
+        lines += [f"## {md(mode)}", ""]
         lines += ["| layer | overall |", "|---|---:|"]
         lines += [
             tables.row(["fixed tools", f"{entry['fixed']:.3f}"]),
@@ -197,7 +198,8 @@ def markdown(
             )
         lines += ["", "What matched each expected item (record or outside name, and the tool):", ""]
         for row in rows:
-            lines += [f"- {row.task_id}: " + "; ".join(f"`{item}` ← {by}" for item, by in row.matched_by.items())]
+            matched = "; ".join(f"{md_code(item)} ← {md(by)}" for item, by in row.matched_by.items())
+            lines += [f"- {md(row.task_id)}: {matched}"]
         lines.append("")
     return "\n".join(lines)
 

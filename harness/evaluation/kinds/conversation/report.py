@@ -27,6 +27,7 @@ from harness.models.conversation import Category, Component, ConversationSuite, 
 from harness.models.scoresheet import CaseScore, ScoreSheet
 from harness.reports import tables
 from harness.reports.document import Report, RunInfo, Scorecard
+from harness.reports.escape import md, md_code, md_fenced
 
 COMPONENTS = tuple(c.value for c in Component)
 CATEGORIES = tuple(c.value for c in Category)
@@ -306,18 +307,19 @@ def scorecard(backend: str, summaries: dict[str, dict[str, Any]], run: RunInfo, 
 
 
 def markdown(data: dict[str, Any]) -> str:
-    lines = [f"# Conversation report: {data['suite']} on {data['backend']['backend']}", ""]
-    lines += [f"Started {data['started_at']}, {data['wall_s']:.1f} s. Settings: `{data['settings']}`.", ""]
+    lines = [f"# Conversation report: {md(data['suite'])} on {md(data['backend']['backend'])}", ""]
+    lines += [f"Started {data['started_at']}, {data['wall_s']:.1f} s. Settings: {md_code(data['settings'])}.", ""]
     if rules := data.get("turn_rules"):
-        lines += [f"Turn rules: **{rules['name']}** `{ {k: v for k, v in rules.items() if k != 'name'} }`.", ""]
+        own = {k: v for k, v in rules.items() if k != "name"}
+        lines += [f"Turn rules: **{md(rules['name'])}** {md_code(own)}.", ""]
     for line in data["dropped_fields"]:
-        lines.append(f"- dropped: {line}")
+        lines.append(f"- dropped: {md(line)}")
     for line in data.get("not_judged", []):
-        lines.append(f"- not judged: {line}")
+        lines.append(f"- not judged: {md(line)}")
     for mode, s in data["summary"].items():
         e = s["efficiency"]
         lines += [
-            f"## {mode}",
+            f"## {md(mode)}",
             "",
             f"{s['passed']}/{s['turns']} turns passed, {s['errors']} errors; mean context "
             f"{_num(s['mean_tokens'], 0)} tokens (max {s['max_tokens']}).",
@@ -385,9 +387,8 @@ def markdown(data: dict[str, Any]) -> str:
                     ]
                 )
             )
-        lines += ["", "Input tokens per turn (a text chart; `write_chart` draws the same as a PNG):", "", "```"]
-        lines += text_chart([t for t in data["turns"] if t["mode"] == mode and t["error"] is None])
-        lines += ["```", ""]
+        lines += ["", "Input tokens per turn (a text chart; `write_chart` draws the same as a PNG):", ""]
+        lines += [*md_fenced(text_chart([t for t in data["turns"] if t["mode"] == mode and t["error"] is None])), ""]
     return "\n".join(lines)
 
 
@@ -447,7 +448,7 @@ def _can_answer(by_category: Mapping[str, Mapping[str, Any]]) -> list[str]:
         ]
         header = ["approach", "can answer", "mean input tokens", "mean steps"]
         lines += [
-            f"Can answer, {cat} ({n} turns with an agent estimate; Acervo's ratio {_times(memory['ratio'])}):",
+            f"Can answer, {md(cat)} ({n} turns with an agent estimate; Acervo's ratio {_times(memory['ratio'])}):",
             "",
         ]
         lines += [*tables.table(header, rows, "|---|---:|---:|---:|"), ""]

@@ -16,6 +16,7 @@ from harness.pipeline.fusion import RRF_K
 from harness.pipeline.haystack import CONTEXT_WEIGHT, DEPTH, NEIGHBOUR_SHARE, fusion_for
 from harness.reports import tables
 from harness.reports.document import Scorecard
+from harness.reports.escape import md, md_code
 from harness.reports.metadata import machine as host_machine
 from harness.reports.published import published_for
 
@@ -215,7 +216,7 @@ def render_markdown(report: dict[str, Any]) -> str:
     lines = [
         f"# {report['dataset']} retrieval, {report['granularity']} granularity",
         "",
-        f"- file: `{report['file']}`; questions: {sel['selected']} of {sel['total']}"
+        f"- file: {md_code(report['file'])}; questions: {sel['selected']} of {sel['total']}"
         + (f" (limit {sel['limit']}, sample {sel['sample']}, seed {sel['seed']})" if sel["limit"] else "")
         + (f"; shard {report['shard']['index']} of {report['shard']['count']}" if report.get("shard") else "")
         + (f"; merged from {merged} shard reports" if (merged := _merged(report)) else ""),
@@ -229,7 +230,7 @@ def render_markdown(report: dict[str, Any]) -> str:
         f"- machine: {report['machine']['platform']}, {report['machine']['cpus']} CPUs, "
         f"{report['machine']['memory_gb']} GB, Python {report['machine']['python']}",
         f"- errors: {report['error_fraction']:.1%} of questions asked (threshold {report['error_threshold']:.1%})"
-        + (f"; first: {report['errors']['first']}" if report["errors"]["first"] else ""),
+        + (f"; first: {md(report['errors']['first'])}" if report["errors"]["first"] else ""),
         "",
         "## Results",
         "",
@@ -269,9 +270,9 @@ def render_markdown(report: dict[str, Any]) -> str:
     else:
         lines.append("No published retrieval numbers for this file.")
     lines += ["", "## Skipped questions and data defects", ""]
-    lines += [f"- skipped, {reason}: {n}" for reason, n in report["skipped"].items()] or ["- none skipped"]
-    lines += [f"- evidence defect, {kind}: {n}" for kind, n in report["defects"].items()]
-    lines += [f"- {note}" for note in report["notes"][:50]]
+    lines += [f"- skipped, {md(reason)}: {n}" for reason, n in report["skipped"].items()] or ["- none skipped"]
+    lines += [f"- evidence defect, {md(kind)}: {n}" for kind, n in report["defects"].items()]
+    lines += [f"- {md(note)}" for note in report["notes"][:50]]
     if len(report["notes"]) > 50:
         lines.append(f"- ... {len(report['notes']) - 50} more notes in the JSON report")
     lines += ["", "## Method and definitions", "", report["method"], ""]

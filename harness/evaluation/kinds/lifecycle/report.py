@@ -7,6 +7,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from harness.reports import tables
+from harness.reports.escape import md
 
 BAR_WIDTH = 10
 
@@ -103,14 +104,14 @@ def _table(columns: Sequence[str], rows: Sequence[Sequence[Any]]) -> list[str]:
 def render_markdown(data: Mapping[str, Any]) -> str:
     backend = data["backend"]
     lines = [
-        f"# Lifecycle scenarios: {data['suite']}",
+        f"# Lifecycle scenarios: {md(data['suite'])}",
         "",
-        f"Backend {backend['backend']} ({backend['server_version']}), modes {', '.join(data['modes'])}, "
+        f"Backend {md(backend['backend'])} ({md(backend['server_version'])}), modes {md(', '.join(data['modes']))}, "
         f"started {data['started_at']}, {data['wall_s']:.1f} s.",
         "",
     ]
     if "rules" in data:  # reports written before the lifecycle rulesets have none
-        lines += [f"Rules: {data['rules']} (retrieval and judging; `harness/pipeline/lifecycle/rules.py`).", ""]
+        lines += [f"Rules: {md(data['rules'])} (retrieval and judging; `harness/pipeline/lifecycle/rules.py`).", ""]
     columns, rows, _ = scorecard_rows(data, verbose=False)
     lines += ["## Scores", "", *_table(columns, rows), ""]
     lines += ["## Scenarios", ""]
@@ -127,9 +128,9 @@ def render_markdown(data: Mapping[str, Any]) -> str:
     ]
     lines += [*_table(("mode", "scenario", "kind", "grade", "P@5", "MRR", "nDCG", "lifecycle"), scenario_rows), ""]
     if data["unsupported_modes"]:
-        lines += [f"- {mode}: not run ({why})" for mode, why in data["unsupported_modes"].items()] + [""]
+        lines += [f"- {md(mode)}: not run ({md(why)})" for mode, why in data["unsupported_modes"].items()] + [""]
     if data["warnings"]:
-        lines += ["## Warnings", "", *(f"- {w}" for w in data["warnings"]), ""]
+        lines += ["## Warnings", "", *(f"- {md(w)}" for w in data["warnings"]), ""]
     lines += [
         "## Settings",
         "",

@@ -1,0 +1,99 @@
+"""Names the harness did not write (a suite folder, case and memory ids) carrying HTML and Markdown
+payloads reach every Markdown report as text: rendered by a CommonMark renderer with raw HTML on,
+no tag, link or image of theirs survives."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+import pytest
+from markdown_it import MarkdownIt
+
+from harness.reports.escape import md, md_code, md_fenced
+from harness.reports.tables import row
+from tests.reports.browser import Browser, chromium_path
+
+SCRIPT = "<img src=x onerror=window.ran=1>"
+PAYLOADS = (SCRIPT, "<script>window.ran=2</script>", "[click](javascript:alert(3))", "**bold**", "`tick")
+
+
+def _suite(folder: Path) -> Path:
+    """A native suite in a folder named by a payload, whose cases and memories carry the others; every
+    case fails (it expects a memory its query does not find), so the failures list names them."""
+    suite = folder / SCRIPT
+    suite.mkdir(parents=True)
+    memories = [
+        {"id": f"m {p}", "user": "u-ana", "type": "entity", "name": f"item {i}", "scopes": ["domain:code"]}
+        for i, p in enumerate(PAYLOADS)
+    ]
+    cases = [
+        {
+            "id": f"case {p}",
+            "scopes": ["domain:code"],
+            "query": f"tell me about item {i}",
+            "expect": {"relevant": {"must_include": [f"m {PAYLOADS[(i + 1) % len(PAYLOADS)]}"]}},
+        }
+        for i, p in enumerate(PAYLOADS)
+    ]
+    corpus = {"default_user": "u-ana", "memories": memories}
+    (suite / "corpus.json").write_text(json.dumps(corpus), encoding="utf-8")
+    (suite / "static.json").write_text(json.dumps({"cases": cases}), encoding="utf-8")
+    return suite
+
+
+def assert_inert(markdown: str) -> None:
+    """The page a CommonMark renderer (raw HTML allowed, as the spec has it) makes of `markdown` holds
+    no element, link or emphasis that a payload asked for."""
+    page = MarkdownIt("commonmark").render(markdown)
+    for raw in ("<img", "<script", "<a href", "<strong>bold", "<h1>x"):
+        assert raw not in page, f"{raw!r} rendered from a payload:\n{page}"
+    assert "&lt;img src=x onerror=window.ran=1&gt;" in page, "the suite's name must still be shown, as text"
+
+
+@pytest.mark.parametrize("payload", [*PAYLOADS, "a\n\n# x\n<img src=x>", "``` ``", "x | y \\"])
+def test_every_escape_renders_the_payload_as_its_own_text(payload: str) -> None:
+    page = MarkdownIt("commonmark").render(f"- {md(payload)} and {md_code(payload)}")
+    assert page.count("<li>") == 1, page
+    assert page.count("<code>") == 1, page
+    assert_inert("\n".join([f"# {md(SCRIPT)}", "", row([payload, SCRIPT]), "", *md_fenced([payload, SCRIPT])]))
+    flat = payload.replace("\n", " ")
+    assert MarkdownIt("commonmark").render(md(payload)).strip() == f"<p>{_html_text(flat)}</p>"
+
+
+def _html_text(text: str) -> str:
+    return text.replace("&", "&amp;").replace("<", "&lt;").replace(">", "&gt;").replace('"', "&quot;")
+
+
+@pytest.fixture
+def browser() -> Iterator[Browser]:
+    binary = chromium_path()
+    if binary is None:
+        pytest.skip("chromium is not installed here (apt-get install -y chromium)")
+    with Browser(binary) as opened:
+        yield opened
+
+
+def test_a_suite_of_payload_names_renders_as_text(cli: Callable[..., tuple[int, str, str]], tmp_path: Path) -> None:
+    out = tmp_path / "out"
+    code, _, err = cli("run", "-s", str(_suite(tmp_path)), "-m", "bm25", "--out", str(out))
+    assert code == 0, err
+    (report,) = out.glob("run-*-latest.md")
+    markdown = report.read_text(encoding="utf-8")
+    assert "## Failures (5)" in markdown, markdown
+    assert_inert(markdown)
+
+
+def test_the_rendered_report_runs_no_script_in_a_browser(
+    cli: Callable[..., tuple[int, str, str]], tmp_path: Path, browser: Browser
+) -> None:
+    out = tmp_path / "out"
+    code, _, err = cli("run", "-s", str(_suite(tmp_path)), "-m", "bm25", "--out", str(out))
+    assert code == 0, err
+    (report,) = out.glob("run-*-latest.md")
+    page = tmp_path / "page.html"
+    page.write_text(MarkdownIt("commonmark").render(report.read_text(encoding="utf-8")), encoding="utf-8")
+    browser.open(page)
+    assert browser.evaluate("window.ran === undefined"), "a payload's script ran"
+    assert browser.evaluate("document.images.length") == 0
