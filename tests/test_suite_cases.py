@@ -1,5 +1,5 @@
 """Every item of the selected suites (default: the built-in suite of each kind) on each selected
-backend and mode; which must pass is the plugin's rule (README, "Tests")."""
+backend and mode; which must pass is the plugin's rule (docs/pytest-plugin.md)."""
 
 from harness.pytest_plugin.items import ItemParam
 

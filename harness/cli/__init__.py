@@ -2,7 +2,7 @@
 
 A package of thin commands, one module per group (`run`, `reports`, `baselines`, `cases`, `embed`,
 `bench`, `servers`, `doctor`); what a run does is the evaluation layer's (`evaluation/matrix.py`).
-Every failure is one stderr line and one exit code (README, "Exit codes"):
+Every failure is one stderr line and one exit code (docs/exit-codes.md):
 0 done; 1 a quality gate failed (`--fail-under`, or more than `--error-threshold` of the results
 errored, default 0); 2 bad input, found before anything runs (usage, options that do not apply,
 `--url`, `--out`, files, names, an invalid model name); 3 a backend could not be reached or

@@ -69,7 +69,7 @@ HYBRID_FUSION: Mapping[str, Fusion] = MappingProxyType(
 )
 """Hybrid's fusion per encoder: chosen by `python -m harness.benchmarks.fusion_grid` on LoCoMo and
 the LongMemEval oracle, never on LongMemEval-S, as the (method, share) whose worst margin over the
-better of bm25 and vector (R@1, R@5, MRR; both sets, session and turn runs) is largest (README,
+better of bm25 and vector (R@1, R@5, MRR; both sets, session and turn runs) is largest (docs/datasets.md,
 "Hybrid weights", has the grids). Convex wins for every encoder: weighted RRF (k=60) loses more
 somewhere at every positive weight (at 0.05, LoCoMo's turn R@1: 0.295 against bm25's 0.304 for
 int8, 0.297 for float), where convex loses at most 0.002 (int8 at 0.15, float at 0.05). The static

@@ -1,7 +1,7 @@
 """What `cases validate` accepts runs on every local backend; what some engine cannot hold is
 refused at load, in one line naming the file, the field and the limit.
 
-The limits (README "Limits"): ids, users and scopes 1-255 characters without NUL; words at most
+The limits (docs/exit-codes.md, "Limits"): ids, users and scopes 1-255 characters without NUL; words at most
 255 characters; a name, alias, content or query at most 100,000 characters; no lone surrogates.
 """
 

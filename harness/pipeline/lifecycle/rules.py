@@ -6,7 +6,7 @@ cmd/benchmark-quality's baselines, read at CalebisGross/mnemonic@8ecf3ab, the sn
 benchmark holds the six direct scenarios BASELINE-1 reports). Each rule that differs is one field,
 so a test can flip exactly one; the numbers of Mnemonic's rules are `MnemonicConstants`.
 
-Not modelled (reported, see README "Lifecycle scenarios"): Mnemonic's bag-of-words stub embedder
+Not modelled (reported, see docs/lifecycle.md): Mnemonic's bag-of-words stub embedder
 (the run's model embeds), its consolidation agent (the harness's cycles run), its stop-word list
 (the harness's), and its temporal-intent filter (no query of the six scenarios triggers it).
 """
