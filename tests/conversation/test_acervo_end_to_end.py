@@ -87,7 +87,7 @@ def test_report_and_chart(run, tmp_path: Path) -> None:
     assert report.data["dropped_fields"] == ["kiln.yaml: field 'owner' not used"]
     (row,) = report.scorecard.rows
     assert row[:3] == ["embedded", "bm25", "7/7"]
-    assert "| kiln#2 | GROUND | specific |" in report.markdown
+    assert "| kiln\\#2 | GROUND | specific |" in report.markdown
     second = results[1]
     bars = [line for line in report.markdown.splitlines() if line.startswith("kiln#2  ours")]
     assert bars == [

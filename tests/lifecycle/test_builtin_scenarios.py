@@ -14,6 +14,7 @@ from harness.models.memory import Label
 from harness.models.scenario import LifecycleSuite, Scenario
 from harness.pipeline.lifecycle.settings import LifecycleSettings
 from harness.pipeline.settings import Mode
+from harness.reports.escape import md
 from harness.text import content_terms
 from tests.lifecycle.conftest import WordHashEmbedder
 from tests.lifecycle.helpers import run_kind
@@ -98,7 +99,7 @@ def test_report_has_bars_settings_and_both_precisions(builtin_suite, committed_e
         "noise suppression",
     } <= metrics
     for name, value, _ in LifecycleSettings().describe():
-        assert f"| {name} | {value} |" in report.markdown
+        assert f"| {md(name)} | {md(value)} |" in report.markdown  # a table cell escapes Markdown's punctuation
         assert f"setting {name} = {value}" in report.scorecard.caption
     assert any("cycle 5" in line for line in report.scorecard.caption)
     assert set(report.scores) == {"bm25", "vector", "hybrid"}

@@ -167,9 +167,9 @@ def rows(document: Mapping[str, Any]) -> tuple[Listing | None, list[Row]]:
     """Where the report keeps its items, and its items as rows (none for a report of no known kind)."""
     backend = _text((document.get("backend") or {}).get("backend")) if isinstance(document.get("backend"), dict) else ""
     view = document.get("view")
-    if isinstance(view, dict):
+    items: Sequence[Item] = document.get(view["items"]) or [] if isinstance(view, dict) else []
+    if isinstance(view, dict) and len(view["rows"]) == len(items):  # else edited since: read as before `view`
         listing = Listing(_text(document.get("kind")), view["items"], view["unit"], view["rule"])
-        items: Sequence[Item] = document.get(listing.key) or []
         return listing, [
             Row(
                 _text(row["id"]),
