@@ -66,9 +66,9 @@ class Outcome(Generic[R]):
 
 
 def not_applicable(kind: CaseKind[Any], system: BoundSystem) -> str | None:
-    """Why `kind` cannot run on `system`: a kind with a path through the system protocol
-    (`through_systems`) runs on any system, or says what a system lacks (`not_applicable_to`);
-    every other kind has no path through the protocol (a kind says what it needs through `not_applicable_to`)."""
+    """Why `kind` cannot run on `system`: the reference system runs every kind; a kind with a port
+    other systems answer (`through_systems`) names what a system lacks (`not_applicable_to`); a
+    kind without one (a third party's) runs on the reference system only."""
     if system.reference:
         return None
     if getattr(kind, "through_systems", False):
