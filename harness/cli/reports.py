@@ -13,7 +13,6 @@ from harness.cli.console import err_console, error, notice, out_console, print_s
 from harness.evaluation import kinds as kind_registry
 from harness.evaluation import runner
 from harness.reports import compare as compare_reports
-from harness.reports import summary as belief_summary
 from harness.reports.envelope import write_report
 from harness.reports.writer import check_out_dir, report_json, write_run_files
 
@@ -30,22 +29,20 @@ def compare(
     loaded = compare_reports.load_reports(reports or compare_reports.default_reports(out))
     found = compare_reports.differences(loaded)
     print_scorecard(compare_reports.table(loaded))
-    summaries = compare_reports.belief_summaries(loaded)
-    if summaries:
-        print_scorecard(belief_summary.scorecard({"summary": summaries}, "belief suites"))
     for difference in found:
         say(difference.line())
     from harness.reports.html.compare_page import render_compare
 
     markdown = compare_reports.comparison_markdown(loaded, found)
-    paths = write_run_files(out, "compare", {"md": markdown, "html": render_compare(loaded, found)})
-    if summaries:
-        try:
-            from harness.reports.chart import write_chart
+    contents: dict[str, str | bytes] = {"md": markdown, "html": render_compare(loaded, found)}
+    try:
+        from harness.reports.leaderboard import board
+        from harness.reports.leaderboard_chart import leaderboard_chart
 
-            paths.append(write_chart(summaries, paths[0].with_suffix(".png")))
-        except ImportError:
-            err_console.print("no chart: install the chart extra (matplotlib)", highlight=False)
+        contents["png"], _ = leaderboard_chart(board(loaded, []))
+    except ImportError:
+        err_console.print("no chart: install the chart extra (matplotlib)", highlight=False)
+    paths = write_run_files(out, "compare", contents)
     out_console.print(f"written: {', '.join(str(p) for p in paths)}")
     return 0
 

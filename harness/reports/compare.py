@@ -1,8 +1,8 @@
 """Side-by-side comparison of run reports of any kind: one row per report and mode, and, where two
 runs of the same kind, suite and mode share items, whether they differ significantly on them.
 
-Every report carries its score sheets in its envelope (`scores`), so one table serves every kind;
-belief-suite reports also get their scorecard's columns. Two runs are compared item by item on the
+Every report carries its score sheets in its envelope (`scores`) and its kind's main measures in its
+`view`, so one table serves every kind, with no table of kind names. Two runs are compared item by item on the
 items both scored (a case's score, else whether it passed as 1 or 0) with a paired randomization
 test (`metrics.significance`), never by a raw difference against a tolerance.
 """
@@ -11,25 +11,30 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from itertools import combinations
 from pathlib import Path
 from typing import Any
 
-from pydantic import TypeAdapter
-
 from harness.errors import HarnessError
 from harness.metrics.significance import ALPHA, Paired, paired_test
 from harness.reports.document import REQUIRED, Scorecard, system_of
 from harness.reports.escape import md, md_code
-from harness.reports.summary import SCORECARD_COLUMNS, ModeSummary, scorecard_rows
 from harness.reports.tables import markdown_table
 from harness.systems.protocol import REFERENCE
 
-_SUMMARIES = TypeAdapter(list[ModeSummary])
 SHOWN_MEASURES = 4
-"""Overall measures a row shows (the sheet's first ones; every one is in the report)."""
+"""Overall measures a row shows: its kind's main ones first, then the sheet's next ones (every one is
+in the report)."""
+BEFORE_VIEW: Mapping[str, tuple[str, ...]] = {
+    "beliefs": ("pass_rate",),
+    "haystack": ("recall_any@5", "mrr"),
+    "code-tasks": ("recall",),
+    "lifecycle": ("precision", "recall"),
+    "conversation": ("pass_rate",),
+}
+"""Per built-in kind, the main measures its reports from before `view` did not carry."""
 
 
 _TIMESTAMPED = re.compile(r".+-(\d{8}T\d{6}Z)(?:-(\d+))?\.json")
@@ -103,8 +108,25 @@ def load_reports(paths: Sequence[Path]) -> list[Compared]:
     return loaded
 
 
-def _shown(overall: dict[str, float]) -> str:
-    return ", ".join(f"{name} {value:.3f}" for name, value in list(overall.items())[:SHOWN_MEASURES])
+def main_measures(report: Mapping[str, Any], overall: Mapping[str, Any]) -> tuple[str, ...]:
+    """The main measures the report's kind declares (`view.main`), as this sheet names them (with a
+    dataset's level prefix); a kind that declares none has its sheet's first measure."""
+    view = report.get("view")
+    wanted = view.get("main") if isinstance(view, dict) else BEFORE_VIEW.get(str(report["kind"]))
+    if not wanted:
+        return tuple(list(overall)[:1])
+    found = []
+    for name in wanted:
+        match = next((m for m in overall if m == name or re.fullmatch(rf"[^/]+/{re.escape(name)}", m)), None)
+        found.append(match or name)
+    return tuple(found)
+
+
+def _shown(report: Mapping[str, Any], overall: Mapping[str, float]) -> str:
+    """The kind's main measures, then the sheet's others, up to `SHOWN_MEASURES`."""
+    names = [m for m in main_measures(report, overall) if m in overall]
+    names += [m for m in overall if m not in names]
+    return ", ".join(f"{name} {overall[name]:.3f}" for name in names[:SHOWN_MEASURES])
 
 
 COLUMNS = ("kind", "suite", "backend", "mode", "items", "overall")
@@ -129,26 +151,11 @@ def table(reports: Sequence[Compared]) -> Scorecard:
                     _backend(r),
                     mode,
                     str(len(sheet["cases"])),
-                    _shown(sheet["overall"]),
+                    _shown(r, sheet["overall"]),
                 ]
             )
     caption = [f"from: {', '.join(each.label for each in reports)}"]
     return Scorecard("comparison", COLUMNS, rows, caption)
-
-
-def belief_summaries(reports: Sequence[Compared]) -> list[dict[str, Any]]:
-    """The belief-suite reports' scorecard rows; a later report replaces an earlier one's (backend, mode)."""
-    rows: dict[tuple[str, str], dict[str, Any]] = {}
-    for each in reports:
-        if each.report["kind"] != "beliefs":
-            continue
-        try:
-            summaries = _SUMMARIES.validate_python(each.report["summary"])
-        except (ValueError, KeyError) as exc:  # ValidationError is a ValueError
-            raise HarnessError(f"{each.path}: not a belief run report ({exc.__class__.__name__})") from None
-        for summary in summaries:
-            rows[(summary.backend, summary.mode)] = summary.to_json()
-    return [rows[key] for key in sorted(rows)]
 
 
 @dataclass(frozen=True)
@@ -192,8 +199,6 @@ def comparison_markdown(reports: Sequence[Compared], found: Sequence[Difference]
     card = table(reports)
     lines = ["# Comparison", "", "From: " + ", ".join(md_code(each.label) for each in reports), ""]
     lines += [markdown_table(card.columns, card.rows), ""]
-    if summaries := belief_summaries(reports):
-        lines += ["## Belief suites", "", markdown_table(SCORECARD_COLUMNS, scorecard_rows(summaries)), ""]
     lines += ["## Differences on shared items", ""]
     lines += [f"- {md(d.line())}" for d in found] or ["No two runs of the same kind, suite and mode share items."]
     return "\n".join(lines) + "\n"

@@ -10,25 +10,16 @@ system cannot run is reported not applicable (`n/a`, with the reason), never as 
 from __future__ import annotations
 
 import json
-import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from importlib.resources import files
 from typing import Any
 
-from harness.reports.compare import Compared
+from harness.reports.compare import Compared, main_measures
 from harness.reports.document import system_of
 from harness.reports.escape import md, md_code
 from harness.reports.tables import markdown_table
 
-BEFORE_VIEW: Mapping[str, tuple[str, ...]] = {
-    "beliefs": ("pass_rate",),
-    "haystack": ("recall_any@5", "mrr"),
-    "code-tasks": ("recall",),
-    "lifecycle": ("precision", "recall"),
-    "conversation": ("pass_rate",),
-}
-"""Per built-in kind, the main measures its reports from before `view` did not carry."""
 LABELS = {"pass_rate": "pass rate", "recall_any@5": "R@5", "recall_any@1": "R@1", "mrr": "MRR", "p50_ms": "p50 ms"}
 
 
@@ -90,20 +81,6 @@ class Board:
         return next((p for p in self.published if (p.system, p.suite, p.mode) == (row.system, suite, row.mode)), None)
 
 
-def _measures(report: Mapping[str, Any], overall: Mapping[str, Any]) -> tuple[str, ...]:
-    """The main measures the report's kind declares (`view.main`), as this sheet names them (with a
-    dataset's level prefix); a kind that declares none shows its sheet's first measure."""
-    view = report.get("view")
-    wanted = view.get("main") if isinstance(view, dict) else BEFORE_VIEW.get(str(report["kind"]))
-    if not wanted:
-        return tuple(list(overall)[:1])
-    found = []
-    for name in wanted:
-        match = next((m for m in overall if m == name or re.fullmatch(rf"[^/]+/{re.escape(name)}", m)), None)
-        found.append(match or name)
-    return tuple(found)
-
-
 def board(reports: Sequence[Compared], published: Sequence[Published]) -> Board:
     """The leaderboard of the reports (a later report of the same system, backend, mode and suite
     replaces an earlier one's cell)."""
@@ -116,7 +93,7 @@ def board(reports: Sequence[Compared], published: Sequence[Published]) -> Board:
         for mode in report["modes"]:
             sheet = report["scores"].get(mode)
             overall = (sheet or {}).get("overall") or {}
-            column = columns.setdefault(suite, Column(kind, suite, _measures(report, overall)))
+            column = columns.setdefault(suite, Column(kind, suite, main_measures(report, overall)))
             row = backends.setdefault(backend, {}).setdefault((system, mode), Entry(system, mode))
             row.sources[suite] = each.path.name
             if report.get("not_applicable"):

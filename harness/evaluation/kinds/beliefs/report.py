@@ -7,11 +7,11 @@ from collections.abc import Iterable, Sequence
 from typing import Any
 
 from harness.evaluation.kinds.beliefs.results import CaseResult
+from harness.evaluation.kinds.beliefs.summary import SCORECARD_COLUMNS, ModeSummary, error_line, scorecard_rows
 from harness.metrics import latency_summary, mean_defined
 from harness.metrics.measures import SUITE_MEASURES
 from harness.pipeline.settings import PipelineSettings
 from harness.reports.escape import md, md_code
-from harness.reports.summary import SCORECARD_COLUMNS, ModeSummary, error_line, scorecard_rows
 from harness.reports.tables import markdown_table
 
 

@@ -21,12 +21,12 @@ from harness.evaluation.kinds.beliefs.report import build as report_body
 from harness.evaluation.kinds.beliefs.results import CaseResult
 from harness.evaluation.kinds.beliefs.runner import steps
 from harness.evaluation.kinds.beliefs.scores import suite_scores, suite_trec
+from harness.evaluation.kinds.beliefs.summary import ModeSummary, scorecard
 from harness.evaluation.kinds.beliefs.system import SystemPort
 from harness.pipeline import Mode, PipelineSettings
 from harness.pipeline.settings import CONTENT_FIELDS, SURFACE_FIELDS
 from harness.reports.document import Report, RowText, RunInfo
 from harness.reports.metadata import run_metadata, suite_record
-from harness.reports.summary import ModeSummary, scorecard
 from harness.suites import load_suite
 from harness.suites.texts import suite_texts
 

@@ -1,5 +1,5 @@
 """A belief run's summary per (backend, mode), as its report keeps it, and the scorecard drawn
-from it: the kind writes it (`evaluation/kinds/beliefs/report.py`); `harness compare` reads it back."""
+from it (`report.py` writes it; the spec reads it back to draw a report's scorecard again)."""
 
 from __future__ import annotations
 
