@@ -152,12 +152,8 @@ def run_matrix(request: MatrixRequest, ui: MatrixUI | None = None) -> MatrixOutc
     report folder, a baseline missing) is a `HarnessError` before anything runs."""
     ui = ui or MatrixUI()
     modes = tuple(dict.fromkeys(request.modes))
-    backends = [registry.check_backend(b) for b in dict.fromkeys(request.backends)]
-    systems = _systems(request.systems, backends)
-    if request.url is not None:
-        if len(backends) != 1:
-            raise HarnessError("--url needs exactly one --backend")
-        registry.check_url(backends[0], request.url)
+    axes = matrix_axes(request.backends, request.systems, request.url)
+    backends, systems = axes.backends, axes.systems
     if not request.dry_run:
         check_out_dir(request.out)
     gate = RunGate.asked(
@@ -198,14 +194,29 @@ def run_matrix(request: MatrixRequest, ui: MatrixUI | None = None) -> MatrixOutc
     return MatrixOutcome(tuple(runs), (), max((r.exit_code for r in runs), default=0))
 
 
-def _systems(names: Sequence[str], backends: Sequence[str]) -> list[SystemSpec]:
-    """The `--system` names resolved, each on every backend of the run (else a one-line error)."""
-    systems = [systems_registry.resolve(n) for n in dict.fromkeys(names)]
-    for spec in systems:
-        if off := [b for b in backends if not spec.runs_on(b)]:
+@dataclass(frozen=True)
+class Axes:
+    """The backends and systems a run crosses, each checked: the matrix a command line runs kind
+    by kind and a pytest session item by item."""
+
+    backends: list[str]
+    systems: list[SystemSpec]
+
+
+def matrix_axes(backends: Sequence[str], systems: Sequence[str], url: str | None = None) -> Axes:
+    """The named backends and systems, each known and every system runnable on every backend, and
+    `url` one that can name the one backend's server; else a one-line `HarnessError`."""
+    checked = [registry.check_backend(b) for b in dict.fromkeys(backends)]
+    resolved = [systems_registry.resolve(n) for n in dict.fromkeys(systems)]
+    for spec in resolved:
+        if off := [b for b in checked if not spec.runs_on(b)]:
             runs_on = ", ".join(sorted(spec.backends or ()))
             raise HarnessError(f"system {spec.name!r} does not run on {', '.join(off)} (it runs on: {runs_on})")
-    return systems
+    if url is not None:
+        if len(checked) != 1:
+            raise HarnessError("--url needs exactly one --backend")
+        registry.check_url(checked[0], url)
+    return Axes(checked, resolved)
 
 
 def _embedder(

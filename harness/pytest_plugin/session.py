@@ -14,6 +14,7 @@ from harness.backends import registry
 from harness.baselines import DEFAULT_TOLERANCE, BaselineStore, history
 from harness.errors import HarnessError
 from harness.evaluation.kinds import builtin_suites
+from harness.evaluation.matrix import Axes, matrix_axes
 from harness.evaluation.runner import not_applicable, system_modes
 from harness.pipeline import Mode
 from harness.pytest_plugin import gate
@@ -23,7 +24,6 @@ from harness.pytest_plugin.run import Run, baseline_action
 from harness.pytest_plugin.servers import Connections, SharedServers
 from harness.pytest_plugin.systems import Systems
 from harness.systems.protocol import REFERENCE
-from harness.systems.registry import resolve
 
 
 class HarnessSession:
@@ -36,11 +36,12 @@ class HarnessSession:
             config.addinivalue_line("markers", f"{name}: runs on the {name} backend")
         self.modes = _selected_modes(config)
         store = BaselineStore(config.getoption(names.BASELINE_DIR))
-        self.connections = Connections(_selected_backends(config), SharedServers(run))
+        axes = _selected_axes(config)
+        self.connections = Connections(axes.backends, SharedServers(run))
         self.kinds = Kinds(self.modes)
         self.runs = GroupRuns()
         self.baselines = Baselines(store)
-        self.systems = Systems(_selected_systems(config))
+        self.systems = Systems([s.name for s in axes.systems])
         if controller:
             self._register_gate(store)
 
@@ -95,17 +96,13 @@ class HarnessSession:
         self.connections.close()
 
 
-def _selected_backends(config: pytest.Config) -> list[str]:
-    chosen = config.getoption(names.BACKEND) or registry.default_run()
-    return [registry.check_backend(b) for b in dict.fromkeys(chosen)]
-
-
-def _selected_systems(config: pytest.Config) -> list[str]:
-    chosen = list(dict.fromkeys(config.getoption(names.SYSTEM) or [REFERENCE]))
+def _selected_axes(config: pytest.Config) -> Axes:
+    """The session's backends and systems, checked as `harness run` checks its own."""
+    backends = config.getoption(names.BACKEND) or registry.default_run()
     try:
-        return [resolve(name).name for name in chosen]
+        return matrix_axes(backends, config.getoption(names.SYSTEM) or [REFERENCE])
     except HarnessError as exc:
-        raise pytest.UsageError(f"harness: --harness-system: {exc}") from None
+        raise pytest.UsageError(f"harness: {exc}") from None
 
 
 def _selected_modes(config: pytest.Config) -> list[Mode]:

@@ -201,3 +201,11 @@ def test_a_turn_is_held_to_its_committed_baseline(tmp_path: Path) -> None:
     assert _outcomes(run.stdout) == {"conversation-embedded-bm25-harbor-log#14": "FAILED"}
     assert "harbor-log#14: not recorded failing in the baseline" in run.stdout
     assert "1 failed, 1 passed" in run.stdout
+
+
+def test_a_system_that_does_not_run_on_the_backend_is_a_usage_error_as_in_harness_run(tmp_path: Path) -> None:
+    """The session checks its backends and systems with `harness run`'s own check (`matrix_axes`):
+    mem0 stores in PostgreSQL, so on the embedded backend it is refused before anything is collected."""
+    run = _pytest(tmp_path, "--harness-system", "mem0")
+    assert run.returncode == 4, run.stdout[-2000:] + run.stderr[-2000:]  # pytest's usage error
+    assert "harness: system 'mem0' does not run on embedded (it runs on: postgres)" in run.stderr
