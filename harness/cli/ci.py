@@ -88,6 +88,11 @@ def ci(
 
     Exit codes are `harness run`'s: 1 on a regression or a failed gate, 2 when a baseline is missing.
     """
+    for name, path in (("--summary", summary), ("--outputs", outputs)):
+        if path is not None and path.is_dir():  # "" is "." : the variable the action passes was not set
+            raise HarnessError(f"{name} {path}: a folder, not a file")
+    if any(c in str(out) for c in "\r\n"):
+        raise HarnessError("--out: a line break in its name cannot be a step output")
     request = MatrixRequest(
         suites=words(suites),
         backends=words(backends),

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import subprocess
 import sys
 import urllib.request
@@ -13,7 +14,7 @@ from typing import Any
 
 import junitparser
 
-from tests.action.service import example_service
+from tests.action.service import ROOT, example_service
 
 
 def call(url: str, method: str, path: str, body: dict[str, Any] | None = None) -> Any:
@@ -52,6 +53,13 @@ def test_it_does_what_it_declares() -> None:
         ].endswith("SQLite")
         call(url, "DELETE", "/namespaces/ns")
         assert ids(url, "orders") == []
+
+
+def test_the_walk_through_shows_what_it_declares() -> None:
+    page = (ROOT / "docs" / "ci-action.md").read_text(encoding="utf-8")
+    (shown,) = re.findall(r"```json\n(.*?)```", page, re.S)
+    with example_service() as url:
+        assert json.loads(shown) == call(url, "GET", "/capabilities")
 
 
 def test_max_results_caps_every_search() -> None:
