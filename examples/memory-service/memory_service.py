@@ -63,7 +63,10 @@ class Memory:
 
     def add(self, body: dict[str, Any]) -> None:
         record = Record(
-            body["text"], Counter(terms(body["text"])), frozenset(body.get("scopes") or ()), body.get("attributes") or {}
+            body["text"],
+            Counter(terms(body["text"])),
+            frozenset(body.get("scopes") or ()),
+            body.get("attributes") or {},
         )
         self.users.setdefault(body["user_id"], {})[body["metadata"]["beliefId"]] = record
 
@@ -80,9 +83,7 @@ class Memory:
         relevant = [rid for rid in scores if rid not in pinned and scores[rid] >= RELATIVE * best]
         ranked = pinned + sorted(relevant, key=lambda rid: (-scores[rid], rid))
         limit = min(int(body["limit"]), self.max_results or int(body["limit"]))
-        return [
-            {"id": rid, "memory": records[rid].text, "score": scores.get(rid, 0.0)} for rid in ranked[:limit]
-        ]
+        return [{"id": rid, "memory": records[rid].text, "score": scores.get(rid, 0.0)} for rid in ranked[:limit]]
 
     def drop(self, namespace: str) -> None:
         for user in [u for u in self.users if u.startswith(f"{namespace}/")]:
