@@ -41,6 +41,7 @@ RUN_HERE: dict[str, int] = {
 RUN_WITH_DOCKER: dict[str, int] = {
     "harness run --suite lifecycle:builtin -b postgres -m hybrid": 0,
 }
+_EXAMPLE = "needs the example memory service at that URL; tests/action runs these steps on a free port"
 _BOARD = "minutes: four server containers, every built-in kind in every mode, the code tasks' embeddings"
 NOT_RUN = {
     "harness run --suite code-tasks:builtin": "minutes: embeds about 1,300 records of harness/ for the vector modes",
@@ -82,6 +83,14 @@ NOT_RUN = {
     "harness run --system popoto -b valkey -m bm25 -m hybrid -s builtin -s lifecycle:builtin -s conversation:builtin -s code-tasks:builtin -s haystack:builtin --out reports/board": _BOARD,
     "harness run --system mem0 -b postgres -m hybrid -s builtin -s lifecycle:builtin -s conversation:builtin -s code-tasks:builtin -s haystack:builtin --out reports/board": _BOARD,
     "harness leaderboard --out reports/board": "reads the reports of the leaderboard's runs above",
+    # docs/ci-action.md: tests/action runs these steps against the example service, on a free port
+    "python examples/memory-service/memory_service.py --port 8080 &": _EXAMPLE,
+    "harness run --system http:http://127.0.0.1:8080 -s builtin -s haystack:builtin -m bm25 --junit reports/junit.xml": _EXAMPLE,
+    "harness baseline freeze --system http:http://127.0.0.1:8080 -s builtin -s haystack:builtin -m bm25 "
+    "--baseline-dir baselines": _EXAMPLE,
+    'git add baselines && git commit -m "harness baselines"': "commits to the reader's repository",
+    'harness ci --systems http:http://127.0.0.1:8080 --suites "builtin haystack:builtin" --modes bm25 '
+    "--baseline-dir baselines --summary summary.md": _EXAMPLE,
 }
 
 

@@ -34,6 +34,7 @@ from harness.evaluation.kind import KindSpec
 from harness.evaluation.kinds import selected, spec_of
 from harness.evaluation.matrix import Described, Gated, MatrixRequest, MatrixUI, run_matrix
 from harness.pipeline import Mode
+from harness.reports.junit import write_junit
 from harness.shards import parse_shard
 from harness.suites import BUILTIN
 from harness.systems.protocol import REFERENCE
@@ -145,6 +146,10 @@ def run(
             help="Memory system under test (repeatable): reference, an installed one, or http:URL.",
         ),
     ] = [REFERENCE],
+    junit: Annotated[
+        Path | None,
+        typer.Option(help="Also write every case of the run as a JUnit XML file here (one testcase per item)."),
+    ] = None,
     **own_params: Any,
 ) -> int:
     """Run suites (or a public dataset) on a backend in each mode; print the scorecard, write JSON + Markdown reports.
@@ -176,9 +181,14 @@ def run(
         baseline_dir=baseline_dir,
         baseline_tolerance=baseline_tolerance,
     )
+    if junit is not None and junit.is_dir():
+        raise HarnessError(f"--junit {junit}: a folder, not a file")
     outcome = run_matrix(request, RUN_UI)
     for described in outcome.described:
         _print_dry_run(described)
+    if junit is not None and not dry_run:
+        write_junit(junit, [r.finished.paths[0] for r in outcome.runs])
+        out_console.print(f"junit: {junit}", soft_wrap=True, highlight=False)
     return outcome.exit_code
 
 

@@ -33,6 +33,9 @@ class Row:
     title: str
     verdict: str
     item: Item
+    reasons: tuple[str, ...] = ()
+    """Why the kind's judge failed it (its `failures`), as the report's `view` keeps them: none for a pass
+    and for a report from before they were kept."""
 
 
 @dataclass(frozen=True)
@@ -179,6 +182,7 @@ def rows(document: Mapping[str, Any]) -> tuple[Listing | None, list[Row]]:
                 _text(row["title"]),
                 verdict(item, bool(row["failed"])),
                 item,
+                tuple(str(reason) for reason in row.get("reasons") or ()),
             )
             for item, row in zip(items, view["rows"], strict=True)
         ]

@@ -1,0 +1,135 @@
+"""`harness ci`: what the GitHub Action (`action.yml`) runs, as one command that runs anywhere.
+
+It is `harness run --check-baseline --junit OUT/junit.xml` over the systems, backends, suites and
+modes an action's inputs name (each input a whitespace-separated list), then the results where
+reviewers look: the scorecards and the baseline check as escaped Markdown appended to `--summary`
+(the action passes `$GITHUB_STEP_SUMMARY`), and the step's outputs (`reports`, `junit`,
+`pass-rate`, `regressions`) appended to `--outputs` (`$GITHUB_OUTPUT`). A run that stops on bad
+input or a lost engine says so in the summary too, then exits as `harness run` would.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Annotated
+
+import typer
+
+from harness.backends import registry
+from harness.baselines import DEFAULT_TOLERANCE
+from harness.cli.app import app
+from harness.cli.console import out_console
+from harness.cli.run import RUN_UI
+from harness.cli.servers import images_build
+from harness.errors import HarnessError
+from harness.evaluation.matrix import MatrixOutcome, MatrixRequest, run_matrix
+from harness.pipeline import Mode
+from harness.reports.ci_summary import stopped_markdown, summary_markdown
+from harness.reports.junit import Tally, write_junit
+from harness.suites import BUILTIN
+from harness.systems.protocol import REFERENCE
+
+
+def words(value: str) -> list[str]:
+    """An action input's list: its items separated by spaces or line breaks."""
+    return value.split()
+
+
+def modes_of(value: str) -> list[Mode]:
+    """The modes an input names (none named: every mode, as `harness run`'s default)."""
+    names = words(value)
+    known = {m.value: m for m in Mode}
+    if unknown := [n for n in names if n not in known]:
+        raise HarnessError(f"--modes: unknown mode {', '.join(unknown)} (one of: {', '.join(known)})")
+    return [known[n] for n in names] or list(Mode)
+
+
+def _append(path: Path | None, text: str) -> None:
+    """Append to a file GitHub reads after the step (`$GITHUB_STEP_SUMMARY`, `$GITHUB_OUTPUT`)."""
+    if path is not None:
+        with path.open("a", encoding="utf-8") as handle:
+            handle.write(text)
+
+
+def outputs_text(reports: Path, junit: Path, tally: Tally, regressions: int) -> str:
+    """The step's outputs as `$GITHUB_OUTPUT` lines (`name=value`; no value holds a line break)."""
+    rate = "" if tally.pass_rate is None else f"{tally.pass_rate:.4f}"
+    return f"reports={reports}\njunit={junit}\npass-rate={rate}\nregressions={regressions}\n"
+
+
+@app.command()
+def ci(
+    systems: Annotated[str, typer.Option(help="Systems under test, space-separated (http:URL, an installed name).")] = (
+        REFERENCE
+    ),
+    backends: Annotated[str, typer.Option(help="Backends, space-separated.")] = "embedded",
+    suites: Annotated[str, typer.Option(help="Suites of any kind (`harness run --suite`), space-separated.")] = BUILTIN,
+    modes: Annotated[str, typer.Option(help="Retrieval modes, space-separated (default: every mode).")] = "",
+    baseline_dir: Annotated[
+        Path | None, typer.Option(help="The committed baselines (default: cases/baselines).")
+    ] = None,
+    check_baseline: Annotated[bool, typer.Option(help="Check each mode's scores against its baseline.")] = True,
+    baseline_tolerance: Annotated[
+        float, typer.Option(min=0.0, help="How far a score may fall below its baseline.")
+    ] = DEFAULT_TOLERANCE,
+    url: Annotated[str | None, typer.Option(help="A server the job started (e.g. a service container).")] = None,
+    build_images: Annotated[
+        bool, typer.Option(help="Build the server backends' images here (`harness images build`) instead of pulling.")
+    ] = False,
+    out: Annotated[Path, typer.Option(help="Report folder (JSON, Markdown, HTML, JUnit).")] = Path("harness-reports"),
+    summary: Annotated[
+        Path | None, typer.Option(help="Append the Markdown summary here (the action: $GITHUB_STEP_SUMMARY).")
+    ] = None,
+    outputs: Annotated[
+        Path | None, typer.Option(help="Append the step's outputs here (the action: $GITHUB_OUTPUT).")
+    ] = None,
+) -> int:
+    """Run as a CI step: `harness run --check-baseline --junit`, then a Markdown summary and the step's outputs.
+
+    Exit codes are `harness run`'s: 1 on a regression or a failed gate, 2 when a baseline is missing.
+    """
+    for name, path in (("--summary", summary), ("--outputs", outputs)):
+        if path is not None and path.is_dir():  # "" is "." : the variable the action passes was not set
+            raise HarnessError(f"{name} {path}: a folder, not a file")
+    if any(c in str(out) for c in "\r\n"):
+        raise HarnessError("--out: a line break in its name cannot be a step output")
+    request = MatrixRequest(
+        suites=words(suites),
+        backends=words(backends),
+        systems=words(systems),
+        modes=modes_of(modes),
+        out=out,
+        url=url,
+        check_baseline=check_baseline,
+        baseline_dir=baseline_dir,
+        baseline_tolerance=baseline_tolerance,
+    )
+    if build_images and (servers := [b for b in request.backends if b in registry.servers()]):
+        images_build(servers)
+    try:
+        outcome = run_matrix(request, RUN_UI)
+    except HarnessError as exc:
+        _append(summary, stopped_markdown(exc.exit_code, str(exc)))
+        raise
+    junit = out / "junit.xml"
+    tally = write_junit(junit, [r.finished.paths[0] for r in outcome.runs])
+    regressed = _regressed(outcome)
+    _append(summary, _summary(outcome, regressed, tally))
+    _append(outputs, outputs_text(out, junit, tally, len(regressed)))
+    out_console.print(f"junit: {junit}", soft_wrap=True, highlight=False)
+    return outcome.exit_code
+
+
+def _regressed(outcome: MatrixOutcome) -> list[str]:
+    return [str(key) for r in outcome.runs if r.gated and r.gated.result for key in r.gated.result.failed]
+
+
+def _summary(outcome: MatrixOutcome, regressed: list[str], tally: Tally) -> str:
+    return summary_markdown(
+        outcome.exit_code,
+        [r.finished.report.scorecard for r in outcome.runs],
+        [f"{r.system} on {r.backend}: {line}" for r in outcome.runs for line in r.verdict.lines],
+        regressed,
+        [line for r in outcome.runs if r.gated and r.gated.result for line in r.gated.result.lines],
+        tally,
+    )
