@@ -21,8 +21,9 @@ from harness.evaluation.kinds.beliefs.report import summarize
 from harness.evaluation.kinds.beliefs.runner import execute
 from harness.pipeline import Mode
 from harness.reports import compare
-from harness.reports.document import FIELDS
+from harness.reports.document import sealed
 from harness.reports.metadata import run_metadata
+from harness.reports.reader import Reader
 from harness.reports.writer import report_json
 from harness.suites.native import load_native
 
@@ -198,6 +199,30 @@ def test_markdown_lists_failures_with_reasons(report: dict[str, Any]) -> None:
 # -- compare ------------------------------------------------------------------------------------
 
 
+def _enveloped(backend: str, modes: list[str]) -> dict[str, Any]:
+    """The envelope of a belief run on `backend` in `modes` (scores left empty: compare's belief
+    table reads the summary)."""
+    return {
+        "kind": "beliefs",
+        "suite": "builtin",
+        "origin": {},
+        "inputs": [],
+        "backend": {"backend": backend},
+        "modes": modes,
+        "unsupported_modes": {},
+        "settings": {},
+        "shard": None,
+        "incomplete": False,
+        "incomplete_reason": None,
+        "harness_version": "test",
+        "git_commit": None,
+        "started_at": "2026-01-01T00:00:00+00:00",
+        "wall_s": 0.0,
+        "files": {},
+        "scores": {},
+    }
+
+
 @pytest.mark.parametrize(
     "content",
     [
@@ -214,7 +239,7 @@ def test_compare_refuses_a_non_report_with_one_harness_error(tmp_path: Path, con
     path = tmp_path / "other.json"
     path.write_text(content, encoding="utf-8")
     with pytest.raises(HarnessError) as info:
-        compare.load_reports([path])
+        compare.load_reports([path], Reader())
     assert str(path) in str(info.value)
     assert "\n" not in str(info.value)
 
@@ -227,23 +252,22 @@ def test_compare_refuses_a_folder_or_non_utf8_file(tmp_path: Path, kind: str) ->
     else:
         path.write_bytes(b'{"summary": "caf\xe9"}')
     with pytest.raises(HarnessError) as info:
-        compare.load_reports([path])
+        compare.load_reports([path], Reader())
     assert str(path) in str(info.value)
 
 
 def test_compare_with_no_reports_is_a_harness_error(tmp_path: Path) -> None:
     with pytest.raises(HarnessError):
-        compare.load_reports(compare.default_reports(tmp_path))
+        compare.load_reports(compare.default_reports(tmp_path, Reader()), Reader())
 
 
 def test_compare_later_report_replaces_earlier_row(tmp_path: Path, report: dict[str, Any]) -> None:
-    envelope = dict.fromkeys(FIELDS) | {"kind": "beliefs", "scores": {}, "shard": None, "incomplete": False}
-    older = envelope | report["json"]
+    older = _enveloped(backend="embedded", modes=[]) | report["json"]
     newer = json.loads(json.dumps(older))
     newer["summary"][0]["static_passed"] = 2
-    _write(tmp_path, "a.json", older)
-    _write(tmp_path, "b.json", newer)
-    (row,) = compare.belief_summaries(compare.load_reports([tmp_path / "a.json", tmp_path / "b.json"]))
+    _write(tmp_path, "a.json", sealed(older))
+    _write(tmp_path, "b.json", sealed(newer))
+    (row,) = compare.belief_summaries(compare.load_reports([tmp_path / "a.json", tmp_path / "b.json"], Reader()))
     assert row["static_passed"] == 2
 
 
@@ -257,8 +281,7 @@ def test_compare_by_default_shows_the_newest_complete_run_of_every_backend_and_m
         data = json.loads(json.dumps(report["json"]))
         (row,) = data["summary"]
         data["summary"] = [row | {"backend": backend, "mode": m, "static_passed": n} for m, n in passed.items()]
-        envelope = dict.fromkeys(FIELDS) | {"kind": "beliefs", "suite": "builtin", "scores": {}, "incomplete": False}
-        return envelope | {"backend": {"backend": backend}, "modes": list(passed)} | data | extra
+        return sealed(_enveloped(backend=backend, modes=list(passed)) | data | extra)
 
     _write(tmp_path, "run-embedded-20260101T000000Z.json", run("embedded", {"bm25": 0, "vector": 1}))
     _write(tmp_path, "run-postgres-20260101T000000Z.json", run("postgres", {"bm25": 1}))
@@ -270,14 +293,14 @@ def test_compare_by_default_shows_the_newest_complete_run_of_every_backend_and_m
     shard = run("embedded", {"bm25": 0}, shard={"index": 1, "count": 2})
     _write(tmp_path, "run-embedded-shard1of2-20260104T000000Z.json", shard)
 
-    sources = compare.default_reports(tmp_path)
+    sources = compare.default_reports(tmp_path, Reader())
     assert [p.name for p in sources] == [
         "run-embedded-20260101T000000Z.json",
         "run-postgres-20260101T000000Z.json",
         "run-embedded-20260102T000000Z.json",
         "run-embedded-20260102T000000Z-2.json",
     ]
-    rows = compare.belief_summaries(compare.load_reports(sources))
+    rows = compare.belief_summaries(compare.load_reports(sources, Reader()))
     assert [(r["backend"], r["mode"], r["static_passed"]) for r in rows] == [
         ("embedded", "bm25", 1),
         ("embedded", "hybrid", 1),
