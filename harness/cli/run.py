@@ -25,6 +25,7 @@ from harness.cli.console import (
     session_bars,
 )
 from harness.cli.kind_options import KindOptioned, own_options, spec_options
+from harness.cli.logs import routed_logs
 from harness.embeddings import DEFAULT_MODEL
 from harness.embeddings.device import Device
 from harness.errors import HarnessError
@@ -145,6 +146,15 @@ def run(
             help="Memory system under test (repeatable): reference, an installed one, or http:URL.",
         ),
     ] = [REFERENCE],
+    show_logs: Annotated[
+        bool,
+        typer.Option(
+            "-v",
+            "--show-logs",
+            show_default=False,
+            help="Show the log lines of the system under test and the libraries it uses (quiet by default).",
+        ),
+    ] = False,
     **own_params: Any,
 ) -> int:
     """Run suites (or a public dataset) on a backend in each mode; print the scorecard, write JSON + Markdown reports.
@@ -176,7 +186,8 @@ def run(
         baseline_dir=baseline_dir,
         baseline_tolerance=baseline_tolerance,
     )
-    outcome = run_matrix(request, RUN_UI)
+    with routed_logs(show_logs):
+        outcome = run_matrix(request, RUN_UI)
     for described in outcome.described:
         _print_dry_run(described)
     return outcome.exit_code
