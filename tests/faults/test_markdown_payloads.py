@@ -1,6 +1,7 @@
-"""Names the harness did not write (a suite folder, case and memory ids) carrying HTML and Markdown
-payloads reach every Markdown report as text: rendered by a CommonMark renderer with raw HTML on,
-no tag, link or image of theirs survives."""
+"""Names the harness did not write (a suite folder, case and memory ids; a system's, backend's and
+suite's names in reports others hand `compare` and `leaderboard`; a benchmarked file's label)
+carrying HTML and Markdown payloads reach every Markdown report as text: rendered by a CommonMark
+renderer with raw HTML on, no tag, link or image of theirs survives."""
 
 from __future__ import annotations
 
@@ -11,6 +12,8 @@ from pathlib import Path
 import pytest
 from markdown_it import MarkdownIt
 
+from harness.benchmarks.datasets import ROW_METRICS, render_bench_markdown
+from harness.reports.document import sealed
 from harness.reports.escape import md, md_code, md_fenced
 from harness.reports.tables import row
 from tests.reports.browser import Browser, chromium_path
@@ -97,3 +100,51 @@ def test_the_rendered_report_runs_no_script_in_a_browser(
     browser.open(page)
     assert browser.evaluate("window.ran === undefined"), "a payload's script ran"
     assert browser.evaluate("document.images.length") == 0
+
+
+def test_compare_and_leaderboard_render_others_names_as_text(
+    cli: Callable[..., tuple[int, str, str]], tmp_path: Path
+) -> None:
+    """A report of a system, backend and suite named by payloads (sealed, as its run would have
+    written it): the comparison's and the leaderboard's Markdown show every name as text."""
+    code, _, err = cli("run", "-s", str(_suite(tmp_path)), "-m", "bm25", "--out", str(tmp_path / "runs"))
+    assert code == 0, err
+    (source,) = (tmp_path / "runs").glob("run-*-latest.json")
+    document = json.loads(source.read_text(encoding="utf-8"))
+    document["suite"] = SCRIPT
+    document["system"]["name"] = "<script>window.ran=2</script>"
+    document["backend"]["backend"] = "[click](javascript:alert(3))"
+    theirs = tmp_path / f"{SCRIPT}.json"
+    theirs.write_text(json.dumps(sealed(document)), encoding="utf-8")
+    for command in ("compare", "leaderboard"):
+        code, _, err = cli(command, str(source), str(theirs), "--out", str(tmp_path / command))
+        assert code == 0, (command, err)
+        (markdown,) = (tmp_path / command).glob(f"{command}-latest.md")
+        assert_inert(markdown.read_text(encoding="utf-8"))
+
+
+def test_the_dataset_benchmark_renders_a_files_label_as_text() -> None:
+    row = {
+        "label": f"{SCRIPT} | x",
+        "backend": "embedded",
+        "mode": "bm25",
+        "granularity": "session",
+        "level": "session",
+        "questions": 1,
+        "errors": 0,
+        "haystacks": 1,
+        "turns": 2,
+        "embed_s": 0.0,
+        "metrics": dict.fromkeys(ROW_METRICS, 0.5),
+        "ingest_s": 0.1,
+        "p50_ms": 1.0,
+        "p95_ms": 2.0,
+        "peak_rss_mb": 100.0,
+        "wall_s": 1.0,
+    }
+    machine = {"platform": "**bold**", "cpus": 2, "memory_gb": 4, "python": "3.11"}
+    markdown = render_bench_markdown({"at": "now", "machine": machine, "rows": [row]})
+    assert_inert(markdown)
+    table = MarkdownIt("commonmark").enable("table").render(markdown)
+    assert table.count("<tr>") == 2, "the header and the one row"
+    assert table.count("<td>") == table.count("<th>"), "a `|` in the label adds no column"
