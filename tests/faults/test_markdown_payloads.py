@@ -148,3 +148,19 @@ def test_the_dataset_benchmark_renders_a_files_label_as_text() -> None:
     table = MarkdownIt("commonmark").enable("table").render(markdown)
     assert table.count("<tr>") == 2, "the header and the one row"
     assert table.count("<td>") == table.count("<th>"), "a `|` in the label adds no column"
+
+
+def test_a_dataset_report_renders_a_servers_and_models_names_as_text(
+    cli: Callable[..., tuple[int, str, str]], tmp_path: Path
+) -> None:
+    """What a server says of itself (engine, version) and a user's model name reach the dataset
+    report's Markdown as text."""
+    from harness.evaluation.kinds.haystack.report import render_markdown
+
+    code, _, err = cli("run", "-s", "haystack:builtin", "-m", "bm25", "--out", str(tmp_path / "out"))
+    assert code == 0, err
+    (source,) = (tmp_path / "out").glob("dataset-*-latest.json")
+    report = json.loads(source.read_text(encoding="utf-8"))
+    report["backend"] |= {"engine": "**bold**", "server_version": SCRIPT}
+    report["embedding_model"] = "[click](javascript:alert(3))"
+    assert_inert(render_markdown(report))
