@@ -191,12 +191,18 @@ def test_an_edited_report_is_refused(
     assert not (tmp_path / "out").exists()
 
 
+def _allowed(harness_main: Main, shards: list[Path], tmp_path: Path, command: str) -> Any:
+    """`command --allow-edited` over the made-up edit of the first shard and the second as written."""
+    edited = _changed(shards[0], tmp_path / "edited.json", _made_up, seal=False)
+    done = harness_main(command, str(edited), str(shards[1]), "--out", "out", "--allow-edited", cwd=tmp_path)
+    assert done.returncode == 0, done.stderr
+    return done
+
+
 def test_compare_marks_an_edited_report_it_was_allowed_to_read(
     harness_main: Main, shards: list[Path], tmp_path: Path
 ) -> None:
-    edited = _changed(shards[0], tmp_path / "edited.json", _made_up, seal=False)
-    done = harness_main("compare", str(edited), str(shards[1]), "--out", "out", "--allow-edited", cwd=tmp_path)
-    assert done.returncode == 0, done.stderr
+    done = _allowed(harness_main, shards, tmp_path, "compare")
     assert "EDITED" in done.stdout
     (markdown,) = (tmp_path / "out").glob("compare-2*.md")
     rows = [line for line in markdown.read_text().splitlines() if line.startswith("| beliefs")]
@@ -207,9 +213,7 @@ def test_compare_marks_an_edited_report_it_was_allowed_to_read(
 def test_the_leaderboard_marks_an_edited_report_it_was_allowed_to_read(
     harness_main: Main, shards: list[Path], tmp_path: Path
 ) -> None:
-    edited = _changed(shards[0], tmp_path / "edited.json", _made_up, seal=False)
-    done = harness_main("leaderboard", str(edited), str(shards[1]), "--out", "out", "--allow-edited", cwd=tmp_path)
-    assert done.returncode == 0, done.stderr
+    done = _allowed(harness_main, shards, tmp_path, "leaderboard")
     (row,) = [line for line in done.stdout.splitlines() if line.startswith("| made-up ")]
     assert "-5.000 (EDITED)" in row
     (reference,) = [line for line in done.stdout.splitlines() if line.startswith("| reference ")]
