@@ -95,18 +95,20 @@ def test_the_rendered_report_runs_no_script_in_a_browser(
     code, _, err = cli("run", "-s", str(_suite(tmp_path)), "-m", "bm25", "--out", str(out))
     assert code == 0, err
     (report,) = out.glob("run-*-latest.md")
-    page = tmp_path / "page.html"
-    page.write_text(MarkdownIt("commonmark").render(report.read_text(encoding="utf-8")), encoding="utf-8")
+    _assert_no_script_runs(browser, tmp_path / "page.html", report.read_text(encoding="utf-8"))
+
+
+def _assert_no_script_runs(browser: Browser, page: Path, markdown: str) -> None:
+    """`markdown` rendered by CommonMark and opened in the browser: no payload's script ran, no image loaded."""
+    page.write_text(MarkdownIt("commonmark").render(markdown), encoding="utf-8")
     browser.open(page)
     assert browser.evaluate("window.ran === undefined"), "a payload's script ran"
     assert browser.evaluate("document.images.length") == 0
 
 
-def test_compare_and_leaderboard_render_others_names_as_text(
-    cli: Callable[..., tuple[int, str, str]], tmp_path: Path
-) -> None:
-    """A report of a system, backend and suite named by payloads (sealed, as its run would have
-    written it): the comparison's and the leaderboard's Markdown show every name as text."""
+def _others_markdown(cli: Callable[..., tuple[int, str, str]], tmp_path: Path) -> dict[str, str]:
+    """The comparison's and the leaderboard's Markdown of a run beside a report of a system, backend
+    and suite named by payloads (sealed, as its run would have written it)."""
     code, _, err = cli("run", "-s", str(_suite(tmp_path)), "-m", "bm25", "--out", str(tmp_path / "runs"))
     assert code == 0, err
     (source,) = (tmp_path / "runs").glob("run-*-latest.json")
@@ -116,11 +118,27 @@ def test_compare_and_leaderboard_render_others_names_as_text(
     document["backend"]["backend"] = "[click](javascript:alert(3))"
     theirs = tmp_path / f"{SCRIPT}.json"
     theirs.write_text(json.dumps(sealed(document)), encoding="utf-8")
+    written = {}
     for command in ("compare", "leaderboard"):
         code, _, err = cli(command, str(source), str(theirs), "--out", str(tmp_path / command))
         assert code == 0, (command, err)
-        (markdown,) = (tmp_path / command).glob(f"{command}-latest.md")
-        assert_inert(markdown.read_text(encoding="utf-8"))
+        written[command] = (tmp_path / command / f"{command}-latest.md").read_text(encoding="utf-8")
+    return written
+
+
+def test_compare_and_leaderboard_render_others_names_as_text(
+    cli: Callable[..., tuple[int, str, str]], tmp_path: Path
+) -> None:
+    for command, markdown in _others_markdown(cli, tmp_path).items():
+        assert "&lt;script&gt;" in markdown, command
+        assert_inert(markdown)
+
+
+def test_compare_and_leaderboard_run_no_script_in_a_browser(
+    cli: Callable[..., tuple[int, str, str]], tmp_path: Path, browser: Browser
+) -> None:
+    for command, markdown in _others_markdown(cli, tmp_path).items():
+        _assert_no_script_runs(browser, tmp_path / f"{command}.html", markdown)
 
 
 def test_the_dataset_benchmark_renders_a_files_label_as_text() -> None:
