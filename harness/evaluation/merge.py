@@ -10,9 +10,10 @@ URL serving another service is another system) and cover 1..N exactly once; anyt
 is a `HarnessError` (one line, exit 2). Latency percentiles are recomputed from the per-item
 milliseconds the reports keep; timing adds the shards' work up.
 
-No shard's numbers are trusted: each shard must carry the checksum its run wrote (a report edited
-since, emptied or without one is refused), and its stored score sheets must equal those
-recomputed from its own rows. An incomplete shard makes the merged report incomplete (its reason names the shard); the CLI
+No shard's numbers are trusted: each is read as every report is (`reports/reader.py`: limits, the
+envelope's schema, and the checksum its run wrote: a report edited since, emptied or without one is
+refused, whatever the reader allows), each row is read back by its kind and checked against the
+row's types, and its stored score sheets must equal those recomputed from its own rows. An incomplete shard makes the merged report incomplete (its reason names the shard); the CLI
 gives a merge the verdict the unsharded run would have had (`runner.verdict` over every row).
 """
 
