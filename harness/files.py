@@ -27,10 +27,11 @@ def read_bounded(path: Path, limit: int) -> bytes:
         raise NotReadable("no such file") from None
     except OSError as exc:
         raise NotReadable(f"cannot read: {exc.strerror}") from None
+    info = os.fstat(fd)
+    if not stat.S_ISREG(info.st_mode):  # a folder opens too, but cannot be wrapped as a file
+        os.close(fd)
+        raise NotReadable("not a regular file")
     with os.fdopen(fd, "rb") as handle:
-        info = os.fstat(handle.fileno())
-        if not stat.S_ISREG(info.st_mode):
-            raise NotReadable("not a regular file")
         if info.st_size > limit:
             raise NotReadable(f"{info.st_size} bytes, over the limit of {limit} bytes")
         try:

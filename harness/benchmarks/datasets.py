@@ -32,6 +32,8 @@ from harness.evaluation.runner import run
 from harness.metrics.dataset_measures import HEADLINE, definition_of, label
 from harness.models.haystack import Granularity
 from harness.pipeline.settings import Mode
+from harness.reports import tables
+from harness.reports.escape import md
 from harness.reports.writer import write_run_files
 from harness.suites.datasets import SPECS, Selection, find_file
 
@@ -255,18 +257,20 @@ HEADER = (
 
 
 def render_bench_markdown(report: Mapping[str, Any]) -> str:
+    """The benchmark as Markdown; its file labels (a user's file names) and the machine's names are
+    escaped, as every Markdown report escapes what it did not write (`reports/escape.py`)."""
     rows = [BenchRow(**r) for r in report["rows"]]
     info = report["machine"]
     lines = [
         "# Dataset benchmark",
         "",
-        f"{report['at']}; {info['platform']}, {info['cpus']} CPUs, {info['memory_gb']} GB, Python {info['python']}.",
+        md(
+            f"{report['at']}; {info['platform']}, {info['cpus']} CPUs, {info['memory_gb']} GB, Python {info['python']}."
+        ),
         "Quality: " + "; ".join(f"{label(m)}: {definition_of(m)}" for m in ROW_METRICS) + ".",
         "Latency: search only, per question. Peak: the cell's process peak resident memory. Wall: the whole cell"
         " (parse, embed lookup, ingest, query, score).",
         "",
-        "| " + " | ".join(HEADER) + " |",
-        "|" + "---|" * len(HEADER),
+        *tables.table(HEADER, [row_cells(row) for row in rows]),
     ]
-    lines += ["| " + " | ".join(row_cells(row)) + " |" for row in rows]
     return "\n".join(lines) + "\n"

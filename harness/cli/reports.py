@@ -3,6 +3,7 @@ read back, combined and drawn again."""
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import Annotated
 
@@ -14,7 +15,12 @@ from harness.evaluation import kinds as kind_registry
 from harness.evaluation import runner
 from harness.reports import compare as compare_reports
 from harness.reports.envelope import write_report
+from harness.reports.reader import EDITED_MARK, Reader
 from harness.reports.writer import check_out_dir, report_json, write_run_files
+
+ALLOW_EDITED = (
+    f"Read reports whose checksum does not match (edited since written) or that have none, each marked {EDITED_MARK}."
+)
 
 
 @app.command()
@@ -24,9 +30,11 @@ def compare(
         typer.Argument(help="Run reports (default: the newest complete one of each backend and mode)."),
     ] = None,
     out: Annotated[Path, typer.Option(help="Report folder to read and write.")] = Path("reports"),
+    allow_edited: Annotated[bool, typer.Option(help=ALLOW_EDITED)] = False,
 ) -> int:
     """Side-by-side table of run reports of any kind, and whether runs differ significantly on shared items."""
-    loaded = compare_reports.load_reports(reports or compare_reports.default_reports(out))
+    reader = Reader.of(os.environ, allow_edited=allow_edited)
+    loaded = compare_reports.load_reports(reports or compare_reports.default_reports(out, reader), reader)
     found = compare_reports.differences(loaded)
     print_scorecard(compare_reports.table(loaded))
     for difference in found:
@@ -56,14 +64,15 @@ def leaderboard(
         ),
     ] = None,
     out: Annotated[Path, typer.Option(help="Report folder to read and write.")] = Path("reports"),
+    allow_edited: Annotated[bool, typer.Option(help=ALLOW_EDITED)] = False,
 ) -> int:
     """Systems x suites and datasets per backend, with each system's published figures beside ours."""
     from harness.reports import leaderboard as boards
     from harness.reports.html.leaderboard_page import render_leaderboard
 
-    board = boards.board(
-        compare_reports.load_reports(reports or compare_reports.default_reports(out)), boards.published_figures()
-    )
+    reader = Reader.of(os.environ, allow_edited=allow_edited)
+    loaded = compare_reports.load_reports(reports or compare_reports.default_reports(out, reader), reader)
+    board = boards.board(loaded, boards.published_figures())
     contents: dict[str, str | bytes] = {
         "md": boards.leaderboard_markdown(board),
         "json": report_json(boards.leaderboard_json(board)),
@@ -96,7 +105,7 @@ def merge(
     the merge is not `-latest`); a shard that did not finish makes an incomplete merge (exit 3)."""
     from harness.evaluation.merge import merge_reports
 
-    merged = merge_reports(reports, kind_registry.SPECS)
+    merged = merge_reports(reports, kind_registry.SPECS, Reader.of(os.environ))
     check_out_dir(out)
     verdict = runner.verdict(merged.results, merged.report, error_threshold)
     written, _, shown = write_report(out, merged.envelope, merged.report, latest=verdict.exit_code != 3)
@@ -115,11 +124,12 @@ def merge(
 def report_render(
     report: Annotated[Path, typer.Argument(help="A run report's JSON file (any kind, old ones too).")],
     out: Annotated[Path | None, typer.Option(help="Where to write the page (default: beside it, .html).")] = None,
+    allow_edited: Annotated[bool, typer.Option(help=ALLOW_EDITED)] = False,
 ) -> int:
     """Write a run report's HTML page again from its JSON (replacing only a page this harness wrote)."""
     from harness.reports.html.files import render_file
 
-    page, replaced = render_file(report, out)
+    page, replaced = render_file(Reader.of(os.environ, allow_edited=allow_edited), report, out)
     say(f"page: {page}" + (" (replaced)" if replaced else ""))
     return 0
 
@@ -129,11 +139,12 @@ def report_diff(
     base: Annotated[Path, typer.Argument(help="The report to compare against (a baseline run, another backend).")],
     new: Annotated[Path, typer.Argument(help="The report of the same kind to compare.")],
     out: Annotated[Path | None, typer.Option(help="Where to write the page (default: <NEW>-vs-<BASE>.html).")] = None,
+    allow_edited: Annotated[bool, typer.Option(help=ALLOW_EDITED)] = False,
 ) -> int:
     """A page of what changed from BASE to NEW, item by item: regressed, fixed, changed, added, removed."""
     from harness.reports.html.files import diff_file
 
-    page, replaced = diff_file(base, new, out)
+    page, replaced = diff_file(Reader.of(os.environ, allow_edited=allow_edited), base, new, out)
     say(f"page: {page}" + (" (replaced)" if replaced else ""))
     return 0
 
@@ -141,6 +152,7 @@ def report_diff(
 @report_app.command("open")
 def report_open(
     report: Annotated[Path, typer.Argument(help="A run report's JSON file, or its .html page.")],
+    allow_edited: Annotated[bool, typer.Option(help=ALLOW_EDITED)] = False,
 ) -> int:
     """Open a run report's page in the browser, writing it first if the report has none beside it."""
     import webbrowser
@@ -149,7 +161,7 @@ def report_open(
 
     page = report if report.suffix == ".html" else report.with_suffix(".html")
     if not page.is_file():
-        page, _ = render_file(report)
+        page, _ = render_file(Reader.of(os.environ, allow_edited=allow_edited), report)
     uri = page.resolve().as_uri()
     if webbrowser.open(uri):
         say(f"opened: {uri}")

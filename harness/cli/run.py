@@ -25,6 +25,7 @@ from harness.cli.console import (
     session_bars,
 )
 from harness.cli.kind_options import KindOptioned, own_options, spec_options
+from harness.cli.logs import routed_logs
 from harness.embeddings import DEFAULT_MODEL
 from harness.embeddings.device import Device
 from harness.errors import HarnessError
@@ -150,6 +151,15 @@ def run(
         Path | None,
         typer.Option(help="Also write every case of the run as a JUnit XML file here (one testcase per item)."),
     ] = None,
+    show_logs: Annotated[
+        bool,
+        typer.Option(
+            "-v",
+            "--show-logs",
+            show_default=False,
+            help="Show the log lines of the system under test and the libraries it uses (quiet by default).",
+        ),
+    ] = False,
     **own_params: Any,
 ) -> int:
     """Run suites (or a public dataset) on a backend in each mode; print the scorecard, write JSON + Markdown reports.
@@ -183,7 +193,8 @@ def run(
     )
     if junit is not None and junit.is_dir():
         raise HarnessError(f"--junit {junit}: a folder, not a file")
-    outcome = run_matrix(request, RUN_UI)
+    with routed_logs(show_logs):
+        outcome = run_matrix(request, RUN_UI)
     for described in outcome.described:
         _print_dry_run(described)
     if junit is not None and not dry_run:

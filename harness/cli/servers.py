@@ -23,6 +23,7 @@ from harness.evaluation.embedders import suite_embedder
 from harness.resources import data_root
 from harness.suites import BUILTIN, load_suite
 from harness.systems import http as http_system
+from harness.systems import own_files
 from harness.systems import registry as systems_registry
 
 
@@ -91,7 +92,12 @@ def down(
 ) -> int:
     """Remove the containers (and networks) of harness runs whose process on this host is gone, and
     keep those of live runs and of other hosts (--all: remove them too); or, with --url, the
-    namespaces and extension that killed runs left on that server, and nothing else."""
+    namespaces and extension that killed runs left on that server, and nothing else. Either way, the
+    files of systems under test that runs whose process is gone left in the state folder."""
+    for folder in own_files.remove_dead():
+        out_console.print(
+            f"removed {folder}: system files of a run whose process is gone", highlight=False, soft_wrap=True
+        )
     if url is not None:
         return _down_url(url)
     require_containers()

@@ -10,9 +10,10 @@ URL serving another service is another system) and cover 1..N exactly once; anyt
 is a `HarnessError` (one line, exit 2). Latency percentiles are recomputed from the per-item
 milliseconds the reports keep; timing adds the shards' work up.
 
-No shard's numbers are trusted: each shard must carry the checksum its run wrote (a report edited
-since, emptied or without one is refused), and its stored score sheets must equal those
-recomputed from its own rows. An incomplete shard makes the merged report incomplete (its reason names the shard); the CLI
+No shard's numbers are trusted: each is read as every report is (`reports/reader.py`: limits, the
+envelope's schema, and the checksum its run wrote: a report edited since, emptied or without one is
+refused, whatever the reader allows), each row is read back by its kind and checked against the
+row's types, and its stored score sheets must equal those recomputed from its own rows. An incomplete shard makes the merged report incomplete (its reason names the shard); the CLI
 gives a merge the verdict the unsharded run would have had (`runner.verdict` over every row).
 """
 
@@ -20,20 +21,26 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from collections.abc import Sequence
-from dataclasses import dataclass
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import asdict, dataclass, is_dataclass, replace
 from datetime import datetime
 from pathlib import Path
 from typing import Any
+
+from pydantic import TypeAdapter, ValidationError
 
 from harness.backends.base import BackendInfo
 from harness.errors import HarnessError
 from harness.evaluation.kind import CaseKind, KindSpec, R, rebuild, run_order
 from harness.evaluation.view import view
+from harness.messages import error_text
 from harness.models.scoresheet import sheet_json
 from harness.pipeline.settings import Mode
-from harness.reports.document import CHECKSUM, FIELDS, REQUIRED, Report, RunInfo, checksum, defaulted
+from harness.reports.document import CHECKSUM, FIELDS, Report, RunInfo, defaulted
 from harness.reports.envelope import Envelope, inputs_json
+from harness.reports.reader import Reader
+from harness.suites.jsonfile import describe
 from harness.systems.protocol import SystemInfo
 
 SAME_RUN = ("kind", "suite", "origin", "inputs", "backend", "modes", "unsupported_modes")
@@ -45,20 +52,51 @@ def _shard(report: dict[str, Any]) -> dict[str, Any] | None:
     return report.get("shard")
 
 
-def load_report(path: Path) -> dict[str, Any]:
-    try:
-        report = json.loads(path.read_text(encoding="utf-8"))
-    except (OSError, UnicodeDecodeError, json.JSONDecodeError) as exc:
-        raise HarnessError(f"{path}: not a readable JSON report ({exc})") from None
-    if not isinstance(report, dict) or not all(name in report for name in REQUIRED):
-        raise HarnessError(f"{path}: not a harness run report")
+def load_report(path: Path, reader: Reader) -> dict[str, Any]:
+    """A shard report, read as every report is (`reports.reader`), never an edited one."""
+    report = replace(reader, allow_edited=False, remedy="rerun that shard").read(path).document
     if not _shard(report):
         raise HarnessError(f"{path}: not a shard report (it was run without --shard)")
-    if CHECKSUM not in report:
-        raise HarnessError(f"{path}: no checksum (written by an older harness, or edited): rerun that shard")
-    if report[CHECKSUM] != checksum(report):
-        raise HarnessError(f"{path}: edited since the harness wrote it (its checksum does not match): rerun that shard")
     return report
+
+
+@contextmanager
+def _reading_back(path: Path | str) -> Iterator[None]:
+    """What a shard report holds beyond its envelope (its rows, origin, system) read back by the
+    kind's own readers: anything they cannot read is this report's fault, one line naming it."""
+    try:
+        yield
+    except ValidationError as exc:
+        field, message = describe(exc)
+        raise HarnessError(f"{path}: not a shard report this harness can read back: {field}: {message}") from None
+    except (KeyError, TypeError, ValueError, AttributeError) as exc:
+        raise HarnessError(f"{path}: not a shard report this harness can read back ({error_text(exc)})") from None
+
+
+def _results(kind: KindSpec[Any, R], report: dict[str, Any], path: Path | str) -> list[R]:
+    """The shard's result rows, each read by its kind and checked against the row's declared types."""
+    rows = report.get(kind.results_key)
+    if not isinstance(rows, list):
+        raise HarnessError(f"{path}: not a {kind.name} report: no `{kind.results_key}` list")
+    results = []
+    adapters: dict[type, TypeAdapter[Any]] = {}
+    for position, row in enumerate(rows):
+        with _reading_back(f"{path}: {kind.results_key}[{position}]"):
+            result = kind.result(row)
+            _check_types(result, adapters)
+        results.append(result)
+    return results
+
+
+def _check_types(result: object, adapters: dict[type, TypeAdapter[Any]]) -> None:
+    """A row read back has its fields' declared types: a kind's reader builds its dataclass unchecked."""
+    if is_dataclass(result) and not isinstance(result, type):
+        row_type = type(result)
+        if row_type not in adapters:
+            adapters[row_type] = TypeAdapter(row_type)
+        adapters[row_type].validate_json(
+            json.dumps(asdict(result), default=str), strict=True
+        )  # as JSON: "yes" is no bool
 
 
 def _settings(report: dict[str, Any]) -> dict[str, Any]:
@@ -106,27 +144,33 @@ class Merged:
         return self.envelope.fields["incomplete_reason"] if self.envelope.incomplete else None
 
 
-def merge_reports(paths: Sequence[Path], specs: Sequence[KindSpec[Any, Any]]) -> Merged:
+def merge_reports(paths: Sequence[Path], specs: Sequence[KindSpec[Any, Any]], reader: Reader | None = None) -> Merged:
     """The merged report of the shard reports at `paths` (any order), as a run would have written
-    it, with its envelope; `specs`: the kind registry (the report's `kind` names its spec)."""
+    it, with its envelope; `specs`: the kind registry (the report's `kind` names its spec);
+    `reader`: the size limit to read them within (edited shards are refused whatever it allows)."""
     if not paths:
         raise HarnessError("merge needs the shard reports to combine")
-    reports = [load_report(p) for p in paths]
+    reader = reader or Reader()
+    reports = [load_report(p, reader) for p in paths]
     check_shards(reports, paths)
     order = sorted(range(len(reports)), key=lambda i: _shard(reports[i])["index"])  # type: ignore[index]
-    reports = [reports[i] for i in order]
+    reports, shown = [reports[i] for i in order], [str(paths[i]) for i in order]
     kind = next((s for s in specs if s.name == reports[0]["kind"]), None)
     if kind is None:
         raise HarnessError(f"{paths[0]}: a report of kind {reports[0]['kind']!r}, which this harness does not know")
+    results = [_results(kind, shard, path) for shard, path in zip(reports, shown, strict=True)]
     stopped = [
         f"shard {r['shard']['index']}/{r['shard']['count']} {r['incomplete_reason']}"
         for r in reports
         if r["incomplete"]
     ]
-    built = _built(kind, reports[0])
-    for shard, path in zip(reports, [str(paths[i]) for i in order], strict=True):
-        _check_scores(kind, built, shard, path)
-    report = _rebuilt(kind, built, reports, "; ".join(stopped) or None)
+    with _reading_back(shown[0]):
+        built = _built(kind, reports[0])
+    for shard, path in zip(reports, shown, strict=True):
+        with _reading_back(path):
+            _check_scores(_rebuilt(kind, built, [shard], shard["incomplete_reason"]), shard, path)
+    with _reading_back(shown[0]):
+        report = _rebuilt(kind, built, reports, "; ".join(stopped) or None)
     first = reports[0]
     fields = {name: defaulted(first, name) for name in FIELDS if name != "files"}
     fields.update(
@@ -138,8 +182,7 @@ def merge_reports(paths: Sequence[Path], specs: Sequence[KindSpec[Any, Any]]) ->
         scores={mode: sheet_json(sheet) for mode, sheet in report.scores.items()},
         view=view(kind, built, report),
     )
-    results = [kind.result(row) for shard in reports for row in shard[kind.results_key]]
-    return Merged(Envelope(fields, "items"), report, results)
+    return Merged(Envelope(fields, "items"), report, [row for rows in results for row in rows])
 
 
 def _built(kind: KindSpec[Any, R], first: dict[str, Any]) -> CaseKind[R]:
@@ -150,9 +193,8 @@ def _built(kind: KindSpec[Any, R], first: dict[str, Any]) -> CaseKind[R]:
     return built
 
 
-def _check_scores(kind: KindSpec[Any, Any], built: CaseKind[Any], shard: dict[str, Any], path: str) -> None:
-    """A shard's stored score sheets must be what its own rows give: its summary is never taken as is."""
-    alone = _rebuilt(kind, built, [shard], shard["incomplete_reason"])
+def _check_scores(alone: Report, shard: dict[str, Any], path: str) -> None:
+    """A shard's stored score sheets must be what its own rows give (`alone`): its summary is never taken as is."""
     recomputed = json.loads(json.dumps({mode: sheet_json(sheet) for mode, sheet in alone.scores.items()}, default=str))
     if recomputed != shard["scores"]:
         differing = sorted(m for m in {*recomputed, *shard["scores"]} if recomputed.get(m) != shard["scores"].get(m))
@@ -165,7 +207,8 @@ def _check_scores(kind: KindSpec[Any, Any], built: CaseKind[Any], shard: dict[st
 def _rebuilt(
     kind: KindSpec[Any, R], built: CaseKind[R], reports: Sequence[dict[str, Any]], incomplete: str | None
 ) -> Report:
-    """The kind built again unsharded, reporting every shard's results (with what its run kept besides them)."""
+    """The kind built again unsharded, reporting every shard's results (with what its run kept besides them;
+    each row read afresh, as `report` may annotate them)."""
     first = reports[0]
     results: list[R] = [kind.result(r) for report in reports for r in report[kind.results_key]]
     seen = Counter((r.item_id, r.mode) for r in results)

@@ -9,18 +9,18 @@ test (`metrics.significance`), never by a raw difference against a tolerance.
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from itertools import combinations
 from pathlib import Path
 from typing import Any
 
 from harness.errors import HarnessError
 from harness.metrics.significance import ALPHA, Paired, paired_test
-from harness.reports.document import REQUIRED, Scorecard, system_of
+from harness.reports.document import Scorecard, system_of
 from harness.reports.escape import md, md_code
+from harness.reports.reader import EDITED_MARK, NotAReport, Reader
 from harness.reports.tables import markdown_table
 from harness.systems.protocol import REFERENCE
 
@@ -41,22 +41,22 @@ _TIMESTAMPED = re.compile(r".+-(\d{8}T\d{6}Z)(?:-(\d+))?\.json")
 """A report as the writer names it (`-2`, `-3`: later runs of the same second); not a `-latest` copy."""
 
 
-def default_reports(out_dir: Path) -> list[Path]:
+def default_reports(out_dir: Path, reader: Reader) -> list[Path]:
     """The newest complete report of each kind, suite, backend and mode in the folder, oldest
     first. Not only the `-latest` copies: a run of one mode replaces its backend's `-latest`, and
-    the other modes' newest rows are in earlier reports. Incomplete runs and shards are left out."""
+    the other modes' newest rows are in earlier reports. Incomplete runs, shards and files that are
+    no run report are left out; an edited report chosen is refused when it is read (`load_reports`)."""
     runs = sorted(
         (named.group(1), int(named.group(2) or 1), path)
         for path in out_dir.glob("*.json")
         if (named := _TIMESTAMPED.fullmatch(path.name)) is not None
     )
+    scan = replace(reader, allow_edited=True)
     newest: dict[tuple[str, str, str, str, str], Path] = {}
     for *_, path in runs:
         try:
-            data = json.loads(path.read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            continue
-        if not isinstance(data, dict) or not all(name in data for name in REQUIRED):
+            data = scan.read(path).document
+        except NotAReport:
             continue
         if data["incomplete"] or data["shard"] is not None:
             continue
@@ -72,12 +72,20 @@ class Compared:
 
     path: Path
     report: dict[str, Any]
+    edited: str | None = None
+    """Why its checksum does not vouch for it (read with `--allow-edited`); None: as its run wrote it."""
 
     @property
     def label(self) -> str:
         shard = self.report["shard"]
         part = f" shard {shard['index']}/{shard['count']}" if shard else ""
-        return f"{self.path.name}{part}{' INCOMPLETE' if self.report['incomplete'] else ''}"
+        marks = (" INCOMPLETE" if self.report["incomplete"] else "") + (f" {EDITED_MARK}" if self.edited else "")
+        return f"{self.path.name}{part}{marks}"
+
+    @property
+    def mark(self) -> str:
+        """What a row from this report carries after its first cell: an edited report's mark, else nothing."""
+        return f" ({EDITED_MARK})" if self.edited else ""
 
     def values(self, mode: str) -> dict[str, float]:
         """Per item of the mode's sheet, its score, else 1 or 0 for passed or failed."""
@@ -91,21 +99,11 @@ class Compared:
         return values
 
 
-def load_reports(paths: Sequence[Path]) -> list[Compared]:
+def load_reports(paths: Sequence[Path], reader: Reader) -> list[Compared]:
     if not paths:
         raise HarnessError("no run reports to compare: run `harness run` first or name report files")
-    loaded = []
-    for path in paths:
-        try:
-            report = json.loads(path.read_text(encoding="utf-8"))
-        except FileNotFoundError:
-            raise HarnessError(f"{path}: no such file") from None
-        except (OSError, ValueError) as exc:
-            raise HarnessError(f"{path}: not a harness run report ({exc.__class__.__name__})") from None
-        if not isinstance(report, dict) or not all(name in report for name in REQUIRED):
-            raise HarnessError(f"{path}: not a harness run report (no report envelope)")
-        loaded.append(Compared(path, report))
-    return loaded
+    reads = [reader.read(path) for path in paths]
+    return [Compared(read.path, read.document, read.edited) for read in reads]
 
 
 def main_measures(report: Mapping[str, Any], overall: Mapping[str, Any]) -> tuple[str, ...]:
@@ -146,7 +144,7 @@ def table(reports: Sequence[Compared]) -> Scorecard:
         for mode, sheet in r["scores"].items():
             rows.append(
                 [
-                    r["kind"],
+                    r["kind"] + each.mark,
                     str(r["suite"]),
                     _backend(r),
                     mode,

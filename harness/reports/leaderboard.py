@@ -18,6 +18,7 @@ from typing import Any
 from harness.reports.compare import Compared, main_measures
 from harness.reports.document import system_of
 from harness.reports.escape import md, md_code
+from harness.reports.reader import EDITED_MARK
 from harness.reports.tables import markdown_table
 
 LABELS = {"pass_rate": "pass rate", "recall_any@5": "R@5", "recall_any@1": "R@1", "mrr": "MRR", "p50_ms": "p50 ms"}
@@ -67,6 +68,8 @@ class Entry:
     cells: dict[str, dict[str, float | None]] = field(default_factory=dict)
     not_applicable: dict[str, str] = field(default_factory=dict)
     sources: dict[str, str] = field(default_factory=dict)
+    edited: dict[str, str] = field(default_factory=dict)
+    """Per column whose report was read with `--allow-edited` and its checksum does not vouch for: why."""
 
 
 @dataclass(frozen=True)
@@ -96,6 +99,10 @@ def board(reports: Sequence[Compared], published: Sequence[Published]) -> Board:
             column = columns.setdefault(suite, Column(kind, suite, main_measures(report, overall)))
             row = backends.setdefault(backend, {}).setdefault((system, mode), Entry(system, mode))
             row.sources[suite] = each.path.name
+            if each.edited:
+                row.edited[suite] = each.edited
+            else:
+                row.edited.pop(suite, None)
             if report.get("not_applicable"):
                 row.not_applicable[suite] = str(report["not_applicable"])
                 row.cells.pop(suite, None)
@@ -115,11 +122,13 @@ def _number(value: float | None) -> str:
 
 
 def cell_text(board: Board, row: Entry, column: Column) -> str:
-    """`ours` per measure, and the system's published figure beside it where there is one."""
+    """`ours` per measure (marked where its report was edited), and the system's published figure
+    beside it where there is one."""
     if column.suite in row.not_applicable:
         return "n/a"
     ours = row.cells.get(column.suite)
     text = " / ".join(_number(ours.get(m)) for m in column.measures) if ours is not None else "–"
+    text += f" ({EDITED_MARK})" if column.suite in row.edited else ""
     figure = board.published_for(row, column.suite)
     if figure is not None and any(m in figure.measures for m in column.measures):
         text += " (published " + " / ".join(_number(figure.measures.get(m)) for m in column.measures) + ")"
@@ -185,6 +194,7 @@ def leaderboard_json(board: Board) -> dict[str, Any]:
                         if (p := board.published_for(row, c.suite)) is not None
                     },
                     "reports": row.sources,
+                    "edited": row.edited,
                 }
                 for row in rows
             ]

@@ -8,7 +8,7 @@ has `keyword_search`, as pgvector does, plus entity boosts when spaCy is install
 only retrieval, offered as hybrid. The embedder is the harness's encoder; mem0 is configured with
 placeholder OpenAI clients that are never called (`infer=False`) and point at a closed local port,
 and its telemetry is switched off before mem0 is imported (`MEM0_TELEMETRY=False`), as its
-folder is moved out of the user's home (`MEM0_DIR`, unless the user set it).
+folder is the run's (`MEM0_DIR`, unless the user set it; `own_files`), never `~/.mem0`.
 
 mem0's Redis and Valkey stores need the Redis Query Engine or valkey-search (`FT.CREATE`),
 which Debian's redis 8.0.2 and valkey 8.1.1 (the harness's images) lack: Postgres only here.
@@ -17,7 +17,6 @@ which Debian's redis 8.0.2 and valkey 8.1.1 (the harness's images) lack: Postgre
 from __future__ import annotations
 
 import os
-import shutil
 import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -28,6 +27,7 @@ from harness.backends.ledger import Entry
 from harness.errors import HarnessError
 from harness.pipeline.memory_layer import TextEmbedder
 from harness.pipeline.settings import Mode
+from harness.systems.own_files import own_folder, remove_own
 from harness.systems.protocol import (
     Capability,
     Found,
@@ -54,10 +54,11 @@ ID_KEY = "harness_id"
 """The metadata key carrying the harness's record id through mem0."""
 
 
-_DIR_ENV, _DIR_PREFIX = "MEM0_DIR", "harness-mem0-dir-"
+_DIR_ENV = "MEM0_DIR"
 """mem0's own folder (its config.json with an anonymous user id): read once, when mem0 is imported;
-unset, it is `~/.mem0`. The harness gives it a temporary folder of its own instead, removed when a
-system closes (mem0 makes it again if another opens), and leaves a user's own setting alone."""
+unset, it is `~/.mem0`. The harness gives it the run's folder for mem0 instead (`own_files`),
+removed when a system closes (mem0 makes it again if another opens), and leaves a user's own
+setting alone."""
 
 
 def _require() -> Any:
@@ -65,7 +66,7 @@ def _require() -> Any:
     one-line error naming the extra."""
     os.environ["MEM0_TELEMETRY"] = "False"
     if _DIR_ENV not in os.environ:
-        os.environ[_DIR_ENV] = tempfile.mkdtemp(prefix=_DIR_PREFIX)
+        os.environ[_DIR_ENV] = str(own_folder(NAME))
     try:
         import mem0
         from mem0.memory import telemetry
@@ -159,7 +160,7 @@ class Mem0System:
         raise Unsupported(NAME, Capability.ACCESS)
 
     def close(self) -> None:
-        """Drop the table and the history file, close mem0's connection pool."""
+        """Drop the table, the history file and the run's mem0 folder, close mem0's connection pool."""
         self.memory.vector_store.delete_col()
         self.memory.db.close()
         pool = getattr(self.memory.vector_store, "connection_pool", None)
@@ -168,8 +169,7 @@ class Mem0System:
         for suffix in _HISTORY_SUFFIXES:
             if os.path.exists(self.history + suffix):
                 os.unlink(self.history + suffix)
-        if os.path.basename(own := os.environ.get(_DIR_ENV, "")).startswith(_DIR_PREFIX):
-            shutil.rmtree(own, ignore_errors=True)
+        remove_own(os.path.dirname(self.history))  # the run's mem0 folder: MEM0_DIR too, unless the user set it
         self.opening.forget(self.opening.namespace)
 
 
@@ -203,7 +203,7 @@ def open_mem0(opening: Opening) -> MemorySystem:
         raise HarnessError(f"system mem0 runs on postgres (pgvector) here, not {opening.backend_name}")
     if opening.embedder is None:
         raise HarnessError("system mem0 needs the harness's encoder: run a vector mode (hybrid)")
-    fd, history = tempfile.mkstemp(prefix=_HISTORY_PREFIX, suffix=".db")
+    fd, history = tempfile.mkstemp(prefix=_HISTORY_PREFIX, suffix=".db", dir=own_folder(NAME))
     os.close(fd)
     opening.record(opening.namespace, history=history)
     memory = mem0.Memory.from_config(

@@ -12,7 +12,7 @@ plus Popoto's graph propagation) and `"hybrid"` for hybrid (BM25 + cosine by Pop
 query-adaptive RRF). Popoto has no vector mode through the assembler (its harness's vector mode
 bypasses it as a diagnostic), so none is offered. Vectors come from the harness's encoder
 through Popoto's `AbstractEmbeddingProvider`; Popoto keeps them in `.npy` files under
-`$POPOTO_CONTENT_PATH` (unless the user set it, a temporary folder of the harness's, never
+`$POPOTO_CONTENT_PATH` (unless the user set it, the run's folder for Popoto, `own_files`, never
 `~/.popoto/content`), one folder per model class.
 
 Popoto holds one process-wide Redis/Valkey connection (`popoto.redis_db`), so opening a system
@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import os
 import shutil
-import tempfile
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -34,6 +33,7 @@ from harness.backends.ledger import Entry
 from harness.errors import HarnessError
 from harness.pipeline.memory_layer import TextEmbedder
 from harness.pipeline.settings import Mode
+from harness.systems.own_files import own_folder, remove_own
 from harness.systems.protocol import (
     Capability,
     Found,
@@ -242,14 +242,14 @@ class PopotoSystem:
         self.reset()
         stop_invalidation_listeners()
         self.opening.forget(self.opening.namespace)
-        if os.path.basename(own := os.environ.get(_CONTENT_ENV, "")).startswith(_CONTENT_PREFIX):
-            shutil.rmtree(own, ignore_errors=True)
+        remove_own(os.environ.get(_CONTENT_ENV, ""))
 
 
-_CONTENT_ENV, _CONTENT_PREFIX = "POPOTO_CONTENT_PATH", "harness-popoto-content-"
+_CONTENT_ENV = "POPOTO_CONTENT_PATH"
 """Popoto's own folder (its `.embeddings` and content files), read on each use; unset, it is
-`~/.popoto/content`. The harness gives it a temporary folder of its own instead, removed when a
-system closes (Popoto makes it again if another opens), and leaves a user's own setting alone."""
+`~/.popoto/content`. The harness gives it the run's folder for Popoto instead (`own_files`),
+removed when a system closes (Popoto makes it again if another opens), and leaves a user's own
+setting alone."""
 
 
 def open_popoto(opening: Opening) -> MemorySystem:
@@ -258,7 +258,7 @@ def open_popoto(opening: Opening) -> MemorySystem:
     if opening.url is None:
         raise HarnessError(f"system popoto needs a redis or valkey server, not {opening.backend_name}")
     if _CONTENT_ENV not in os.environ:
-        os.environ[_CONTENT_ENV] = tempfile.mkdtemp(prefix=_CONTENT_PREFIX)
+        os.environ[_CONTENT_ENV] = str(own_folder(NAME))
     from popoto.fields.embedding_field import _get_embeddings_dir
 
     connect(opening.url)

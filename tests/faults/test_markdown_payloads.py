@@ -1,6 +1,7 @@
-"""Names the harness did not write (a suite folder, case and memory ids) carrying HTML and Markdown
-payloads reach every Markdown report as text: rendered by a CommonMark renderer with raw HTML on,
-no tag, link or image of theirs survives."""
+"""Names the harness did not write (a suite folder, case and memory ids; a system's, backend's and
+suite's names in reports others hand `compare` and `leaderboard`; a benchmarked file's label)
+carrying HTML and Markdown payloads reach every Markdown report as text: rendered by a CommonMark
+renderer with raw HTML on, no tag, link or image of theirs survives."""
 
 from __future__ import annotations
 
@@ -11,6 +12,8 @@ from pathlib import Path
 import pytest
 from markdown_it import MarkdownIt
 
+from harness.benchmarks.datasets import ROW_METRICS, render_bench_markdown
+from harness.reports.document import sealed
 from harness.reports.escape import md, md_code, md_fenced
 from harness.reports.tables import row
 from tests.reports.browser import Browser, chromium_path
@@ -92,8 +95,90 @@ def test_the_rendered_report_runs_no_script_in_a_browser(
     code, _, err = cli("run", "-s", str(_suite(tmp_path)), "-m", "bm25", "--out", str(out))
     assert code == 0, err
     (report,) = out.glob("run-*-latest.md")
-    page = tmp_path / "page.html"
-    page.write_text(MarkdownIt("commonmark").render(report.read_text(encoding="utf-8")), encoding="utf-8")
+    _assert_no_script_runs(browser, tmp_path / "page.html", report.read_text(encoding="utf-8"))
+
+
+def _assert_no_script_runs(browser: Browser, page: Path, markdown: str) -> None:
+    """`markdown` rendered by CommonMark and opened in the browser: no payload's script ran, no image loaded."""
+    page.write_text(MarkdownIt("commonmark").render(markdown), encoding="utf-8")
     browser.open(page)
     assert browser.evaluate("window.ran === undefined"), "a payload's script ran"
     assert browser.evaluate("document.images.length") == 0
+
+
+def _others_markdown(cli: Callable[..., tuple[int, str, str]], tmp_path: Path) -> dict[str, str]:
+    """The comparison's and the leaderboard's Markdown of a run beside a report of a system, backend
+    and suite named by payloads (sealed, as its run would have written it)."""
+    code, _, err = cli("run", "-s", str(_suite(tmp_path)), "-m", "bm25", "--out", str(tmp_path / "runs"))
+    assert code == 0, err
+    (source,) = (tmp_path / "runs").glob("run-*-latest.json")
+    document = json.loads(source.read_text(encoding="utf-8"))
+    document["suite"] = SCRIPT
+    document["system"]["name"] = "<script>window.ran=2</script>"
+    document["backend"]["backend"] = "[click](javascript:alert(3))"
+    theirs = tmp_path / f"{SCRIPT}.json"
+    theirs.write_text(json.dumps(sealed(document)), encoding="utf-8")
+    written = {}
+    for command in ("compare", "leaderboard"):
+        code, _, err = cli(command, str(source), str(theirs), "--out", str(tmp_path / command))
+        assert code == 0, (command, err)
+        written[command] = (tmp_path / command / f"{command}-latest.md").read_text(encoding="utf-8")
+    return written
+
+
+def test_compare_and_leaderboard_render_others_names_as_text(
+    cli: Callable[..., tuple[int, str, str]], tmp_path: Path
+) -> None:
+    for command, markdown in _others_markdown(cli, tmp_path).items():
+        assert "&lt;script&gt;" in markdown, command
+        assert_inert(markdown)
+
+
+def test_compare_and_leaderboard_run_no_script_in_a_browser(
+    cli: Callable[..., tuple[int, str, str]], tmp_path: Path, browser: Browser
+) -> None:
+    for command, markdown in _others_markdown(cli, tmp_path).items():
+        _assert_no_script_runs(browser, tmp_path / f"{command}.html", markdown)
+
+
+def test_the_dataset_benchmark_renders_a_files_label_as_text() -> None:
+    row = {
+        "label": f"{SCRIPT} | x",
+        "backend": "embedded",
+        "mode": "bm25",
+        "granularity": "session",
+        "level": "session",
+        "questions": 1,
+        "errors": 0,
+        "haystacks": 1,
+        "turns": 2,
+        "embed_s": 0.0,
+        "metrics": dict.fromkeys(ROW_METRICS, 0.5),
+        "ingest_s": 0.1,
+        "p50_ms": 1.0,
+        "p95_ms": 2.0,
+        "peak_rss_mb": 100.0,
+        "wall_s": 1.0,
+    }
+    machine = {"platform": "**bold**", "cpus": 2, "memory_gb": 4, "python": "3.11"}
+    markdown = render_bench_markdown({"at": "now", "machine": machine, "rows": [row]})
+    assert_inert(markdown)
+    table = MarkdownIt("commonmark").enable("table").render(markdown)
+    assert table.count("<tr>") == 2, "the header and the one row"
+    assert table.count("<td>") == table.count("<th>"), "a `|` in the label adds no column"
+
+
+def test_a_dataset_report_renders_a_servers_and_models_names_as_text(
+    cli: Callable[..., tuple[int, str, str]], tmp_path: Path
+) -> None:
+    """What a server says of itself (engine, version) and a user's model name reach the dataset
+    report's Markdown as text."""
+    from harness.evaluation.kinds.haystack.report import render_markdown
+
+    code, _, err = cli("run", "-s", "haystack:builtin", "-m", "bm25", "--out", str(tmp_path / "out"))
+    assert code == 0, err
+    (source,) = (tmp_path / "out").glob("dataset-*-latest.json")
+    report = json.loads(source.read_text(encoding="utf-8"))
+    report["backend"] |= {"engine": "**bold**", "server_version": SCRIPT}
+    report["embedding_model"] = "[click](javascript:alert(3))"
+    assert_inert(render_markdown(report))

@@ -1,12 +1,14 @@
-"""A system under test keeps its own files out of the user's home: mem0, imported by the harness,
-writes `config.json` (an anonymous user id) into a folder of the harness's, never `~/.mem0`, and
-leaves a user's own `MEM0_DIR` where the user put it."""
+"""A system under test keeps its own files in the run's state folder, never the user's home (issue
+34): mem0, imported by the harness, writes `config.json` (an anonymous user id) into
+`<state dir>/systems/<host>-<pid>/mem0`, never `~/.mem0`, and leaves a user's own `MEM0_DIR` where
+the user put it; Popoto's vector files go to its folder there, removed when it closes; `harness
+down` removes the folders of processes that are gone (`own_files.remove_dead`)."""
 
 from __future__ import annotations
 
 import importlib.util
 import os
-import shutil
+import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -28,7 +30,8 @@ print(os.environ.get("MEM0_DIR", ""))
 
 def _import_mem0(home: Path, **extra: str) -> str:
     """mem0 imported as the harness imports it, in a process whose home is `home`; its MEM0_DIR."""
-    environment = {k: v for k, v in os.environ.items() if k not in ("MEM0_DIR", "HOME")}
+    unset = ("MEM0_DIR", "HOME", "HARNESS_STATE_DIR", "XDG_STATE_HOME")
+    environment = {k: v for k, v in os.environ.items() if k not in unset}
     run = subprocess.run(
         [sys.executable, "-c", _OPEN],
         cwd=home.parent,
@@ -42,25 +45,31 @@ def _import_mem0(home: Path, **extra: str) -> str:
     return run.stdout.strip()
 
 
-def test_mem0_writes_nothing_into_home(tmp_path: Path) -> None:
+def test_mem0_keeps_its_files_in_the_runs_state_folder(tmp_path: Path) -> None:
+    home, state = tmp_path / "home", tmp_path / "state"
+    home.mkdir()
+    folder = Path(_import_mem0(home, HARNESS_STATE_DIR=str(state)))
+    assert list(home.rglob("*")) == [], "mem0 wrote into the user's home"
+    assert folder.name == "mem0"
+    assert folder.parent.parent == state / "systems", folder
+    assert folder.parent.name.startswith(f"{socket.gethostname()}-")
+    assert (folder / "config.json").is_file(), "mem0's own file is in the run's folder"
+
+
+def test_without_a_state_dir_set_mem0_writes_only_under_the_harness_state_folder(tmp_path: Path) -> None:
     home = tmp_path / "home"
     home.mkdir()
-    given = _import_mem0(home)
-    try:
-        assert list(home.rglob("*")) == [], "mem0 wrote into the user's home"
-        folder = Path(given)
-        assert folder.is_absolute(), given
-        assert home not in folder.parents
-        assert (folder / "config.json").is_file(), "mem0's own file is in the harness's folder"
-    finally:
-        if given and Path(given).is_absolute() and Path(given).name.startswith("harness-mem0-dir-"):
-            shutil.rmtree(given, ignore_errors=True)  # only the folder the harness made for this process
+    folder = Path(_import_mem0(home))
+    assert (folder / "config.json").is_file()
+    assert folder.is_relative_to(home / ".local" / "state" / "harness" / "systems"), folder
+    assert not (home / ".mem0").exists()
+    assert [p.relative_to(home).parts[0] for p in home.iterdir()] == [".local"]
 
 
 def test_a_users_own_mem0_dir_is_kept(tmp_path: Path) -> None:
     home, own = tmp_path / "home", tmp_path / "mine"
     home.mkdir()
-    assert _import_mem0(home, MEM0_DIR=str(own)) == str(own)
+    assert _import_mem0(home, MEM0_DIR=str(own), HARNESS_STATE_DIR=str(tmp_path / "state")) == str(own)
     assert (own / "config.json").is_file()
     assert list(home.rglob("*")) == []
 
@@ -75,9 +84,10 @@ def test_popoto_writes_nothing_into_home(server_url, tmp_path: Path, monkeypatch
     from harness.systems.protocol import Query, Record
     from tests.systems.helpers_adapters import Ledger, opening
 
-    home = tmp_path / "home"
+    home, state = tmp_path / "home", tmp_path / "state"
     home.mkdir()
     monkeypatch.setenv("HOME", str(home))
+    monkeypatch.setenv("HARNESS_STATE_DIR", str(state))
     monkeypatch.delenv("POPOTO_CONTENT_PATH", raising=False)
     url = server_url("redis")
     backend = backends.connect("redis", url)
@@ -85,7 +95,11 @@ def test_popoto_writes_nothing_into_home(server_url, tmp_path: Path, monkeypatch
         system = popoto.open_popoto(opening(backend, "redis", url, Ledger()))
         system.add([Record(id="r1", text="the deploy key rotates weekly", user="u")])
         assert system.search(Query(text="deploy key", user="u", limit=3), Mode.HYBRID)
+        content = Path(os.environ["POPOTO_CONTENT_PATH"])
+        assert content.parent.parent == state / "systems", content
+        assert any(content.rglob("*.npy")), "Popoto's vectors are in the run's folder while it is open"
         system.close()
     finally:
         backend.close()
     assert list(home.rglob("*")) == [], "Popoto wrote into the user's home"
+    assert list((state / "systems").iterdir()) == [], "closed, its folder and the process's are gone"

@@ -11,6 +11,8 @@ from typing import Any
 
 import pytest
 
+from harness.reports.document import sealed
+
 from .browser import Browser
 from .pages import harness
 
@@ -38,7 +40,7 @@ def compared(report_of_kind: dict[str, Path], tmp_path_factory: pytest.TempPathF
     base = json.loads(report_of_kind["beliefs"].read_text())
     worse, flipped = _worse(base, 3)
     changed = root / "run-embedded-changed.json"
-    changed.write_text(json.dumps(worse))
+    changed.write_text(json.dumps(sealed(worse)))  # as a run that failed them would have
     reports = [report_of_kind["beliefs"], changed, report_of_kind["haystack"], report_of_kind["lifecycle"]]
     assert harness(root, "compare", *map(str, reports), "--out", str(root / "out")) == 0
     (markdown,) = (root / "out").glob("compare-2*.md")

@@ -15,6 +15,7 @@ import pytest
 from harness.metrics.dataset_measures import metric_names
 from harness.reports import leaderboard as boards
 from harness.reports.compare import Compared
+from harness.reports.document import sealed
 
 from .browser import Browser
 from .pages import harness
@@ -60,7 +61,7 @@ def board(report_of_kind: dict[str, Path], tmp_path_factory: pytest.TempPathFact
     }
     paths = []
     for name, report in built.items():
-        (path := root / f"{name}.json").write_text(json.dumps(report))
+        (path := root / f"{name}.json").write_text(json.dumps(sealed(report)))  # as its run would have
         paths.append(str(path))
     assert harness(root, "leaderboard", *paths, "--out", str(root / "out")) == 0
     (markdown,) = (root / "out").glob("leaderboard-2*.md")
@@ -140,7 +141,7 @@ def test_a_later_report_replaces_an_earlier_cell(board: dict[str, Any], tmp_path
     later["scores"]["bm25"]["overall"]["pass_rate"] = 0.5
     paths = [tmp_path / "earlier.json", tmp_path / "later.json"]
     for path, report in zip(paths, (beliefs, later), strict=True):
-        path.write_text(json.dumps(report))
+        path.write_text(json.dumps(sealed(report)))
     assert harness(tmp_path, "leaderboard", *map(str, paths), "--out", str(tmp_path / "out")) == 0
     data = json.loads((tmp_path / "out" / "leaderboard-latest.json").read_text())
     (row,) = data["backends"]["embedded"]

@@ -157,7 +157,7 @@ def test_render_replaces_its_own_page_and_nothing_else(
     ("content", "message"),
     [
         (None, "no such file"),
-        ("{not json", "not a harness run report (JSONDecodeError)"),
+        ("{not json", "not JSON: line 1 column 2: Expecting property name enclosed in double quotes"),
         ('{"summary": {}}', "not a harness run report (no envelope, no items of a known kind)"),
     ],
 )

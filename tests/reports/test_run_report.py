@@ -21,8 +21,9 @@ from harness.evaluation.kinds.beliefs.report import summarize
 from harness.evaluation.kinds.beliefs.runner import execute
 from harness.pipeline import Mode
 from harness.reports import compare
-from harness.reports.document import FIELDS
+from harness.reports.document import sealed
 from harness.reports.metadata import run_metadata
+from harness.reports.reader import Reader
 from harness.reports.writer import report_json
 from harness.suites.native import load_native
 
@@ -198,6 +199,29 @@ def test_markdown_lists_failures_with_reasons(report: dict[str, Any]) -> None:
 # -- compare ------------------------------------------------------------------------------------
 
 
+def _enveloped(backend: str, modes: list[str]) -> dict[str, Any]:
+    """The envelope of a belief run on `backend` in `modes` (scores left empty)."""
+    return {
+        "kind": "beliefs",
+        "suite": "builtin",
+        "origin": {},
+        "inputs": [],
+        "backend": {"backend": backend},
+        "modes": modes,
+        "unsupported_modes": {},
+        "settings": {},
+        "shard": None,
+        "incomplete": False,
+        "incomplete_reason": None,
+        "harness_version": "test",
+        "git_commit": None,
+        "started_at": "2026-01-01T00:00:00+00:00",
+        "wall_s": 0.0,
+        "files": {},
+        "scores": {},
+    }
+
+
 @pytest.mark.parametrize(
     "content",
     [
@@ -214,7 +238,7 @@ def test_compare_refuses_a_non_report_with_one_harness_error(tmp_path: Path, con
     path = tmp_path / "other.json"
     path.write_text(content, encoding="utf-8")
     with pytest.raises(HarnessError) as info:
-        compare.load_reports([path])
+        compare.load_reports([path], Reader())
     assert str(path) in str(info.value)
     assert "\n" not in str(info.value)
 
@@ -227,13 +251,13 @@ def test_compare_refuses_a_folder_or_non_utf8_file(tmp_path: Path, kind: str) ->
     else:
         path.write_bytes(b'{"summary": "caf\xe9"}')
     with pytest.raises(HarnessError) as info:
-        compare.load_reports([path])
+        compare.load_reports([path], Reader())
     assert str(path) in str(info.value)
 
 
 def test_compare_with_no_reports_is_a_harness_error(tmp_path: Path) -> None:
     with pytest.raises(HarnessError):
-        compare.load_reports(compare.default_reports(tmp_path))
+        compare.load_reports(compare.default_reports(tmp_path, Reader()), Reader())
 
 
 def test_compare_by_default_shows_the_newest_complete_run_of_every_backend_and_mode(
@@ -247,13 +271,7 @@ def test_compare_by_default_shows_the_newest_complete_run_of_every_backend_and_m
         (row,) = data["summary"]
         data["summary"] = [row | {"backend": backend, "mode": m, "static_passed": n} for m, n in passed.items()]
         scores = {m: {"cases": {}, "overall": {"pass_rate": float(n)}} for m, n in passed.items()}
-        envelope = dict.fromkeys(FIELDS) | {
-            "kind": "beliefs",
-            "suite": "builtin",
-            "scores": scores,
-            "incomplete": False,
-        }
-        return envelope | {"backend": {"backend": backend}, "modes": list(passed)} | data | extra
+        return sealed(_enveloped(backend=backend, modes=list(passed)) | {"scores": scores} | data | extra)
 
     _write(tmp_path, "run-embedded-20260101T000000Z.json", run("embedded", {"bm25": 0, "vector": 1}))
     _write(tmp_path, "run-postgres-20260101T000000Z.json", run("postgres", {"bm25": 1}))
@@ -265,14 +283,14 @@ def test_compare_by_default_shows_the_newest_complete_run_of_every_backend_and_m
     shard = run("embedded", {"bm25": 0}, shard={"index": 1, "count": 2})
     _write(tmp_path, "run-embedded-shard1of2-20260104T000000Z.json", shard)
 
-    sources = compare.default_reports(tmp_path)
+    sources = compare.default_reports(tmp_path, Reader())
     assert [p.name for p in sources] == [
         "run-embedded-20260101T000000Z.json",
         "run-postgres-20260101T000000Z.json",
         "run-embedded-20260102T000000Z.json",
         "run-embedded-20260102T000000Z-2.json",
     ]
-    shown = [(row[2], row[3]) for row in compare.table(compare.load_reports(sources)).rows]
+    shown = [(row[2], row[3]) for row in compare.table(compare.load_reports(sources, Reader())).rows]
     assert shown == [
         ("embedded", "bm25"),  # the report is chosen for its vector row; it shows all of its own
         ("embedded", "vector"),

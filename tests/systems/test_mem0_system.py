@@ -161,13 +161,15 @@ def test_down_url_removes_a_killed_runs_table_only(server_url, tmp_path: Path) -
         args = ["run", "--system", "mem0", "-b", "postgres", "--url", url, "-m", "hybrid", "--out", "out"]
         killed_run(tmp_path, args, filled, env)
         assert ours()  # what the killed run left
-        assert list((tmp_path / "tmp").glob("harness-mem0-*"))
+        systems = tmp_path / "state" / "systems"
+        assert list(systems.glob("*/mem0/harness-mem0-*")), "its history file, in the run's own folder"
         with pytest.MonkeyPatch.context() as patch:
             patch.setenv("HARNESS_STATE_DIR", env["HARNESS_STATE_DIR"])
             assert harness(tmp_path, "down", "--url", url) == 0
         assert ours() == set()
         assert set(foreign) <= _tables(url)
-        assert list((tmp_path / "tmp").glob("harness-mem0-*")) == []
+        assert list(systems.iterdir()) == [], "the killed process's folder is gone with its table"
+        assert list((tmp_path / "tmp").iterdir()) == []
     finally:
         with psycopg.connect(url, autocommit=True) as conn:
             for name in foreign:

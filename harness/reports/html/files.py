@@ -3,29 +3,25 @@ beside them or where asked; a file that is not a page of ours is never overwritt
 
 from __future__ import annotations
 
-import json
 from pathlib import Path
-from typing import Any
 
 from harness.errors import HarnessError
 from harness.files import atomic_write
-from harness.reports.document import REQUIRED
 from harness.reports.html.diff import render_diff
 from harness.reports.html.page import GENERATOR, render_html
 from harness.reports.html.rows import kind_of
+from harness.reports.reader import EDITED_MARK, NotAReport, Reader, ReadReport, has_envelope, parse
 
 
-def read_report(path: Path) -> dict[str, Any]:
-    """A run report's JSON document: one with the envelope, or an old one whose items the page knows."""
-    try:
-        document = json.loads(path.read_text(encoding="utf-8"))
-    except FileNotFoundError:
-        raise HarnessError(f"{path}: no such file") from None
-    except (OSError, ValueError) as exc:
-        raise HarnessError(f"{path}: not a harness run report ({exc.__class__.__name__})") from None
-    if not isinstance(document, dict) or not (all(f in document for f in REQUIRED) or kind_of(document)):
-        raise HarnessError(f"{path}: not a harness run report (no envelope, no items of a known kind)")
-    return document
+def read_report(reader: Reader, path: Path) -> ReadReport:
+    """A run report (`reader.read`), or an old one from before the envelope whose items the page
+    knows (it has no checksum to verify: the page shows it as it is)."""
+    document = parse(path, reader.max_bytes)
+    if has_envelope(document):
+        return reader.checked(path, document)
+    if not isinstance(document, dict) or not kind_of(document):
+        raise NotAReport(f"{path}: not a harness run report (no envelope, no items of a known kind)")
+    return ReadReport(path, document)
 
 
 def is_page(path: Path) -> bool:
@@ -46,14 +42,21 @@ def write_page(target: Path, html: str) -> bool:
     return replaced
 
 
-def render_file(report: Path, out: Path | None = None) -> tuple[Path, bool]:
+def render_file(reader: Reader, report: Path, out: Path | None = None) -> tuple[Path, bool]:
     """Write `report`'s page to `out` (default: beside it, `.html`); returns the page and whether one was replaced."""
     target = out or report.with_suffix(".html")
-    return target, write_page(target, render_html(read_report(report)))
+    read = read_report(reader, report)
+    return target, write_page(target, render_html(read.document, read.edited))
 
 
-def diff_file(base: Path, new: Path, out: Path | None = None) -> tuple[Path, bool]:
-    """Write the page of what changed from `base` to `new` (default: beside `new`, `<new>-vs-<base>.html`)."""
+def diff_file(reader: Reader, base: Path, new: Path, out: Path | None = None) -> tuple[Path, bool]:
+    """Write the page of what changed from `base` to `new` (default: beside `new`, `<new>-vs-<base>.html`);
+    a report read with `--allow-edited` whose checksum does not vouch for it is named with its mark."""
     target = out or new.with_name(f"{new.stem}-vs-{base.stem}.html")
-    html = render_diff(read_report(base), read_report(new), base.name, new.name)
+    first, second = read_report(reader, base), read_report(reader, new)
+    html = render_diff(first.document, second.document, _named(first), _named(second))
     return target, write_page(target, html)
+
+
+def _named(read: ReadReport) -> str:
+    return read.path.name + (f" {EDITED_MARK}" if read.edited else "")

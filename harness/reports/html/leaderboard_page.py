@@ -28,6 +28,7 @@ def render_leaderboard(board: Board, svg: str | None) -> str:
                         if (p := board.published_for(row, c.suite)) is not None
                         else None,
                         "report": row.sources.get(c.suite),
+                        "edited": row.edited.get(c.suite),
                     }
                     for c in board.columns
                 ],

@@ -112,8 +112,9 @@ def _scorecard(document: Mapping[str, Any], listed: list[Row]) -> tuple[list[str
     return ["backend", "mode", *VERDICTS, *extra, *metrics], table
 
 
-def render_html(document: Mapping[str, Any]) -> str:
-    """The page for one report document (as its JSON file holds it)."""
+def render_html(document: Mapping[str, Any], edited: str | None = None) -> str:
+    """The page for one report document (as its JSON file holds it); `edited`: why its checksum does
+    not vouch for it, where it was read with `--allow-edited` (a banner says so)."""
     spec, listed = rows(document)
     columns, scorecard = _scorecard(document, listed)
     body = {k: v for k, v in document.items() if k not in (*FIELDS, CHECKSUM) and k != (spec.key if spec else None)}
@@ -146,6 +147,7 @@ def render_html(document: Mapping[str, Any]) -> str:
         rule=spec.rule if spec else None,
         incomplete=document.get("incomplete_reason") if document.get("incomplete") else None,
         shard=document.get("shard"),
+        edited=edited,
         columns=columns,
         scorecard=scorecard,
         charts=[(chart.title, Markup(chart.svg)) for chart in drawn],

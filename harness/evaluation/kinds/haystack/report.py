@@ -214,16 +214,16 @@ def render_markdown(report: dict[str, Any]) -> str:
     """A human summary of the JSON report; every number carries its metric's name and definition."""
     sel, timing = report["selection"], report["timing"]
     lines = [
-        f"# {report['dataset']} retrieval, {report['granularity']} granularity",
+        f"# {md(report['dataset'])} retrieval, {report['granularity']} granularity",
         "",
         f"- file: {md_code(report['file'])}; questions: {sel['selected']} of {sel['total']}"
         + (f" (limit {sel['limit']}, sample {sel['sample']}, seed {sel['seed']})" if sel["limit"] else "")
         + (f"; shard {report['shard']['index']} of {report['shard']['count']}" if report.get("shard") else "")
         + (f"; merged from {merged} shard reports" if (merged := _merged(report)) else ""),
-        f"- backend: {report['backend']['backend']} ({report['backend']['engine']}, "
-        f"{report['backend']['server_version']})",
-        f"- embedding model: {report['embedding_model'] or 'none (bm25 only)'}"
-        + (f" on {report['embedding_device']}" if report.get("embedding_device") else ""),
+        f"- backend: {md(report['backend']['backend'])} ({md(report['backend']['engine'])}, "
+        f"{md(report['backend']['server_version'])})",
+        f"- embedding model: {md(report['embedding_model'] or 'none (bm25 only)')}"
+        + (f" on {md(report['embedding_device'])}" if report.get("embedding_device") else ""),
         f"- started {report['started_at']}; wall {timing['wall_s']:.1f} s; ingest {timing['ingest_s']:.1f} s over "
         f"{timing['haystacks']} haystacks ({timing['documents']} turns); embedding {timing['embed_s']:.1f} s; "
         f"peak memory {timing['peak_rss_mb']:.0f} MB",

@@ -1,0 +1,61 @@
+"""Where a system under test keeps files of its own (mem0's `config.json` and history database,
+Popoto's vector files): in the harness's state folder (`ledger.state_dir()`), one folder per run
+process and system, `<state dir>/systems/<host>-<pid>/<system>`; never the user's home.
+
+They live as the run's data does: a system that closes removes its folder (and its process's, once
+empty), as it drops its namespace; a killed run leaves them, as it leaves its namespaces, and
+`harness down` removes the folders of this host's processes that are gone (`remove_dead`).
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import socket
+from pathlib import Path
+
+from harness.backends.ledger import state_dir
+from harness.processes import process_alive
+
+SYSTEMS = "systems"
+
+
+def _process_folder() -> Path:
+    return state_dir() / SYSTEMS / f"{socket.gethostname()}-{os.getpid()}"
+
+
+def own_folder(system: str) -> Path:
+    """This process's folder for `system`'s own files, made (owner-only) if missing."""
+    folder = _process_folder() / system
+    folder.mkdir(parents=True, exist_ok=True, mode=0o700)
+    return folder
+
+
+def is_own(path: str | Path) -> bool:
+    """Whether `path` is a folder `own_folder` gave this process (so the harness may remove it)."""
+    return Path(path).parent == _process_folder()
+
+
+def remove_own(path: str | Path) -> None:
+    """Remove a folder `own_folder` gave this process, and the process's folder once empty; any
+    other path is left alone (a user's own setting)."""
+    if not is_own(path):
+        return
+    shutil.rmtree(path, ignore_errors=True)
+    try:
+        _process_folder().rmdir()
+    except OSError:  # another system's folder is still there, or it is gone already
+        pass
+
+
+def remove_dead() -> list[Path]:
+    """Remove the folders of this host's run processes that are gone; returns what was removed."""
+    root = state_dir() / SYSTEMS
+    prefix = f"{socket.gethostname()}-"
+    removed = []
+    for folder in sorted(root.glob(f"{prefix}*")) if root.is_dir() else []:
+        pid = folder.name.removeprefix(prefix)
+        if pid.isdigit() and not process_alive(pid):
+            shutil.rmtree(folder, ignore_errors=True)
+            removed.append(folder)
+    return removed
