@@ -19,6 +19,7 @@ from harness.backends import registry
 from harness.baselines import DEFAULT_TOLERANCE
 from harness.cli.app import app
 from harness.cli.console import out_console
+from harness.cli.logs import routed_logs
 from harness.cli.run import RUN_UI
 from harness.cli.servers import images_build
 from harness.errors import HarnessError
@@ -107,7 +108,8 @@ def ci(
     if build_images and (servers := [b for b in request.backends if b in registry.servers()]):
         images_build(servers)
     try:
-        outcome = run_matrix(request, RUN_UI)
+        with routed_logs(False):  # a system's own log lines stay out of the job's log, as in a quiet `run`
+            outcome = run_matrix(request, RUN_UI)
     except HarnessError as exc:
         _append(summary, stopped_markdown(exc.exit_code, str(exc)))
         raise

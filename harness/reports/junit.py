@@ -11,7 +11,6 @@ system cannot run, are one skipped case each, saying why, so nothing asked for g
 
 from __future__ import annotations
 
-import json
 import re
 import xml.etree.ElementTree as ET
 from collections.abc import Mapping, Sequence
@@ -22,6 +21,7 @@ from typing import Any
 from harness.files import atomic_write
 from harness.reports.document import system_of
 from harness.reports.html.rows import ERROR, FAIL, SKIPPED, rows
+from harness.reports.reader import Reader
 
 
 @dataclass(frozen=True)
@@ -124,8 +124,10 @@ def junit_xml(documents: Sequence[Mapping[str, Any]]) -> tuple[str, Tally]:
 
 
 def write_junit(path: Path, reports: Sequence[Path]) -> Tally:
-    """Write the JUnit file of these JSON reports (as the run wrote them) to `path`; what it counts."""
-    documents = [json.loads(report.read_text(encoding="utf-8")) for report in reports]
+    """Write the JUnit file of these JSON reports (as the run wrote them, read back as every command
+    reads a report) to `path`; what it counts."""
+    reader = Reader()
+    documents = [reader.read(report).document for report in reports]
     text, tally = junit_xml(documents)
     path.parent.mkdir(parents=True, exist_ok=True)
     atomic_write(path, text)

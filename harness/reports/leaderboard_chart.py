@@ -5,6 +5,7 @@ system's published figure as a black diamond on its bars."""
 from __future__ import annotations
 
 import io
+import warnings
 from typing import Any
 
 from harness.reports.leaderboard import Board, label
@@ -42,7 +43,11 @@ def _figure(board: Board) -> Any:
     handles = [h for axis in axes[0] for h in axis.get_legend_handles_labels()[0]]
     if handles:  # one key for the diamond, beside the panels
         figure.legend(handles[:1], ["published"], loc="upper right", fontsize=8)
-    figure.tight_layout(rect=(0, 0, 0.92 if handles else 1, 1))
+    with (
+        warnings.catch_warnings()
+    ):  # long row labels: matplotlib keeps the layout it has and says so; the chart still draws
+        warnings.simplefilter("ignore", UserWarning)
+        figure.tight_layout(rect=(0, 0, 0.92 if handles else 1, 1))
     return figure
 
 
