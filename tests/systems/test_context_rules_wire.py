@@ -187,3 +187,9 @@ def test_session_requests_under_precisionmembench(tmp_path: Path) -> None:
         add("b-cache", "orders_cache Orders are cached.", "entity"),
         search("orders again"),
     ]
+
+
+def test_an_adapter_rule_on_the_reference_is_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The reference pipeline builds every tier itself: there is no search of a system to wrap."""
+    assert harness(tmp_path, "run", "--mode", "bm25", "--context-rules", "precisionmembench", "--out", "out") == 2
+    assert "the reference pipeline builds every tier itself" in capsys.readouterr().err
