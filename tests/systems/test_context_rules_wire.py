@@ -193,3 +193,26 @@ def test_an_adapter_rule_on_the_reference_is_refused(tmp_path: Path, capsys: pyt
     """The reference pipeline builds every tier itself: there is no search of a system to wrap."""
     assert harness(tmp_path, "run", "--mode", "bm25", "--context-rules", "precisionmembench", "--out", "out") == 2
     assert "the reference pipeline builds every tier itself" in capsys.readouterr().err
+
+
+def test_shards_under_a_rule_merge_under_it(tmp_path: Path) -> None:
+    """`harness merge` builds the kind again from the shards' options: the rule they ran under."""
+    suite = write_tenure(tmp_path / "t", seed=seed(), static=[PINNED, SECOND_SCOPE, SUPERSEDED], sessions=False)
+    out = tmp_path / "out"
+    with recording(Recorder()) as url:
+        for shard in ("1/2", "2/2"):
+            harness(
+                tmp_path, "run", "--system", f"http:{url}", "--suite", f"tenure:{suite}", "--mode", "hybrid",
+                "--context-rules", "precisionmembench-vector", "--shard", shard, "--out", str(out),
+            )  # fmt: skip
+    shards = sorted(out.glob("run-*shard*.json"))
+    assert len(shards) == 2
+    assert harness(tmp_path, "merge", *map(str, shards), "--out", str(tmp_path / "merged")) == 0
+    (merged,) = [p for p in (tmp_path / "merged").glob("run-*.json") if "latest" not in p.name]
+    report = json.loads(merged.read_text())
+    assert report["meta"]["context_rules"]["name"] == "precisionmembench-vector"
+    assert {c["case_id"]: c["passed"] for c in report["cases"]} == {
+        "pinned": True,
+        "second-scope": True,
+        "superseded": True,
+    }

@@ -191,7 +191,8 @@ def build(suites: Sequence[str], common: KindOptions, own: BeliefOptions) -> Bel
     """The belief suites of a run, as one kind (one report)."""
     settings = PipelineSettings(fields=own.fields.weights)
     plan = Plan([load_suite(s) for s in suites], common.modes, settings, common.limit, common.shard)
-    return BeliefKind(plan, common.fail_under, common.embedding_model, context_rules=own.context_rules)
+    chosen = None if own.context_rules is None else ContextRuleName(own.context_rules)  # merge reads a plain string
+    return BeliefKind(plan, common.fail_under, common.embedding_model, context_rules=chosen)
 
 
 def run_order(kind: BeliefKind, modes: Sequence[str]) -> Callable[[CaseResult], tuple[int, ...]]:
