@@ -48,6 +48,9 @@ class Question:
     abstention: bool
     answer: str
     defects: tuple[str, ...] = ()
+    abstention_gold: frozenset[str] = frozenset()
+    """The sessions an abstention question names as its answer's: LongMemEval's own scoring (and
+    the harness) leaves the question out; Popoto scores it against these."""
 
     def gold(self, level: Granularity) -> frozenset[str]:
         return self.gold_sessions if level is Granularity.SESSION else self.gold_turns

@@ -109,6 +109,9 @@ class Memory(Record):
     name: Text = ""
     aliases: tuple[Text, ...] = ()
     content: Text = ""
+    rationale: Text = ""
+    """Why it matters (Tenure's `why_it_matters`): never searched by the reference pipeline, but
+    part of the text PrecisionMemBench's adapter sends a system (`pipeline/context_rules.add_text`)."""
     scopes: Scopes
     status: Status = Status.ACTIVE
     superseded_by: Identifier | None = None

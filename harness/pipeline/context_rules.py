@@ -349,7 +349,7 @@ def add_text(memory: Memory, why_it_matters: str = "") -> str:
     """`beliefToText`: name, aliases, content and rationale, the empty ones left out, space-joined.
 
     The provider's `beliefToText` setting is not consulted, so this is every provider's text.
-    The harness's `Memory` does not keep Tenure's `why_it_matters`; the caller passes it.
+    `why_it_matters` is Tenure's field of that name (`Memory.rationale`).
     """
     return " ".join(part for part in (memory.name, *memory.aliases, memory.content, why_it_matters) if part)
 

@@ -4,7 +4,9 @@ declares, which the report carries in its `view`) from the reports' own score sh
 (`published_systems.json`, with their sources). Written as Markdown, JSON, a PNG chart and a page.
 
 A report from before systems existed is of the reference system (`envelope.system_of`); a kind a
-system cannot run is reported not applicable (`n/a`, with the reason), never as a zero.
+system cannot run is reported not applicable (`n/a`, with the reason), never as a zero. A column
+is a suite under one set of rules (`rules_of`: whose definitions made the numbers), and a published
+figure sits beside ours only in a column of the rules it was made under.
 """
 
 from __future__ import annotations
@@ -40,6 +42,31 @@ class Published:
     measures: Mapping[str, float]
     setup: str
     source: str
+    rules: str
+    """Whose definitions made the figure (the names `rules_of` gives our reports)."""
+
+
+DEFAULT_RULES: Mapping[str, str] = {"beliefs": "system-provides-tiers", "conversation": "strict"}
+"""Per kind, the rules a report that names none was made under (else the harness's own)."""
+
+
+def rules_of(report: Mapping[str, Any]) -> str:
+    """The rules a report's numbers were made under, as its kind records them (a belief report's
+    context rules, a dataset report's ruleset, another kind's `rules` or `turn_rules`), else
+    those its kind's reports were made under before they recorded any."""
+    meta = report.get("meta")
+    named = [
+        meta.get("context_rules") if isinstance(meta, Mapping) else None,
+        report.get("dataset_rules"),
+        report.get("rules"),
+        report.get("turn_rules"),
+    ]
+    for each in named:
+        if isinstance(each, str):
+            return each
+        if isinstance(each, Mapping) and isinstance(each.get("name"), str):
+            return str(each["name"])
+    return DEFAULT_RULES.get(str(report["kind"]), "harness")
 
 
 def published_figures() -> list[Published]:
@@ -53,10 +80,15 @@ class Column:
     kind: str
     suite: str
     measures: tuple[str, ...]
+    rules: str
+
+    @property
+    def key(self) -> str:
+        return f"{self.suite} · {self.rules}"
 
     @property
     def title(self) -> str:
-        return self.suite
+        return self.key
 
 
 @dataclass
@@ -79,9 +111,11 @@ class Board:
     published: list[Published]
     reports: list[str]
 
-    def published_for(self, row: Entry, suite: str) -> Published | None:
-        """What the row's system publishes for `suite` in the row's mode (a hybrid figure is no bm25 one's)."""
-        return next((p for p in self.published if (p.system, p.suite, p.mode) == (row.system, suite, row.mode)), None)
+    def published_for(self, row: Entry, column: Column) -> Published | None:
+        """What the row's system publishes for the column's suite in the row's mode under the
+        column's rules (a hybrid figure is no bm25 one's; a figure under other rules is no figure)."""
+        wanted = (row.system, column.suite, row.mode, column.rules)
+        return next((p for p in self.published if (p.system, p.suite, p.mode, p.rules) == wanted), None)
 
 
 def board(reports: Sequence[Compared], published: Sequence[Published]) -> Board:
@@ -92,23 +126,24 @@ def board(reports: Sequence[Compared], published: Sequence[Published]) -> Board:
     for each in reports:
         report = each.report
         kind, suite, system = report["kind"], str(report["suite"]), system_of(report)
-        backend = report["backend"]["backend"]
+        backend, rules = report["backend"]["backend"], rules_of(report)
         for mode in report["modes"]:
             sheet = report["scores"].get(mode)
             overall = (sheet or {}).get("overall") or {}
-            column = columns.setdefault(suite, Column(kind, suite, main_measures(report, overall)))
+            fresh = Column(kind, suite, main_measures(report, overall), rules)
+            column = columns.setdefault(fresh.key, fresh)
             row = backends.setdefault(backend, {}).setdefault((system, mode), Entry(system, mode))
-            row.sources[suite] = each.path.name
+            row.sources[column.key] = each.path.name
             if each.edited:
-                row.edited[suite] = each.edited
+                row.edited[column.key] = each.edited
             else:
-                row.edited.pop(suite, None)
+                row.edited.pop(column.key, None)
             if report.get("not_applicable"):
-                row.not_applicable[suite] = str(report["not_applicable"])
-                row.cells.pop(suite, None)
+                row.not_applicable[column.key] = str(report["not_applicable"])
+                row.cells.pop(column.key, None)
             elif sheet is not None:
-                row.cells[suite] = {m: overall.get(m) for m in column.measures}
-                row.not_applicable.pop(suite, None)
+                row.cells[column.key] = {m: overall.get(m) for m in column.measures}
+                row.not_applicable.pop(column.key, None)
     return Board(
         list(columns.values()),
         {name: list(rows.values()) for name, rows in sorted(backends.items())},
@@ -123,13 +158,13 @@ def _number(value: float | None) -> str:
 
 def cell_text(board: Board, row: Entry, column: Column) -> str:
     """`ours` per measure (marked where its report was edited), and the system's published figure
-    beside it where there is one."""
-    if column.suite in row.not_applicable:
+    beside it where there is one under the same rules."""
+    if column.key in row.not_applicable:
         return "n/a"
-    ours = row.cells.get(column.suite)
+    ours = row.cells.get(column.key)
     text = " / ".join(_number(ours.get(m)) for m in column.measures) if ours is not None else "–"
-    text += f" ({EDITED_MARK})" if column.suite in row.edited else ""
-    figure = board.published_for(row, column.suite)
+    text += f" ({EDITED_MARK})" if column.key in row.edited else ""
+    figure = board.published_for(row, column)
     if figure is not None and any(m in figure.measures for m in column.measures):
         text += " (published " + " / ".join(_number(figure.measures.get(m)) for m in column.measures) + ")"
     return text
@@ -142,6 +177,7 @@ def published_rows(board: Board) -> list[list[str]]:
             p.suite,
             p.mode,
             p.backend,
+            p.rules,
             ", ".join(f"{label(m)} {v:g}" for m, v in p.measures.items()),
             p.setup,
             p.source,
@@ -150,16 +186,17 @@ def published_rows(board: Board) -> list[list[str]]:
     ]
 
 
-PUBLISHED_COLUMNS = ("system", "suite", "mode", "backend", "published", "setup", "source")
+PUBLISHED_COLUMNS = ("system", "suite", "mode", "backend", "rules", "published", "setup", "source")
 
 
 def leaderboard_markdown(board: Board) -> str:
     lines = ["# Leaderboard", "", "From: " + ", ".join(map(md_code, board.reports)), ""]
     lines += [
-        "Each cell is the column's main measure ("
-        + "; ".join(f"{md(c.suite)}: {' / '.join(map(label, c.measures))}" for c in board.columns)
-        + "); a system's published figures follow in parentheses where it publishes any; `n/a`: a kind the "
-        "system cannot run.",
+        "Each column is a suite · the rules its numbers were made under (whose definitions; "
+        "docs/peer-rules.md); each cell is the column's main measure ("
+        + "; ".join(f"{md(c.key)}: {' / '.join(map(label, c.measures))}" for c in board.columns)
+        + "); a system's published figures follow in parentheses where it publishes any under the column's "
+        "rules; `n/a`: a kind the system cannot run.",
         "",
     ]
     for backend, rows in board.backends.items():
@@ -180,7 +217,9 @@ def leaderboard_markdown(board: Board) -> str:
 def leaderboard_json(board: Board) -> dict[str, Any]:
     return {
         "reports": board.reports,
-        "columns": [{"kind": c.kind, "suite": c.suite, "measures": list(c.measures)} for c in board.columns],
+        "columns": [
+            {"kind": c.kind, "suite": c.suite, "rules": c.rules, "measures": list(c.measures)} for c in board.columns
+        ],
         "backends": {
             backend: [
                 {
@@ -189,9 +228,7 @@ def leaderboard_json(board: Board) -> dict[str, Any]:
                     "cells": row.cells,
                     "not_applicable": row.not_applicable,
                     "published": {
-                        c.suite: dict(p.measures)
-                        for c in board.columns
-                        if (p := board.published_for(row, c.suite)) is not None
+                        c.key: dict(p.measures) for c in board.columns if (p := board.published_for(row, c)) is not None
                     },
                     "reports": row.sources,
                     "edited": row.edited,
@@ -207,6 +244,7 @@ def leaderboard_json(board: Board) -> dict[str, Any]:
                 "suite": p.suite,
                 "mode": p.mode,
                 "backend": p.backend,
+                "rules": p.rules,
                 "measures": dict(p.measures),
                 "setup": p.setup,
                 "source": p.source,

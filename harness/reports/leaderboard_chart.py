@@ -26,17 +26,17 @@ def _figure(board: Board) -> Any:
     labels = [f"{row.system} · {row.mode} · {backend}" for backend, row in bars]
     for axis, column in zip(axes[0], columns, strict=False):
         measure = column.measures[0]
-        values = [(row.cells.get(column.suite) or {}).get(measure) for _, row in bars]
+        values = [(row.cells.get(column.key) or {}).get(measure) for _, row in bars]
         axis.barh(range(len(bars)), [v or 0.0 for v in values], color="#4c78a8")
         for y, ((_, row), value) in enumerate(zip(bars, values, strict=True)):
-            if column.suite in row.not_applicable:
+            if column.key in row.not_applicable:
                 axis.text(0.01, y, "n/a", va="center", fontsize=8)
             elif value is not None:
                 axis.text(value, y, f" {value:.3f}", va="center", fontsize=8)
-            figure_of = board.published_for(row, column.suite)
+            figure_of = board.published_for(row, column)
             if figure_of is not None and measure in figure_of.measures:
                 axis.plot(figure_of.measures[measure], y, "kD", markersize=6, label="published")
-        axis.set_title(f"{column.suite}\n{label(measure)}", fontsize=9)
+        axis.set_title(f"{column.suite} · {column.rules}\n{label(measure)}", fontsize=9)
         axis.set_xlim(0, 1.15)
     axes[0][0].set_yticks(range(len(bars)), labels, fontsize=8)
     axes[0][0].invert_yaxis()

@@ -147,5 +147,6 @@ class LongMemEvalFile:
             abstention=abstention,
             answer=str(record.answer),
             defects=tuple(f"answer session {s} is not in the haystack" for s in absent),
+            abstention_gold=frozenset(record.answer_session_ids) & seen if abstention else frozenset(),
         )
         return Haystack(record.question_id, tuple(documents), (question,), tuple(notes))

@@ -107,6 +107,7 @@ class Belief(_Model):
                 "name": self.canonical_name,
                 "aliases": self.aliases,
                 "content": self.content,
+                "rationale": self.why_it_matters or "",
                 "scopes": self.scope,
                 "status": self.epistemic_status,
                 "superseded_by": self.superseded_by,
@@ -310,7 +311,6 @@ VERSIONS = {"paper": TENURE_PAPER_RULES.name, "head": TENURE_HEAD_RULES.name}
 
 # Fields read and validated but not carried into the harness's models, and why that is harmless.
 _DROPPED_BELIEF = {
-    "why_it_matters": "rationale, never searched",
     "expertise_domain": "calibration metadata, not read by retrieval",
     "expertise_depth": "calibration metadata, not read by retrieval",
     "change_log": "history, not read by retrieval",

@@ -1,7 +1,8 @@
 """`--system http:URL`: a memory system in any language, as an HTTP+JSON service (docs/system-protocol.md).
 
-The bare contract is PrecisionMemBench's wrapper contract (`POST /add`, `POST /search`, `DELETE
-/reset`), so its wrappers run unchanged. A service that answers `GET /capabilities` with
+The bare contract is PrecisionMemBench's wrapper contract (`POST /add`, `POST /search`, `POST
+/wait`, `DELETE /reset`, with the scope, aliases and metadata its client sends), so its wrappers
+run unchanged. A service that answers `GET /capabilities` with
 `{"protocol": "harness-memory/1", ...}` declares the extension: scopes and time on records and
 queries, a mode and a token budget on search, `POST /advance`, `POST /consolidate`, `POST /access`,
 and `DELETE /namespaces/{namespace}`, which removes only this run's records; `harness-memory/1.1`
@@ -14,7 +15,8 @@ wrapper what a run added stays (under its namespace's user ids), and its report 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import os
+from collections.abc import Mapping, Sequence
 from datetime import datetime
 from functools import partial
 from typing import Any
@@ -38,6 +40,7 @@ from harness.systems.protocol import (
 )
 
 PREFIX = "http:"
+WAIT_ENV = "HARNESS_HTTP_WAIT_AFTER_SEED"
 BARE_NOTE = "a bare wrapper: records stay in it after the run (its DELETE /reset would clear every user's)"
 
 
@@ -82,8 +85,9 @@ def system_info(shown: str, declaration: Declaration | None) -> SystemInfo:
 class HttpSystem:
     """One namespace on an HTTP memory service."""
 
-    def __init__(self, client: HttpClient, opening: Opening):
+    def __init__(self, client: HttpClient, wait_after_seed: bool, opening: Opening):
         self._service = client
+        self._wait_after_seed = wait_after_seed
         self._namespace = opening.namespace
         declaration = declared(client)
         self._scoped = declaration is not None
@@ -120,9 +124,12 @@ class HttpSystem:
                 raise HttpSystemError(f"system {self._info.name}: POST /add {ids}: the service did not accept it")
 
     def _body(self, record: Record) -> dict[str, Any]:
-        """One record as `POST /add` carries it (alone, or as one of a batch's `records`)."""
-        metadata: dict[str, Any] = {"beliefId": record.id}
+        """One record as `POST /add` carries it (alone, or as one of a batch's `records`): the
+        record's own metadata and aliases ride along as PrecisionMemBench's client sends them."""
+        metadata: dict[str, Any] = {"beliefId": record.id, **record.metadata}
         body: dict[str, Any] = {"text": record.text, "user_id": self._user(record.user), "metadata": metadata}
+        if record.aliases is not None:
+            body["aliases"] = list(record.aliases)
         if self._scoped:
             body["namespace"] = self._namespace
             body["attributes"] = dict(record.attributes)
@@ -134,6 +141,8 @@ class HttpSystem:
 
     def search(self, query: Query, mode: Mode) -> list[Found]:
         body: dict[str, Any] = {"query": query.text, "user_id": self._user(query.user), "limit": query.limit}
+        if not self._scoped and query.scopes:  # PrecisionMemBench's `scope`: one, or a list of several
+            body["scope"] = query.scopes[0] if len(query.scopes) == 1 else list(query.scopes)
         if self._scoped:
             body["namespace"] = self._namespace
             body["mode"] = mode.value
@@ -148,6 +157,12 @@ class HttpSystem:
             return found(answer, query.limit)
         except ValueError as exc:
             raise HttpSystemError(f"system {self._info.name}: POST /search: {exc}") from None
+
+    def settle(self) -> None:
+        """`POST /wait` where the wrapper is declared to need one after seeding (PrecisionMemBench's
+        `waitAfterSeed`, here `HARNESS_HTTP_WAIT_AFTER_SEED`); else nothing."""
+        if self._wait_after_seed:
+            self._service.call("POST", "/wait")
 
     def _extension(self, capability: Capability, path: str, body: dict[str, Any]) -> None:
         if not self._has(capability):
@@ -170,14 +185,24 @@ class HttpSystem:
                 self._opening.forget(self._namespace)
 
 
-def spec(url: str, limits: Limits | None = None) -> SystemSpec:
+def wait_after_seed(environ: Mapping[str, str]) -> bool:
+    """`HARNESS_HTTP_WAIT_AFTER_SEED`: 1 for a wrapper that needs `POST /wait` after seeding, 0 or
+    unset for one that does not (anything else: a one-line error, exit 2)."""
+    text = environ.get(WAIT_ENV, "").strip()
+    if text not in ("", "0", "1"):
+        raise HarnessError(f"{WAIT_ENV}={text!r}: expected 1 or 0")
+    return text == "1"
+
+
+def spec(url: str, limits: Limits | None = None, wait: bool | None = None) -> SystemSpec:
     """The system `http:URL` names (checked now: a bad URL is a one-line error before anything
-    runs); `limits` default to the environment's (`HARNESS_HTTP_*`). Every namespace the run opens
-    shares one client, so failures in a row are counted across them."""
+    runs); `limits` and `wait` (after seeding) default to the environment's (`HARNESS_HTTP_*`).
+    Every namespace the run opens shares one client, so failures in a row are counted across them."""
     client = HttpClient(ServiceUrl.parse(url), limits or limits_from_environment())
+    waits = wait_after_seed(os.environ) if wait is None else wait
     shown = client.url.shown
     return SystemSpec(
-        f"{PREFIX}{shown}", partial(HttpSystem, client), f"the HTTP memory service at {shown}", encoder=False
+        f"{PREFIX}{shown}", partial(HttpSystem, client, waits), f"the HTTP memory service at {shown}", encoder=False
     )
 
 

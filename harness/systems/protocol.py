@@ -77,6 +77,20 @@ class Record:
     scopes: tuple[str, ...] = ()
     time: datetime | None = None
     attributes: Mapping[str, str | bool | int | float] = field(default_factory=dict)
+    aliases: tuple[str, ...] | None = None
+    """Names a leaderboard's client sends beside the text (PrecisionMemBench's `aliases`); None:
+    not sent. A system that does not speak that contract ignores them."""
+    metadata: Mapping[str, Any] = field(default_factory=dict)
+    """What a leaderboard's client adds to `/add`'s `metadata` beside `beliefId` (PrecisionMemBench's
+    scope, type, pinned, superseded_by), sent as given by the bare HTTP contract."""
+
+
+@runtime_checkable
+class Settles(Protocol):
+    """A system that indexes in the background: `settle()` returns once what was added is
+    searchable (an HTTP wrapper's `POST /wait`, where it is declared to need one)."""
+
+    def settle(self) -> None: ...
 
 
 @dataclass(frozen=True, slots=True)

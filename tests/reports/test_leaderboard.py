@@ -22,6 +22,8 @@ from .pages import harness
 
 PUBLISHED = Path(__file__).parents[2] / "harness" / "reports" / "published_systems.json"
 POPOTO = {"name": "popoto", "version": "test", "capabilities": [], "modes": ["hybrid"], "notes": []}
+POPOTO_RULES = {"name": "popoto"}
+"""A dataset report's `dataset_rules`, as a run under `--haystack-rules popoto` writes it (its name is what is read)."""
 
 
 def _as(report: dict[str, Any], *, system: dict[str, Any], backend: str, mode: str, **fields: Any) -> dict[str, Any]:
@@ -49,8 +51,9 @@ def board(report_of_kind: dict[str, Path], tmp_path_factory: pytest.TempPathFact
         "dataset": dataset,
         "lifecycle": lifecycle,
         "mem0-beliefs": mem0_beliefs,
-        "popoto-dataset": _as(dataset, system=POPOTO, backend="redis", mode="hybrid"),
-        "popoto-dataset-bm25": _as(dataset, system=POPOTO, backend="redis", mode="bm25"),
+        "popoto-dataset-harness": _as(dataset, system=POPOTO, backend="redis", mode="hybrid"),
+        "popoto-dataset": _as(dataset, system=POPOTO, backend="redis", mode="hybrid", dataset_rules=POPOTO_RULES),
+        "popoto-dataset-bm25": _as(dataset, system=POPOTO, backend="redis", mode="bm25", dataset_rules=POPOTO_RULES),
         "popoto-lifecycle": _as(
             lifecycle,
             system=POPOTO,
@@ -88,39 +91,45 @@ def test_rows_are_systems_per_backend_with_each_columns_main_measure(board: dict
     assert sorted(data["backends"]) == ["embedded", "redis"]
     assert [(r["system"], r["mode"]) for r in data["backends"]["embedded"]] == [("reference", "bm25"), ("mem0", "bm25")]
     assert [(r["system"], r["mode"]) for r in data["backends"]["redis"]] == [("popoto", "hybrid"), ("popoto", "bm25")]
-    suite = str(reports["beliefs"]["suite"])
+    suite = f"{reports['beliefs']['suite']} · system-provides-tiers"
     assert _row(board, "embedded", "reference", "bm25")["cells"][suite] == {
         "pass_rate": reports["beliefs"]["scores"]["bm25"]["overall"]["pass_rate"]
     }
     assert _row(board, "embedded", "mem0", "bm25")["cells"][suite] == {"pass_rate": 0.25}
-    dataset_suite = str(reports["dataset"]["suite"])
+    dataset_suite = f"{reports['dataset']['suite']} · popoto"
     overall = reports["dataset"]["scores"]["bm25"]["overall"]
     assert _row(board, "redis", "popoto", "hybrid")["cells"][dataset_suite] == {
         "session/recall_any@5": overall["session/recall_any@5"],
         "session/mrr": overall["session/mrr"],
     }
-    lifecycle_suite = str(reports["lifecycle"]["suite"])
+    lifecycle_suite = f"{reports['lifecycle']['suite']} · harness"
     popoto = _row(board, "redis", "popoto", "hybrid")
     assert lifecycle_suite not in popoto["cells"]
     assert popoto["not_applicable"] == {lifecycle_suite: "the lifecycle kind runs only on the reference system"}
 
 
 def test_published_figures_sit_beside_ours_in_their_mode(board: dict[str, Any]) -> None:
-    """Each row gets the figure its system publishes in the row's mode: Popoto's hybrid figure
-    beside its hybrid row, its BM25 figure beside its bm25 row (never the hybrid one)."""
+    """Each row gets the figure its system publishes in the row's mode under the column's rules:
+    Popoto's hybrid figure beside its hybrid row, its BM25 figure beside its bm25 row (never the
+    hybrid one), both in the column of Popoto's rules only (its run under the harness's rules,
+    in the harness column, has none beside it)."""
     suite = str(board["reports"]["dataset"]["suite"])
     assert suite == "longmemeval-s-session"
     figures = json.loads(PUBLISHED.read_text())["figures"]
     popoto = {f["mode"]: f for f in figures if (f["system"], f["suite"]) == ("popoto", suite)}
     assert sorted(popoto) == ["bm25", "hybrid"]
+    assert {f["rules"] for f in popoto.values()} == {"popoto"}
     for mode, figure in popoto.items():
-        assert _row(board, "redis", "popoto", mode)["published"] == {suite: figure["measures"]}
+        assert _row(board, "redis", "popoto", mode)["published"] == {f"{suite} · popoto": figure["measures"]}
+    assert f"{suite} · harness" in _row(board, "redis", "popoto", "hybrid")["cells"]
     assert _row(board, "embedded", "reference", "bm25")["published"] == {}
     markdown = board["files"]["md"].read_text()
     ours = board["reports"]["dataset"]["scores"]["bm25"]["overall"]
     cell = f"{ours['session/recall_any@5']:.3f} / {ours['session/mrr']:.3f}"
-    assert f"| popoto | hybrid | – | {cell} (published 0.986 / 0.931) | n/a |" in markdown
-    assert f"| popoto | bm25 | – | {cell} (published 0.952 / 0.899) | – |" in markdown
+    header = "| system | mode | beliefs · system-provides-tiers | longmemeval-s-session · harness | "
+    assert header in markdown
+    assert f"| popoto | hybrid | – | {cell} | n/a | {cell} (published 0.986 / 0.931) |" in markdown
+    assert f"| popoto | bm25 | – | – | – | {cell} (published 0.952 / 0.899) |" in markdown
     assert "Popoto's README" in markdown
 
 
@@ -145,7 +154,7 @@ def test_a_later_report_replaces_an_earlier_cell(board: dict[str, Any], tmp_path
     assert harness(tmp_path, "leaderboard", *map(str, paths), "--out", str(tmp_path / "out")) == 0
     data = json.loads((tmp_path / "out" / "leaderboard-latest.json").read_text())
     (row,) = data["backends"]["embedded"]
-    assert row["cells"] == {str(beliefs["suite"]): {"pass_rate": 0.5}}
+    assert row["cells"] == {f"{beliefs['suite']} · system-provides-tiers": {"pass_rate": 0.5}}
 
 
 def test_not_a_report_is_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -170,7 +179,7 @@ def test_the_leaderboard_page_in_a_browser(board: dict[str, Any], browser: Brows
         ["redis", "popoto", "hybrid"],
         ["redis", "popoto", "bm25"],
     ]
-    suite = str(board["reports"]["dataset"]["suite"])
+    suite = f"{board['reports']['dataset']['suite']} · popoto"
     cell = browser.evaluate(
         f'document.querySelector(\'tr.entry[data-system="popoto"] td[data-suite="{suite}"]\').innerText'
     )
@@ -198,3 +207,19 @@ def test_a_column_shows_the_main_measures_the_report_carries_and_a_report_from_b
     for each in (report, before):
         (column,) = boards.board([Compared(Path(f"{kind}.json"), each)], []).columns
         assert column.measures == main
+
+
+@pytest.mark.parametrize(
+    ("fields", "rules"),
+    [
+        ({"kind": "beliefs", "meta": {"context_rules": {"name": "precisionmembench"}}}, "precisionmembench"),
+        ({"kind": "beliefs", "meta": {"suites": []}}, "system-provides-tiers"),
+        ({"kind": "haystack", "dataset_rules": {"name": "popoto@pre-514"}}, "popoto@pre-514"),
+        ({"kind": "haystack"}, "harness"),
+        ({"kind": "lifecycle", "rules": "mnemonic-8ecf3ab"}, "mnemonic-8ecf3ab"),
+    ],
+)
+def test_a_reports_rules_are_read_from_where_its_kind_records_them(fields: dict[str, Any], rules: str) -> None:
+    """Reports from before the rules were recorded read as the harness's own (a belief report's:
+    the system providing every tier)."""
+    assert boards.rules_of(fields) == rules

@@ -281,6 +281,11 @@ def test_a_toy_kind_gets_page_rows_and_a_leaderboard_column_from_its_spec(harnes
 
     assert harness("leaderboard", str(report), "--out", "board") == 0
     board = json.loads((tmp_path / "board" / "leaderboard-latest.json").read_text())
-    assert board["columns"] == [{"kind": "toy", "suite": "toy:eight", "measures": ["passed"]}]
+    # a kind that records no rules is under the harness's own
+    assert board["columns"] == [{"kind": "toy", "suite": "toy:eight", "rules": "harness", "measures": ["passed"]}]
     [entry] = board["backends"]["embedded"]
-    assert (entry["system"], entry["mode"], entry["cells"]) == ("reference", "bm25", {"toy:eight": {"passed": 0.875}})
+    assert (entry["system"], entry["mode"], entry["cells"]) == (
+        "reference",
+        "bm25",
+        {"toy:eight · harness": {"passed": 0.875}},
+    )

@@ -19,7 +19,7 @@ from harness.models import Memory, Suite, Turn
 from harness.pipeline import Context, Mode
 from harness.pipeline.context import Retrieved
 from harness.pipeline.memory_layer import Request
-from harness.pipeline.ruleset import Ruleset
+from harness.pipeline.ruleset import CaseKind, Ruleset
 from harness.suites import load_suite
 from harness.systems.protocol import Capability
 
@@ -106,7 +106,7 @@ class FakePort:
     name: str = "fake"
     opened: list[Namespace] = field(default_factory=list)
 
-    def open(self, suite: Suite, rules: Ruleset) -> Namespace:  # noqa: ARG002 - one fake answer for any suite
+    def open(self, suite: Suite, rules: Ruleset, kind: CaseKind) -> Namespace:  # noqa: ARG002 - one fake answer for any suite
         self.opened.append(Namespace(self.answer))
         return self.opened[-1]
 

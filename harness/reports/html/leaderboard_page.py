@@ -19,16 +19,16 @@ def render_leaderboard(board: Board, svg: str | None) -> str:
                 "mode": row.mode,
                 "cells": [
                     {
-                        "suite": c.suite,
-                        "not_applicable": row.not_applicable.get(c.suite),
-                        "ours": [(row.cells.get(c.suite) or {}).get(m) for m in c.measures]
-                        if c.suite in row.cells
+                        "suite": c.key,
+                        "not_applicable": row.not_applicable.get(c.key),
+                        "ours": [(row.cells.get(c.key) or {}).get(m) for m in c.measures]
+                        if c.key in row.cells
                         else None,
                         "published": [p.measures.get(m) for m in c.measures]
-                        if (p := board.published_for(row, c.suite)) is not None
+                        if (p := board.published_for(row, c)) is not None
                         else None,
-                        "report": row.sources.get(c.suite),
-                        "edited": row.edited.get(c.suite),
+                        "report": row.sources.get(c.key),
+                        "edited": row.edited.get(c.key),
                     }
                     for c in board.columns
                 ],
@@ -40,7 +40,7 @@ def render_leaderboard(board: Board, svg: str | None) -> str:
     return env.get_template("leaderboard.html.j2").render(
         generator=Markup(GENERATOR),
         sources=board.reports,
-        columns=[(c.suite, " / ".join(label(m) for m in c.measures)) for c in board.columns],
+        columns=[(c.key, " / ".join(label(m) for m in c.measures)) for c in board.columns],
         tables=tables,
         published_columns=PUBLISHED_COLUMNS,
         published=published_rows(board),

@@ -15,7 +15,7 @@ from typing import Protocol, TypeAlias
 from harness.models import Memory, Suite, Turn
 from harness.pipeline import Context, Mode
 from harness.pipeline.memory_layer import Request
-from harness.pipeline.ruleset import Ruleset
+from harness.pipeline.ruleset import CaseKind, Ruleset
 from harness.systems.protocol import Capability
 
 
@@ -67,6 +67,6 @@ class BeliefPort(Protocol):
         """What it declares: a failed case resting on a need it lacks says so in its reasons."""
         ...
 
-    def open(self, suite: Suite, rules: Ruleset) -> Beliefs:
-        """A fresh, empty namespace for `suite`'s cases, judged by `rules`."""
+    def open(self, suite: Suite, rules: Ruleset, kind: CaseKind) -> Beliefs:
+        """A fresh, empty namespace for `suite`'s cases of `kind`, judged by `rules`."""
         ...

@@ -12,7 +12,7 @@ from harness.evaluation.kinds.beliefs.port import Beliefs, Construction, Need
 from harness.models import Memory, Suite, Turn
 from harness.pipeline import Context, MemoryPipeline, Mode, PipelineSettings
 from harness.pipeline.memory_layer import Request, TextEmbedder
-from harness.pipeline.ruleset import Ruleset
+from harness.pipeline.ruleset import CaseKind, Ruleset
 from harness.systems.protocol import REFERENCE, Capability
 
 CAPABILITIES: frozenset[Need] = frozenset(
@@ -65,7 +65,7 @@ class ReferencePort:
         self._settings = settings
         self._embedder = embedder
 
-    def open(self, suite: Suite, rules: Ruleset) -> Beliefs:
+    def open(self, suite: Suite, rules: Ruleset, kind: CaseKind) -> Beliefs:  # noqa: ARG002 - one pipeline serves both
         namespace = f"h{uuid.uuid4().hex[:12]}"
         pipeline = MemoryPipeline.open(self._backend, namespace, self._settings, self._embedder, rules)
         return PipelineBeliefs(pipeline, f"suite {suite.name!r} on {self._backend.name}")

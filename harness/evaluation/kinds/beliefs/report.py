@@ -6,10 +6,12 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
 from typing import Any
 
+from harness.evaluation.kinds.beliefs.context_choice import rule_of
 from harness.evaluation.kinds.beliefs.results import CaseResult
 from harness.evaluation.kinds.beliefs.summary import SCORECARD_COLUMNS, ModeSummary, error_line, scorecard_rows
 from harness.metrics import latency_summary, mean_defined
 from harness.metrics.measures import SUITE_MEASURES
+from harness.pipeline.context_rules import adapter_rules
 from harness.pipeline.settings import PipelineSettings
 from harness.reports.escape import md, md_code
 from harness.reports.tables import markdown_table
@@ -87,6 +89,13 @@ def _suite_label(suite: dict[str, Any]) -> str:
     return f"{md(suite['name'])} (ruleset {md(ruleset)})" if ruleset else md(suite["name"])
 
 
+def _context_line(report: dict[str, Any]) -> str:
+    """Who built the tiers the cases were judged on (docs/peer-rules.md)."""
+    rule = rule_of(report)
+    prelude = ((report["meta"].get("context_rules") or {}).get("prelude")) if adapter_rules(rule) else None
+    return f"Context rules: {md(rule.value)}" + (f"; prelude: {md(prelude)}." if prelude else ".")
+
+
 def to_markdown(report: dict[str, Any]) -> str:
     meta = report["meta"]
     backend = meta.get("backend") or {}
@@ -99,6 +108,8 @@ def to_markdown(report: dict[str, Any]) -> str:
         f"Lexical scorer: {md(backend.get('lexical_scorer'))}. Embedding model: {md(meta.get('embedding_model') or 'none')}.",
         f"Harness {meta['harness_version']} at {meta.get('git_commit') or 'unknown commit'}, "
         f"Python {meta['python']} on {meta['platform']}.",
+        "",
+        _context_line(report),
         "",
         "Over the relevant tier against the expected set (binary gain; cases with an empty expected set, "
         "and errored cases, are left out of the means: `n` is how many cases they are taken over): "

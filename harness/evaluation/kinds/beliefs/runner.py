@@ -62,8 +62,8 @@ class SuiteRunner:
         self._static: Beliefs | None = None
         self._open: list[Beliefs] = []
 
-    def _opened(self) -> Beliefs:
-        beliefs = self.port.open(self.suite, self.rules)
+    def _opened(self, kind: CaseKind) -> Beliefs:
+        beliefs = self.port.open(self.suite, self.rules, kind)
         self._open.append(beliefs)
         beliefs.load(self.suite.corpus.memories)
         return beliefs
@@ -97,7 +97,7 @@ class SuiteRunner:
         )
         try:
             if self._static is None:
-                self._static = self._opened()
+                self._static = self._opened(CaseKind.STATIC)
             self._retrieve_and_judge(self._static, result, case.expect, mode, CaseKind.STATIC, [])
         except Exception as exc:  # noqa: BLE001 - recorded as the case's error, run continues
             result.fail_with(exc)
@@ -111,7 +111,7 @@ class SuiteRunner:
         written: list[Need] = []
         results: list[CaseResult] = []
         try:
-            beliefs = self._opened()
+            beliefs = self._opened(CaseKind.SESSION)
             for earlier in self.suite.session_cases[:position]:
                 for turn in earlier.turns:
                     self._mutate(beliefs, turn, written)

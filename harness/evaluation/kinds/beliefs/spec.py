@@ -12,6 +12,8 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from harness.evaluation.kind import Engine, Item, KindOptions, KindSpec, Step, option
+from harness.evaluation.kinds.beliefs.adapted import PERSONA_STAND_IN, AdaptedPort
+from harness.evaluation.kinds.beliefs.context_choice import chosen_rule, refuse_on_reference
 from harness.evaluation.kinds.beliefs.memory_texts import memory_texts
 from harness.evaluation.kinds.beliefs.plan import Plan
 from harness.evaluation.kinds.beliefs.port import BeliefPort
@@ -24,19 +26,22 @@ from harness.evaluation.kinds.beliefs.scores import suite_scores, suite_trec
 from harness.evaluation.kinds.beliefs.summary import ModeSummary, scorecard
 from harness.evaluation.kinds.beliefs.system import SystemPort
 from harness.pipeline import Mode, PipelineSettings
+from harness.pipeline.context_rules import ContextRuleName, adapter_rules
 from harness.pipeline.settings import CONTENT_FIELDS, SURFACE_FIELDS
 from harness.reports.document import Report, RowText, RunInfo
 from harness.reports.metadata import run_metadata, suite_record
 from harness.suites import load_suite
 from harness.suites.texts import suite_texts
+from harness.systems.protocol import REFERENCE
 
 
-def adapter(engine: Engine, settings: PipelineSettings) -> BeliefPort:
+def adapter(engine: Engine, settings: PipelineSettings, rule: ContextRuleName) -> BeliefPort:
     """What answers the cases on `engine`: the reference pipeline for the reference system, else
-    the system under test through the protocol."""
+    the system under test through the protocol, inside the adapter `rule` names where it names one."""
     if engine.system.reference:
         return ReferencePort(engine.backend, settings, engine.embedder)
-    return SystemPort(engine.system)
+    rules = adapter_rules(rule)
+    return SystemPort(engine.system) if rules is None else AdaptedPort(engine.system, rules)
 
 
 @dataclass(frozen=True)
@@ -44,12 +49,14 @@ class BeliefKind:
     """Belief suites as a case kind: the plan's suites, judged by their rulesets.
 
     `fail_under`: the pass rate under which a mode fails the run's gate; the report records
-    `embedding_model`.
+    `embedding_model`; `context_rules`: who builds the tiers around a system's search (None: the
+    default for the system, `context_choice.chosen_rule`).
     """
 
     plan: Plan
     fail_under: float | None = None
     embedding_model: str | None = None
+    context_rules: ContextRuleName | None = None
     name: str = "beliefs"
     unit: str = "cases"
     asserted: ClassVar[frozenset[Mode]] = frozenset({Mode.BM25})
@@ -82,9 +89,15 @@ class BeliefKind:
         ids += [c.id for s in self.plan.limited() for c in s.session_cases]
         return [i for i in ids if self.plan.runs(i)]
 
+    def rule(self, reference: bool) -> ContextRuleName:
+        return chosen_rule(self.context_rules, self.plan.suites, reference)
+
     def execute(self, engine: Engine) -> Iterator[Step[CaseResult]]:
         plan = self._in(engine.modes)
-        for case_id, results in steps(plan, adapter(engine, plan.settings), engine.backend.name):
+        if engine.system.reference:
+            refuse_on_reference(self.context_rules)
+        port = adapter(engine, plan.settings, self.rule(engine.system.reference))
+        for case_id, results in steps(plan, port, engine.backend.name):
             yield Step(case_id, results)
 
     def items(self) -> list[Item]:
@@ -117,6 +130,7 @@ class BeliefKind:
         model = self.embedding_model if self.plan.needs_vectors else None
         plan, fail_under, backend = self.plan, self.fail_under, run.backend.backend
         summaries = summarize(cases) + [ModeSummary.not_run(backend, m.value, r) for m, r in run.unsupported.items()]
+        rule = self.rule(run.system.name == REFERENCE)
         meta = run_metadata(
             run.backend,
             suites=[suite_record(s, model) for s in plan.suites],
@@ -124,6 +138,7 @@ class BeliefKind:
             unsupported_modes={m.value: r for m, r in run.unsupported.items()},
             settings={"fields": dict(plan.settings.fields), "rrf_k": plan.settings.rrf_k, **run.settings},
             embedding_model=model,
+            context_rules={"name": rule.value, "prelude": PERSONA_STAND_IN if adapter_rules(rule) else None},
         )
         data = report_body(meta, summaries, cases, memory_texts(plan.suites, cases))
         gates = [
@@ -138,7 +153,8 @@ class BeliefKind:
             scorecard=scorecard(data, f"{backend}: {', '.join(s.name for s in plan.suites)}"),
             trec=suite_trec(cases) if run.incomplete is None else {},
             scores=suite_scores(cases),
-            settings=baseline_settings(plan.settings, plan.limit, model),
+            settings=baseline_settings(plan.settings, plan.limit, model)
+            | ({"context_rules": rule.value} if adapter_rules(rule) else {}),
             gates=gates,
         )
 
@@ -160,13 +176,23 @@ class BeliefOptions:
         default=FieldSet.SURFACE,
         metadata=option("Retrieval surface: surface (name + aliases) or content.", texts=True),
     )
+    context_rules: ContextRuleName | None = field(
+        default=None,
+        metadata=option(
+            "Who builds the tiers around a system's search: precisionmembench (its adapter at ec8347b, "
+            "as its published rows), precisionmembench@2209e60, precisionmembench-vector, or "
+            "system-provides-tiers (default: precisionmembench for tenure: suites on a system other than "
+            "the reference, else system-provides-tiers; docs/peer-rules.md)."
+        ),
+    )
 
 
 def build(suites: Sequence[str], common: KindOptions, own: BeliefOptions) -> BeliefKind:
     """The belief suites of a run, as one kind (one report)."""
     settings = PipelineSettings(fields=own.fields.weights)
     plan = Plan([load_suite(s) for s in suites], common.modes, settings, common.limit, common.shard)
-    return BeliefKind(plan, common.fail_under, common.embedding_model)
+    chosen = None if own.context_rules is None else ContextRuleName(own.context_rules)  # merge reads a plain string
+    return BeliefKind(plan, common.fail_under, common.embedding_model, context_rules=chosen)
 
 
 def run_order(kind: BeliefKind, modes: Sequence[str]) -> Callable[[CaseResult], tuple[int, ...]]:

@@ -18,7 +18,7 @@ from harness.models import Memory, MemoryType, Suite, Turn
 from harness.pipeline import Context, Mode
 from harness.pipeline.context import Retrieved
 from harness.pipeline.memory_layer import Request
-from harness.pipeline.ruleset import Ruleset
+from harness.pipeline.ruleset import CaseKind, Ruleset
 from harness.systems.bound import BoundSystem
 from harness.systems.protocol import Capability, MemorySystem, Query, Record
 
@@ -110,5 +110,5 @@ class SystemPort:
     def capabilities(self) -> frozenset[Need]:
         return frozenset(self._system.info.capabilities)
 
-    def open(self, suite: Suite, rules: Ruleset) -> Beliefs:  # noqa: ARG002 - a namespace holds any suite
+    def open(self, suite: Suite, rules: Ruleset, kind: CaseKind) -> Beliefs:  # noqa: ARG002 - a namespace holds any suite
         return SystemBeliefs(self._system.open(f"h{uuid.uuid4().hex[:12]}"), rules)

@@ -269,6 +269,7 @@ def render_markdown(report: dict[str, Any]) -> str:
         ]
     else:
         lines.append("No published retrieval numbers for this file.")
+    lines += _popoto_lines(report)
     lines += ["", "## Skipped questions and data defects", ""]
     lines += [f"- skipped, {md(reason)}: {n}" for reason, n in report["skipped"].items()] or ["- none skipped"]
     lines += [f"- evidence defect, {md(kind)}: {n}" for kind, n in report["defects"].items()]
@@ -280,9 +281,34 @@ def render_markdown(report: dict[str, Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
+def _popoto_lines(report: dict[str, Any]) -> list[str]:
+    """Under Popoto's rules: the rules, and its recall@k means as its harness takes them."""
+    rules = report.get("dataset_rules")
+    if not rules:
+        return []
+    means: dict[str, dict[str, float | None]] = report["popoto"]
+    names = list(next(iter(means.values()), {}))
+    lines = [
+        "",
+        f"## Under Popoto's definitions ({md(rules['name'])})",
+        "",
+        f"Recall {md(rules['recall'])} on the {md(rules['gold_unit'])} ranking ({md(rules['ranking'])}) of the first "
+        f"{rules['depth']} records; stored text: {md(rules['stored_text'])}; abstention questions asked against "
+        "the sessions they name; a question without gold counts 0 in the mean. The harness's measures above are "
+        "over the same records.",
+        "",
+        "| mode | " + " | ".join(names) + " |",
+        "|---|" + "---|" * len(names),
+    ]
+    lines += [f"| {mode} | " + " | ".join(_fmt(row[n]) for n in names) + " |" for mode, row in means.items()]
+    return lines
+
+
 def report_stem(report: dict[str, Any]) -> str:
-    """`dataset-<name>-<granularity>` (the runner adds a shard's part)."""
-    return f"dataset-{report['dataset']}-{report['granularity']}"
+    """`dataset-<name>-<granularity>`, and the rules where they are Popoto's (the runner adds a shard's part)."""
+    rules = report.get("dataset_rules")
+    suffix = f"-{rules['name'].replace('@', '-')}" if rules else ""
+    return f"dataset-{report['dataset']}-{report['granularity']}{suffix}"
 
 
 def dataset_trec(run: Evaluation) -> dict[str, tuple[RunByQuery, QrelsByQuery]]:

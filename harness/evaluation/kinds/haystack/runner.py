@@ -22,7 +22,16 @@ from harness.backends.failures import connection_lost
 from harness.evaluation.embedders import selection_texts
 from harness.evaluation.kind import Engine, Item, Step
 from harness.evaluation.kinds.haystack import report as dataset_report
-from harness.evaluation.kinds.haystack.port import Arrived, HaystackPort, Searchable
+from harness.evaluation.kinds.haystack.dataset_rules import (
+    NO_GOLD,
+    cut,
+    gold_level,
+    popoto_gold,
+    popoto_means,
+    popoto_scores,
+    rules_record,
+)
+from harness.evaluation.kinds.haystack.port import Arrived, HaystackPort, Rankings, Searchable
 from harness.evaluation.kinds.haystack.reference import ReferenceHaystacks
 from harness.evaluation.kinds.haystack.report import RunContext, dataset_trec, merged_timing
 from harness.evaluation.kinds.haystack.results import (
@@ -37,19 +46,23 @@ from harness.evaluation.kinds.haystack.results import (
 from harness.evaluation.kinds.haystack.system import SystemHaystacks
 from harness.messages import error_text
 from harness.metrics.dataset_measures import score
+from harness.metrics.popoto import PopotoRules
 from harness.models.haystack import Granularity, Question
 from harness.pipeline.haystack import fusion_for
 from harness.pipeline.settings import Mode
 from harness.reports.document import Report, RunInfo
 from harness.reports.scores import dataset_scores
 from harness.suites.datasets import Selection
+from harness.systems.protocol import REFERENCE
 
 
-def adapter(engine: Engine, granularity: Granularity, embedding_model: str | None) -> HaystackPort:
+def adapter(
+    engine: Engine, granularity: Granularity, embedding_model: str | None, rules: PopotoRules | None = None
+) -> HaystackPort:
     """The port the questions run through on `engine`: the reference pipeline for the reference
-    system, else the system under test."""
+    system, else the system under test (storing and asking as `rules` say, where given)."""
     if not engine.system.reference:
-        return SystemHaystacks(engine.system, granularity)
+        return SystemHaystacks(engine.system, granularity, rules)
     needs_vectors = any(m.needs_vectors for m in engine.modes)
     if needs_vectors and engine.embedder is None:
         raise ValueError("vector and hybrid modes need an embedder")
@@ -57,8 +70,11 @@ def adapter(engine: Engine, granularity: Granularity, embedding_model: str | Non
     return ReferenceHaystacks(engine.backend, engine.modes, granularity, embedder, fusion_for(embedding_model))
 
 
-def skip_reason(question: Question, granularity: Granularity) -> str | None:
-    """Why a question is not scored: abstention (as LongMemEval's official scoring) or no usable gold."""
+def skip_reason(question: Question, granularity: Granularity, rules: PopotoRules | None = None) -> str | None:
+    """Why a question is not scored: abstention (as LongMemEval's official scoring) or no usable
+    gold; under Popoto's rules only a question without gold (Popoto scores it 0)."""
+    if rules is not None:
+        return None if popoto_gold(rules, question) else NO_GOLD
     if question.abstention:
         return "abstention question: no evidence exists, left out of retrieval metrics"
     if not question.gold(granularity):
@@ -80,6 +96,8 @@ class HaystackKind:
     embedding_model: str | None = None
     embedding_device: str | None = None
     error_threshold: float = 0.0
+    rules: PopotoRules | None = None
+    """Popoto's definitions (`dataset_rules.py`), or None for the harness's."""
     name: str = "haystack"
     unit: str = "questions"
     skipped: list[QuestionResult] = field(default_factory=list)
@@ -97,7 +115,9 @@ class HaystackKind:
 
     @property
     def baseline_suite(self) -> str:
-        return f"{self.selection.dataset}-{self.granularity}"
+        """The dataset and the level it is scored at (under Popoto's rules, its gold unit)."""
+        level = self.granularity if self.rules is None else gold_level(self.rules)
+        return f"{self.selection.dataset}-{level}"
 
     def total(self, modes: Sequence[Mode]) -> int | None:  # noqa: ARG002 - one step per question, whatever the modes
         return self.selection.expected
@@ -107,7 +127,7 @@ class HaystackKind:
         return selection_texts(self.selection)
 
     def execute(self, engine: Engine) -> Iterator[Step[QuestionResult]]:
-        yield from self.through(adapter(engine, self.granularity, self.embedding_model), engine.modes)
+        yield from self.through(adapter(engine, self.granularity, self.embedding_model, self.rules), engine.modes)
 
     def through(self, port: HaystackPort, modes: Sequence[Mode]) -> Iterator[Step[QuestionResult]]:
         """Each haystack ingested into a fresh namespace of the port, each of its scored questions
@@ -125,7 +145,7 @@ class HaystackKind:
         haystack = arrived.haystack
         asked: list[Question] = []
         for question in haystack.questions:
-            if (reason := skip_reason(question, self.granularity)) is not None:
+            if (reason := skip_reason(question, self.granularity, self.rules)) is not None:
                 self.skipped.append(_skipped(haystack.id, question, reason))
                 yield Step(question.id, [])  # not asked, but a selected question: progress counts it
             else:
@@ -147,9 +167,10 @@ class HaystackKind:
                 haystack.id, len(haystack.documents), len(asked), embed_s, time.perf_counter() - ingest_started
             )
         )
+        asking = _Asking(searchable, haystack.id, {d.id: d.session_id for d in haystack.documents}, self.rules)
         try:
             for question in asked:
-                yield Step(question.id, [_ask(searchable, haystack.id, question, mode) for mode in modes])
+                yield Step(question.id, [asking.ask(question, mode) for mode in modes])
         finally:
             searchable.close()
 
@@ -181,7 +202,7 @@ class HaystackKind:
             Item(q.id, h.id)
             for h in self.selection.reader.read(self.selection.selected)
             for q in h.questions
-            if skip_reason(q, self.granularity) is None
+            if skip_reason(q, self.granularity, self.rules) is None
         ]
 
     def only(self, group: str) -> HaystackKind:
@@ -198,13 +219,15 @@ class HaystackKind:
             self.embedding_model,
             self.embedding_device,
             self.error_threshold,
+            self.rules,
         )
 
     def failures(self, result: QuestionResult) -> list[str]:
         """Its gold documents must be its top ones: each gold document ranked below them is a reason."""
         reasons = []
+        judged = self.granularity if self.rules is None else gold_level(self.rules)
         for level in result.levels:
-            if level.level is not self.granularity:
+            if level.level is not judged:
                 continue
             top = [doc for doc, _ in level.retrieved[: len(level.gold)]]
             if missed := [doc for doc in level.gold if doc not in top]:
@@ -247,6 +270,9 @@ class HaystackKind:
             error_threshold=self.error_threshold,
         )
         data = dataset_report.build_report(evaluation, context)
+        if self.rules is not None:
+            data["dataset_rules"] = rules_record(self.rules, run.system.name == REFERENCE)
+            data["popoto"] = popoto_means(self.rules, evaluation.results)
         if self.shard_timings:
             data["timing"] = merged_timing(self.shard_timings)
         view = run.envelope() | data
@@ -263,23 +289,49 @@ class HaystackKind:
                 "sample": selection.sample,
                 "seed": selection.seed,
                 "embedding_model": self.embedding_model,
+                **({} if self.rules is None else {"rules": self.rules.name}),
             },
         )
 
 
-def _ask(searchable: Searchable, haystack: str, question: Question, mode: Mode) -> QuestionResult:
-    try:
-        started = time.perf_counter()
-        rankings = searchable.search(question, mode)
-        latency = time.perf_counter() - started
-        levels = tuple(_level(level, ranking, question) for level, ranking in rankings.items())
-    except Exception as exc:  # noqa: BLE001 - recorded per question; the error threshold judges the run
-        return _failed(haystack, question, mode, exc)
-    return _result(haystack, question, mode, QuestionStatus.OK, latency_s=latency, levels=levels)
+@dataclass(frozen=True)
+class _Asking:
+    """One ingested haystack's questions, scored by the harness's measures and, under Popoto's
+    rules, on Popoto's first `depth` records and by its recall too."""
+
+    searchable: Searchable
+    haystack: str
+    session_of: Mapping[str, str]
+    rules: PopotoRules | None
+
+    def ask(self, question: Question, mode: Mode) -> QuestionResult:
+        try:
+            started = time.perf_counter()
+            rankings = self.searchable.search(question, mode)
+            latency = time.perf_counter() - started
+            levels = self._levels(question, rankings)
+        except Exception as exc:  # noqa: BLE001 - recorded per question; the error threshold judges the run
+            return _failed(self.haystack, question, mode, exc)
+        return _result(self.haystack, question, mode, QuestionStatus.OK, latency_s=latency, levels=levels)
+
+    def _levels(self, question: Question, rankings: Rankings) -> tuple[LevelResult, ...]:
+        rules = self.rules
+        if rules is None:
+            return tuple(_level(level, ranking, question.gold(level)) for level, ranking in rankings.items())
+        turns = rankings[Granularity.TURN]
+        unit, gold = gold_level(rules), popoto_gold(rules, question)
+        levels = []
+        for level, ranking in cut(rules, turns, self.session_of).items():
+            if level is unit:
+                scored = _level(level, ranking, gold)
+                popoto = popoto_scores(rules, turns, self.session_of, gold)
+                levels.append(replace(scored, metrics=scored.metrics | popoto))
+            elif golden := question.gold(level):
+                levels.append(_level(level, ranking, golden))
+        return tuple(levels)
 
 
-def _level(level: Granularity, hits: list[Hit], question: Question) -> LevelResult:
-    gold = question.gold(level)
+def _level(level: Granularity, hits: list[Hit], gold: frozenset[str]) -> LevelResult:
     return LevelResult(
         level,
         tuple(sorted(gold)),

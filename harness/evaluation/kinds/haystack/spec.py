@@ -12,8 +12,10 @@ from typing import Any
 from harness.embeddings import Embedder
 from harness.evaluation.embedders import haystack_texts
 from harness.evaluation.kind import KindOptions, KindSpec, option
+from harness.evaluation.kinds.haystack.dataset_rules import HaystackRulesName, dataset_rules
 from harness.evaluation.kinds.haystack.results import QuestionResult
 from harness.evaluation.kinds.haystack.runner import HaystackKind, skip_reason
+from harness.metrics.popoto import PopotoRules
 from harness.models.haystack import Granularity
 from harness.pipeline.settings import Mode
 from harness.reports.document import RowText
@@ -22,7 +24,11 @@ from harness.suites.sampling import SampleMethod
 
 
 def describe(
-    selection: Selection, granularity: Granularity, modes: Sequence[Mode], embedder: Embedder | None
+    selection: Selection,
+    granularity: Granularity,
+    modes: Sequence[Mode],
+    embedder: Embedder | None,
+    rules: PopotoRules | None = None,
 ) -> list[tuple[str, str]]:
     """What a run of the selection would do, read and checked without indexing anything (`--dry-run`)."""
     haystacks = documents = defects = notes = 0
@@ -36,7 +42,7 @@ def describe(
         for question in haystack.questions:
             categories[question.category] += 1
             defects += len(question.defects)
-            if (reason := skip_reason(question, granularity)) is not None:
+            if (reason := skip_reason(question, granularity, rules)) is not None:
                 skipped[reason] += 1
         if embedder is not None:
             texts.update(haystack_texts(haystack))
@@ -70,6 +76,14 @@ class HaystackOptions:
         default=SampleMethod.HEAD, metadata=option("With --limit: head, stride or stratified (by question type).")
     )
     seed: int = field(default=0, metadata=option("Seed for --sample stratified."))
+    haystack_rules: HaystackRulesName = field(
+        default=HaystackRulesName.HARNESS,
+        metadata=option(
+            "Whose definitions score the run: harness, or Popoto's (popoto; popoto@pre-514, popoto@pre-438 for its "
+            "older tables): one record per turn (bare text), 20 records per question, abstention questions asked, "
+            "its recall@k beside ours; runs at turn granularity (docs/peer-rules.md)."
+        ),
+    )
 
 
 PREFIX = "haystack"
@@ -83,11 +97,13 @@ def build(suites: Sequence[str], common: KindOptions, own: HaystackOptions) -> H
         dataset, own.file, limit=common.limit, sample=own.sample, seed=own.seed, shard=common.shard
     )
     needs_vectors = any(m.needs_vectors for m in common.modes)
+    rules = dataset_rules(own.haystack_rules, selection.dataset)
     return HaystackKind(
         selection,
-        own.granularity,
+        own.granularity if rules is None else Granularity.TURN,
         embedding_model=common.embedding_model if needs_vectors else None,
         error_threshold=common.error_threshold,
+        rules=rules,
     )
 
 
@@ -104,7 +120,8 @@ def run_order(kind: HaystackKind, modes: Sequence[str]) -> Callable[[QuestionRes
 
 def dry_run(kind: HaystackKind, modes: Sequence[Mode], embedder: Embedder | None) -> list[tuple[str, str]]:
     """`--dry-run`: the selection read and checked, as `describe` says it."""
-    return [("file", str(kind.selection.path)), *describe(kind.selection, kind.granularity, modes, embedder)]
+    described = describe(kind.selection, kind.granularity, modes, embedder, kind.rules)
+    return [("file", str(kind.selection.path)), *described]
 
 
 def result_from_json(data: Mapping[str, Any]) -> QuestionResult:
