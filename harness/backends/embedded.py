@@ -19,6 +19,7 @@ they do on the servers (`unicode61` would fold diacritics and re-split with its 
 
 from __future__ import annotations
 
+import heapq
 import json
 import math
 import re
@@ -47,6 +48,7 @@ from harness.backends.base import (
 )
 from harness.backends.descriptor import BackendDescriptor, ConnectOptions, ContractNotes
 from harness.errors import BackendUnavailable
+from harness.metrics.evaluate import rank_key
 
 LEXICAL_SCORER = (
     f"bm25 per field over fts5 postings, k1={BM25_K1} b={BM25_B}, idf=ln(1+(N-n+0.5)/(n+0.5)), "
@@ -254,16 +256,22 @@ class EmbeddedIndex:
         names = list(self._fields)
         stats = [self._stats[name] for name in names]
         weights = [self._spec.fields[name] for name in names]
-        df = self._document_frequencies(wanted)
-        clauses: dict[str, list[Clause]] = defaultdict(list)
+        # what every posting of a field, or of a (field, term), shares: computed once, not per posting
+        # (a LoCoMo turn-level question reads about a thousand postings)
+        lengths = [field_stats.lengths for field_stats in stats]
+        averages = [field_stats.avglen if field_stats.lengths else 0.0 for field_stats in stats]
+        idfs = {
+            key: math.log(1 + (len(lengths[key[0]]) - n + 0.5) / (n + 0.5))
+            for key, n in self._document_frequencies(wanted).items()
+        }
+        parts: dict[str, list[tuple[int, str, float]]] = defaultdict(list)
         for field, term, row, tf, doc_id in postings.fetchall():
-            field_stats = stats[field]
-            n = df[field, term]
-            idf = math.log(1 + (len(field_stats.lengths) - n + 0.5) / (n + 0.5))
-            norm = tf + BM25_K1 * (1 - BM25_B + BM25_B * field_stats.lengths[row] / field_stats.avglen)
-            clauses[doc_id].append(Clause(names[field], term, weights[field] * idf * tf * (BM25_K1 + 1) / norm))
-        hits = [Hit(doc_id, sum(c.score for c in found), tuple(found)) for doc_id, found in clauses.items()]
-        return ranked(hits, limit)
+            norm = tf + BM25_K1 * (1 - BM25_B + BM25_B * lengths[field][row] / averages[field])
+            parts[doc_id].append((field, term, weights[field] * idfs[field, term] * tf * (BM25_K1 + 1) / norm))
+        totals = {doc_id: sum(score for _, _, score in found) for doc_id, found in parts.items()}
+        # `ranked`'s order, with Hit and Clause objects made only for the hits returned
+        best = heapq.nsmallest(limit, totals, key=lambda doc_id: rank_key(totals[doc_id], doc_id))
+        return [Hit(d, totals[d], tuple(Clause(names[f], term, score) for f, term, score in parts[d])) for d in best]
 
     def _document_frequencies(self, terms: list[str]) -> dict[tuple[int, str], int]:
         """n per (field position, term): documents of the field holding the term, over every document."""

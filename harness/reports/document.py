@@ -2,8 +2,9 @@
 `Scorecard`), what the runner knows of the run (`RunInfo`), and the JSON document's envelope
 fields and checksum.
 
-A leaf of `reports/`: it imports no other report module and nothing of `evaluation/`, so the kinds,
-the runner, the writer and the page (in its own process) all read one definition.
+A leaf of `reports/`: it imports no other report module but `fields.py` (the envelope's names, which
+the page reads in its own process without this module's imports) and nothing of `evaluation/`, so
+the kinds, the runner, the writer and the page all read one definition.
 
 Envelope fields: `kind` (its spec's name), `suite` (the name baselines key it by), `origin` (the
 `--suite` arguments and options that built the kind, for `harness merge`), `inputs` (each file the
@@ -33,33 +34,13 @@ from harness.backends.base import BackendInfo
 from harness.metrics.evaluate import QrelsByQuery, RunByQuery
 from harness.models.scoresheet import ScoreSheet
 from harness.pipeline.settings import Mode
+from harness.reports.fields import CHECKSUM as CHECKSUM
+from harness.reports.fields import FIELDS as FIELDS
 from harness.shards import METHOD as SHARD_METHOD
 from harness.shards import Shard
 from harness.systems.protocol import REFERENCE, SystemInfo
 from harness.systems.reference import NATIVE
 
-FIELDS = (
-    "kind",
-    "suite",
-    "origin",
-    "inputs",
-    "backend",
-    "modes",
-    "unsupported_modes",
-    "settings",
-    "shard",
-    "incomplete",
-    "incomplete_reason",
-    "harness_version",
-    "git_commit",
-    "started_at",
-    "wall_s",
-    "files",
-    "scores",
-    "system",
-    "not_applicable",
-    "view",
-)
 SINCE = ("system", "not_applicable", "view")
 """Envelope fields an older report may lack (one from before systems is of the reference system;
 one from before `view` is read by where its kind kept its items)."""
@@ -67,8 +48,6 @@ REQUIRED = tuple(name for name in FIELDS if name not in SINCE)
 """The fields that make a JSON document a run report, whatever its age."""
 TIMING = ("started_at", "wall_s", "files")
 """Envelope fields that differ between two runs of the same items (merge tests drop them)."""
-CHECKSUM = "checksum"
-"""The JSON file's last key: `checksum(document)` of the rest (an older report has none)."""
 
 
 def checksum(document: Mapping[str, Any]) -> str:

@@ -12,7 +12,7 @@ from pathlib import Path
 import numpy as np
 import pytest
 
-from harness.embeddings import DEFAULT_MODEL, Device, TextEncoder, load_encoder, static
+from harness.embeddings import DEFAULT_MODEL, Device, TextEncoder, load_encoder, sentence_transformer, static
 from harness.embeddings.device import torch_sees_cuda
 from harness.embeddings.onnx_int8 import INT8
 from harness.embeddings.sentence_transformer import load_sentence_transformer
@@ -41,7 +41,7 @@ def _float_cuda(_tmp: Path) -> TextEncoder:
 
 def _float_fixed_shape(tmp: Path) -> TextEncoder:
     """The CUDA recipe (fixed-shape batches, eager attention) run on the CPU, one thread: its grouping
-    and padding rows are checked where no GPU is."""
+    and padding rows are checked where no GPU is (in calls of `CPU_BATCH_ROWS` rows: see the test)."""
     return load_sentence_transformer(DEFAULT_MODEL, Device.CPU, tmp, 1, fixed_shape=True)
 
 
@@ -62,6 +62,11 @@ def _static(tmp: Path) -> TextEncoder:
     StaticModel(vectors, tokenizer).save_pretrained(str(tmp / "static"))
     return static.StaticEncoder("static", StaticModel.from_pretrained(str(tmp / "static")))
 
+
+CPU_BATCH_ROWS = 8
+"""Rows of every fixed-shape call on the CPU: each of the 44 one-text calls costs all its rows (64 of
+them took a minute); with 8, the texts of one width fill more than one call (15 texts run 16 tokens
+wide, 16 run 32), which 64 rows never made them do."""
 
 ENCODERS = [
     pytest.param(
@@ -87,8 +92,10 @@ ENCODERS = [
 
 @pytest.mark.parametrize("make", ENCODERS, ids=["float", "int8", "static", "float-fixed-shape-cpu", "float-cuda"])
 def test_a_vector_does_not_depend_on_order_batch_or_batch_mates(
-    make: Callable[[Path], TextEncoder], tmp_path: Path
+    make: Callable[[Path], TextEncoder], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    if make is _float_fixed_shape:
+        monkeypatch.setattr(sentence_transformer, "BATCH_ROWS", CPU_BATCH_ROWS)
     encoder = make(tmp_path)
     alone = np.concatenate([encoder.encode([t]) for t in TEXTS])
     order = list(range(len(TEXTS)))

@@ -39,10 +39,19 @@ def pyplot() -> Any:
     return plt
 
 
-def _svg(draw: Callable[[Any], None], width: float = 5.6, height: float = 3.0) -> str:
+FIXED_MARGINS = {"left": 0.12, "right": 0.98, "top": 0.97, "bottom": 0.15}
+"""Where the plot lies in a chart whose tick labels are short numbers: laying out such a chart by
+measuring its texts (matplotlib's constrained layout) cost a report's page more than drawing it."""
+
+
+def _svg(draw: Callable[[Any], None], width: float = 5.6, height: float = 3.0, *, measured: bool = True) -> str:
+    """The chart `draw` draws, laid out by measuring its texts (labels of any length), or, if not
+    `measured`, within `FIXED_MARGINS`."""
     plt = pyplot()
     with plt.rc_context({"svg.fonttype": "none", "svg.hashsalt": "harness", "font.size": 9}):
-        figure, axis = plt.subplots(figsize=(width, height), constrained_layout=True)
+        figure, axis = plt.subplots(figsize=(width, height), constrained_layout=measured)
+        if not measured:
+            figure.subplots_adjust(**FIXED_MARGINS)
         try:
             draw(axis)
             buffer = io.StringIO()
@@ -95,6 +104,19 @@ def _categories(scores: Mapping[str, Any]) -> Chart | None:
     return Chart(f"Per category: {metric}", _svg(_bars(series, metric), height=3.8))
 
 
+def _plain_log_labels(axis: Any) -> None:
+    """A log axis labels the ticks it labels by default ("0.3", "10", "1000"), as plain text: its
+    default labels are math text ("10^1"), whose parser alone cost a page more than its chart."""
+    from matplotlib.ticker import LogFormatter
+
+    class Plain(LogFormatter):
+        def __call__(self, x: float, pos: int | None = None) -> str:
+            return f"{x:g}" if super().__call__(x, pos) else ""
+
+    axis.set_major_formatter(Plain())
+    axis.set_minor_formatter(Plain())
+
+
 def _latency(rows: Sequence[Row]) -> Chart | None:
     by_mode: dict[str, list[float]] = {}
     for row in rows:
@@ -112,11 +134,12 @@ def _latency(rows: Sequence[Row]) -> Chart | None:
         for name, values in by_mode.items():
             axis.hist(values, bins=edges, histtype="step", linewidth=1.5, label=name)
         axis.set_xscale("log")
+        _plain_log_labels(axis.xaxis)
         axis.set_xlabel("latency per item (ms, log scale)")
         axis.set_ylabel("items")
         axis.legend(fontsize=8)
 
-    return Chart("Latency distribution", _svg(draw))
+    return Chart("Latency distribution", _svg(draw, measured=False))
 
 
 def _recall_curves(summary: Mapping[str, Any]) -> Chart | None:
@@ -141,7 +164,7 @@ def _recall_curves(summary: Mapping[str, Any]) -> Chart | None:
         axis.set_ylim(0, 1.05)
         axis.legend(fontsize=7)
 
-    return Chart("Recall@k per mode", _svg(draw))
+    return Chart("Recall@k per mode", _svg(draw, measured=False))
 
 
 def _before_after(summary: Mapping[str, Any]) -> Chart | None:

@@ -14,7 +14,7 @@ from typing import Any
 from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescape
 from markupsafe import Markup, escape
 
-from harness.reports.document import CHECKSUM, FIELDS
+from harness.reports.fields import CHECKSUM, FIELDS
 from harness.reports.html.charts import chart_library, charts
 from harness.reports.html.rows import ERROR, FAIL, PASS, SKIPPED, Row, rows
 
