@@ -20,6 +20,7 @@ Vectors cached before either recipe (batched, untagged) are never read as these.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -121,6 +122,24 @@ def _fit(values: torch.Tensor, width: int, pad: int) -> torch.Tensor:
     return torch.nn.functional.pad(values, (0, width - values.shape[1]), value=pad)
 
 
+def _not_cached(source: str) -> str | None:
+    """Why an offline load of hub model `source` must fail, found before torch is imported (seconds
+    of a run that can only fail): no local folder of that name, and no config of it in the hub's
+    cache. None when it may load, or when the hub would be asked (online)."""
+    if Path(source).expanduser().exists() or os.environ.get("HF_HUB_OFFLINE", "").lower() not in {"1", "true", "yes"}:
+        return None
+    try:
+        from huggingface_hub import try_to_load_from_cache
+    except ImportError:  # no embed extra: loading says so
+        return None
+    try:
+        if isinstance(try_to_load_from_cache(source, "config.json"), str):
+            return None
+    except ValueError:  # the hub's own "not a repo id" (a path that does not exist)
+        return "no such folder, and not a model id the hub's cache could hold"
+    return "not in the local Hugging Face cache, and nothing is downloaded (HF_HUB_OFFLINE=1)"
+
+
 def load_sentence_transformer(
     name: str, device: Device, _models_dir: Path, _threads: int, *, fixed_shape: bool | None = None
 ) -> Encoder:
@@ -130,6 +149,8 @@ def load_sentence_transformer(
     the CUDA recipe (fixed-shape batches, eager attention); None: on CUDA only (the tests run it on
     the CPU too)."""
     source = model_source(name)
+    if (missing := _not_cached(source)) is not None:
+        raise HarnessError(f"cannot load embedding model {name!r} from {source}: {missing}")
     try:
         import torch
         from sentence_transformers import SentenceTransformer
