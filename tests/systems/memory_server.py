@@ -171,25 +171,29 @@ class Store:
         return {"ok": True}
 
 
+class JsonHandler(BaseHTTPRequestHandler):
+    """JSON in and out, and no access log: what every test service here shares."""
+
+    def log_message(self, format: str, *args: Any) -> None:
+        pass
+
+    def _answer(self, status: int, body: dict[str, Any]) -> None:
+        data = json.dumps(body).encode()
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+
+    def _body(self) -> dict[str, Any]:
+        length = int(self.headers.get("Content-Length") or 0)
+        return json.loads(self.rfile.read(length) or b"{}")
+
+
 def handler(store: Store) -> type[BaseHTTPRequestHandler]:
     """The store's request handler (tests/faults/hostile_service.py answers some requests otherwise)."""
 
-    class Handler(BaseHTTPRequestHandler):
-        def log_message(self, format: str, *args: Any) -> None:
-            pass
-
-        def _answer(self, status: int, body: dict[str, Any]) -> None:
-            data = json.dumps(body).encode()
-            self.send_response(status)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(data)))
-            self.end_headers()
-            self.wfile.write(data)
-
-        def _body(self) -> dict[str, Any]:
-            length = int(self.headers.get("Content-Length") or 0)
-            return json.loads(self.rfile.read(length) or b"{}")
-
+    class Handler(JsonHandler):
         def do_GET(self) -> None:
             with store.lock:
                 store.calls.append(("GET", self.path))
@@ -230,7 +234,14 @@ def handler(store: Store) -> type[BaseHTTPRequestHandler]:
 @contextmanager
 def serving(store: Store) -> Iterator[str]:
     """The store served on 127.0.0.1; yields its base URL."""
-    server = ThreadingHTTPServer(("127.0.0.1", 0), handler(store))
+    with served(handler(store)) as url:
+        yield url
+
+
+@contextmanager
+def served(handler_class: type[BaseHTTPRequestHandler]) -> Iterator[str]:
+    """A handler served on 127.0.0.1 on a free port, in a thread; yields its base URL."""
+    server = ThreadingHTTPServer(("127.0.0.1", 0), handler_class)
     thread = threading.Thread(target=server.serve_forever, daemon=True)
     thread.start()
     try:

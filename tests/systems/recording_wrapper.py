@@ -13,8 +13,10 @@ import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any
+
+from tests.systems.memory_server import JsonHandler, served
 
 _WORD = re.compile(r"[a-z0-9]+")
 
@@ -51,18 +53,7 @@ class Recorder:
 
 
 def _handler(recorder: Recorder) -> type[BaseHTTPRequestHandler]:
-    class Handler(BaseHTTPRequestHandler):
-        def log_message(self, format: str, *args: Any) -> None:
-            pass
-
-        def _answer(self, status: int, body: dict[str, Any]) -> None:
-            data = json.dumps(body).encode()
-            self.send_response(status)
-            self.send_header("Content-Type", "application/json")
-            self.send_header("Content-Length", str(len(data)))
-            self.end_headers()
-            self.wfile.write(data)
-
+    class Handler(JsonHandler):
         def _serve(self, method: str) -> None:
             length = int(self.headers.get("Content-Length") or 0)
             body = json.loads(self.rfile.read(length)) if length else None
@@ -93,12 +84,5 @@ def _handler(recorder: Recorder) -> type[BaseHTTPRequestHandler]:
 @contextmanager
 def recording(recorder: Recorder) -> Iterator[str]:
     """The wrapper served on 127.0.0.1; yields its base URL."""
-    server = ThreadingHTTPServer(("127.0.0.1", 0), _handler(recorder))
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}"
-    finally:
-        server.shutdown()
-        server.server_close()
-        thread.join()
+    with served(_handler(recorder)) as url:
+        yield url
