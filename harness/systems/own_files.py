@@ -3,12 +3,15 @@ Popoto's vector files): in the harness's state folder (`ledger.state_dir()`), on
 process and system, `<state dir>/systems/<host>-<pid>/<system>`; never the user's home.
 
 They live as the run's data does: a system that closes removes its folder (and its process's, once
-empty), as it drops its namespace; a killed run leaves them, as it leaves its namespaces, and
-`harness down` removes the folders of this host's processes that are gone (`remove_dead`).
+empty), as it drops its namespace, and a process that ends normally removes its whole folder (mem0
+writes its config when imported, before any system is opened or closed); a killed run leaves them,
+as it leaves its namespaces, and `harness down` removes the folders of this host's processes that
+are gone (`remove_dead`).
 """
 
 from __future__ import annotations
 
+import atexit
 import os
 import shutil
 import socket
@@ -26,7 +29,10 @@ def _process_folder() -> Path:
 
 def own_folder(system: str) -> Path:
     """This process's folder for `system`'s own files, made (owner-only) if missing."""
-    folder = _process_folder() / system
+    process = _process_folder()
+    if not process.exists():  # the process's first: it goes when the process ends, whatever closed
+        atexit.register(shutil.rmtree, process, ignore_errors=True)
+    folder = process / system
     folder.mkdir(parents=True, exist_ok=True, mode=0o700)
     return folder
 

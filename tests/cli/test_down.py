@@ -10,7 +10,8 @@ from tests.faults.helpers import harness, one_line
 
 def test_down_without_a_docker_engine_says_so_and_exits_0(tmp_path: Path) -> None:
     socket = tmp_path / "no-engine" / "docker.sock"
-    down = harness("down", cwd=tmp_path, DOCKER_HOST=f"unix://{socket}")
+    state = tmp_path / "state"  # a state folder of its own: what other runs left is not this test's
+    down = harness("down", cwd=tmp_path, DOCKER_HOST=f"unix://{socket}", HARNESS_STATE_DIR=str(state))
     assert down.returncode == 0, down.stderr
     assert down.stderr == ""
     assert down.stdout.strip() == f"removed 0 container(s): no Docker engine: socket {socket} does not exist " + (

@@ -24,12 +24,15 @@ _OPEN = """
 import os
 from harness.systems.mem0 import _require
 _require()
-print(os.environ.get("MEM0_DIR", ""))
+folder = os.environ.get("MEM0_DIR", "")
+print(folder, *sorted(os.listdir(folder)), sep="\\n")
 """
+"""mem0 imported as the harness imports it: its MEM0_DIR, then what mem0 wrote there (listed while
+the process runs: the harness removes its own folder when the process ends)."""
 
 
-def _import_mem0(home: Path, **extra: str) -> str:
-    """mem0 imported as the harness imports it, in a process whose home is `home`; its MEM0_DIR."""
+def _import_mem0(home: Path, **extra: str) -> tuple[Path, list[str]]:
+    """`_OPEN` in a process whose home is `home`: its MEM0_DIR and the files mem0 wrote there."""
     unset = ("MEM0_DIR", "HOME", "HARNESS_STATE_DIR", "XDG_STATE_HOME")
     environment = {k: v for k, v in os.environ.items() if k not in unset}
     run = subprocess.run(
@@ -42,25 +45,27 @@ def _import_mem0(home: Path, **extra: str) -> str:
         check=False,
     )
     assert run.returncode == 0, run.stderr
-    return run.stdout.strip()
+    folder, *files = run.stdout.strip().splitlines()
+    return Path(folder), files
 
 
 def test_mem0_keeps_its_files_in_the_runs_state_folder(tmp_path: Path) -> None:
     home, state = tmp_path / "home", tmp_path / "state"
     home.mkdir()
-    folder = Path(_import_mem0(home, HARNESS_STATE_DIR=str(state)))
+    folder, files = _import_mem0(home, HARNESS_STATE_DIR=str(state))
     assert list(home.rglob("*")) == [], "mem0 wrote into the user's home"
     assert folder.name == "mem0"
     assert folder.parent.parent == state / "systems", folder
     assert folder.parent.name.startswith(f"{socket.gethostname()}-")
-    assert (folder / "config.json").is_file(), "mem0's own file is in the run's folder"
+    assert "config.json" in files, "mem0's own file is in the run's folder"
+    assert not folder.parent.exists(), "a process that ends normally takes its folder with it"
 
 
 def test_without_a_state_dir_set_mem0_writes_only_under_the_harness_state_folder(tmp_path: Path) -> None:
     home = tmp_path / "home"
     home.mkdir()
-    folder = Path(_import_mem0(home))
-    assert (folder / "config.json").is_file()
+    folder, files = _import_mem0(home)
+    assert "config.json" in files
     assert folder.is_relative_to(home / ".local" / "state" / "harness" / "systems"), folder
     assert not (home / ".mem0").exists()
     assert [p.relative_to(home).parts[0] for p in home.iterdir()] == [".local"]
@@ -69,7 +74,7 @@ def test_without_a_state_dir_set_mem0_writes_only_under_the_harness_state_folder
 def test_a_users_own_mem0_dir_is_kept(tmp_path: Path) -> None:
     home, own = tmp_path / "home", tmp_path / "mine"
     home.mkdir()
-    assert _import_mem0(home, MEM0_DIR=str(own), HARNESS_STATE_DIR=str(tmp_path / "state")) == str(own)
+    assert _import_mem0(home, MEM0_DIR=str(own), HARNESS_STATE_DIR=str(tmp_path / "state"))[0] == own
     assert (own / "config.json").is_file()
     assert list(home.rglob("*")) == []
 
