@@ -37,8 +37,9 @@ from harness.evaluation.view import view
 from harness.messages import error_text
 from harness.models.scoresheet import sheet_json
 from harness.pipeline.settings import Mode
-from harness.reports.document import CHECKSUM, FIELDS, Report, RunInfo, defaulted
+from harness.reports.document import Report, RunInfo, defaulted
 from harness.reports.envelope import Envelope, inputs_json
+from harness.reports.fields import CHECKSUM, FIELDS
 from harness.reports.reader import Reader
 from harness.suites.jsonfile import describe
 from harness.systems.protocol import SystemInfo

@@ -34,8 +34,7 @@ from harness.backends.base import BackendInfo
 from harness.metrics.evaluate import QrelsByQuery, RunByQuery
 from harness.models.scoresheet import ScoreSheet
 from harness.pipeline.settings import Mode
-from harness.reports.fields import CHECKSUM as CHECKSUM
-from harness.reports.fields import FIELDS as FIELDS
+from harness.reports.fields import CHECKSUM, FIELDS
 from harness.shards import METHOD as SHARD_METHOD
 from harness.shards import Shard
 from harness.systems.protocol import REFERENCE, SystemInfo

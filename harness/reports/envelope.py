@@ -1,4 +1,4 @@
-"""The report envelope: what every report says about its run (`document.FIELDS`), written by the
+"""The report envelope: what every report says about its run (`fields.FIELDS`), written by the
 runner around the body a kind writes, so every kind's report is read, merged, compared and gated alike.
 
 A report is written as `<stem>[-shard<I>of<N>][-incomplete]-<UTC time>.<ext>`; only a complete,
@@ -15,7 +15,8 @@ from typing import Any, Protocol
 from harness import __version__
 from harness.models.scoresheet import sheet_json
 from harness.reports.banners import incomplete_banner
-from harness.reports.document import CHECKSUM, FIELDS, Report, RunInfo, Scorecard, sealed
+from harness.reports.document import Report, RunInfo, Scorecard, sealed
+from harness.reports.fields import CHECKSUM, FIELDS
 from harness.reports.html.child import page_apart
 from harness.reports.metadata import file_digest, git_commit
 from harness.reports.writer import report_json, write_or_rescue

@@ -25,7 +25,8 @@ from pydantic import ValidationError
 
 from harness.errors import HarnessError
 from harness.files import NotReadable, read_bounded
-from harness.reports.document import CHECKSUM, checksum
+from harness.reports.document import checksum
+from harness.reports.fields import CHECKSUM
 from harness.reports.schema import EnvelopePart
 from harness.suites.jsonfile import describe
 from harness.suites.jsonstream import BUFFER_BYTES, DepthLimited

@@ -70,7 +70,7 @@ class ViewPart(_Open):
 
 
 class EnvelopePart(_Open):
-    """Every envelope field (`document.FIELDS`); `system`, `not_applicable` and `view` are absent
+    """Every envelope field (`fields.FIELDS`); `system`, `not_applicable` and `view` are absent
     from reports written before them (`document.SINCE`)."""
 
     kind: str

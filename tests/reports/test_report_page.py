@@ -13,7 +13,7 @@ from typing import Any
 import pytest
 from markupsafe import escape
 
-from harness.reports.document import FIELDS
+from harness.reports.fields import FIELDS
 from harness.reports.html.page import render_html
 from harness.reports.html.rows import rows
 
