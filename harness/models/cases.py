@@ -66,7 +66,11 @@ class Expect(Record):
 
 
 class Budget(Record):
+    """`max_beliefs` caps pinned + relevant; the other two are read only by a leaderboard's adapter."""
+
     max_beliefs: int | None = Field(default=None, ge=0)
+    max_pinned_facts: int | None = Field(default=None, ge=0)
+    max_questions: int | None = Field(default=None, ge=0)
 
 
 class StaticCase(Record):

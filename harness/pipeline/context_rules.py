@@ -182,20 +182,18 @@ def _in_scope(memory: Memory, scopes: Sequence[str]) -> bool:
     return any(scope in scopes for scope in memory.scopes)
 
 
-def pinned_facts(seed: Sequence[Memory], user: str, scopes: Sequence[str]) -> tuple[Memory, ...]:
-    """`listPinnedFacts`: the user's pinned, live, non-question beliefs in scope, in seed order.
+def live(memory: Memory) -> bool:
+    """The adapter's liveness (its reader's filters): `superseded_by` and `resolved_at` unset; a
+    `superseded` status alone hides nothing."""
+    return memory.superseded_by is None and memory.resolved_at is None
 
-    Liveness is `superseded_by` and `resolved_at` only: a `superseded` status alone hides nothing.
-    """
+
+def pinned_facts(seed: Sequence[Memory], user: str, scopes: Sequence[str]) -> tuple[Memory, ...]:
+    """`listPinnedFacts`: the user's pinned, live, non-question beliefs in scope, in seed order."""
     return tuple(
         m
         for m in seed
-        if m.user == user
-        and m.pinned
-        and m.type is not MemoryType.OPEN_QUESTION
-        and m.superseded_by is None
-        and m.resolved_at is None
-        and _in_scope(m, scopes)
+        if m.user == user and m.pinned and m.type is not MemoryType.OPEN_QUESTION and live(m) and _in_scope(m, scopes)
     )
 
 
@@ -254,14 +252,10 @@ def _read(
 ) -> list[Memory]:
     """`BeliefsReaderVector.searchText`: live beliefs of the user among the first candidates, then
     the reader's type, subtype, scope and pinned filters, cut at `max_beliefs`."""
-    live = [
-        m
-        for m in _mapped(ids, index, frozenset())
-        if m.user == request.user and m.superseded_by is None and m.resolved_at is None
-    ]
+    candidates = [m for m in _mapped(ids, index, frozenset()) if m.user == request.user and live(m)]
     kept = [
         m
-        for m in live[: request.budget.max_beliefs * factor]
+        for m in candidates[: request.budget.max_beliefs * factor]
         if m.type is not MemoryType.OPEN_QUESTION
         and m.subtype != "expertise"
         and _in_scope(m, request.scopes)

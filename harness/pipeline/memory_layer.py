@@ -44,10 +44,16 @@ class TextEmbedder(Protocol):
 
 @dataclass(frozen=True, slots=True)
 class Request:
+    """What a context is asked for. The pipeline's budget is `max_beliefs`; `max_pinned_facts` and
+    `max_questions` are a case's other budget fields, which a leaderboard's adapter reads
+    (`context_rules.ContextBudget`)."""
+
     user: str
     scopes: tuple[str, ...]
     query: str
     max_beliefs: int | None = None
+    max_pinned_facts: int | None = None
+    max_questions: int | None = None
 
 
 class MemoryPipeline:

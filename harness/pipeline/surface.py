@@ -25,6 +25,11 @@ def visible_filters(user: str, scopes: frozenset[str]) -> Filters:
     return Filters(Eq("user", user), AnyOf("scope", scopes), Eq("live", True))
 
 
+def owned_filters(user: str) -> Filters:
+    """Live memories of `user`, whatever their scopes."""
+    return Filters(Eq("user", user), Eq("live", True))
+
+
 def of_kinds(filters: Filters, kinds: frozenset[str]) -> Filters:
     """`filters`, restricted to memories of these types."""
     return Filters(*filters.conditions, AnyOf("kind", kinds))

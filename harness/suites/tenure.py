@@ -191,7 +191,16 @@ class Expectations(_Model):
 
 
 class TenureBudget(_Model):
+    """`ContextBudget`: PrecisionMemBench's runners pass a case's whole budget to `buildContext`."""
+
     maxBeliefs: int | None = Field(default=None, ge=0)
+    maxPinnedFacts: int | None = Field(default=None, ge=0)
+    maxQuestions: int | None = Field(default=None, ge=0)
+
+    def native(self) -> Budget:
+        return Budget(
+            max_beliefs=self.maxBeliefs, max_pinned_facts=self.maxPinnedFacts, max_questions=self.maxQuestions
+        )
 
 
 class Case(_Model):
@@ -213,7 +222,7 @@ class Case(_Model):
             user=self.userId,
             scopes=tuple(self.scope),
             query=self.query,
-            budget=Budget(max_beliefs=self.budget.maxBeliefs) if self.budget else None,
+            budget=self.budget.native() if self.budget else None,
             expect=self.expect.native(),
         )
 

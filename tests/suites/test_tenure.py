@@ -303,6 +303,18 @@ def test_negative_budget(tmp_path: Path) -> None:
     assert_names(load_error(load_tenure, folder), "budget-one", "maxBeliefs")
 
 
+def test_every_budget_field_is_kept(tmp_path: Path) -> None:
+    """PrecisionMemBench's runners pass a case's whole `ContextBudget` to `buildContext`."""
+
+    def change(case: dict[str, Any]) -> None:
+        case["budget"] = {"maxBeliefs": 3, "maxPinnedFacts": 2, "maxQuestions": 0}
+
+    folder = write_tenure(tmp_path / "t", static=_static_with("budget-one", change))
+    budget = next(c for c in load_tenure(folder).static_cases if c.id == "budget-one").budget
+    assert budget is not None
+    assert (budget.max_beliefs, budget.max_pinned_facts, budget.max_questions) == (3, 2, 0)
+
+
 def test_unknown_field_in_a_belief(tmp_path: Path) -> None:
     seed = beliefs()
     seed[0]["canonicalName"] = "typo"

@@ -9,6 +9,16 @@ cases differently (derived by hand from docs/peer-rules.md and the wrapper's pla
 | pinned: the pinned belief in the pinned tier    | fail | pass | pass | pass |
 | second-scope: a belief of the request's 2nd scope | pass | fail | pass | pass |
 | superseded: a superseded belief the system returns | fail | fail | fail | pass |
+
+The reference pipeline under `precisionmembench-vector` is judged the same way, around its engine
+search; a second fixture (five beliefs, three cases) makes every case flip between its own tiers
+and the adapter's (vector mode, where both keep every live belief of so small a seed):
+
+| case (what it checks)                                            | own tiers | -vector |
+|------------------------------------------------------------------|------|------|
+| first-pinned: budget 1 keeps the first pinned in seed order, not the most recent | fail | pass |
+| replaced-question: a pinned open question replaced by a decision stays out      | pass | fail |
+| no-questions: the case's `maxQuestions: 0` leaves the questions tier empty       | fail | pass |
 """
 
 from __future__ import annotations
@@ -79,10 +89,10 @@ def _state(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.delenv("HARNESS_HTTP_WAIT_AFTER_SEED", raising=False)
 
 
-def _run(tmp_path: Path, url: str, suite: Path, *rules: str) -> dict[str, Any]:
+def _run(tmp_path: Path, system: str, suite: Path, *rules: str, mode: str = "hybrid") -> dict[str, Any]:
     out = tmp_path / "out"
     code = harness(
-        tmp_path, "run", "--system", f"http:{url}", "--suite", f"tenure:{suite}", "--mode", "hybrid",
+        tmp_path, "run", "--system", system, "--suite", f"tenure:{suite}", "--mode", mode, "--backend", "embedded",
         *(("--context-rules", rules[0]) if rules else ()), "--out", str(out),
     )  # fmt: skip
     assert code in (0, 1)  # failed cases are a verdict, not an error
@@ -102,7 +112,7 @@ def _run(tmp_path: Path, url: str, suite: Path, *rules: str) -> dict[str, Any]:
 def test_each_rule_decides_its_cases(tmp_path: Path, rule: str, verdicts: dict[str, bool]) -> None:
     suite = write_tenure(tmp_path / "t", seed=seed(), static=[PINNED, SECOND_SCOPE, SUPERSEDED], sessions=False)
     with recording(Recorder()) as url:
-        report = _run(tmp_path, url, suite, rule)
+        report = _run(tmp_path, f"http:{url}", suite, rule)
     assert {c["case_id"]: c["passed"] for c in report["cases"]} == verdicts
     assert report["meta"]["context_rules"]["name"] == rule
     assert rule_of(report) is ContextRuleName(rule)
@@ -113,7 +123,7 @@ def test_each_rule_decides_its_cases(tmp_path: Path, rule: str, verdicts: dict[s
 def test_a_tenure_suite_on_a_system_defaults_to_precisionmembench(tmp_path: Path) -> None:
     suite = write_tenure(tmp_path / "t", seed=seed(), static=[PINNED], sessions=False)
     with recording(Recorder()) as url:
-        report = _run(tmp_path, url, suite)
+        report = _run(tmp_path, f"http:{url}", suite)
     assert report["meta"]["context_rules"]["name"] == "precisionmembench"
     assert "persona prelude" in report["meta"]["context_rules"]["prelude"]
     assert [c["passed"] for c in report["cases"]] == [True]  # the adapter supplies the pinned tier
@@ -132,7 +142,7 @@ def test_requests_are_those_of_precisionmembench_2209e60(tmp_path: Path, monkeyp
     recorder = Recorder()
     suite = write_tenure(tmp_path / "t", seed=seed(), static=[SECOND_SCOPE], sessions=False)
     with recording(recorder) as url:
-        _run(tmp_path, url, suite, "precisionmembench@2209e60")
+        _run(tmp_path, f"http:{url}", suite, "precisionmembench@2209e60")
     user = recorder.sent("POST", "/add")[0][2]["user_id"]
     assert user.endswith("/u-maya")
 
@@ -171,7 +181,7 @@ def test_session_requests_under_precisionmembench(tmp_path: Path) -> None:
     recorder = Recorder()
     suite = write_tenure(tmp_path / "t", seed=seed()[:1], static=[], sessions=[session])
     with recording(recorder) as url:
-        _run(tmp_path, url, suite)
+        _run(tmp_path, f"http:{url}", suite)
     user = recorder.sent("POST", "/add")[0][2]["user_id"]
 
     def add(belief_id: str, text: str, kind: str) -> tuple[str, str, Any]:
@@ -189,10 +199,66 @@ def test_session_requests_under_precisionmembench(tmp_path: Path) -> None:
     ]
 
 
-def test_an_adapter_rule_on_the_reference_is_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    """The reference pipeline builds every tier itself: there is no search of a system to wrap."""
+def reference_seed() -> list[dict[str, Any]]:
+    """Two pinned preferences, the first in seed order reinforced earlier; a pinned open question
+    replaced by a decision; a pinned open question still open."""
+    return [
+        belief(
+            "b-tabs", type="preference", canonical_name="tabs_style", content="Prefers tabs.", pinned=True,
+            last_reinforced_at="2024-01-01T00:00:00Z",
+        ),
+        belief(
+            "b-lint", type="preference", canonical_name="lint_on_save", content="Lints on every save.", pinned=True,
+            last_reinforced_at="2024-03-01T00:00:00Z",
+        ),
+        belief(
+            "b-q-queue", type="open_question", canonical_name="which_queue", content="Kafka or SQS for orders?",
+            pinned=True, superseded_by="b-queue",
+        ),
+        belief("b-queue", type="decision", canonical_name="orders_queue_sqs", content="Orders go through SQS."),
+        belief("b-q-cache", type="open_question", canonical_name="cache_ttl", content="How long may the cache live?",
+               pinned=True),
+    ]  # fmt: skip
+
+
+FIRST_PINNED = case("first-pinned", [CODE], "editor habits", {"pinnedFacts": {"mustInclude": ["b-tabs"]}}) | {
+    "budget": {"maxBeliefs": 1}
+}
+REPLACED_QUESTION = case("replaced-question", [CODE], "orders queue", {"openQuestions": {"mustExclude": ["b-q-queue"]}})
+NO_QUESTIONS = case("no-questions", [CODE], "cache lifetime", {"openQuestions": {"mustExclude": ["b-q-cache"]}}) | {
+    "budget": {"maxQuestions": 0}
+}
+
+
+@pytest.mark.parametrize(
+    ("rules", "verdicts"),
+    [
+        ((), {"first-pinned": False, "replaced-question": True, "no-questions": False}),
+        (("precisionmembench-vector",), {"first-pinned": True, "replaced-question": False, "no-questions": True}),
+    ],
+)
+def test_the_reference_under_the_vector_adapter_decides_by_its_rules(
+    tmp_path: Path, rules: tuple[str, ...], verdicts: dict[str, bool]
+) -> None:
+    """Its own tiers: pinned by recency, supersession hides a question, no question budget. The
+    vector adapter around its engine search: pinned in seed order, a pinned question shown unless
+    resolved, at most the case's `maxQuestions`."""
+    suite = write_tenure(
+        tmp_path / "t", seed=reference_seed(), static=[FIRST_PINNED, REPLACED_QUESTION, NO_QUESTIONS], sessions=False
+    )
+    report = _run(tmp_path, "reference", suite, *rules, mode="vector")
+    assert report["system"]["name"] == "reference"
+    assert {c["case_id"]: c["passed"] for c in report["cases"]} == verdicts
+    rule = rules[0] if rules else "system-provides-tiers"
+    assert report["meta"]["context_rules"]["name"] == rule
+    assert rule_of(report) is ContextRuleName(rule)
+
+
+def test_an_http_adapter_rule_on_the_reference_is_refused(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """An HTTP adapter keeps whatever a provider's search returns; the reference's engine search
+    filters no scope, so only the vector adapter's reader wraps it."""
     assert harness(tmp_path, "run", "--mode", "bm25", "--context-rules", "precisionmembench", "--out", "out") == 2
-    assert "the reference pipeline builds every tier itself" in capsys.readouterr().err
+    assert "an HTTP adapter's rules apply to a system under test" in capsys.readouterr().err
 
 
 def test_shards_under_a_rule_merge_under_it(tmp_path: Path) -> None:

@@ -47,6 +47,8 @@ class CaseResult(Fails):
     turn: int | None = None
     turn_label: str | None = None
     max_beliefs: int | None = None
+    max_pinned_facts: int | None = None
+    max_questions: int | None = None
     expected: dict[str, Any] = field(default_factory=dict)
     retrieved: dict[str, Any] = field(default_factory=dict)
     passed: bool = False
@@ -93,6 +95,8 @@ def asked(
         scopes=list(scopes),
         user=user or suite.corpus.default_user,
         max_beliefs=budget.max_beliefs if budget else None,
+        max_pinned_facts=budget.max_pinned_facts if budget else None,
+        max_questions=budget.max_questions if budget else None,
         expected=expect.model_dump(exclude_none=True, exclude_defaults=True),
         **where,
     )

@@ -204,7 +204,14 @@ class SuiteRunner:
     def _retrieve_and_judge(
         self, beliefs: Beliefs, result: CaseResult, expect: Expect, mode: Mode, kind: CaseKind, written: Sequence[Need]
     ) -> Context:
-        request = Request(result.user, tuple(result.scopes), result.query, result.max_beliefs)
+        request = Request(
+            result.user,
+            tuple(result.scopes),
+            result.query,
+            result.max_beliefs,
+            result.max_pinned_facts,
+            result.max_questions,
+        )
         start = time.perf_counter()
         context = beliefs.context(request, mode)
         result.latency_ms = (time.perf_counter() - start) * 1000.0

@@ -12,12 +12,12 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from harness.evaluation.kind import Engine, Item, KindOptions, KindSpec, Step, option
-from harness.evaluation.kinds.beliefs.adapted import PERSONA_STAND_IN, AdaptedPort
+from harness.evaluation.kinds.beliefs.adapted import PERSONA_STAND_IN, AdaptedPort, SystemSearches
 from harness.evaluation.kinds.beliefs.context_choice import chosen_rule, refuse_on_reference
 from harness.evaluation.kinds.beliefs.memory_texts import memory_texts
 from harness.evaluation.kinds.beliefs.plan import Plan
 from harness.evaluation.kinds.beliefs.port import BeliefPort
-from harness.evaluation.kinds.beliefs.reference import ReferencePort
+from harness.evaluation.kinds.beliefs.reference import EngineSearches, ReferencePort
 from harness.evaluation.kinds.beliefs.report import baseline_settings, summarize, to_markdown
 from harness.evaluation.kinds.beliefs.report import build as report_body
 from harness.evaluation.kinds.beliefs.results import CaseResult
@@ -36,12 +36,17 @@ from harness.systems.protocol import REFERENCE
 
 
 def adapter(engine: Engine, settings: PipelineSettings, rule: ContextRuleName) -> BeliefPort:
-    """What answers the cases on `engine`: the reference pipeline for the reference system, else
-    the system under test through the protocol, inside the adapter `rule` names where it names one."""
+    """What answers the cases on `engine`: the reference pipeline, or the system under test through
+    the protocol; inside the adapter `rule` names where it names one, around the reference
+    pipeline's engine search or the system's search."""
+    rules = adapter_rules(rule)
+    if rules is not None:
+        if engine.system.reference:
+            return AdaptedPort(EngineSearches(engine.backend, settings, engine.embedder), rules)
+        return AdaptedPort(SystemSearches(engine.system, rules), rules)
     if engine.system.reference:
         return ReferencePort(engine.backend, settings, engine.embedder)
-    rules = adapter_rules(rule)
-    return SystemPort(engine.system) if rules is None else AdaptedPort(engine.system, rules)
+    return SystemPort(engine.system)
 
 
 @dataclass(frozen=True)
@@ -180,9 +185,10 @@ class BeliefOptions:
         default=None,
         metadata=option(
             "Who builds the tiers around a system's search: precisionmembench (its adapter at ec8347b, "
-            "as its published rows), precisionmembench@2209e60, precisionmembench-vector, or "
-            "system-provides-tiers (default: precisionmembench for tenure: suites on a system other than "
-            "the reference, else system-provides-tiers; docs/peer-rules.md)."
+            "as its published rows), precisionmembench@2209e60, precisionmembench-vector (also around "
+            "the reference pipeline's engine search), or system-provides-tiers (default: "
+            "precisionmembench for tenure: suites on a system other than the reference, else "
+            "system-provides-tiers; docs/peer-rules.md)."
         ),
     )
 
