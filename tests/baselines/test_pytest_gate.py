@@ -1,40 +1,38 @@
-"""The pytest plugin's baseline gate, run as a user runs it: pytest in a subprocess on the suite
+"""The pytest plugin's baseline gate, run as a user runs it: pytest (in this process) on the suite
 case items, freezing (HARNESS_FREEZE=1) or checking (--check-baseline) a copy of the built-in suite,
 and a dataset's questions (another kind)."""
 
 from __future__ import annotations
 
 import json
-import os
 import re
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from harness.baselines.history import FILE_NAME
+from harness.pytest_plugin.run import FREEZE_ENV
 from harness.suites.datasets import DATA_DIR_ENV
 from harness.suites.resolve import cases_dir
+from tests.plugin.inner import ITEM_TESTS, inner_pytest
 from tests.plugin.test_kind_items import oracle_file
-
-CASE_TESTS = Path(__file__).parents[1] / "test_suite_cases.py"
 
 
 @pytest.fixture
-def project(tmp_path: Path) -> Path:
-    """A folder with the suite case tests and a copy of the built-in suite named `suite`."""
-    shutil.copy(CASE_TESTS, tmp_path / "test_cases.py")
-    shutil.copytree(cases_dir() / "builtin", tmp_path / "suite")
-    return tmp_path
+def project(pytester: pytest.Pytester) -> Path:
+    """The inner session's folder, with the suite case tests and a copy of the built-in suite named `suite`."""
+    pytester.makepyfile(test_cases=ITEM_TESTS)
+    shutil.copytree(cases_dir() / "builtin", pytester.path / "suite")
+    return pytester.path
 
 
-def _pytest(project: Path, *args: str, freeze: bool = False, basetemp: str = "t") -> subprocess.CompletedProcess[str]:
-    env = {k: v for k, v in os.environ.items() if k not in {"HARNESS_FREEZE", "PYTEST_ADDOPTS"}}
-    if freeze:
-        env["HARNESS_FREEZE"] = "1"
-    command = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q", "-rf", "test_cases.py"]
+def _pytest(
+    pytester: pytest.Pytester, *args: str, freeze: bool = False, basetemp: str = "t"
+) -> subprocess.CompletedProcess[str]:
+    project = pytester.path
+    command = ["-q", "-rf", "test_cases.py"]
     command += [
         "--harness-backend",
         "embedded",
@@ -44,7 +42,7 @@ def _pytest(project: Path, *args: str, freeze: bool = False, basetemp: str = "t"
         str(project / "b"),
     ]
     command += ["--basetemp", str(project / basetemp)]
-    return subprocess.run([*command, *args], cwd=project, env=env, capture_output=True, text=True, timeout=300)
+    return inner_pytest(pytester, *command, *args, env={FREEZE_ENV: "1"} if freeze else {})
 
 
 def _history(project: Path, basetemp: str) -> list[tuple[str, bool | None]]:
@@ -65,14 +63,16 @@ def _drop_aliases(suite: Path) -> None:
     (suite / "corpus.json").write_text(json.dumps(corpus))
 
 
-def test_freeze_then_check_fails_on_a_degraded_suite_naming_its_cases_and_passes_restored(project: Path) -> None:
-    frozen = _pytest(project, freeze=True, basetemp="frozen")
+def test_freeze_then_check_fails_on_a_degraded_suite_naming_its_cases_and_passes_restored(
+    pytester: pytest.Pytester, project: Path
+) -> None:
+    frozen = _pytest(pytester, freeze=True, basetemp="frozen")
     assert frozen.returncode == 0, frozen.stdout + frozen.stderr
     assert "baseline suite / embedded / bm25: frozen in" in frozen.stdout
     assert (project / "b" / "suite" / "embedded-bm25.json").is_file()
     assert _history(project, "frozen") == [("freeze", None)]
 
-    passed = _pytest(project, "--harness-check-baseline", basetemp="passed")
+    passed = _pytest(pytester, "--harness-check-baseline", basetemp="passed")
     assert passed.returncode == 0, passed.stdout + passed.stderr
     assert "baseline suite / embedded / bm25: passed (0 regressed, 0 missing" in passed.stdout
     assert f"baseline history: {project / 'passed' / FILE_NAME}" in passed.stdout
@@ -81,7 +81,7 @@ def test_freeze_then_check_fails_on_a_degraded_suite_naming_its_cases_and_passes
 
     original = (project / "suite" / "corpus.json").read_text()
     _drop_aliases(project / "suite")
-    failed = _pytest(project, "--harness-check-baseline", basetemp="failed")
+    failed = _pytest(pytester, "--harness-check-baseline", basetemp="failed")
     assert failed.returncode == 1
     broken = _failed_items(failed.stdout)
     assert broken, "a corpus without aliases must fail some case, or this test shows nothing"
@@ -91,18 +91,19 @@ def test_freeze_then_check_fails_on_a_degraded_suite_naming_its_cases_and_passes
 
     (project / "suite" / "corpus.json").write_text(original)
     assert _history(project, "failed") == [("check", False)]
-    restored = _pytest(project, "--harness-check-baseline")
+    restored = _pytest(pytester, "--harness-check-baseline")
     assert restored.returncode == 0, restored.stdout + restored.stderr
 
 
-def test_a_check_without_a_baseline_is_a_usage_error_not_a_pass(project: Path) -> None:
-    run = _pytest(project, "--harness-check-baseline")
+@pytest.mark.usefixtures("project")
+def test_a_check_without_a_baseline_is_a_usage_error_not_a_pass(pytester: pytest.Pytester) -> None:
+    run = _pytest(pytester, "--harness-check-baseline")
     assert run.returncode == pytest.ExitCode.USAGE_ERROR
     assert "harness: no baseline for suite / embedded / bm25" in run.stdout
 
 
-def test_a_partial_run_neither_freezes_nor_checks(project: Path) -> None:
-    run = _pytest(project, "-k", "alias", freeze=True)
+def test_a_partial_run_neither_freezes_nor_checks(pytester: pytest.Pytester, project: Path) -> None:
+    run = _pytest(pytester, "-k", "alias", freeze=True)
     assert run.returncode == pytest.ExitCode.USAGE_ERROR
     assert re.search(
         r"harness: baseline freeze of suite on embedded in bm25 needs every item: \d+ of \d+ ran", run.stdout
@@ -110,26 +111,24 @@ def test_a_partial_run_neither_freezes_nor_checks(project: Path) -> None:
     assert not (project / "b").exists()
 
 
-def test_freeze_and_check_together_are_refused(project: Path) -> None:
-    run = _pytest(project, "--harness-check-baseline", freeze=True)
+@pytest.mark.usefixtures("project")
+def test_freeze_and_check_together_are_refused(pytester: pytest.Pytester) -> None:
+    run = _pytest(pytester, "--harness-check-baseline", freeze=True)
     assert run.returncode == pytest.ExitCode.USAGE_ERROR
     assert "HARNESS_FREEZE=1 freezes baselines and --harness-check-baseline checks them" in run.stderr
 
 
-def test_a_haystack_suite_is_frozen_and_checked_question_by_question(tmp_path: Path) -> None:
+def test_a_haystack_suite_is_frozen_and_checked_question_by_question(pytester: pytest.Pytester) -> None:
     """The gate covers every kind's items, not only belief cases: dataset questions are frozen,
     checked, and a question whose evidence no longer matches is named as regressed."""
-    shutil.copy(CASE_TESTS, tmp_path / "test_cases.py")
-    data = oracle_file(tmp_path / "data", miss=False).parent
-    env = {k: v for k, v in os.environ.items() if k not in {"HARNESS_FREEZE", "PYTEST_ADDOPTS"}}
-    env[DATA_DIR_ENV] = str(data)
+    pytester.makepyfile(test_cases=ITEM_TESTS)
+    data = oracle_file(pytester.path / "data", miss=False).parent
 
     def pytest_run(*args: str, freeze: bool = False) -> subprocess.CompletedProcess[str]:
-        command = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q", "-rf", "test_cases.py"]
+        command = ["-q", "-rf", "test_cases.py"]
         command += ["--harness-backend", "embedded", "--harness-suite", "haystack:longmemeval-oracle"]
-        command += ["--harness-baseline-dir", str(tmp_path / "b"), *args]
-        run_env = env | ({"HARNESS_FREEZE": "1"} if freeze else {})
-        return subprocess.run(command, cwd=tmp_path, env=run_env, capture_output=True, text=True, timeout=300)
+        command += ["--harness-baseline-dir", str(pytester.path / "b"), *args]
+        return inner_pytest(pytester, *command, env={DATA_DIR_ENV: str(data)} | ({FREEZE_ENV: "1"} if freeze else {}))
 
     key = "longmemeval-oracle-session / embedded / bm25"
     frozen = pytest_run(freeze=True)

@@ -27,6 +27,9 @@ def test_holds_the_server(server_url):
     time.sleep(600)
 """
 
+PYTEST_ARGS = ["-p", "no:cacheprovider", "-p", "no:popoto", "-q"]
+"""No popoto plugin, as in this repository's ini: its import and Redis probe cost each process seconds."""
+
 
 def _owned(client: docker.DockerClient, pid: int) -> list[str]:
     label = {"label": f"harness.pid={pid}"}
@@ -42,7 +45,7 @@ def test_sigterm_tears_the_run_down_as_ctrl_c_does(tmp_path: Path) -> None:
     environment = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST_XDIST")}
     options = ["-n", "2", "--rootdir", str(tmp_path), "--basetemp", str(basetemp), "--harness-backend", "redis"]
     run = subprocess.Popen(
-        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q", *options, str(tmp_path / "test_hold.py")],
+        [sys.executable, "-m", "pytest", *PYTEST_ARGS, *options, str(tmp_path / "test_hold.py")],
         cwd=tmp_path,
         env={**environment, "STARTED_FLAG": str(flag), "PYTHONPATH": str(ROOT)},
         stdout=subprocess.PIPE,

@@ -1,29 +1,27 @@
-"""pytest items for every kind, run as a user runs them: pytest in a subprocess on the item tests,
-with xdist. Collection lists every built-in suite's items, of all five kinds; a failing lifecycle
-scenario or haystack question fails its own item with the judge's reasons where its mode is
-asserted, and a scenario is an xfail where it is measured; a conversation turn is held to its
-committed baseline."""
+"""pytest items for every kind, run as a user runs them: pytest on the item tests (in this process;
+with xdist, its workers). Collection lists every built-in suite's items, of all five kinds; a
+failing lifecycle scenario or haystack question fails its own item with the judge's reasons where
+its mode is asserted, and a scenario is an xfail where it is measured; a conversation turn is held
+to its committed baseline."""
 
 from __future__ import annotations
 
 import json
-import os
 import re
-import shutil
 import subprocess
-import sys
 from collections import Counter
 from pathlib import Path
 
 import pytest
 
+from harness.evaluation.kinds import KindOptions, kinds_for
+from harness.pipeline.settings import Mode
 from harness.suites import BUILTIN, load_suite
 from harness.suites.code_tasks import load_builtin
 from harness.suites.datasets import DATA_DIR_ENV
 from harness.suites.longmemeval import ABSTENTION_SUFFIX
 from harness.suites.resolve import cases_dir, load_conversation, load_lifecycle
-
-ITEM_TESTS = Path(__file__).parents[1] / "test_suite_cases.py"
+from tests.plugin.inner import ITEM_TESTS, inner_pytest
 
 UNANSWERABLE = {
     "name": "unanswerable",
@@ -38,23 +36,14 @@ UNANSWERABLE = {
 
 
 def _pytest(
-    folder: Path, *args: str, items: tuple[str, ...] = (), data: Path | None = None
+    pytester: pytest.Pytester, *args: str, items: tuple[str, ...] = (), data: Path | None = None
 ) -> subprocess.CompletedProcess[str]:
-    """pytest on a copy of the item tests in `folder`: all of them, or the `items` named (their ids);
+    """pytest on the item tests in `pytester.path`: all of them, or the `items` named (their ids);
     `data`: the folder datasets are read from (HARNESS_DATA_DIR)."""
-    shutil.copy(ITEM_TESTS, folder / "test_items.py")
-    env = {k: v for k, v in os.environ.items() if k not in {"HARNESS_FREEZE", "PYTEST_ADDOPTS", DATA_DIR_ENV}}
-    env |= {DATA_DIR_ENV: str(data)} if data is not None else {}
+    pytester.makepyfile(test_items=ITEM_TESTS)
     selected = [f"test_items.py::test_item[{i}]" for i in items] or ["test_items.py"]
-    command = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q", "-rfx", *selected]
-    return subprocess.run(
-        [*command, "--harness-backend", "embedded", *args],
-        cwd=folder,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
+    env = {DATA_DIR_ENV: str(data)} if data is not None else {}
+    return inner_pytest(pytester, "-q", "-rfx", *selected, "--harness-backend", "embedded", *args, env=env)
 
 
 def _outcomes(output: str) -> dict[str, str]:
@@ -62,8 +51,8 @@ def _outcomes(output: str) -> dict[str, str]:
     return dict((m[1], m[0]) for m in re.findall(r"^(FAILED|XFAIL) test_items\.py::test_item\[(.+?)\]", output, re.M))
 
 
-def test_collection_lists_every_item_of_the_five_built_in_kinds_under_xdist(tmp_path: Path) -> None:
-    run = _pytest(tmp_path, "-n", "2", "--collect-only", "-o", "harness_collect=builtin")
+def test_collection_lists_every_item_of_the_five_built_in_kinds_under_xdist(pytester: pytest.Pytester) -> None:
+    run = _pytest(pytester, "-n", "2", "--collect-only", "-o", "harness_collect=builtin")
     assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
     ids = re.findall(r"^test_items\.py::test_item\[(.+)\]$", run.stdout, re.M)
     kinds = Counter(re.match(r"(beliefs|haystack|lifecycle|conversation|code-tasks)-embedded-bm25-", i)[1] for i in ids)
@@ -136,26 +125,32 @@ def oracle_file(
     return path
 
 
-def test_a_missed_haystack_question_fails_its_own_item_with_its_reasons(tmp_path: Path) -> None:
-    data = oracle_file(tmp_path / "data").parent
-    run = _pytest(tmp_path, "-n", "2", "--harness-suite", "haystack:longmemeval-oracle", data=data)
+def test_a_missed_haystack_question_fails_its_own_item_with_its_reasons(pytester: pytest.Pytester) -> None:
+    data = oracle_file(pytester.path / "data").parent
+    run = _pytest(pytester, "-n", "2", "--harness-suite", "haystack:longmemeval-oracle", data=data)
     assert run.returncode == 1, run.stdout[-3000:] + run.stderr[-3000:]
     assert _outcomes(run.stdout) == {"haystack-embedded-bm25-q-violin": "FAILED"}, run.stdout[-3000:]
     assert "q-violin: gold session e-violin not in the top 1 (ranked: d-garden" in run.stdout
     assert "1 failed, 1 passed" in run.stdout
 
 
-@pytest.fixture
-def broken_scenarios(tmp_path: Path) -> Path:
-    path = tmp_path / "scenarios.json"
+@pytest.fixture(scope="module")
+def broken_scenarios(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A scenario file written for these tests, its texts embedded here first (into the user's cache,
+    as `harness embed` would): the lifecycle kind embeds them, and a session in this process must
+    find them cached, never import the model's torch itself (pytester unloads what a session
+    imported, and torch cannot be imported twice in one process)."""
+    path = tmp_path_factory.mktemp("scenarios") / "scenarios.json"
     path.write_text(json.dumps({"source": "written for this test", "scenarios": [UNANSWERABLE]}), encoding="utf-8")
+    (planned,) = kinds_for([f"mnemonic:{path}"], KindOptions([Mode.BM25]))
+    planned.kind.prepare()
     return path
 
 
 def test_a_failing_scenario_fails_its_own_item_with_its_reasons_where_its_mode_is_asserted(
-    tmp_path: Path, broken_scenarios: Path
+    pytester: pytest.Pytester, broken_scenarios: Path
 ) -> None:
-    run = _pytest(tmp_path, "-n", "2", "--harness-suite", f"mnemonic:{broken_scenarios}", "--harness-mode", "bm25")
+    run = _pytest(pytester, "-n", "2", "--harness-suite", f"mnemonic:{broken_scenarios}", "--harness-mode", "bm25")
     assert run.returncode == 1, run.stdout[-3000:] + run.stderr[-3000:]
     assert _outcomes(run.stdout) == {"lifecycle-embedded-bm25-unanswerable": "FAILED"}, run.stdout[-3000:]
     assert "precision 0.00: FAIL (PASS at 0.7, WARN at 0.5)" in run.stdout
@@ -164,15 +159,15 @@ def test_a_failing_scenario_fails_its_own_item_with_its_reasons_where_its_mode_i
 
 
 def test_a_failing_scenario_in_a_mode_not_asserted_is_an_xfail_with_its_reasons(
-    tmp_path: Path, broken_scenarios: Path
+    pytester: pytest.Pytester, broken_scenarios: Path
 ) -> None:
-    run = _pytest(tmp_path, "--harness-suite", f"mnemonic:{broken_scenarios}")
+    run = _pytest(pytester, "--harness-suite", f"mnemonic:{broken_scenarios}")
     assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
     assert _outcomes(run.stdout) == {"lifecycle-embedded-bm25-unanswerable": "XFAIL"}, run.stdout[-3000:]
     assert "bm25 not asserted for lifecycle, no baseline: precision 0.00: FAIL" in run.stdout
 
 
-def test_a_turn_is_held_to_its_committed_baseline(tmp_path: Path) -> None:
+def test_a_turn_is_held_to_its_committed_baseline(pytester: pytest.Pytester) -> None:
     """The bm25 baseline records harbor-log#14 failing and #13 passing: recorded the other way
     round, #14 is a regression (it fails) and #13 passes as it did."""
     frozen = cases_dir() / "baselines" / "conversation-builtin-0fec47cdfa" / "embedded-bm25.json"
@@ -180,17 +175,17 @@ def test_a_turn_is_held_to_its_committed_baseline(tmp_path: Path) -> None:
     assert data["cases"]["harbor-log#14"] == {"passed": False}
     assert data["cases"]["harbor-log#13"] == {"passed": True}
     turns = ("conversation-embedded-bm25-harbor-log#13", "conversation-embedded-bm25-harbor-log#14")
-    as_committed = _pytest(tmp_path, "--harness-suite", "conversation:builtin", items=turns)
+    as_committed = _pytest(pytester, "--harness-suite", "conversation:builtin", items=turns)
     assert as_committed.returncode == 0, as_committed.stdout[-3000:]
     assert _outcomes(as_committed.stdout) == {"conversation-embedded-bm25-harbor-log#14": "XFAIL"}
     assert "1 passed, 1 xfailed" in as_committed.stdout
 
     data["cases"]["harbor-log#14"], data["cases"]["harbor-log#13"] = {"passed": True}, {"passed": False}
-    changed = tmp_path / "baselines" / frozen.parent.name / frozen.name
+    changed = pytester.path / "baselines" / frozen.parent.name / frozen.name
     changed.parent.mkdir(parents=True)
     changed.write_text(json.dumps(data))
     run = _pytest(
-        tmp_path,
+        pytester,
         "--harness-suite",
         "conversation:builtin",
         "--harness-baseline-dir",
@@ -203,9 +198,11 @@ def test_a_turn_is_held_to_its_committed_baseline(tmp_path: Path) -> None:
     assert "1 failed, 1 passed" in run.stdout
 
 
-def test_a_system_that_does_not_run_on_the_backend_is_a_usage_error_as_in_harness_run(tmp_path: Path) -> None:
+def test_a_system_that_does_not_run_on_the_backend_is_a_usage_error_as_in_harness_run(
+    pytester: pytest.Pytester,
+) -> None:
     """The session checks its backends and systems with `harness run`'s own check (`matrix_axes`):
     mem0 stores in PostgreSQL, so on the embedded backend it is refused before anything is collected."""
-    run = _pytest(tmp_path, "--harness-system", "mem0")
+    run = _pytest(pytester, "--harness-system", "mem0")
     assert run.returncode == 4, run.stdout[-2000:] + run.stderr[-2000:]  # pytest's usage error
     assert "harness: system 'mem0' does not run on embedded (it runs on: postgres)" in run.stderr

@@ -23,6 +23,8 @@ from harness.pipeline.settings import Mode
 from harness.reports.document import Report, RowText, RunInfo, Scorecard
 from harness.reports.html.rows import FAIL, PASS, rows
 
+pytestmark = pytest.mark.usefixtures("pages_in_process")  # pages drawn here: see the fixture
+
 ITEMS = tuple(f"item-{i}" for i in range(8))
 PASS_AT = 0.1
 """A toy item passes at this score: without a bonus, item-0 (score 0) is the one that fails."""
@@ -225,7 +227,7 @@ def test_a_toy_kind_gets_pytest_items_and_the_pytest_baseline_gate_from_its_spec
     monkeypatch.setattr(kinds, "SPECS", (*kinds.SPECS, TOY))
     monkeypatch.delenv("HARNESS_FREEZE", raising=False)
     pytester.makepyfile(test_items=ITEM_TESTS)
-    common = ["-p", "no:cacheprovider", "--harness-backend", "embedded"]
+    common = ["-p", "no:cacheprovider", "-p", "no:popoto", "--harness-backend", "embedded"]  # popoto: as our ini
 
     collected = pytester.runpytest_inprocess(*common, "-o", "harness_collect=builtin", "--collect-only", "-q")
     listed = collected.stdout.str()

@@ -1,40 +1,28 @@
 """`pytest --harness-system http:URL`: the built-in belief cases as items of that system, the system in
 their ids; its judged failures are xfails with their reasons (only `--harness-mode` asserts another
-system), and a kind with no protocol path is skipped as not applicable, with its reason."""
+system), and a kind with no protocol path is skipped as not applicable, with its reason. pytest runs
+in this process, the service in a thread of it."""
 
 from __future__ import annotations
 
-import os
 import re
-import shutil
 import subprocess
-import sys
-from pathlib import Path
 
+import pytest
+
+from tests.plugin.inner import ITEM_TESTS, inner_pytest
 from tests.systems.memory_server import Store, serving
 
-ITEM_TESTS = Path(__file__).parents[1] / "test_suite_cases.py"
+
+def _pytest(pytester: pytest.Pytester, *args: str) -> subprocess.CompletedProcess[str]:
+    pytester.makepyfile(test_items=ITEM_TESTS)
+    return inner_pytest(pytester, "-q", "-rsx", "test_items.py", "--harness-backend", "embedded", *args)
 
 
-def _pytest(folder: Path, *args: str) -> subprocess.CompletedProcess[str]:
-    shutil.copy(ITEM_TESTS, folder / "test_items.py")
-    env = {k: v for k, v in os.environ.items() if k not in {"HARNESS_FREEZE", "PYTEST_ADDOPTS"}}
-    env["PYTHONPATH"] = str(Path(__file__).parents[2])
-    command = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q", "-rsx", "test_items.py"]
-    return subprocess.run(
-        [*command, "--harness-backend", "embedded", *args],
-        cwd=folder,
-        env=env,
-        capture_output=True,
-        text=True,
-        timeout=600,
-    )
-
-
-def test_items_of_a_system_under_test(tmp_path: Path) -> None:
+def test_items_of_a_system_under_test(pytester: pytest.Pytester) -> None:
     with serving(Store(extended=True)) as url:
         run = _pytest(
-            tmp_path,
+            pytester,
             "--harness-system",
             f"http:{url}",
             "--harness-suite",
@@ -54,14 +42,14 @@ def test_items_of_a_system_under_test(tmp_path: Path) -> None:
     assert passed  # the cases the service's own retrieval gets right pass
 
 
-def test_lifecycle_and_conversation_items_of_a_system_declaring_their_needs(tmp_path: Path) -> None:
+def test_lifecycle_and_conversation_items_of_a_system_declaring_their_needs(pytester: pytest.Pytester) -> None:
     """Each scenario and each turn is an item of the system: a scenario judged by its grade (the
     test server's word-overlap retrieval FAILs on P@5: an xfail with the judge's reason, as no
     --mode asserts it), a turn by the turn judge."""
     store = Store(extended=True, capabilities=("timestamps", "clock", "access", "consolidation", "budget"))
     with serving(store) as url:
         run = _pytest(
-            tmp_path,
+            pytester,
             "--harness-system",
             f"http:{url}",
             "--harness-suite",

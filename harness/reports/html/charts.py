@@ -28,15 +28,13 @@ def _numbers(values: Mapping[str, Any]) -> dict[str, float]:
     return {k: float(v) for k, v in values.items() if isinstance(v, int | float) and not isinstance(v, bool)}
 
 
-def pyplot() -> Any:
-    """matplotlib's pyplot on the Agg backend, imported on first use (a page's process imports it
-    before its report arrives: `html/child.py`)."""
-    import matplotlib
+def figure_class() -> Any:
+    """matplotlib's `Figure`, imported on first use (a page's process imports it before its report
+    arrives: `html/child.py`). Not pyplot: a figure only saved as SVG needs no backend or figure
+    manager, and without them it draws the same bytes, leaving no backend or open figure behind."""
+    from matplotlib.figure import Figure
 
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    return plt
+    return Figure
 
 
 FIXED_MARGINS = {"left": 0.12, "right": 0.98, "top": 0.97, "bottom": 0.15}
@@ -47,17 +45,16 @@ measuring its texts (matplotlib's constrained layout) cost a report's page more 
 def _svg(draw: Callable[[Any], None], width: float = 5.6, height: float = 3.0, *, measured: bool = True) -> str:
     """The chart `draw` draws, laid out by measuring its texts (labels of any length), or, if not
     `measured`, within `FIXED_MARGINS`."""
-    plt = pyplot()
-    with plt.rc_context({"svg.fonttype": "none", "svg.hashsalt": "harness", "font.size": 9}):
-        figure, axis = plt.subplots(figsize=(width, height), constrained_layout=measured)
+    import matplotlib
+
+    with matplotlib.rc_context({"svg.fonttype": "none", "svg.hashsalt": "harness", "font.size": 9}):
+        figure = figure_class()(figsize=(width, height), constrained_layout=measured)
+        axis = figure.subplots()
         if not measured:
             figure.subplots_adjust(**FIXED_MARGINS)
-        try:
-            draw(axis)
-            buffer = io.StringIO()
-            figure.savefig(buffer, format="svg", metadata={"Date": None})
-        finally:
-            plt.close(figure)
+        draw(axis)
+        buffer = io.StringIO()
+        figure.savefig(buffer, format="svg", metadata={"Date": None})
     text = buffer.getvalue()
     return text[text.index("<svg") :]
 

@@ -78,11 +78,11 @@ def page_apart(report_json: str) -> str:
 
 
 def main() -> None:
-    from harness.reports.html.charts import chart_library, pyplot
+    from harness.reports.html.charts import chart_library, figure_class
     from harness.reports.html.page import page_or_note
 
     if chart_library():
-        pyplot()  # imported before the report arrives: the run is still going on
+        figure_class()  # imported before the report arrives: the run is still going on
     document = json.loads(sys.stdin.buffer.read())
     sys.stdout.buffer.write(page_or_note(document).encode())
 
