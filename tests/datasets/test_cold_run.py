@@ -6,15 +6,14 @@ from __future__ import annotations
 
 import importlib.util
 import json
-import os
 import re
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
 
 from harness.embeddings import DEFAULT_MODEL, model_folder
+from tests.conftest import Main
 
 from .builders import longmemeval_records
 
@@ -25,23 +24,21 @@ pytestmark = pytest.mark.skipif(
 )
 
 
-def _harness(*args: str, cache: Path) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "HARNESS_CACHE_DIR": str(cache), "HF_HUB_OFFLINE": "1"}
-    command = [sys.executable, "-m", "harness", *args, "--model", DEFAULT_MODEL, "--device", "cpu"]
-    return subprocess.run(command, env=env, capture_output=True, text=True, timeout=600, check=False)
-
-
-def test_a_cold_vector_run_caches_what_harness_embed_caches_then_runs(tmp_path: Path) -> None:
+def test_a_cold_vector_run_caches_what_harness_embed_caches_then_runs(harness_main: Main, tmp_path: Path) -> None:
     records = longmemeval_records()
     file = tmp_path / "data.json"
     file.write_text(json.dumps(records))
     dataset = ["--dataset", "longmemeval-s", "--file", str(file)]
 
-    embedded = _harness("embed", *dataset, cache=tmp_path / "embedded")
-    ran = _harness(
+    def harness(*args: str, cache: Path) -> subprocess.CompletedProcess[str]:
+        model = ["--model", DEFAULT_MODEL, "--device", "cpu"]
+        return harness_main(*args, *model, cwd=tmp_path, HARNESS_CACHE_DIR=str(cache))
+
+    embedded = harness("embed", *dataset, cache=tmp_path / "embedded")
+    ran = harness(
         "run", *dataset, "-m", "bm25", "-m", "hybrid", "--out", str(tmp_path / "reports"), cache=tmp_path / "ran"
     )
-    again = _harness("run", *dataset, "-m", "hybrid", "--out", str(tmp_path / "again"), cache=tmp_path / "ran")
+    again = harness("run", *dataset, "-m", "hybrid", "--out", str(tmp_path / "again"), cache=tmp_path / "ran")
 
     assert embedded.returncode == ran.returncode == again.returncode == 0, (embedded.stderr, ran.stderr, again.stderr)
     shards = {

@@ -1,14 +1,14 @@
-"""`harness embed --dataset --shard I/N`: shards embedded in separate processes, their caches joined
-by copying files, give the vectors and the (sharded, merged) report of an unsharded embedding."""
+"""`harness embed --dataset --shard I/N`: shards embedded by separate commands, each into its own
+`--out`, their caches joined by copying files, give the vectors and the (sharded, merged) report of
+an unsharded embedding. The commands run in this process, one after another: what a shard embeds
+and where it writes is the command's doing, not the process's."""
 
 from __future__ import annotations
 
 import importlib.util
 import json
-import os
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import numpy as np
@@ -16,6 +16,7 @@ import pytest
 
 from harness.embeddings import DEFAULT_MODEL, Embedder, model_folder
 from harness.shards import Shard
+from tests.conftest import Main
 
 from .builders import longmemeval_records, run_dataset_report
 from .test_shards import _without_latency, merge_reports
@@ -27,11 +28,11 @@ pytestmark = pytest.mark.skipif(
 )
 
 
-def _embed(file: Path, out: Path, shard: str | None, env: dict[str, str]) -> subprocess.Popen[str]:
-    command = [sys.executable, "-m", "harness", "embed", "--dataset", "longmemeval-s", "--file", str(file)]
+def _embed(harness_main: Main, file: Path, out: Path, shard: str | None) -> subprocess.CompletedProcess[str]:
+    command = ["embed", "--dataset", "longmemeval-s", "--file", str(file)]
     command += ["--model", DEFAULT_MODEL, "--device", "cpu", "--out", str(out)]
     command += ["--shard", shard] if shard is not None else []
-    return subprocess.Popen(command, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    return harness_main(*command, cwd=out.parent, HARNESS_CACHE_DIR=str(out.parent / "default-cache"))
 
 
 def _vectors(folder: Path) -> dict[str, bytes]:
@@ -43,15 +44,13 @@ def _vectors(folder: Path) -> dict[str, bytes]:
     return vectors
 
 
-def test_two_embedding_shards_joined_equal_one_embedding_and_its_report(tmp_path: Path) -> None:
+def test_two_embedding_shards_joined_equal_one_embedding_and_its_report(harness_main: Main, tmp_path: Path) -> None:
     file = tmp_path / "data.json"
     file.write_text(json.dumps(longmemeval_records()))
-    env = {**os.environ, "HARNESS_CACHE_DIR": str(tmp_path / "default-cache"), "HF_HUB_OFFLINE": "1"}
-    runs = [_embed(file, tmp_path / f"part{i}", f"{i}/2", env) for i in (1, 2)]  # two processes at once
-    runs.append(_embed(file, tmp_path / "whole", None, env))
-    outputs = [run.communicate(timeout=600) for run in runs]
-    assert [run.returncode for run in runs] == [0, 0, 0], [err for _, err in outputs]
-    assert "shard 1/2" in outputs[0][0]
+    runs = [_embed(harness_main, file, tmp_path / f"part{i}", f"{i}/2") for i in (1, 2)]
+    runs.append(_embed(harness_main, file, tmp_path / "whole", None))
+    assert [run.returncode for run in runs] == [0, 0, 0], [run.stderr for run in runs]
+    assert "shard 1/2" in runs[0].stdout
     assert not (tmp_path / "default-cache").exists()  # each part went to its own --out
 
     parts = [tmp_path / f"part{i}" / model_folder(DEFAULT_MODEL) for i in (1, 2)]

@@ -90,13 +90,20 @@ ENCODERS = [
 ]
 
 
+@pytest.fixture(scope="module")
+def models_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """One folder for the module's derived models: the int8 model is exported (seconds of torch and
+    ONNX Runtime) once, not once per test."""
+    return tmp_path_factory.mktemp("models")
+
+
 @pytest.mark.parametrize("make", ENCODERS, ids=["float", "int8", "static", "float-fixed-shape-cpu", "float-cuda"])
 def test_a_vector_does_not_depend_on_order_batch_or_batch_mates(
-    make: Callable[[Path], TextEncoder], tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    make: Callable[[Path], TextEncoder], models_dir: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     if make is _float_fixed_shape:
         monkeypatch.setattr(sentence_transformer, "BATCH_ROWS", CPU_BATCH_ROWS)
-    encoder = make(tmp_path)
+    encoder = make(models_dir)
     alone = np.concatenate([encoder.encode([t]) for t in TEXTS])
     order = list(range(len(TEXTS)))
     random.Random(7).shuffle(order)
@@ -114,10 +121,10 @@ def test_a_vector_does_not_depend_on_order_batch_or_batch_mates(
 
 
 @pytest.mark.parametrize("make", ENCODERS[:2], ids=["float", "int8"])
-def test_a_vector_does_not_depend_on_the_thread_count(make: Callable[..., TextEncoder], tmp_path: Path) -> None:
+def test_a_vector_does_not_depend_on_the_thread_count(make: Callable[..., TextEncoder], models_dir: Path) -> None:
     """Worker processes run one thread each, a process alone one per core, other machines other
     counts: all give the same bytes (torch's CPU sums split by thread count, so float runs one)."""
     long_texts = [t * 6 for t in TEXTS[:20]]  # up to the 256-token limit, where threads split the most work
-    one, two = (make(tmp_path, threads).encode(long_texts) for threads in (1, 2))
+    one, two = (make(models_dir, threads).encode(long_texts) for threads in (1, 2))
 
     assert one.tobytes() == two.tobytes()
