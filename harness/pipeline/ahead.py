@@ -8,11 +8,13 @@ caller may hold threads (progress, encoders) whose locks a fork would copy.
 A spawned worker is a fresh interpreter that imports the caller's main module (the `harness`
 command imports the whole CLI): a second or more before its first result. Until it has given one,
 the caller analyses each haystack itself rather than wait, and the worker is spared what it has
-not yet begun; once it is running, the caller waits for it.
+not yet begun; once it is running, the caller waits for it. So a run of no more haystacks than
+are analysed ahead starts no worker: the caller would analyse them all before it gave a result.
 """
 
 from __future__ import annotations
 
+import itertools
 import multiprocessing
 from collections import deque
 from collections.abc import Iterator
@@ -28,6 +30,11 @@ AHEAD = 2
 
 def analysed_ahead(haystacks: Iterator[Haystack], ahead: int = AHEAD) -> Iterator[tuple[Haystack, list[str]]]:
     """Each haystack in order with its turns' analysed text (what `HaystackIndex` indexes)."""
+    first = list(itertools.islice(haystacks, ahead + 1))
+    if len(first) <= ahead:
+        yield from ((haystack, content_texts(_texts(haystack))) for haystack in first)
+        return
+    haystacks = itertools.chain(first, haystacks)
     context = multiprocessing.get_context("spawn")
     with ProcessPoolExecutor(max_workers=1, mp_context=context) as pool:
         waiting: deque[tuple[Haystack, Future[list[str]]]] = deque()

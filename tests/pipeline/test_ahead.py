@@ -8,6 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 SLOW_MAIN_MODULE = """
 import json, sys, time
 if __name__ != "__main__":
@@ -41,3 +43,25 @@ def test_the_first_haystacks_do_not_wait_for_the_worker_to_start(tmp_path: Path)
     assert seen["haystacks"] == 20
     assert seen["same"]
     assert seen["first_after_s"] < 4, "the first haystack waited for the worker's start"
+
+
+def test_a_run_of_no_more_haystacks_than_are_analysed_ahead_starts_no_worker(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The caller would analyse them all itself before a spawned worker gave its first result."""
+    import multiprocessing
+
+    from harness.models.haystack import Document, Haystack
+    from harness.pipeline import ahead
+    from harness.pipeline.haystack import turn_text
+    from harness.text import content_texts
+
+    def no_worker(*_: object, **__: object) -> None:
+        raise AssertionError("a worker was started")
+
+    haystacks = [
+        Haystack(f"h{n}", tuple(Document(f"d{n}.{i}", "s", f"Turn {i} of {n}", "user", None) for i in range(3)), ())
+        for n in range(ahead.AHEAD)
+    ]
+    monkeypatch.setattr(multiprocessing, "get_context", no_worker)
+    analysed = list(ahead.analysed_ahead(iter(haystacks)))
+    assert [h for h, _ in analysed] == haystacks
+    assert [a for _, a in analysed] == [content_texts([turn_text(d) for d in h.documents]) for h in haystacks]
