@@ -25,11 +25,19 @@ from harness.reports.writer import report_json, write_run_files
 from harness.suites import BUILTIN, load_suite
 from tests.containers.conftest import ROOT, require_docker_or_skip
 
+BELIEFS_ONLY = ("--harness-suite", "builtin")
+"""The built-in belief suite, where the `alias-short` cases the nested runs select are: collecting
+every kind's built-in suite (code tasks ingest a project) would cost each process a second more."""
+
 
 def _nested_pytest(*args: str, env: dict[str, str] | None = None) -> subprocess.Popen[str]:
+    """pytest ARGS in processes of its own (the plugin's sessions, servers and exit are the point).
+    Assertions are not rewritten there: every process would compile the harness's modules again
+    (the plugin's distribution is rewritten whole) for messages these tests never read; a failed
+    assert fails the same."""
     clean = {k: v for k, v in os.environ.items() if not k.startswith("PYTEST_XDIST")}
     return subprocess.Popen(
-        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-q", *args],
+        [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "--assert=plain", "-q", *args],
         cwd=ROOT,
         env={**clean, **(env or {})},
         stdout=subprocess.PIPE,
@@ -44,6 +52,7 @@ def test_no_container_of_a_run_outlives_it() -> None:
         "-n",
         "2",
         "tests/test_suite_cases.py",
+        *BELIEFS_ONLY,
         "--harness-backend",
         "redis",
         "--harness-backend",
@@ -129,6 +138,7 @@ def test_one_server_per_run_recorded_privately_under_basetemp(
 def test_without_an_engine_server_items_skip_or_fail(require: str, expected: str, tmp_path: Path) -> None:
     run = _nested_pytest(
         "tests/test_suite_cases.py",
+        *BELIEFS_ONLY,
         "--harness-backend",
         "redis",
         "-k",

@@ -5,15 +5,18 @@ that are not plain, bounded, UTF-8 JSON."""
 from __future__ import annotations
 
 import json
+import multiprocessing
 import os
 import resource
 import shutil
+import sys
+from collections.abc import Sequence
 from pathlib import Path
 
 import pytest
 
 from harness.suites.jsonfile import MAX_FILE_BYTES
-from tests.faults.helpers import HARNESS, one_line, run, write_suite
+from tests.faults.helpers import one_line, write_suite
 
 
 @pytest.mark.parametrize(
@@ -85,17 +88,34 @@ def test_out_is_checked_before_the_run(cli, tmp_path: Path, make_out, named: str
 # -- suite files --------------------------------------------------------------------------------
 
 
-def _limit_memory() -> None:
-    """A reader that reads forever fails here instead of taking the machine's memory."""
-    resource.setrlimit(resource.RLIMIT_AS, (6 * 2**30, 6 * 2**30))
+def _limited_main(cwd: Path, args: Sequence[str], stderr: Path) -> None:
+    """`harness ARGS` in `cwd`, its stderr to the file `stderr`, with 6 GiB of memory beyond what the
+    process already maps: a reader that reads forever fails here instead of taking the machine's."""
+    from harness.cli import main
+
+    mapped = int(Path("/proc/self/statm").read_text().split()[0]) * resource.getpagesize()
+    resource.setrlimit(resource.RLIMIT_AS, (mapped + 6 * 2**30, mapped + 6 * 2**30))
+    os.chdir(cwd)
+    os.environ["HF_HUB_OFFLINE"] = "1"  # as `main` sets it
+    sys.argv = ["harness", *args]
+    sys.stdout, sys.stderr = open(os.devnull, "w"), stderr.open("w")  # flushed as the child ends
+    main()
 
 
 def _bad_input_line(cwd: Path, *args: str) -> str:
     """Run the harness with a memory limit and a timeout (the old readers blocked or read forever);
-    it must exit 2 with one line, which is returned."""
-    result = run([str(HARNESS), *args], cwd, 120, preexec_fn=_limit_memory)
-    line = one_line(result.stderr)
-    assert result.returncode == 2, result.stderr
+    it must exit 2 with one line, which is returned. It runs in a forked copy of this process, where
+    the CLI is imported already: what the readers do does not depend on a fresh interpreter."""
+    stderr = cwd / "stderr.txt"
+    child = multiprocessing.get_context("fork").Process(target=_limited_main, args=(cwd, args, stderr))
+    child.start()
+    child.join(120)
+    if child.exitcode is None:
+        child.kill()
+        child.join()
+        raise AssertionError(f"`harness {' '.join(args)}` did not end in 120 s:\n{stderr.read_text()}")
+    line = one_line(stderr.read_text())
+    assert child.exitcode == 2, stderr.read_text()
     return line
 
 

@@ -2,12 +2,14 @@
 
 A container of the test's own stands in for the user's server. It gets foreign data of every kind
 the backend holds, including names that only look like the harness's, and a dump of everything
-on it. Then, through the real CLI in subprocesses: every suite of SUITES in every mode, a dataset
-run, runs interrupted mid-way by SIGINT and SIGTERM (each must drop what it created before it
-exits), a run killed by SIGKILL (it cannot: the ledger must name all it left), and `harness down
---url`. After each run but the killed one, and after `down --url`, the dump must be the same byte
-for byte and nothing of the harness's may be on the server or in the ledger. One test per server
-backend named with `--harness-backend` (by default the local ones; `--harness-backend atlas` in CI's Atlas leg).
+on it. Then, through the real CLI: every suite of SUITES in every mode and a dataset run in this
+process (what a run leaves on a server does not depend on the process it ran in); runs interrupted
+mid-way by SIGINT and SIGTERM (each must drop what it created before it exits) and a run killed by
+SIGKILL (it cannot: the ledger must name all it left) in subprocesses, where the process is the
+point; and `harness down --url`. After each run but the killed one, and after `down --url`, the
+dump must be the same byte for byte and nothing of the harness's may be on the server or in the
+ledger. One test per server backend named with `--harness-backend` (by default the local ones;
+`--harness-backend atlas` in CI's Atlas leg).
 """
 
 from __future__ import annotations
@@ -28,9 +30,10 @@ import pytest
 from harness.backends.ledger import EXTENSION, NAMESPACE, STATE_DIR_ENV, Ledger
 from harness.backends.provision import start_server
 from harness.containers.runtime import RunningContainer
+from tests.conftest import Main
 from tests.containers.conftest import require_docker_or_skip
 from tests.datasets.builders import longmemeval_records
-from tests.faults.helpers import Watched, harness, start, write_suite
+from tests.faults.helpers import Watched, start, write_suite
 
 SUITES: tuple[str, ...] = ("builtin", "lifecycle:builtin", "code-tasks:builtin", "conversation:builtin")
 """The `--suite` specs run on the server, each in every mode: one line per suite (or kind of case)."""
@@ -40,8 +43,9 @@ TAKEN = "dataset_0_sessions"
 """A name of the user's own that the first haystack of a session-level dataset run is also named."""
 MODES = ("bm25", "vector", "hybrid")
 """Every mode: a backend without a vector engine (valkey) reports the others as not run."""
-INTERRUPTED_CASES = 30_000
-"""Enough that no run finishes before the signal (it is sent after 20 cases)."""
+INTERRUPTED_CASES = 3000
+"""Enough that no run finishes before the signal (it is sent after 20 cases, and a run does some tens
+a second); every case is loaded before the first runs, so more would only slow each run's start."""
 
 Found = set[tuple[str, str]]
 """(ledger kind, name): what the harness's naming finds on a server, comparable with the ledger."""
@@ -349,7 +353,7 @@ def wait_until_written(run: Any, ledger: Ledger, server: Foreign, decoys: Found)
 
 
 def test_a_url_run_leaves_the_servers_own_data_as_it_found_it(
-    any_server: str, user_server: tuple[RunningContainer, Foreign], tmp_path: Path
+    any_server: str, user_server: tuple[RunningContainer, Foreign], tmp_path: Path, harness_main: Main
 ) -> None:
     container, server = user_server
     url, backend = container.url, any_server
@@ -374,18 +378,18 @@ def test_a_url_run_leaves_the_servers_own_data_as_it_found_it(
         assert "results errored" not in done.stderr, output
         assert "Traceback" not in done.stderr, output
 
-    # (a) every suite in every mode, and dataset runs, through the CLI
+    # (a) every suite in every mode, and dataset runs, through the CLI in this process
     modes = [arg for m in MODES for arg in ("-m", m)]
     for spec in SUITES:
         args = ("run", "-b", backend, "--url", url, "-s", spec, *modes, *extension, "--out", str(out))
-        completed(harness(*args, cwd=tmp_path, timeout=900, **ledgered))
+        completed(harness_main(*args, cwd=tmp_path, **ledgered))
         unchanged(f"after `run -s {spec}`")
 
     data = tmp_path / "longmemeval.json"
     data.write_text(json.dumps(longmemeval_records()), encoding="utf-8")
     for dataset in DATASETS:
         args = ("run", "-b", backend, "--url", url, *dataset, "--file", str(data), *extension, "--out", str(out))
-        completed(harness(*args, cwd=tmp_path, **ledgered))
+        completed(harness_main(*args, cwd=tmp_path, **ledgered))
         unchanged(f"after `run {' '.join(dataset)}`")
 
     # (b) SIGINT or SIGTERM mid-way: the run drops everything it created before it exits
@@ -412,7 +416,7 @@ def test_a_url_run_leaves_the_servers_own_data_as_it_found_it(
     assert left <= recorded, f"after SIGKILL, {sorted(left - recorded)} is on the server and not in the ledger"
 
     # (d) `harness down --url` removes exactly what the ledger names
-    down = harness("down", "--url", url, cwd=tmp_path, **ledgered)
+    down = harness_main("down", "--url", url, cwd=tmp_path, **ledgered)
     assert down.returncode == 0, down.stdout + down.stderr
     assert f"removed {len(entries)} leftover(s)" in down.stdout, down.stdout
     unchanged("after SIGKILL and `down --url`")

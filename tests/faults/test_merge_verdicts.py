@@ -5,6 +5,8 @@ an emptied shard or one whose metrics were edited by hand was accepted as is."""
 from __future__ import annotations
 
 import json
+import sys
+import warnings
 from pathlib import Path
 
 import pytest
@@ -16,12 +18,31 @@ from tests.faults.helpers import reports, write_suite
 
 
 def _shards(cli, tmp_path: Path, cases: int = 6) -> list[Path]:
+    """The two shard reports of a bm25 run of a suite written to `tmp_path / "suite"`."""
     suite = write_suite(tmp_path / "suite", cases, memories=3)  # s-<i> names item i % 3
     for index in (1, 2):
         cli("run", "-m", "bm25", "-s", str(suite), "--shard", f"{index}/2", "--out", str(tmp_path / "shards"))
     found = reports(tmp_path / "shards", "run-embedded-shard*of2-2*.json")
     assert len(found) == 2
     return found
+
+
+@pytest.fixture(scope="module")
+def shards(tmp_path_factory: pytest.TempPathFactory) -> list[Path]:
+    """`_shards` of a run without faults, made once for the tests that merge them unchanged or
+    edit copies of them (a run and its report page cost more than the merges they test)."""
+    from harness.cli import main
+
+    def cli(*args: str) -> int:
+        with pytest.MonkeyPatch.context() as patch:
+            patch.setattr(warnings, "showwarning", warnings.showwarning)  # main sets its own
+            patch.setenv("HF_HUB_OFFLINE", "1")
+            patch.setattr(sys, "argv", ["harness", *args])
+            with pytest.raises(SystemExit) as exited:
+                main()
+        return int(exited.value.code or 0)
+
+    return _shards(cli, tmp_path_factory.mktemp("shards"))
 
 
 def _merge(cli, tmp_path: Path, *shards: Path) -> tuple[int, str]:
@@ -49,8 +70,7 @@ def test_a_shard_that_lost_its_backend_merges_as_a_failed_run(cli, tmp_path: Pat
     assert sum(c["backend_lost"] for c in json.loads(merged.read_text())["cases"]) == 2
 
 
-def test_an_interrupted_shard_merges_as_an_incomplete_run(cli, tmp_path: Path, monkeypatch) -> None:
-    shards = _shards(cli, tmp_path)
+def test_an_interrupted_shard_merges_as_an_incomplete_run(cli, shards: list[Path], tmp_path: Path, monkeypatch) -> None:
     lexical = EmbeddedIndex.lexical
     calls = []
 
@@ -61,7 +81,7 @@ def test_an_interrupted_shard_merges_as_an_incomplete_run(cli, tmp_path: Path, m
         return lexical(self, terms, filters, limit)
 
     monkeypatch.setattr(EmbeddedIndex, "lexical", interrupted)
-    suite = tmp_path / "suite"
+    suite = shards[0].parents[1] / "suite"  # the one the shards ran (`_shards`)
     code, _, _ = cli("run", "-m", "bm25", "-s", str(suite), "--shard", "1/2", "--out", str(tmp_path / "cut"))
     assert code == 130
     (cut,) = reports(tmp_path / "cut", "run-embedded-shard1of2-incomplete-*.json")  # 2 of its 5 cases ran
@@ -106,9 +126,9 @@ def _edited(shard: Path, target: Path, change, seal: bool = False) -> Path:
     ],
 )
 def test_an_edited_or_emptied_shard_is_refused(
-    cli, tmp_path: Path, what: str, change, seal: bool, message: str
+    cli, shards: list[Path], tmp_path: Path, what: str, change, seal: bool, message: str
 ) -> None:
-    first, second = _shards(cli, tmp_path)
+    first, second = shards
     assert json.loads(second.read_text())["cases"], "the shard held cases before it was edited"
     code, stderr = _merge(cli, tmp_path, first, _edited(second, tmp_path / "edited.json", change, seal))
     assert code == 2, (what, stderr)

@@ -26,6 +26,7 @@ from harness.containers import ContainerError, docker_client, load_spec, remove_
 from harness.containers.labels import RUN
 from harness.containers.network import NETWORK
 from harness.errors import Interrupted
+from tests.conftest import Main
 from tests.containers import conftest as containers
 from tests.containers.conftest import LOCAL_SERVERS, ROOT
 
@@ -150,7 +151,8 @@ def test_a_container_that_exits_at_start_is_reported_at_once(
 
 
 def harness(*args: str, state: Path, out: Path | None) -> subprocess.Popen[str]:
-    """`harness ARGS` in a process of its own, with its ledger under `state`."""
+    """`harness ARGS` in a process of its own, with its ledger under `state`: for what needs one (a run
+    killed, `up` stopped by a signal, runs at once); a run that ends by itself is `in_process`."""
     env = {**os.environ, "PYTHONPATH": str(ROOT), STATE_DIR_ENV: str(state)}
     return subprocess.Popen(
         [sys.executable, "-c", "from harness.cli import main; main()", *args, *(("--out", str(out)) if out else ())],
@@ -165,6 +167,14 @@ def harness(*args: str, state: Path, out: Path | None) -> subprocess.Popen[str]:
 def finished(process: subprocess.Popen[str], timeout: float = 120) -> tuple[int, str, str]:
     stdout, stderr = process.communicate(timeout=timeout)
     return process.returncode, stdout, stderr
+
+
+def in_process(harness_main: Main, *args: str, state: Path, out: Path | None) -> tuple[int, str, str]:
+    """`harness ARGS` run to its end in this process, as `harness` runs it in a process of its own."""
+    done = harness_main(
+        *args, *(("--out", str(out)) if out else ()), cwd=out.parent if out else ROOT, **{STATE_DIR_ENV: str(state)}
+    )
+    return done.returncode, done.stdout, done.stderr
 
 
 class RedisServer:
@@ -247,7 +257,9 @@ def kill_once_it_wrote(run: subprocess.Popen[str], ledger: Ledger, server: Redis
 
 
 @pytest.mark.parametrize("backend", LOCAL_SERVERS)
-def test_a_killed_url_run_leaves_a_ledger_that_down_url_clears(backend: str, run_id: str, tmp_path: Path) -> None:
+def test_a_killed_url_run_leaves_a_ledger_that_down_url_clears(
+    backend: str, run_id: str, tmp_path: Path, harness_main: Main
+) -> None:
     url, container = start_server(backend, run_id)
     state, out = tmp_path / "state", tmp_path / "reports"
     try:
@@ -267,15 +279,15 @@ def test_a_killed_url_run_leaves_a_ledger_that_down_url_clears(backend: str, run
             assert [e.name for e in left if e.kind == EXTENSION] == ["vector"]
 
         # the next run says so, in one line with the command that clears it
-        rc, _, stderr = finished(
-            harness("run", "-b", backend, "--url", url, "-m", "bm25", "--limit", "1", *extra, state=state, out=out)
+        rc, _, stderr = in_process(
+            harness_main, "run", "-b", backend, "--url", url, "-m", "bm25", "--limit", "1", *extra, state=state, out=out
         )
         notes = [line for line in stderr.splitlines() if "left on" in line]
         assert len(notes) == 1, stderr
         assert "harness down --url" in notes[0], stderr
         assert urlsplit(url).password not in notes[0], "the note must not print the password"
 
-        rc, stdout, stderr = finished(harness("down", "--url", url, state=state, out=None))
+        rc, stdout, stderr = in_process(harness_main, "down", "--url", url, state=state, out=None)
         assert rc == 0, stderr
         assert f"namespace {namespace}" in stdout
         assert server.namespace_keys(namespace) == 0
@@ -285,7 +297,9 @@ def test_a_killed_url_run_leaves_a_ledger_that_down_url_clears(backend: str, run
         container.stop()
 
 
-def test_postgres_url_creates_the_extension_only_when_allowed_and_drops_it(run_id: str, tmp_path: Path) -> None:
+def test_postgres_url_creates_the_extension_only_when_allowed_and_drops_it(
+    run_id: str, tmp_path: Path, harness_main: Main
+) -> None:
     url, container = start_server("postgres", run_id)
     state, out = tmp_path / "state", tmp_path / "reports"
     try:
@@ -294,8 +308,8 @@ def test_postgres_url_creates_the_extension_only_when_allowed_and_drops_it(run_i
         before = server.snapshot()
         assert ("vector",) not in before["extensions"]  # type: ignore[operator]
 
-        rc, stdout, stderr = finished(
-            harness("run", "-b", "postgres", "--url", url, "-m", "bm25", state=state, out=out)
+        rc, stdout, stderr = in_process(
+            harness_main, "run", "-b", "postgres", "--url", url, "-m", "bm25", state=state, out=out
         )
         assert rc == 3, stdout + stderr
         errors = [line for line in stderr.splitlines() if line.strip()]
@@ -305,7 +319,7 @@ def test_postgres_url_creates_the_extension_only_when_allowed_and_drops_it(run_i
         assert server.snapshot() == before
 
         allowed = ("run", "-b", "postgres", "--url", url, "-m", "bm25", "--limit", "2", "--allow-extension")
-        rc, stdout, stderr = finished(harness(*allowed, state=state, out=out))
+        rc, stdout, stderr = in_process(harness_main, *allowed, state=state, out=out)
         assert rc == 0, stdout + stderr
         assert server.snapshot() == before, "the run must drop the extension it created"
         assert Ledger(url, state).entries() == []
@@ -313,7 +327,7 @@ def test_postgres_url_creates_the_extension_only_when_allowed_and_drops_it(run_i
         # one the user created stays
         server.conn.execute("CREATE EXTENSION vector")
         with_extension = server.snapshot()
-        rc, stdout, stderr = finished(harness(*allowed, state=state, out=out))
+        rc, stdout, stderr = in_process(harness_main, *allowed, state=state, out=out)
         assert rc == 0, stdout + stderr
         assert server.snapshot() == with_extension
     finally:
