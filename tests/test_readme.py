@@ -75,6 +75,15 @@ NOT_RUN = {
     "harness run --dataset longmemeval-s --system popoto -b redis -m hybrid --model all-MiniLM-L6-v2-int8": (
         "needs ../shared/datasets and the int8 vectors of a cold run; 55 minutes here"
     ),
+    "harness run --dataset locomo --system popoto --system reference -b redis -m bm25 -m hybrid --haystack-rules popoto": (
+        "needs ../shared/datasets; 9 minutes here"
+    ),
+    "harness run --dataset longmemeval-s --system popoto -b redis -m bm25 --haystack-rules popoto": (
+        "needs ../shared/datasets; 15 minutes here"
+    ),
+    "harness run --dataset longmemeval-s --system reference -m bm25 --haystack-rules popoto": (
+        "needs ../shared/datasets; minutes here"
+    ),
     "harness run --system reference --system http:http://127.0.0.1:8080 --dataset locomo -m hybrid": (
         "needs a memory service at that URL and ../shared/datasets"
     ),  # the leaderboard (docs/measurements): every built-in suite of every kind, each system on each backend
