@@ -25,6 +25,16 @@ sys.dont_write_bytecode = False
 os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
 
 
+@pytest.hookimpl(optionalhook=True)
+def pytest_xdist_make_scheduler(config: pytest.Config, log: object) -> object | None:
+    """`pytest -n auto` hands out work as workers ask for it (xdist's work stealing) rather than
+    in fixed shares: this suite's tests run from milliseconds to a minute, and fixed shares left
+    one worker idle for the last minute while the other finished its share."""
+    from xdist.scheduler import WorkStealingScheduling
+
+    return WorkStealingScheduling(config, log) if config.getvalue("dist") == "load" else None
+
+
 def pytest_configure(config: pytest.Config) -> None:
     """This repository's tests mark themselves with backends (the plugin registers them only when
     its items run), so each backend is a marker from the start: `-m redis` and --strict-markers."""
