@@ -82,7 +82,7 @@ NOT_RUN = {
         "needs ../shared/datasets; 15 minutes here"
     ),
     "harness run --dataset longmemeval-s --system reference -m bm25 --haystack-rules popoto": (
-        "needs ../shared/datasets; minutes here"
+        "needs ../shared/datasets; under a minute here"
     ),
     "harness run --system reference --system http:http://127.0.0.1:8080 --dataset locomo -m hybrid": (
         "needs a memory service at that URL and ../shared/datasets"

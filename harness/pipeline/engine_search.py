@@ -20,9 +20,9 @@ import numpy as np
 from harness.backends.base import Backend, Hit, Index, IndexSpec
 from harness.models import Memory
 from harness.pipeline.fusion import ranks, rrf
-from harness.pipeline.memory_layer import TextEmbedder
+from harness.pipeline.memory_layer import TextEmbedder, memory_vectors
 from harness.pipeline.settings import Mode, PipelineSettings
-from harness.pipeline.surface import ATTRIBUTES, embedding_text, index_doc, owned_filters
+from harness.pipeline.surface import ATTRIBUTES, index_doc, owned_filters
 from harness.text import tokenize
 
 
@@ -94,7 +94,4 @@ class EngineSearch:
         return rrf({"bm25": ranks(lexical), "vector": ranks(vector)}, limit, self._settings.rrf_k)
 
     def _vectors(self, memories: Sequence[Memory]) -> Sequence[np.ndarray | None]:
-        if self._embedder is None:
-            return [None] * len(memories)
-        texts = [embedding_text(m, self._settings.fields, self._as_written) for m in memories]
-        return list(self._embedder.embed(texts))
+        return memory_vectors(self._embedder, memories, self._settings.fields, self._as_written)

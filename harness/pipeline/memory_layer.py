@@ -4,7 +4,7 @@ where suites' authors differ, the suite's `Ruleset` says how."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
@@ -54,6 +54,16 @@ class Request:
     max_beliefs: int | None = None
     max_pinned_facts: int | None = None
     max_questions: int | None = None
+
+
+def memory_vectors(
+    embedder: TextEmbedder | None, memories: Sequence[Memory], fields: Mapping[str, float], as_written: bool
+) -> Sequence[np.ndarray | None]:
+    """Each memory's vector of its embedding text, or None for each without an embedder: what the
+    pipeline indexes, and so what its engine search (`engine_search.py`) indexes too."""
+    if embedder is None:
+        return [None] * len(memories)
+    return list(embedder.embed([embedding_text(m, fields, as_written) for m in memories]))
 
 
 class MemoryPipeline:
@@ -122,10 +132,7 @@ class MemoryPipeline:
         self._vocabulary.update(w for _, words in self._phrases[memory.id] for w in words)
 
     def _vectors(self, memories: Sequence[Memory]) -> Sequence[np.ndarray | None]:
-        if self._embedder is None:
-            return [None] * len(memories)
-        as_written = self._rules.embed_name_as_written
-        return list(self._embedder.embed([embedding_text(m, self._settings.fields, as_written) for m in memories]))
+        return memory_vectors(self._embedder, memories, self._settings.fields, self._rules.embed_name_as_written)
 
     # -- reads --------------------------------------------------------------------------------
 
