@@ -91,7 +91,11 @@ class AtlasIndex:
         if docs:
             self._collection.insert_many([stored_document(d, self._spec, revision) for d in docs])
 
-    def upsert(self, doc: IndexDoc) -> None:
+    def upsert(self, docs: Sequence[IndexDoc]) -> None:
+        for doc in docs:
+            self._upsert(doc)
+
+    def _upsert(self, doc: IndexDoc) -> None:
         """Waits until the indexes hold this version. A replacement also rebuilds the search
         index: Lucene keeps counting the replaced version in N, n and avgdl until a merge, so
         only a fresh build gives the statistics of a fresh load."""

@@ -243,8 +243,9 @@ class Index(Protocol):
         """Bulk insert into an empty index; an attribute the spec does not declare, or of another
         type, is a `ValueError` (`IndexSpec.check_doc`)."""
 
-    def upsert(self, doc: IndexDoc) -> None:
-        """Insert or replace one document; visible, statistics included, to the next query."""
+    def upsert(self, docs: Sequence[IndexDoc]) -> None:
+        """Insert or replace each of `docs` (distinct ids); visible, statistics included, to the
+        next query. A batch: a step that changes many documents pays one round trip, not one each."""
 
     def wait_ready(self, expected: int, timeout: float) -> None:
         """Block until `expected` documents are searchable, or raise `BackendUnavailable`."""

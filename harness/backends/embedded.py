@@ -165,8 +165,8 @@ class EmbeddedIndex:
                 self._store_vector(row, doc.vector)
         self._db.commit()
 
-    def upsert(self, doc: IndexDoc) -> None:
-        self.load([doc])
+    def upsert(self, docs: Sequence[IndexDoc]) -> None:
+        self.load(docs)
 
     def _row(self, doc_id: str) -> int:
         """The row a document is written to: a new one, or its old one, emptied."""

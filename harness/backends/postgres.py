@@ -283,8 +283,8 @@ class PostgresIndex:
         s = self._s
         self._conn.execute(f"ANALYZE {s}.docs, {s}.terms, {s}.vocab, {s}.stats")
 
-    def upsert(self, doc: IndexDoc) -> None:
-        self._write([doc])
+    def upsert(self, docs: Sequence[IndexDoc]) -> None:
+        self._write(docs)
 
     def _write(self, docs: Sequence[IndexDoc]) -> None:
         """Delete then insert in one transaction; `vocab` and `stats` move by what left and arrived."""

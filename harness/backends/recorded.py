@@ -39,8 +39,8 @@ class RecordedIndex:
     def load(self, docs: Sequence[IndexDoc]) -> None:
         self._index.load(docs)
 
-    def upsert(self, doc: IndexDoc) -> None:
-        self._index.upsert(doc)
+    def upsert(self, docs: Sequence[IndexDoc]) -> None:
+        self._index.upsert(docs)
 
     def wait_ready(self, expected: int, timeout: float) -> None:
         self._index.wait_ready(expected, timeout)

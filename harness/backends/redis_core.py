@@ -343,12 +343,18 @@ class RedisCoreIndex:
 
     # -- writes -------------------------------------------------------------------------------
 
-    def load(self, docs: Sequence[IndexDoc]) -> None:
+    def _check(self, docs: Sequence[IndexDoc]) -> list[str]:
+        """The documents' ids, once each is checked against the spec and none comes twice: a
+        second version in the same write would be indexed over the first, never unindexed."""
         for doc in docs:
             self._spec.check_doc(doc)
         ids = [d.id for d in docs]
         if len(set(ids)) != len(ids):
-            raise ValueError("load got the same document id twice; use upsert to replace")
+            raise ValueError("a write got the same document id twice")
+        return ids
+
+    def load(self, docs: Sequence[IndexDoc]) -> None:
+        ids = self._check(docs)
         if ids and any(self._client.smismember(self._keys.docs, ids)):
             raise ValueError(f"load expects ids new to namespace {self._ns!r}; use upsert to replace")
         for start in range(0, len(docs), _BATCH):
@@ -358,13 +364,19 @@ class RedisCoreIndex:
                 pipe.execute()
         self._rescore(self._client)
 
-    def upsert(self, doc: IndexDoc) -> None:
-        self._spec.check_doc(doc)
-        previous = cast(dict[str, str], self._client.hgetall(self._keys.doc(doc.id)))  # decode_responses
+    def upsert(self, docs: Sequence[IndexDoc]) -> None:
+        """The stored versions are read in one round trip and replaced in one transaction, with
+        one rescore of the postings for the whole batch."""
+        self._check(docs)
+        with self._client.pipeline(transaction=False) as reads:
+            for doc in docs:
+                reads.hgetall(self._keys.doc(doc.id))
+            stored = cast(list[dict[str, str]], reads.execute())  # decode_responses
         with self._client.pipeline(transaction=True) as pipe:
-            if previous:
-                self._unindex(pipe, doc.id, previous)
-            self._index(pipe, doc)
+            for doc, previous in zip(docs, stored, strict=True):
+                if previous:
+                    self._unindex(pipe, doc.id, previous)
+                self._index(pipe, doc)
             self._rescore(pipe)
             pipe.execute()
 

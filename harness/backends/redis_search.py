@@ -247,15 +247,16 @@ class RedisSearchIndex:
                 pipe.hset(key, mapping=record)
             pipe.execute()
 
-    def upsert(self, doc: IndexDoc) -> None:
+    def upsert(self, docs: Sequence[IndexDoc]) -> None:
         """HSET of a hash under the prefix reindexes it synchronously; the attributes the new
         version lacks are deleted in the same transaction, so they read as missing."""
-        record = self._hash(doc)
-        absent = [f"_{a}" for a in self._spec.attributes if f"_{a}" not in record]
         with self._client.pipeline(transaction=True) as pipe:
-            if absent:
-                pipe.hdel(self._prefix + doc.id, *absent)
-            pipe.hset(self._prefix + doc.id, mapping=record)
+            for doc in docs:
+                record = self._hash(doc)
+                absent = [f"_{a}" for a in self._spec.attributes if f"_{a}" not in record]
+                if absent:
+                    pipe.hdel(self._prefix + doc.id, *absent)
+                pipe.hset(self._prefix + doc.id, mapping=record)
             pipe.execute()
 
     def wait_ready(self, expected: int, timeout: float) -> None:

@@ -75,7 +75,7 @@ class EngineSearch:
     def put(self, memory: Memory) -> None:
         """Create or replace one memory; the next search sees it."""
         (vector,) = self._vectors([memory])
-        self._index.upsert(index_doc(memory, self._settings.fields, vector, self._live(memory)))
+        self._index.upsert([index_doc(memory, self._settings.fields, vector, self._live(memory))])
 
     def search(self, text: str, user: str, limit: int, mode: Mode) -> list[Hit]:
         """The user's live memories for `text` in `mode`, best first, at most `limit`."""

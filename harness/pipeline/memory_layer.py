@@ -118,7 +118,7 @@ class MemoryPipeline:
     def put(self, memory: Memory) -> None:
         """Create or replace one memory; the next query sees it, BM25 statistics included."""
         (vector,) = self._vectors([memory])
-        self._index.upsert(index_doc(memory, self._settings.fields, vector, self._rules.live(memory)))
+        self._index.upsert([index_doc(memory, self._settings.fields, vector, self._rules.live(memory))])
         self._remember(memory)
 
     def add_aliases(self, memory_id: str, aliases: Sequence[str]) -> None:

@@ -96,7 +96,7 @@ class ProjectMemory:
         """Create or replace one record (a fact a conversation stated); the next search sees it."""
         (vector,) = self._vectors([record])
         doc = _doc(record, vector)
-        self._index.upsert(doc)
+        self._index.upsert([doc])
         self._remember([record], [doc])
 
     def _remember(self, records: Sequence[ProjectRecord], docs: Sequence[IndexDoc]) -> None:

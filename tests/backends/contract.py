@@ -243,7 +243,7 @@ def check_upsert_is_exact(backend: Backend) -> None:
     index.load(CORPUS)
     index.wait_ready(len(CORPUS), 30)
     changed = doc("b", "redis cache", "kv store postgres")
-    index.upsert(changed)
+    index.upsert([changed])
     upserted = index.lexical(["postgres"], Filters(), 10)
     fresh = backend.create_index(namespace("cu2"), spec())
     fresh.load([changed if d.id == "b" else d for d in CORPUS])
@@ -253,26 +253,28 @@ def check_upsert_is_exact(backend: Backend) -> None:
     for got, want in zip(upserted, reference, strict=True):
         assert got.id == want.id
         assert math.isclose(got.score, want.score, rel_tol=1e-6)
-    index.upsert(doc("b", "redis cache", "kv store"))
+    index.upsert([doc("b", "redis cache", "kv store")])
     assert {h.id for h in index.lexical(["postgres"], Filters(), 10)} == {"a"}
     index.drop()
     fresh.drop()
 
 
-def check_upserts_keep_statistics(backend: Backend) -> None:
-    """Statistics maintained by deltas: emptying, changing, re-writing and adding documents must
-    leave every clause as the reference scores the final documents (and a fresh load does)."""
+def check_upserts_keep_statistics(backend: Backend, batched: bool) -> None:
+    """Statistics maintained by deltas: emptying, changing, re-writing and adding documents, one
+    upsert each or all in one batch, must leave every clause as the reference scores the final
+    documents (and a fresh load does)."""
     final = {d.id: d for d in CORPUS}
     index = backend.create_index(namespace("ud"), spec())
     index.load(CORPUS)
-    for changed in (
+    changes = [
         doc("a", "postgres database", ""),
         doc("b", "redis cache", "kv store postgres postgres"),
         doc("c", "message queue", "kafka"),
         doc("f", "store", "object store s3", owner="other", live=False, tags=()),
-    ):
-        index.upsert(changed)
-        final[changed.id] = changed
+    ]
+    for batch in [changes] if batched else [[d] for d in changes]:
+        index.upsert(batch)
+    final.update((d.id, d) for d in changes)
     vocabulary = sorted({w for d in final.values() for text in d.fields.values() for w in text.split()})
     for filters in (Filters(), Filters(Eq("owner", "u")), Filters(Absent("tags"))):
         want = reference_lexical(list(final.values()), WEIGHTS, vocabulary, filters, 100)
@@ -291,7 +293,7 @@ def check_attributes_read_back(backend: Backend, docs: list[IndexDoc]) -> None:
         assert index.attributes([*ids, "no-such-id"]) == {d.id: dict(d.attributes) for d in docs}
         first = docs[0]
         changed = doc(first.id, "changed", "", owner="u9", tags=("x:1", "y:2"), live=None, kind=None)
-        index.upsert(changed)
+        index.upsert([changed])
         assert index.attributes([first.id]) == {first.id: {"owner": "u9", "tags": frozenset({"x:1", "y:2"})}}
         assert index.attributes([]) == {}
     finally:
@@ -378,8 +380,9 @@ class BackendContract:
     def test_upsert_is_exact(self, engine: Backend) -> None:
         check_upsert_is_exact(engine)
 
-    def test_upserts_keep_statistics(self, engine: Backend) -> None:
-        check_upserts_keep_statistics(engine)
+    @pytest.mark.parametrize("batched", [False, True], ids=["one-by-one", "batched"])
+    def test_upserts_keep_statistics(self, engine: Backend, batched: bool) -> None:
+        check_upserts_keep_statistics(engine, batched)
 
     def test_attributes_read_back(self, engine: Backend, notes: ContractNotes) -> None:
         @settings(max_examples=max(1, notes.examples // 10), deadline=None)

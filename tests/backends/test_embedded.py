@@ -49,7 +49,7 @@ def test_a_batch_writes_as_one_upsert_after_another() -> None:
     loaded.load(batch)
     upserted.load(first)
     for doc in batch:
-        upserted.upsert(doc)
+        upserted.upsert([doc])
     loaded.wait_ready(5, 1.0)
     for terms in (["store"], ["redis", "pg", "postgres"]):
         for filters in (Filters(), Filters(Eq("live", True))):

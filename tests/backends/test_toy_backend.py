@@ -32,12 +32,12 @@ class ToyIndex:
         self._docs: dict[str, IndexDoc] = {}
 
     def load(self, docs: Sequence[IndexDoc]) -> None:
-        for doc in docs:
-            self.upsert(doc)
+        self.upsert(docs)
 
-    def upsert(self, doc: IndexDoc) -> None:
-        self._spec.check_doc(doc)
-        self._docs[doc.id] = doc
+    def upsert(self, docs: Sequence[IndexDoc]) -> None:
+        for doc in docs:
+            self._spec.check_doc(doc)
+            self._docs[doc.id] = doc
 
     def wait_ready(self, expected: int, timeout: float) -> None:  # noqa: ARG002 - the protocol's signature; a dict has nothing to wait for
         if len(self._docs) < expected:

@@ -58,7 +58,7 @@ def test_a_run_without_allow_extension_shares_the_harness_made_extension(
         index = user.create_index("shared", spec) if tables_first else None
         creator.close()  # the creating run finishes first
         index = index or user.create_index("shared", spec)
-        index.upsert(IndexDoc("d-1", {"text": "a word"}, vector=np.array([1.0, 0.0, 0.0], dtype=np.float32)))
+        index.upsert([IndexDoc("d-1", {"text": "a word"}, vector=np.array([1.0, 0.0, 0.0], dtype=np.float32))])
         assert [hit.id for hit in index.vector(np.array([1.0, 0.0, 0.0], dtype=np.float32), Filters(), 1)] == ["d-1"]
         index.drop()
         user.close()

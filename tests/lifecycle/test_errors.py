@@ -3,6 +3,8 @@ goes on with the next scenario."""
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from harness.backends.base import IndexDoc, IndexSpec
 from harness.backends.embedded import EmbeddedBackend, EmbeddedIndex
 from harness.evaluation.kinds.lifecycle.spec import LifecycleKind
@@ -18,8 +20,8 @@ class _FailingIndex(EmbeddedIndex):
         super().__init__(backend.db, namespace, spec)
         self._backend = backend
 
-    def upsert(self, doc: IndexDoc) -> None:
-        raise RuntimeError(f"disk full writing {doc.id}")
+    def upsert(self, docs: Sequence[IndexDoc]) -> None:
+        raise RuntimeError(f"disk full writing {docs[0].id}")
 
     def drop(self) -> None:
         self._backend.dropped += 1

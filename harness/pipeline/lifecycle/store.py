@@ -99,9 +99,11 @@ class LifecycleStore:
         self._index.wait_ready(len(records), timeout=60.0)
 
     def write(self, records: Iterable[MemoryRecord]) -> None:
-        """Upsert the given records' state (callers pass the ones that changed)."""
-        for record in records:
-            self._index.upsert(self._doc(record))
+        """Upsert the given records' state (callers pass the ones that changed), in one batch;
+        a record given twice is written as its last version."""
+        latest = {r.id: r for r in records}
+        if latest:
+            self._index.upsert([self._doc(r) for r in latest.values()])
 
     def records(self) -> dict[str, MemoryRecord]:
         """Every memory's state as the engine holds it now."""
