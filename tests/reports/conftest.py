@@ -2,10 +2,8 @@
 
 from __future__ import annotations
 
-import json
 import os
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -36,23 +34,3 @@ def artifacts(tmp_path_factory: pytest.TempPathFactory) -> Path:
     folder = Path(os.environ.get("HARNESS_TEST_ARTIFACTS") or tmp_path_factory.mktemp("screenshots"))
     folder.mkdir(parents=True, exist_ok=True)
     return folder
-
-
-@pytest.fixture
-def pages_in_process(monkeypatch: pytest.MonkeyPatch) -> None:
-    """Each report's page drawn in this process by what the page's child runs (`page_or_note` on the
-    report's JSON text): the same page, without a child's start and imports for every report, for
-    tests of what the reports say rather than of the child (`test_page_process.py` tests that)."""
-    from harness.evaluation import runner
-    from harness.reports import envelope
-    from harness.reports.html.page import page_or_note
-
-    def draw(report_json: str) -> str:
-        return page_or_note(json.loads(report_json))
-
-    @contextmanager
-    def page_process() -> Iterator[Callable[[str], str]]:
-        yield draw
-
-    monkeypatch.setattr(runner, "page_process", page_process)
-    monkeypatch.setattr(envelope, "page_apart", draw)

@@ -25,8 +25,6 @@ from tests.datasets.builders import shared_file
 
 from .pages import harness
 
-pytestmark = pytest.mark.usefixtures("pages_in_process")  # pages drawn here: see the fixture
-
 CAPABILITY = data_root() / "cases" / "code-tasks" / "nano-brain-format" / "ledger" / "benchmarks" / "capability"
 TIMING = {"started_at", "wall_s", "files", "checksum", "latency_ms", "p50_ms", "p95_ms", "created_at", "timing"}
 """What differs between two runs of the same items: when, how long (a dataset report's `timing`:

@@ -194,6 +194,10 @@ def test_open_renders_a_missing_page_and_hands_it_to_the_browser(
 
 def test_a_page_that_cannot_be_drawn_costs_the_run_nothing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     """The run draws its page in a child process (`child.py`): a child that fails leaves a note."""
+    from harness.evaluation import runner
+    from harness.reports.html import child
+
+    monkeypatch.setattr(runner, "page_process", child.page_process)  # the child is the point here
     monkeypatch.setattr(sys, "executable", "/bin/false")
     assert harness(tmp_path, "run", "-m", "bm25", "--suite", "lifecycle:builtin", "--limit", "1", "--out", "out") in (
         0,

@@ -23,8 +23,6 @@ from harness.pipeline.settings import Mode
 from harness.reports.document import Report, RowText, RunInfo, Scorecard
 from harness.reports.html.rows import FAIL, PASS, rows
 
-pytestmark = pytest.mark.usefixtures("pages_in_process")  # pages drawn here: see the fixture
-
 ITEMS = tuple(f"item-{i}" for i in range(8))
 PASS_AT = 0.1
 """A toy item passes at this score: without a bonus, item-0 (score 0) is the one that fails."""
