@@ -46,6 +46,9 @@ def test_starts_ready_on_loopback_only(backend: str, root: Path, run_id: str, cl
         assert bindings == [{"HostIp": "127.0.0.1", "HostPort": str(running.port)}]
         labels = attrs["Config"]["Labels"]
         assert (labels[RUN], labels[BACKEND], labels[PID]) == (run_id, backend, str(os.getpid()))
+        # readiness was the spec's command: the image's own HEALTHCHECK (the local images have one) is off
+        assert attrs["Config"]["Healthcheck"]["Test"] == ["NONE"]
+        assert "Health" not in attrs["State"]
         speak(backend, running.url)
     finally:
         running.stop()
