@@ -1,4 +1,7 @@
-"""`harness embed --dataset`: a real Ctrl-C (SIGINT) keeps the finished shards and a rerun resumes."""
+"""`harness embed --dataset`: a real Ctrl-C (SIGINT) keeps the finished shards and a rerun resumes.
+
+The interrupted run is a process of its own (the signal is the point); the rerun is the same command
+in this process (`harness_main`), which spares a second interpreter its torch import."""
 
 from __future__ import annotations
 
@@ -15,6 +18,7 @@ import numpy as np
 import pytest
 
 from harness.embeddings import DEFAULT_MODEL, model_folder
+from tests.conftest import Main
 
 from .builders import longmemeval_record
 
@@ -41,21 +45,8 @@ def _dataset(path: Path) -> int:
     return SESSIONS * TURNS + 1
 
 
-def _command(file: Path) -> list[str]:
-    return [
-        sys.executable,
-        "-m",
-        "harness",
-        "embed",
-        "--dataset",
-        "longmemeval-s",
-        "--file",
-        str(file),
-        "--model",
-        DEFAULT_MODEL,
-        "--device",
-        "cpu",
-    ]
+def _arguments(file: Path) -> list[str]:
+    return ["embed", "--dataset", "longmemeval-s", "--file", str(file), "--model", DEFAULT_MODEL, "--device", "cpu"]
 
 
 def _cached_keys(folder: Path) -> list[str]:
@@ -66,12 +57,16 @@ def _cached_keys(folder: Path) -> list[str]:
     return keys
 
 
-def test_sigint_keeps_finished_shards_and_the_rerun_computes_only_the_rest(tmp_path: Path) -> None:
+def test_sigint_keeps_finished_shards_and_the_rerun_computes_only_the_rest(tmp_path: Path, harness_main: Main) -> None:
     texts = _dataset(tmp_path / "data.json")
     env = {**os.environ, "HARNESS_CACHE_DIR": str(tmp_path / "cache"), "HF_HUB_OFFLINE": "1"}
     folder = tmp_path / "cache" / model_folder(DEFAULT_MODEL)
     process = subprocess.Popen(
-        _command(tmp_path / "data.json"), env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True
+        [sys.executable, "-m", "harness", *_arguments(tmp_path / "data.json")],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
     )
     deadline = time.monotonic() + 300
     while not list(folder.glob("*.npz")) and process.poll() is None and time.monotonic() < deadline:
@@ -88,7 +83,7 @@ def test_sigint_keeps_finished_shards_and_the_rerun_computes_only_the_rest(tmp_p
     assert len(kept) % 512 == 0
     assert not list(folder.glob(".*.tmp"))
 
-    done = subprocess.run(_command(tmp_path / "data.json"), env=env, capture_output=True, text=True, timeout=600)
+    done = harness_main(*_arguments(tmp_path / "data.json"), cwd=tmp_path, HARNESS_CACHE_DIR=str(tmp_path / "cache"))
 
     assert done.returncode == 0, done.stderr
     printed = " ".join(done.stdout.split())
