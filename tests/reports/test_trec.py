@@ -7,10 +7,10 @@ import json
 from collections.abc import Callable, Mapping, Sequence
 from functools import partial
 from pathlib import Path
+from types import ModuleType
 
 import ir_measures
 import pytest
-import ranx
 from typer.testing import CliRunner
 
 from harness.cli import app
@@ -27,6 +27,18 @@ CHECKED = measures(
 )
 _CASE_FIELDS = {"precision": "precision", "recall": "recall", "ndcg": "ndcg", "mrr": "reciprocal_rank"}
 RANX_NAMES = {"precision": "precision@{k}", "recall": "recall@{k}", "recall_any": "hit_rate@{k}", "ndcg": "ndcg@{k}"}
+
+
+def _ranx() -> ModuleType:
+    """ranx, with its numba kernels run as the plain Python they are written in (numba reads
+    DISABLE_JIT as ranx's import decorates them): the same code on a few hundred queries at most,
+    where compiling the kernels cost about 65 s of CPU in every fresh environment, CI's included."""
+    import numba
+
+    numba.config.DISABLE_JIT = True
+    import ranx
+
+    return ranx
 
 
 def _ranx_name(name: str) -> str:
@@ -47,6 +59,7 @@ def _tools_agree(
     by_tool: dict[str, dict[str, float]] = {}
     for metric in ir_measures.iter_calc([ir_measures.parse_measure(m.ir_measures) for m in checked], qrels, run):
         by_tool.setdefault(metric.query_id, {})[str(metric.measure)] = metric.value
+    ranx = _ranx()
     ranx_qrels = ranx.Qrels.from_file(str(qrels_file), kind="trec")
     ranx_run = ranx.Run.from_file(str(run_file), kind="trec")
     ranx.evaluate(ranx_qrels, ranx_run, [_ranx_name(m.name) for m in checked], make_comparable=True)
