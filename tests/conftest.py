@@ -1,6 +1,7 @@
 """Hypothesis profiles (CI runs are reproducible and never spend minutes shrinking a failure),
 the backends as markers, `any_backend`: each registered backend in turn, for tests that must give the same answer on all,
-and pytest's own `pytester` (tests of the plugin run pytest in process)."""
+`harness_main` (the CLI in process), reports' pages drawn in process, and pytest's own `pytester`
+(tests of the plugin run pytest in process)."""
 
 import json
 import os

@@ -36,8 +36,8 @@ Cli = Callable[..., tuple[int, str, str]]
 
 @pytest.fixture(autouse=True)
 def _limits(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    """Small limits; and no HTML page (a child Python per run, seconds on a loaded machine; the
-    page is not what is tested here: the report's other files are written as ever)."""
+    """Small limits; and no HTML page (its charts cost a run about 0.3 s of CPU, more on a loaded
+    machine; the page is not what is tested here: the report's other files are written as ever)."""
     monkeypatch.setattr(runner, "page_process", lambda: nullcontext(lambda _json: "<p>not drawn here</p>"))
     monkeypatch.setenv(STATE_DIR_ENV, str(tmp_path / "state"))
     monkeypatch.setenv(DEADLINE_ENV, str(DEADLINE_S))
