@@ -70,26 +70,35 @@ Main = Callable[..., subprocess.CompletedProcess[str]]
 """What `harness_main` gives a test."""
 
 
+def main_exit_code(*args: str, **env: str) -> int:
+    """`harness ARGS` through `harness.cli.main` in this process, with `env` set while it runs; its
+    exit code. What `harness_main` wraps; a fixture of wider scope than a test calls it directly."""
+    from harness.cli import main
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(warnings, "showwarning", warnings.showwarning)  # main sets its own
+        for name, value in {"HF_HUB_OFFLINE": "1", **env}.items():
+            patch.setenv(name, value)
+        patch.setattr(sys, "argv", ["harness", *args])
+        with pytest.raises(SystemExit) as exited:
+            main()
+    return int(exited.value.code or 0)
+
+
 @pytest.fixture
 def harness_main(capsys: pytest.CaptureFixture[str]) -> Main:
     """`harness_main(*args, cwd=DIR, **env)`: `harness ARGS` through `harness.cli.main` in this
     process, in `cwd` with `env` set; its exit code and output as a subprocess's would be. For tests
     of what a command does, not of the process (signals, the console script, packaging): an
     interpreter start and the CLI's imports cost more than most of these runs."""
-    from harness.cli import main
 
     def run(*args: str, cwd: Path, **env: str) -> subprocess.CompletedProcess[str]:
         capsys.readouterr()  # only this command's output
         with pytest.MonkeyPatch.context() as patch:
             patch.chdir(cwd)
-            patch.setattr(warnings, "showwarning", warnings.showwarning)  # main sets its own
-            for name, value in {"HF_HUB_OFFLINE": "1", **env}.items():
-                patch.setenv(name, value)
-            patch.setattr(sys, "argv", ["harness", *args])
-            with pytest.raises(SystemExit) as exited:
-                main()
+            code = main_exit_code(*args, **env)
         out, err = capsys.readouterr()
-        return subprocess.CompletedProcess(["harness", *args], int(exited.value.code or 0), out, err)
+        return subprocess.CompletedProcess(["harness", *args], code, out, err)
 
     return run
 

@@ -32,7 +32,7 @@ def analysed_ahead(haystacks: Iterator[Haystack], ahead: int = AHEAD) -> Iterato
     """Each haystack in order with its turns' analysed text (what `HaystackIndex` indexes)."""
     first = list(itertools.islice(haystacks, ahead + 1))
     if len(first) <= ahead:
-        yield from ((haystack, content_texts(_texts(haystack))) for haystack in first)
+        yield from ((haystack, _analysed(haystack)) for haystack in first)
         return
     haystacks = itertools.chain(first, haystacks)
     context = multiprocessing.get_context("spawn")
@@ -48,7 +48,7 @@ def analysed_ahead(haystacks: Iterator[Haystack], ahead: int = AHEAD) -> Iterato
             if running:
                 return haystack, analysed.result()
             analysed.cancel()  # not begun: the worker need not do it
-            return haystack, content_texts(_texts(haystack))
+            return haystack, _analysed(haystack)
 
         try:
             for haystack in haystacks:
@@ -60,6 +60,11 @@ def analysed_ahead(haystacks: Iterator[Haystack], ahead: int = AHEAD) -> Iterato
         finally:
             for _, analysed in waiting:
                 analysed.cancel()
+
+
+def _analysed(haystack: Haystack) -> list[str]:
+    """What the worker computes, computed by the caller."""
+    return content_texts(_texts(haystack))
 
 
 def _texts(haystack: Haystack) -> list[str]:

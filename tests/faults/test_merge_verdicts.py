@@ -5,8 +5,6 @@ an emptied shard or one whose metrics were edited by hand was accepted as is."""
 from __future__ import annotations
 
 import json
-import sys
-import warnings
 from pathlib import Path
 
 import pytest
@@ -14,6 +12,7 @@ import pytest
 from harness.backends.embedded import EmbeddedIndex
 from harness.errors import Interrupted
 from harness.reports.document import sealed
+from tests.conftest import main_exit_code
 from tests.faults.helpers import reports, write_suite
 
 
@@ -31,18 +30,7 @@ def _shards(cli, tmp_path: Path, cases: int = 6) -> list[Path]:
 def shards(tmp_path_factory: pytest.TempPathFactory) -> list[Path]:
     """`_shards` of a run without faults, made once for the tests that merge them unchanged or
     edit copies of them (a run and its report page cost more than the merges they test)."""
-    from harness.cli import main
-
-    def cli(*args: str) -> int:
-        with pytest.MonkeyPatch.context() as patch:
-            patch.setattr(warnings, "showwarning", warnings.showwarning)  # main sets its own
-            patch.setenv("HF_HUB_OFFLINE", "1")
-            patch.setattr(sys, "argv", ["harness", *args])
-            with pytest.raises(SystemExit) as exited:
-                main()
-        return int(exited.value.code or 0)
-
-    return _shards(cli, tmp_path_factory.mktemp("shards"))
+    return _shards(main_exit_code, tmp_path_factory.mktemp("shards"))
 
 
 def _merge(cli, tmp_path: Path, *shards: Path) -> tuple[int, str]:
