@@ -50,7 +50,12 @@ class Record:
 
     @property
     def superseded(self) -> bool:
-        return bool(self.attributes.get("superseded_by")) or self.attributes.get("status") == "superseded"
+        """Superseded, or an open question resolved: kept, never returned."""
+        attributes = self.attributes
+        return (
+            bool(attributes.get("superseded_by") or attributes.get("resolved_at"))
+            or attributes.get("status") == "superseded"
+        )
 
 
 @dataclass

@@ -118,7 +118,7 @@ def test_a_wrong_expectation_fails_end_to_end(tmp_path: Path) -> None:
         results, report = run_kind(backend, load_acervo(folder), fail_under=1.0)
     finally:
         backend.close()
-    assert results[1].reasons == ["content: context lacks 'celadon'"]
+    assert results[1].reasons == ["content: term missing: the context lacks 'celadon'"]
     assert report.gates == ["embedded bm25: turn pass rate 0.857 is under --fail-under 1.0"]
     assert report.data["summary"]["bm25"]["passed"] == 6
     assert report.data["summary"]["bm25"]["categories"]["GROUND"]["score"] == 0.5

@@ -29,7 +29,7 @@ def test_content_terms_case_insensitive() -> None:
     assert ok.components == {"content": True}
     bad = judge_turn(TurnChecks(contains=("bar", "sand"), not_contains=("WATER",)), context, _no_facts)
     assert not bad.passed
-    assert bad.reasons == ["content: context lacks 'sand'", "content: context has 'WATER'"]
+    assert bad.reasons == ["content: term missing: the context lacks 'sand'", "content: forbidden term: the context has 'WATER'"]
     none = judge_turn(TurnChecks(contains_any=("sand", "rock")), context, _no_facts)
     assert none.components == {"content": False}
 
@@ -71,7 +71,7 @@ def test_fact_terms_use_the_lookup() -> None:
     stored = {"ana": [fact]}
     verdict = judge_turn(TurnChecks(fact_terms=("ana", "bo")), _context(""), lambda t: stored.get(t, []))
     assert verdict.components == {"content": False}
-    assert verdict.reasons == ["content: no stored fact contains 'bo'"]
+    assert verdict.reasons == ["content: stated facts: no stored fact contains 'bo'"]
 
 
 def test_nothing_asserted_passes_with_no_components() -> None:

@@ -130,7 +130,7 @@ def test_a_missed_haystack_question_fails_its_own_item_with_its_reasons(pytester
     run = _pytest(pytester, "-n", "2", "--harness-suite", "haystack:longmemeval-oracle", data=data)
     assert run.returncode == 1, run.stdout[-3000:] + run.stderr[-3000:]
     assert _outcomes(run.stdout) == {"haystack-embedded-bm25-q-violin": "FAILED"}, run.stdout[-3000:]
-    assert "q-violin: gold session e-violin not in the top 1 (ranked: d-garden" in run.stdout
+    assert "q-violin: session: ranked below the top: gold e-violin not in the top 1 (ranked first: d-garden" in run.stdout
     assert "1 failed, 1 passed" in run.stdout
 
 
@@ -153,8 +153,8 @@ def test_a_failing_scenario_fails_its_own_item_with_its_reasons_where_its_mode_i
     run = _pytest(pytester, "-n", "2", "--harness-suite", f"mnemonic:{broken_scenarios}", "--harness-mode", "bm25")
     assert run.returncode == 1, run.stdout[-3000:] + run.stderr[-3000:]
     assert _outcomes(run.stdout) == {"lifecycle-embedded-bm25-unanswerable": "FAILED"}, run.stdout[-3000:]
-    assert "precision 0.00: FAIL (PASS at 0.7, WARN at 0.5)" in run.stdout
-    assert "mrr 0.00: FAIL (PASS at 0.6, WARN at 0.4)" in run.stdout
+    assert "precision: ranking quality: 0.00 grades FAIL (PASS at 0.7, WARN at 0.5)" in run.stdout
+    assert "mrr: ranking quality: 0.00 grades FAIL (PASS at 0.6, WARN at 0.4)" in run.stdout
     assert "1 failed" in run.stdout
 
 
@@ -164,7 +164,7 @@ def test_a_failing_scenario_in_a_mode_not_asserted_is_an_xfail_with_its_reasons(
     run = _pytest(pytester, "--harness-suite", f"mnemonic:{broken_scenarios}")
     assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
     assert _outcomes(run.stdout) == {"lifecycle-embedded-bm25-unanswerable": "XFAIL"}, run.stdout[-3000:]
-    assert "bm25 not asserted for lifecycle, no baseline: precision 0.00: FAIL" in run.stdout
+    assert "bm25 not asserted for lifecycle, no baseline: precision: ranking quality: 0.00 grades FAIL" in run.stdout
 
 
 def test_a_turn_is_held_to_its_committed_baseline(pytester: pytest.Pytester) -> None:

@@ -12,6 +12,7 @@ from typing import Any
 
 import pytest
 
+from harness.evaluation.judged_rules import Rule, rule_of
 from harness.evaluation.kinds.beliefs.port import Construction, Need
 from harness.evaluation.kinds.beliefs.reference import CAPABILITIES
 from harness.evaluation.kinds.beliefs.runner import SuiteRunner
@@ -160,9 +161,9 @@ def test_sessions_replay_earlier_writes_in_a_namespace_of_their_own_and_all_are_
     assert port.opened[1].asked == [("pipeline", Mode.BM25)]
     (turn,) = second
     assert turn.drift == 1.0  # m-db's topic is not the turn's: the one surfaced memory is noise
-    # after the judge's reason, each undeclared need once: two users, then the replayed alias update
-    assert turn.reasons[1:] == [
-        "needs 'users', which system 'fake' does not declare",
-        "needs 'replace', which system 'fake' does not declare",
-    ]
+    # m-ci missing, m-db not expected (same user, in scope: nothing but relevance); then the one
+    # undeclared need a failed check rests on: the replayed alias update, which m-ci's retrieval may
+    # rest on. Two users, but no other user's record surfaced: `users` is no hint here
+    assert [rule_of(reason) for reason in turn.reasons[:2]] == [Rule.MISSING, Rule.UNEXPECTED]
+    assert turn.reasons[2:] == ["needs 'replace', which system 'fake' does not declare"]
     assert all(ns.closed for ns in port.opened)

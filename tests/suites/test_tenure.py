@@ -470,8 +470,8 @@ def test_bm25_tiers_of_selected_cases(bm25_results) -> None:
     assert relevant("alias-postgres") == ["b-postgres"]
     # the prelude holds both preferences, and the checks keep case: only the two case mismatches fail
     assert by_id["prelude-writing"].reasons == [
-        "prelude: should contain 'oxford comma'",
-        "prelude: should contain 'SHORT'",
+        "prelude: persona prelude: should contain 'oxford comma'",
+        "prelude: persona prelude: should contain 'SHORT'",
     ]
     # the superseded belief is reported missing
     assert relevant("supersession-mysql") == []

@@ -16,7 +16,7 @@ from harness.backends.base import Backend
 from harness.backends.embedded import EmbeddedBackend
 from harness.backends.registry import connect
 from harness.errors import CaseFileError
-from harness.evaluation.judge import judge
+from harness.evaluation.judge import Breach, judge
 from harness.evaluation.kinds.beliefs.reference import ReferencePort
 from harness.evaluation.kinds.beliefs.results import CaseResult
 from harness.evaluation.kinds.beliefs.runner import SuiteRunner
@@ -251,16 +251,16 @@ def test_union_judging_covers_membership_and_noise_not_the_exact_set() -> None:
     exact = Expect(relevant=TierExpect(should_only_include=("b-a",)))
     noise = Expect.model_validate({"noise": {"must_not_surface": ["b-pinned"]}})
     assert judge(include, context, union=True) == []
-    assert judge(include, context) == ["relevant: must include [b-pinned]"]
-    assert judge(exclude, context, union=True) == ["relevant ∪ pinned: must exclude [b-pinned]"]
+    assert judge(include, context) == [Breach("relevant", missing=("b-pinned",))]
+    assert judge(exclude, context, union=True) == [Breach("relevant ∪ pinned", surfaced=("b-pinned",), banned=True)]
     assert judge(exclude, context) == []
     assert judge(exact, context, union=True) == judge(exact, context) == []
-    assert judge(noise, context, union=True) == ["noise: drifted memories surfaced [b-pinned]"]
+    assert judge(noise, context, union=True) == [Breach("noise", surfaced=("b-pinned",), banned=True)]
     assert judge(noise, context) == []
 
 
 def test_prelude_checks_keep_case_only_under_tenure_rules() -> None:
     context = Context(prelude="Prefers Tabs.", pinned=(), relevant=(), open_questions=(), evicted=(), tokens=0)
     expect = Expect.model_validate({"prelude": {"contains": ["tabs"], "must_not_contain": ["prefers"]}})
-    assert judge(expect, context) == ["prelude: must not contain 'prefers'"]
-    assert judge(expect, context, case_sensitive_prelude=True) == ["prelude: should contain 'tabs'"]
+    assert judge(expect, context) == [Breach("prelude", prelude="must not contain 'prefers'")]
+    assert judge(expect, context, case_sensitive_prelude=True) == [Breach("prelude", prelude="should contain 'tabs'")]

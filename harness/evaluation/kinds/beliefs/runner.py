@@ -17,38 +17,28 @@ from typing import Any
 from harness.backends.base import Backend
 from harness.evaluation import teardown
 from harness.evaluation.judge import judge
+from harness.evaluation.kinds.beliefs.explain import Asked, Explainer
 from harness.evaluation.kinds.beliefs.plan import Plan
-from harness.evaluation.kinds.beliefs.port import BeliefPort, Beliefs, Construction, Need
+from harness.evaluation.kinds.beliefs.port import BeliefPort, Beliefs, Need
 from harness.evaluation.kinds.beliefs.reference import ReferencePort
 from harness.evaluation.kinds.beliefs.results import CaseResult, asked, context_record
 from harness.metrics import classify, drift_score
 from harness.metrics.measures import SUITE_MEASURES
-from harness.models import UNIVERSAL_SCOPE, Budget, Expect, SessionCase, StaticCase, Suite, Turn
+from harness.models import Budget, Expect, Memory, SessionCase, StaticCase, Suite, Turn
 from harness.pipeline import Context, Mode
 from harness.pipeline.memory_layer import Request, TextEmbedder
 from harness.pipeline.ruleset import CaseKind, MutationTiming, Ruleset, ruleset
 from harness.systems.protocol import Capability
 
 
-def needs(suite: Suite, expect: Expect, user: str) -> list[Need]:
-    """The semantics a case's expectations rest on beyond ranking text against text."""
-    memories = suite.corpus.memories
-    found: list[Need] = []
-    if len({m.user for m in memories}) > 1:
-        found.append(Capability.USERS)
-    if len({s for m in memories if m.user == user for s in m.scopes if s != UNIVERSAL_SCOPE}) > 1:
-        found.append(Capability.SCOPES)
-    if any(not m.injectable for m in memories):
-        found.append(Capability.SUPERSESSION)
-    if expect.pinned is not None or any(m.pinned for m in memories if m.user == user):
-        found.append(Capability.PINNED)
-    if expect.prelude is not None:
-        found.append(Construction.PRELUDE)
-    return found
-
-
 def _named(need: Need) -> str:
     return f"{need.value!r}" if isinstance(need, Capability) else need.value
+
+
+def _records(suite: Suite) -> dict[str, Memory]:
+    """Every record a case may name: the corpus and the memories session turns create."""
+    created = [t.create for c in suite.session_cases for t in c.turns if t.create is not None]
+    return {m.id: m for m in (*suite.corpus.memories, *created)}
 
 
 class SuiteRunner:
@@ -59,6 +49,7 @@ class SuiteRunner:
         self.backend = backend
         self.suite = suite
         self.rules = rules or ruleset(suite.ruleset)
+        self._explainer = Explainer(_records(suite), self.rules)
         self._static: Beliefs | None = None
         self._open: list[Beliefs] = []
 
@@ -98,7 +89,7 @@ class SuiteRunner:
         try:
             if self._static is None:
                 self._static = self._opened(CaseKind.STATIC)
-            self._retrieve_and_judge(self._static, result, case.expect, mode, CaseKind.STATIC, [])
+            self._retrieve_and_judge(self._static, result, case.expect, mode, CaseKind.STATIC, [], ())
         except Exception as exc:  # noqa: BLE001 - recorded as the case's error, run continues
             result.fail_with(exc)
         return result
@@ -126,7 +117,9 @@ class SuiteRunner:
             for mode in modes:
                 result = self._turn_result(case, turn, mode)
                 try:
-                    context = self._retrieve_and_judge(beliefs, result, turn.expect, mode, CaseKind.SESSION, written)
+                    context = self._retrieve_and_judge(
+                        beliefs, result, turn.expect, mode, CaseKind.SESSION, written, turn.topics
+                    )
                     result.drift = self._drift(beliefs, turn, context)
                 except Exception as exc:  # noqa: BLE001 - recorded as the turn's error, run continues
                     result.fail_with(exc)
@@ -202,8 +195,18 @@ class SuiteRunner:
     # -- shared ---------------------------------------------------------------------------------
 
     def _retrieve_and_judge(
-        self, beliefs: Beliefs, result: CaseResult, expect: Expect, mode: Mode, kind: CaseKind, written: Sequence[Need]
+        self,
+        beliefs: Beliefs,
+        result: CaseResult,
+        expect: Expect,
+        mode: Mode,
+        kind: CaseKind,
+        written: Sequence[Need],
+        topics: Sequence[str],
     ) -> Context:
+        """Retrieve, judge and explain: each failed check names its rule, and a capability the
+        port does not declare is a hint only where a failed check rests on it (`written`: a
+        session's alias updates, which an expected record's retrieval may rest on)."""
         request = Request(
             result.user,
             tuple(result.scopes),
@@ -216,17 +219,18 @@ class SuiteRunner:
         context = beliefs.context(request, mode)
         result.latency_ms = (time.perf_counter() - start) * 1000.0
         result.retrieved = context_record(context)
-        result.reasons += judge(
+        breaches = judge(
             expect,
             context,
             union=self.rules.checks_union(kind),
             case_sensitive_prelude=self.rules.prelude_case_sensitive,
         )
+        explained = self._explainer.explain(breaches, Asked(result.user, tuple(result.scopes), tuple(topics)))
+        result.reasons += explained.reasons
         result.passed = not result.reasons
         if not result.passed:
-            lacking = [
-                n for n in [*needs(self.suite, expect, result.user), *written] if n not in self.port.capabilities
-            ]
+            missed = any(b.missing for b in breaches)
+            lacking = [n for n in [*explained.needs, *(written if missed else ())] if n not in self.port.capabilities]
             result.reasons += [
                 f"needs {_named(n)}, which system {self.port.name!r} does not declare" for n in dict.fromkeys(lacking)
             ]

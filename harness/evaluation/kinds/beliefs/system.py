@@ -38,6 +38,7 @@ def to_record(memory: Memory) -> Record:
     attributes |= {"pinned": memory.pinned} if memory.pinned else {}
     attributes |= {"superseded_by": memory.superseded_by} if memory.superseded_by else {}
     attributes |= {"subtype": memory.subtype} if memory.subtype else {}
+    attributes |= {"resolved_at": memory.resolved_at.isoformat()} if memory.resolved_at else {}
     return Record(memory.id, record_text(memory), memory.user, memory.scopes, memory.created_at, attributes)
 
 

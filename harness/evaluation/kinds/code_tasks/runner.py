@@ -11,6 +11,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path, PurePath
 
 from harness.errors import HarnessError
+from harness.evaluation.judged_rules import Rule
 from harness.evaluation.kind import Engine, Item, KindOptions, Step
 from harness.evaluation.kinds.code_tasks.port import Answering, CodePort
 from harness.evaluation.kinds.code_tasks.reference import ReferenceCode
@@ -172,7 +173,7 @@ class CodeTasksKind:
         """A correct answer surfaces every expected symbol and file: each one missed is a reason."""
         if result.recall is None or result.recall >= 1.0:
             return []
-        return [f"recall {result.recall:.3f}: missed {', '.join(result.missed)}"]
+        return [Rule.MISSING.reason("answer", f"{', '.join(result.missed)} not surfaced (recall {result.recall:.3f})")]
 
     def report(self, results: Sequence[CodeTaskResult], run: RunInfo) -> Report:
         settings = {

@@ -13,6 +13,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from dataclasses import dataclass, field
 
+from harness.evaluation.judged_rules import Rule
 from harness.evaluation.kinds.conversation.rules import STRICT, TurnRules
 from harness.models.conversation import Component, TurnChecks
 from harness.models.project import ProjectRecord
@@ -30,10 +31,10 @@ class Verdict:
     counted: bool = True
     effective: bool = True
 
-    def check(self, component: Component, holds: bool, reason: str) -> None:
+    def check(self, component: Component, holds: bool, rule: Rule, reason: str) -> None:
         self.components[component.value] = self.components.get(component.value, True) and holds
         if not holds:
-            self.reasons.append(f"{component.value}: {reason}")
+            self.reasons.append(rule.reason(component.value, reason))
 
 
 def judge_turn(
@@ -48,30 +49,45 @@ def judge_turn(
     verdict = Verdict()
     if checks.intent is not None:
         verdict.check(
-            Component.INTENT, context.intent is checks.intent, f"classified {context.intent}, expected {checks.intent}"
+            Component.INTENT,
+            context.intent is checks.intent,
+            Rule.INTENT,
+            f"classified {context.intent}, expected {checks.intent}",
         )
     _activation(checks, context, verdict, rules.activation_kinds_enforced)
     tokens = context.tokens
     if checks.warm_tokens_min is not None:
-        verdict.check(Component.BUDGET, tokens >= checks.warm_tokens_min, f"{tokens} tokens < {checks.warm_tokens_min}")
+        verdict.check(
+            Component.BUDGET,
+            tokens >= checks.warm_tokens_min,
+            Rule.TOO_LITTLE,
+            f"{tokens} tokens < {checks.warm_tokens_min}",
+        )
     if checks.warm_tokens_max is not None:
-        verdict.check(Component.BUDGET, tokens <= checks.warm_tokens_max, f"{tokens} tokens > {checks.warm_tokens_max}")
+        verdict.check(
+            Component.BUDGET,
+            tokens <= checks.warm_tokens_max,
+            Rule.BUDGET,
+            f"{tokens} tokens > {checks.warm_tokens_max} (the search's budget_tokens was {context.budget})",
+        )
     text = context.text.lower()
     held = [term.lower() in text for term in checks.contains]
     for term, found in zip(checks.contains, held, strict=True):
-        verdict.check(Component.CONTENT, found, f"context lacks {term!r}")
+        verdict.check(Component.CONTENT, found, Rule.TERM_MISSING, f"the context lacks {term!r}")
     if checks.contains_any:
         held.append(any(t.lower() in text for t in checks.contains_any))
-        verdict.check(Component.CONTENT, held[-1], f"context has none of {list(checks.contains_any)}")
+        verdict.check(
+            Component.CONTENT, held[-1], Rule.TERM_MISSING, f"the context has none of {list(checks.contains_any)}"
+        )
     absent = [term.lower() not in text for term in checks.not_contains]
     for term, clean in zip(checks.not_contains, absent, strict=True):
-        verdict.check(Component.CONTENT, clean, f"context has {term!r}")
+        verdict.check(Component.CONTENT, clean, Rule.TERM_FORBIDDEN, f"the context has {term!r}")
     if rules.decides_not_contains(checks, effectiveness):
         held += absent
     for term in checks.fact_terms:
         stored = bool(facts_containing(term))
         if rules.store_checks_decide:
-            verdict.check(Component.CONTENT, stored, f"no stored fact contains {term!r}")
+            verdict.check(Component.CONTENT, stored, Rule.FACTS, f"no stored fact contains {term!r}")
             held.append(stored)
         elif not stored:
             verdict.reasons.append(f"s1_5 (not scored): no stored fact contains {term!r}")
@@ -85,20 +101,25 @@ def _activation(checks: TurnChecks, context: TurnContext, verdict: Verdict, kind
     kinds = {a.record.kind for a in context.records}
     labels = [a.label.lower() for a in context.records]
     for kind in checks.activate_kinds if kinds_enforced else ():
-        verdict.check(Component.ACTIVATION, kind in kinds, f"no {kind} record activated")
+        verdict.check(Component.ACTIVATION, kind in kinds, Rule.ACTIVATION, f"no {kind} record activated")
     for kind in checks.not_activate_kinds if kinds_enforced else ():
-        verdict.check(Component.ACTIVATION, kind not in kinds, f"a {kind} record activated")
+        verdict.check(Component.ACTIVATION, kind not in kinds, Rule.ACTIVATION, f"a {kind} record activated")
     if checks.activate_labels:
         verdict.check(
             Component.ACTIVATION,
             any(term.lower() in label for term in checks.activate_labels for label in labels),
+            Rule.ACTIVATION,
             f"no activated label has any of {list(checks.activate_labels)}",
         )
     for term in checks.not_activate_labels:
         hit = next((label for label in labels if term.lower() in label), None)
-        verdict.check(Component.ACTIVATION, hit is None, f"activated {hit!r} has {term!r}")
+        verdict.check(Component.ACTIVATION, hit is None, Rule.ACTIVATION, f"activated {hit!r} has {term!r}")
     count = len(context.records)
     if checks.min_nodes is not None:
-        verdict.check(Component.ACTIVATION, count >= checks.min_nodes, f"{count} records < {checks.min_nodes}")
+        verdict.check(
+            Component.ACTIVATION, count >= checks.min_nodes, Rule.ACTIVATION, f"{count} records < {checks.min_nodes}"
+        )
     if checks.max_nodes is not None:
-        verdict.check(Component.ACTIVATION, count <= checks.max_nodes, f"{count} records > {checks.max_nodes}")
+        verdict.check(
+            Component.ACTIVATION, count <= checks.max_nodes, Rule.ACTIVATION, f"{count} records > {checks.max_nodes}"
+        )

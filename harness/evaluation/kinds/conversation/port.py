@@ -29,8 +29,13 @@ class Conversing(Protocol):
         (None: the runner times `prepare` whole)."""
         ...
 
-    def prepare(self, message: str, history: Sequence[tuple[str, str]] = ()) -> TurnContext:
-        """The context for `message`, given the (user, assistant) turns before it."""
+    def prepare(
+        self, message: str, history: Sequence[tuple[str, str]] = (), judged_at: int | None = None
+    ) -> TurnContext:
+        """The context for `message`, given the (user, assistant) turns before it; `judged_at`: the
+        most tokens the turn's context is judged at, where it asserts one (a system's search
+        carries it, so it is never judged against a budget it was not told; the reference
+        pipeline sizes its context by the message's intent, as it always has)."""
         ...
 
     def process(self, user: str, assistant: str) -> tuple[ProjectRecord, ...]:

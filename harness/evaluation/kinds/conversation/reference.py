@@ -5,13 +5,14 @@ memory on the run's engine, and `pipeline.conversation.Conversation` building ea
 from __future__ import annotations
 
 import uuid
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from harness.backends.base import Backend
 from harness.evaluation import teardown
 from harness.models.conversation import Scenario
 from harness.models.project import Project
-from harness.pipeline.conversation import ContextSettings, Conversation
+from harness.pipeline.conversation import ContextSettings, Conversation, TurnContext
 from harness.pipeline.memory_layer import TextEmbedder
 from harness.pipeline.project_memory import ProjectMemory
 from harness.pipeline.settings import Mode
@@ -30,6 +31,16 @@ class ReferenceConversation(Conversation):
     def __init__(self, memory: ProjectMemory, mode: Mode, settings: ContextSettings, what: str):
         super().__init__(memory, mode, settings)
         self.what = what
+
+    def prepare(
+        self,
+        message: str,
+        history: Sequence[tuple[str, str]] = (),
+        judged_at: int | None = None,  # noqa: ARG002 - a system's search field, see below
+    ) -> TurnContext:
+        """The pipeline's context, sized by the message's intent as it always is: the budget a turn
+        is judged at is what a system's search is told, since a system cannot classify the turn."""
+        return super().prepare(message, history)
 
     def close(self) -> None:
         teardown.drop(self.memory.index, self.what)

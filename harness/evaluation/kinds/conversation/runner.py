@@ -216,7 +216,7 @@ class ConversationKind:
     ) -> None:
         try:
             started = time.perf_counter()
-            context = conversing.prepare(turn.user, history)
+            context = conversing.prepare(turn.user, history, turn.checks.warm_tokens_max)
             timed = (time.perf_counter() - started) * 1000
             result.latency_ms = conversing.latency_ms if conversing.latency_ms is not None else timed
             stored = conversing.process(turn.user, turn.assistant)

@@ -1,7 +1,7 @@
 """Conversation turns through a system under test that declares `budget`: the scenario's project
 records are added, each turn's search text (the message, with the request it refers back to, as
-on the reference path: `conversation.search_text`) is searched with the context budget as
-`budget_tokens`, and what comes back, in its order, is the turn's context: the texts it returns
+on the reference path: `conversation.search_text`) is searched with the budget the turn is judged
+at as `budget_tokens` (the context budget, or the turn's own most where smaller), and what comes back, in its order, is the turn's context: the texts it returns
 (each record's stored text where it returns none: title, path and text), joined by blank lines,
 so its tokens are what the system chose to spend; the records' labels are the harness's
 (path and title), and the same turn judge decides.
@@ -76,15 +76,20 @@ class SystemConversation:
         self.latency_ms: float | None = None
         """The last `prepare`'s search, as the system answered it."""
 
-    def prepare(self, message: str, history: Sequence[tuple[str, str]] = ()) -> TurnContext:
+    def prepare(
+        self, message: str, history: Sequence[tuple[str, str]] = (), judged_at: int | None = None
+    ) -> TurnContext:
+        """The turn's search carries the budget it is judged at: the context budget, or the turn's
+        own most where it asserts a smaller one (a chat turn's 150 tokens)."""
         query = search_text(message, history)
+        budget = self.settings.budget if judged_at is None else min(self.settings.budget, judged_at)
         started = time.perf_counter()
-        found = self._search(query, self.settings.budget)
+        found = self._search(query, budget)
         self.latency_ms = (time.perf_counter() - started) * 1000
         chosen = [Activated(self.records[f.id], f.score) for f in found]
         texts = [f.text if f.text is not None else embedding_text(self.records[f.id]) for f in found]
         text = "\n\n".join(texts)
-        return TurnContext(classify(message), query, tuple(chosen), text, tokens.count(text), self.settings.budget)
+        return TurnContext(classify(message), query, tuple(chosen), text, tokens.count(text), budget)
 
     def process(self, user: str, assistant: str) -> tuple[ProjectRecord, ...]:  # noqa: ARG002 - the reply states no user fact
         stored = tuple(fact_record(sentence) for sentence in stated_facts(user))

@@ -20,6 +20,7 @@ from typing import Any, ClassVar
 from harness.backends.base import Hit
 from harness.backends.failures import connection_lost
 from harness.evaluation.embedders import selection_texts
+from harness.evaluation.judged_rules import Rule
 from harness.evaluation.kind import Engine, Item, Step
 from harness.evaluation.kinds.haystack import report as dataset_report
 from harness.evaluation.kinds.haystack.dataset_rules import (
@@ -231,10 +232,9 @@ class HaystackKind:
                 continue
             top = [doc for doc, _ in level.retrieved[: len(level.gold)]]
             if missed := [doc for doc in level.gold if doc not in top]:
-                reasons.append(
-                    f"{result.id}: gold {level.level} {', '.join(missed)} not in the top {len(level.gold)} "
-                    f"(ranked: {', '.join(doc for doc, _ in level.retrieved[:5]) or 'nothing'})"
-                )
+                ranked = ", ".join(doc for doc, _ in level.retrieved[:5]) or "nothing"
+                detail = f"gold {', '.join(missed)} not in the top {len(level.gold)} (ranked first: {ranked})"
+                reasons.append(Rule.RANKED_LOW.reason(f"{result.id}: {level.level}", detail))
         return reasons
 
     def restore(self, bodies: Sequence[Mapping[str, Any]]) -> None:

@@ -12,6 +12,7 @@ from typing import Any
 from harness.embeddings import DEFAULT_MODEL
 from harness.errors import HarnessError
 from harness.evaluation.embedders import embed_ahead, suite_embedder
+from harness.evaluation.judged_rules import Rule
 from harness.evaluation.kind import Engine, Item, KindOptions, KindSpec, Step, option
 from harness.evaluation.kinds.lifecycle import runner
 from harness.evaluation.kinds.lifecycle.port import Adapter, not_applicable
@@ -149,7 +150,10 @@ class LifecycleKind:
             return []
         values = {**result.after, **result.lifecycle}
         return [
-            f"{name} {values[name]:.2f}: FAIL (PASS at {THRESHOLDS[name].passing}, WARN at {THRESHOLDS[name].warning})"
+            Rule.QUALITY.reason(
+                name,
+                f"{values[name]:.2f} grades FAIL (PASS at {THRESHOLDS[name].passing}, WARN at {THRESHOLDS[name].warning})",
+            )
             for name, grade in result.grades.items()
             if grade == "FAIL" and THRESHOLDS[name].gating
         ]
