@@ -4,9 +4,9 @@ memory system's own repository starts from (docs/ci-action.md walks through it).
 It stores records per user in memory and ranks them by BM25 over their words; it speaks the bare
 contract (`POST /add`, `POST /search`, `DELETE /reset`) and declares the `harness-memory/1`
 extension, with what it really does: `scopes` (a search returns only records sharing one of its
-scopes), `replace` (an add of a stored id replaces it), `supersession` (a record marked superseded
+scopes, or scoped `user:universal`), `replace` (an add of a stored id replaces it), `supersession` (a record marked superseded
 is never returned) and `pinned` (a pinned record is returned for every search of its user and
-scope, first), in one mode, `bm25`. It declares no clock, consolidation, access or budget, so the
+scope, first, in `pinned_rank` order), in one mode, `bm25`. It declares no clock, consolidation, access or budget, so the
 harness reports lifecycle scenarios and conversations *not applicable* to it, saying so.
 
 Standard library only; `python memory_service.py --port 8080` serves on 127.0.0.1 until killed.
@@ -26,6 +26,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import unquote
 
+UNIVERSAL = "user:universal"
+"""A record of this scope is in every scope (the user's profile, universal preferences)."""
 K1, B = 1.2, 0.75
 """BM25's term-frequency saturation and length normalisation, at their usual values."""
 RELATIVE = 0.5
@@ -80,10 +82,13 @@ class Memory:
         records = {
             rid: r
             for rid, r in self.users.get(body["user_id"], {}).items()
-            if not r.superseded and (not wanted or not r.scopes or r.scopes & wanted)
+            if not r.superseded and (not wanted or not r.scopes or r.scopes & wanted or UNIVERSAL in r.scopes)
         }
         scores = bm25(terms(body["query"]), records)
-        pinned = [rid for rid, r in records.items() if r.attributes.get("pinned")]
+        pinned = sorted(
+            (rid for rid, r in records.items() if r.attributes.get("pinned")),
+            key=lambda rid: records[rid].attributes.get("pinned_rank", 1),
+        )
         best = max(scores.values(), default=0.0)
         relevant = [rid for rid in scores if rid not in pinned and scores[rid] >= RELATIVE * best]
         ranked = pinned + sorted(relevant, key=lambda rid: (-scores[rid], rid))

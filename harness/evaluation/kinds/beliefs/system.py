@@ -33,9 +33,11 @@ def record_text(memory: Memory) -> str:
     return ". ".join(part for part in (memory.name.replace("_", " "), *memory.aliases) if part)
 
 
-def to_record(memory: Memory) -> Record:
+def to_record(memory: Memory, pinned_rank: int | None = None) -> Record:
+    """`pinned_rank`: a pinned record's place among its user's pinned records under the run's rules
+    (1 first), which decides the pinned records kept when a search's `limit` cannot hold them all."""
     attributes: dict[str, str | bool | int | float] = {"type": memory.type.value, "status": memory.status.value}
-    attributes |= {"pinned": memory.pinned} if memory.pinned else {}
+    attributes |= {"pinned": memory.pinned, "pinned_rank": pinned_rank or 1} if memory.pinned else {}
     attributes |= {"superseded_by": memory.superseded_by} if memory.superseded_by else {}
     attributes |= {"subtype": memory.subtype} if memory.subtype else {}
     attributes |= {"resolved_at": memory.resolved_at.isoformat()} if memory.resolved_at else {}
@@ -52,29 +54,38 @@ class SystemBeliefs:
 
     def load(self, memories: Sequence[Memory]) -> None:
         self._memories |= {m.id: m for m in memories}
-        self._opened.add([to_record(m) for m in memories])
+        self._opened.add(self._records(memories))
+
+    def _records(self, memories: Sequence[Memory]) -> list[Record]:
+        """The memories as records, each pinned one with its rank among its user's pinned memories."""
+        pinned = sorted((m for m in self._memories.values() if m.pinned), key=self._rules.pinned_key())
+        ranks: dict[str, int] = {}
+        for memory in pinned:
+            ranks[memory.id] = 1 + sum(1 for m in pinned if m.user == memory.user and m.id in ranks)
+        return [to_record(m, ranks.get(m.id)) for m in memories]
 
     def mutate(self, turn: Turn) -> None:
         """A turn's new memory is added; an alias update replaces the memory where the system
         declares `replace` (else the runner notes the need in the case's reasons)."""
         if turn.create is not None:
             self._memories[turn.create.id] = turn.create
-            self._opened.add([to_record(turn.create)])
+            self._opened.add(self._records([turn.create]))
         if turn.update is not None:
             updated = self._memories[turn.update.memory_id].with_aliases(tuple(turn.update.add_aliases))
             self._memories[updated.id] = updated
             if self._opened.info.supports(Capability.REPLACE):
-                self._opened.add([to_record(updated)])
+                self._opened.add(self._records([updated]))
 
     def context(self, request: Request, mode: Mode) -> Context:
         limit = request.max_beliefs
         if limit is None:
             limit = self._rules.default_max_beliefs or DEFAULT_LIMIT
         query = Query(request.query, request.user, request.scopes, limit)
-        found = self._opened.search(query, mode) if limit > 0 and request.query.strip() else []
+        pinned_tier = self._opened.info.supports(Capability.PINNED)
+        asks = request.query.strip() or pinned_tier  # pinned records answer every query, an empty one too
+        found = self._opened.search(query, mode) if limit > 0 and asks else []
         if unknown := [h.id for h in found if h.id not in self._memories]:
             raise ValueError(f"the system returned ids it was never given: {', '.join(unknown[:3])}")
-        pinned_tier = self._opened.info.supports(Capability.PINNED)
         pinned: list[str] = []
         questions: list[str] = []
         relevant: list[Retrieved] = []
