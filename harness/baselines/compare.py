@@ -97,9 +97,16 @@ class Comparison:
     def passed(self) -> bool:
         return not self.failures
 
+    def cases(self, verdict: Verdict) -> list[str]:
+        """The cases with a change of this verdict, each once (its pass and its score may both move)."""
+        return list(dict.fromkeys(c.name for c in self.having(verdict) if c.scope is Scope.CASE))
+
     def counts(self) -> str:
-        """`2 regressed, 1 improved, 0 new, 1 missing`."""
-        return ", ".join(f"{len(self.having(v))} {v.value}" for v in Verdict)
+        """`cases: 2 regressed, 1 missing, 0 improved, 0 new; overall and category measures: 3 regressed, ...`:
+        cases counted once each, apart from the means over them, so no count reads as the other."""
+        cases = ", ".join(f"{len(self.cases(v))} {v.value}" for v in Verdict)
+        measures = ", ".join(f"{sum(c.scope is not Scope.CASE for c in self.having(v))} {v.value}" for v in Verdict)
+        return f"cases: {cases}; overall and category measures: {measures}"
 
 
 def compare(

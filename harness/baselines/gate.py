@@ -150,10 +150,15 @@ def _changed(comparison: Comparison) -> dict[str, list[str]]:
 
 @dataclass(frozen=True, slots=True)
 class GateResult:
-    """What freezing or checking a whole run did: the lines to print, and the keys whose check failed."""
+    """What freezing or checking a whole run did: the lines to print, and each check (none for a freeze)."""
 
     lines: list[str]
-    failed: list[BaselineKey]
+    checked: list[Checked]
+
+    @property
+    def failed(self) -> list[BaselineKey]:
+        """The keys whose check failed."""
+        return [c.key for c in self.checked if not c.passed]
 
 
 def run_gate(
@@ -177,7 +182,7 @@ def run_gate(
         check(store, key, sheet, settings, tolerance, subset, history_file=history_file)
         for key, sheet in sheets.items()
     ]
-    return GateResult([line for c in checks for line in c.lines()], [c.key for c in checks if not c.passed])
+    return GateResult([line for c in checks for line in c.lines()], checks)
 
 
 def report_sheets(

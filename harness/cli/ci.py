@@ -2,21 +2,23 @@
 
 It is `harness run --check-baseline --junit OUT/junit.xml` over the systems, backends, suites and
 modes an action's inputs name (each input a whitespace-separated list), then the results where
-reviewers look: the scorecards and the baseline check as escaped Markdown appended to `--summary`
-(the action passes `$GITHUB_STEP_SUMMARY`), and the step's outputs (`reports`, `junit`,
-`pass-rate`, `regressions`) appended to `--outputs` (`$GITHUB_OUTPUT`). A run that stops on bad
-input or a lost engine says so in the summary too, then exits as `harness run` would.
+reviewers look: the scorecards and the baseline check as escaped Markdown appended to `--summary`,
+and the step's outputs (`reports`, `junit`, `pass-rate`, `regressed-baselines`, `regressed-cases`)
+appended to `--outputs`. Not given, they are `$GITHUB_STEP_SUMMARY` and `$GITHUB_OUTPUT` where
+set, so on a runner the step never writes nothing. A run that stops on bad input or a lost engine
+says so in the summary too, then exits as `harness run` would.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
 from typing import Annotated
 
 import typer
 
 from harness.backends import registry
-from harness.baselines import DEFAULT_TOLERANCE
+from harness.baselines import DEFAULT_TOLERANCE, Verdict
 from harness.cli.app import app
 from harness.cli.console import out_console
 from harness.cli.logs import routed_logs
@@ -29,6 +31,10 @@ from harness.reports.ci_summary import stopped_markdown, summary_markdown
 from harness.reports.junit import Tally, write_junit
 from harness.suites import BUILTIN
 from harness.systems.protocol import REFERENCE
+
+SUMMARY_ENV = "GITHUB_STEP_SUMMARY"
+OUTPUTS_ENV = "GITHUB_OUTPUT"
+"""Where a GitHub runner reads a step's summary and outputs: `--summary` and `--outputs` by default."""
 
 
 def words(value: str) -> list[str]:
@@ -52,10 +58,14 @@ def _append(path: Path | None, text: str) -> None:
             handle.write(text)
 
 
-def outputs_text(reports: Path, junit: Path, tally: Tally, regressions: int) -> str:
-    """The step's outputs as `$GITHUB_OUTPUT` lines (`name=value`; no value holds a line break)."""
+def outputs_text(reports: Path, junit: Path, tally: Tally, regressed: Mapping[str, int]) -> str:
+    """The step's outputs as `$GITHUB_OUTPUT` lines (`name=value`; no value holds a line break);
+    `regressed` as the summary has it: each baseline whose check failed, with its regressed cases."""
     rate = "" if tally.pass_rate is None else f"{tally.pass_rate:.4f}"
-    return f"reports={reports}\njunit={junit}\npass-rate={rate}\nregressions={regressions}\n"
+    return (
+        f"reports={reports}\njunit={junit}\npass-rate={rate}\n"
+        f"regressed-baselines={len(regressed)}\nregressed-cases={sum(regressed.values())}\n"
+    )
 
 
 @app.command()
@@ -79,18 +89,24 @@ def ci(
     ] = False,
     out: Annotated[Path, typer.Option(help="Report folder (JSON, Markdown, HTML, JUnit).")] = Path("harness-reports"),
     summary: Annotated[
-        Path | None, typer.Option(help="Append the Markdown summary here (the action: $GITHUB_STEP_SUMMARY).")
+        Path | None,
+        typer.Option(envvar=SUMMARY_ENV, help="Append the Markdown summary here (default: the runner's summary)."),
     ] = None,
     outputs: Annotated[
-        Path | None, typer.Option(help="Append the step's outputs here (the action: $GITHUB_OUTPUT).")
+        Path | None,
+        typer.Option(envvar=OUTPUTS_ENV, help="Append the step's outputs here (default: the runner's outputs)."),
     ] = None,
 ) -> int:
     """Run as a CI step: `harness run --check-baseline --junit`, then a Markdown summary and the step's outputs.
 
-    Exit codes are `harness run`'s: 1 on a regression or a failed gate, 2 when a baseline is missing.
+    On a GitHub runner the summary and outputs go where the runner reads them ($GITHUB_STEP_SUMMARY,
+    $GITHUB_OUTPUT) unless --summary or --outputs names another file. The outputs: reports, junit,
+    pass-rate, regressed-baselines (baselines whose check failed) and regressed-cases (cases that
+    regressed, once per baseline). Exit codes are `harness run`'s: 1 on a regression or a failed
+    gate, 2 when a baseline is missing.
     """
     for name, path in (("--summary", summary), ("--outputs", outputs)):
-        if path is not None and path.is_dir():  # "" is "." : the variable the action passes was not set
+        if path is not None and path.is_dir():  # "" is "."
             raise HarnessError(f"{name} {path}: a folder, not a file")
     if any(c in str(out) for c in "\r\n"):
         raise HarnessError("--out: a line break in its name cannot be a step output")
@@ -117,16 +133,18 @@ def ci(
     tally = write_junit(junit, [r.finished.paths[0] for r in outcome.runs])
     regressed = _regressed(outcome)
     _append(summary, _summary(outcome, regressed, tally))
-    _append(outputs, outputs_text(out, junit, tally, len(regressed)))
+    _append(outputs, outputs_text(out, junit, tally, regressed))
     out_console.print(f"junit: {junit}", soft_wrap=True, highlight=False)
     return outcome.exit_code
 
 
-def _regressed(outcome: MatrixOutcome) -> list[str]:
-    return [str(key) for r in outcome.runs if r.gated and r.gated.result for key in r.gated.result.failed]
+def _regressed(outcome: MatrixOutcome) -> dict[str, int]:
+    """Each baseline whose check failed, with how many of its cases regressed (once each)."""
+    checks = (c for r in outcome.runs if r.gated and r.gated.result for c in r.gated.result.checked)
+    return {str(c.key): len(c.comparison.cases(Verdict.REGRESSED)) for c in checks if not c.passed}
 
 
-def _summary(outcome: MatrixOutcome, regressed: list[str], tally: Tally) -> str:
+def _summary(outcome: MatrixOutcome, regressed: Mapping[str, int], tally: Tally) -> str:
     return summary_markdown(
         outcome.exit_code,
         [r.finished.report.scorecard for r in outcome.runs],

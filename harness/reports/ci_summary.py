@@ -5,7 +5,7 @@ reasons) goes through `tables`/`escape`, so a name cannot become markup or HTML 
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from harness.reports.document import Scorecard
 from harness.reports.escape import md, md_code, md_fenced
@@ -31,21 +31,27 @@ def _scorecard(card: Scorecard) -> list[str]:
     ]
 
 
+def _many(count: int, noun: str) -> str:
+    return f"{count} {noun}{'' if count == 1 else 's'}"
+
+
 def summary_markdown(
     exit_code: int,
     scorecards: Sequence[Scorecard],
     problems: Sequence[str],
-    regressed: Sequence[str],
+    regressed: Mapping[str, int],
     baseline_lines: Sequence[str],
     tally: Tally,
 ) -> str:
     """The summary of one run: `problems` are the run's own failure lines (errors, gates), `regressed`
-    the baselines whose check failed, `baseline_lines` everything the check said."""
+    the baselines whose check failed, each with how many of its cases regressed (the step's
+    `regressed-baselines` and `regressed-cases`), `baseline_lines` everything the check said."""
     verdict = "passed" if exit_code == 0 else f"failed (exit {exit_code})"
     lines = ["## memory-retrieval-harness: " + verdict, "", _counts(tally), ""]
     if regressed:
-        lines += [f"**Regressed against the baseline** ({len(regressed)}):", ""]
-        lines += [f"- {md_code(key)}" for key in regressed] + [""]
+        cases = _many(sum(regressed.values()), "case")
+        lines += [f"**Regressed against the baseline**: {cases} in {_many(len(regressed), 'baseline')}", ""]
+        lines += [f"- {md_code(key)}: {_many(n, 'case')} regressed" for key, n in regressed.items()] + [""]
     lines += [f"- {md(problem)}" for problem in problems] + ([""] if problems else [])
     for card in scorecards:
         lines += [*_scorecard(card), ""]

@@ -44,12 +44,17 @@ WAIT_ENV = "HARNESS_HTTP_WAIT_AFTER_SEED"
 BARE_NOTE = "a bare wrapper: records stay in it after the run (its DELETE /reset would clear every user's)"
 
 
+NO_ROUTE = frozenset({404, 405, 501})
+"""How a service says it has no `GET /capabilities`: no such route, no such method for it, or no
+GET at all (Python's `http.server` without `do_GET` answers 501)."""
+
+
 def declared(client: HttpClient) -> Declaration | None:
     """The extension's declaration, or None for a bare wrapper: `GET /capabilities` answered with
-    a 4xx (404: no such route; but 401 and 403, a refusal, are errors) or with anything but a JSON
-    object that has `protocol`. A declaration that does not fit its schema is a one-line error
-    (exit 2) before any work."""
-    answer = client.exchange("GET", "/capabilities")  # a redirect or a server error is raised
+    no such route (`NO_ROUTE`) or another 4xx (but 401 and 403, a refusal, are errors), or with
+    anything but a JSON object that has `protocol`. A declaration that does not fit its schema is
+    a one-line error (exit 2) before any work."""
+    answer = client.exchange("GET", "/capabilities", answers=NO_ROUTE)  # a redirect or another 5xx is raised
     if answer.status in (401, 403):
         raise HttpSystemError(
             f"system {PREFIX}{client.url.shown}: GET /capabilities: HTTP {answer.status}: the service refuses "

@@ -22,7 +22,7 @@ import os
 import socket
 import ssl
 import time
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
 from typing import Any, NoReturn
 from urllib.parse import unquote, urlsplit
@@ -207,16 +207,20 @@ class HttpClient:
     def _where(self, method: str, path: str) -> str:
         return f"system http:{self.url.shown}: {method} {path}"
 
-    def exchange(self, method: str, path: str, body: Mapping[str, Any] | None = None) -> Answer:
+    def exchange(
+        self, method: str, path: str, body: Mapping[str, Any] | None = None, *, answers: Collection[int] = ()
+    ) -> Answer:
         """One request and its whole answer, whatever its status but a redirect or a server error
-        (both errors); counted as a failure where no answer came or the server erred."""
+        (both errors); counted as a failure where no answer came or the server erred. `answers`:
+        statuses of 500 or more that are an answer to this request, not the server's error (501 to
+        `GET /capabilities`: a service with no such route)."""
         if self._lost is not None:
             raise ServiceLost(self._lost)
         try:
             answer = self._exchange(method, path, body)
         except _NoAnswer as exc:
             self._failed(f"{self._where(method, path)}: {exc}")
-        if answer.status >= 500:
+        if answer.status >= 500 and answer.status not in answers:
             self._failed(f"{self._where(method, path)}: HTTP {answer.status}{_excerpt(answer.body)}")
         self._failures = 0
         if 300 <= answer.status < 400:

@@ -89,7 +89,7 @@ def test_the_action_is_pinned_and_expands_no_input_in_a_script() -> None:
     assert upload["with"]["path"] == "${{ inputs.out }}"
     assert not any("${{" in s["run"] for s in STEPS if "run" in s)
     outputs = {name: o["value"] for name, o in ACTION["outputs"].items()}
-    assert set(outputs) == {"reports", "junit", "pass-rate", "regressions"}
+    assert set(outputs) == {"reports", "junit", "pass-rate", "regressed-baselines", "regressed-cases"}
     assert all(value == f"${{{{ steps.run.outputs.{name} }}}}" for name, value in outputs.items())
 
 
@@ -118,10 +118,11 @@ def test_the_install_step_installs_the_action_s_own_checkout(tmp_path: Path, ext
     assert (tmp_path / "argv").read_text(encoding="utf-8").splitlines()[-1] == installed  # not run again
 
 
-def junit_counts(path: Path) -> tuple[int, int]:
-    """(cases, failed cases) of a JUnit file, read with a JUnit reader."""
+def junit_failed(path: Path) -> tuple[set[str], set[str]]:
+    """(every case, the failed cases) of a JUnit file by name, read with a JUnit reader."""
     cases = [case for suite in junitparser.JUnitXml.fromfile(str(path)) for case in suite]
-    return len(cases), sum(1 for c in cases if c.result and isinstance(c.result[0], junitparser.Failure))
+    failed = {c.name for c in cases if c.result and isinstance(c.result[0], junitparser.Failure)}
+    return {c.name for c in cases}, failed
 
 
 FREEZE = ("-s", "builtin", "-m", "bm25", "--baseline-dir", "baselines", "--out", "frozen")
@@ -146,15 +147,18 @@ def test_a_clean_run_passes_and_a_regression_fails_the_step(tmp_path: Path) -> N
     assert clean.summary.startswith("## memory-retrieval-harness: passed")
     assert "Regressed" not in clean.summary
     assert "| embedded | bm25 |" in clean.summary  # the scorecard, as a table
-    assert clean.outputs["regressions"] == "0"
-    junit = tmp_path / clean.outputs["junit"]
-    cases, failed = junit_counts(junit)
-    assert float(clean.outputs["pass-rate"]) == pytest.approx((cases - failed) / cases, abs=1e-4)
+    assert (clean.outputs["regressed-baselines"], clean.outputs["regressed-cases"]) == ("0", "0")
+    cases, failed = junit_failed(tmp_path / clean.outputs["junit"])
+    assert float(clean.outputs["pass-rate"]) == pytest.approx(1 - len(failed) / len(cases), abs=1e-4)
 
     with example_service("--max-results", "1", port=port):  # the same system, made worse
         worse = run_action(inputs, tmp_path)
     assert worse.exit_code == 1, worse.stderr[-3000:]
     assert worse.summary.startswith("## memory-retrieval-harness: failed (exit 1)")
-    assert f"**Regressed against the baseline** (1):\n\n- `builtin / embedded / bm25 / {system}`" in worse.summary
-    assert worse.outputs["regressions"] == "1"
-    assert junit_counts(tmp_path / worse.outputs["junit"])[1] > failed
+    _, failed_now = junit_failed(tmp_path / worse.outputs["junit"])
+    regressed = len(failed_now - failed)  # passed at the baseline (the clean run), failed now
+    assert regressed > 1
+    assert (worse.outputs["regressed-baselines"], worse.outputs["regressed-cases"]) == ("1", str(regressed))
+    assert f"**Regressed against the baseline**: {regressed} cases in 1 baseline" in worse.summary
+    assert f"- `builtin / embedded / bm25 / {system}`: {regressed} cases regressed" in worse.summary
+    assert f": FAILED (cases: {regressed} regressed, " in worse.summary

@@ -31,7 +31,7 @@ def test_run_freeze_then_check_passes_and_a_degraded_setting_fails_naming_the_ca
     )
     passed = harness_main("baseline", "check", "-b", "embedded", "-m", "bm25", *folders, cwd=tmp_path)
     assert passed.returncode == 0, passed.stderr
-    assert "baseline builtin / embedded / bm25: passed (0 regressed" in passed.stdout
+    assert "baseline builtin / embedded / bm25: passed (cases: 0 regressed" in passed.stdout
 
     degraded = harness_main(
         "run", "-b", "embedded", "-m", "bm25", "--fields", "content", "--check-baseline", *folders, cwd=tmp_path

@@ -122,7 +122,9 @@ def test_counts_and_lines_name_each_item() -> None:
         ScoreSheet({"recall": 0.75}, cases={"alias-03": CaseScore(True)}),
         ScoreSheet({"recall": 0.5}, cases={"alias-03": CaseScore(False)}),
     )
-    assert comparison.counts() == "2 regressed, 0 missing, 0 improved, 0 new"
+    assert comparison.counts() == (
+        "cases: 1 regressed, 0 missing, 0 improved, 0 new; overall and category measures: 1 regressed, 0 missing, 0 improved, 0 new"
+    )
     assert [c.line() for c in comparison.changes] == [
         "regressed  overall recall: 0.7500 -> 0.5000",
         "regressed  case alias-03 passed: passed -> failed",

@@ -50,7 +50,8 @@ def test_freeze_degrade_check_fails_naming_the_cases_restore_check_passes(tmp_pa
     assert {c.name for c in regressed if c.measure == "passed"} == broken
     assert any(c.label() == "overall pass_rate" for c in regressed)
     lines = failed.lines()
-    assert lines[0].startswith(f"baseline {KEY}: FAILED ({len(regressed)} regressed")
+    assert set(failed.comparison.cases(Verdict.REGRESSED)) == broken  # each broken case once
+    assert lines[0].startswith(f"baseline {KEY}: FAILED (cases: {len(broken)} regressed, 0 missing")
     for case in broken:
         assert f"  regressed  case {case} passed: passed -> failed" in lines
     assert any(line.startswith("  setting fields: ") for line in lines)

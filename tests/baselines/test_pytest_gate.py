@@ -74,7 +74,7 @@ def test_freeze_then_check_fails_on_a_degraded_suite_naming_its_cases_and_passes
 
     passed = _pytest(pytester, "--harness-check-baseline", basetemp="passed")
     assert passed.returncode == 0, passed.stdout + passed.stderr
-    assert "baseline suite / embedded / bm25: passed (0 regressed, 0 missing" in passed.stdout
+    assert "baseline suite / embedded / bm25: passed (cases: 0 regressed, 0 missing" in passed.stdout
     assert f"baseline history: {project / 'passed' / FILE_NAME}" in passed.stdout
     assert _history(project, "passed") == [("check", True)]
     assert [p.name for p in (project / "b").rglob("*") if p.is_file()] == ["embedded-bm25.json"]

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from types import MappingProxyType
 
@@ -59,6 +60,30 @@ def _log(tmp_path: Path) -> Path:
 def test_names_that_clean_to_the_same_prefix_get_different_slugs() -> None:
     names = ["tenure:/a/b", "tenure:/a-b", "tenure:/A/b", "tenure-a-b"]
     assert len({slug(n) for n in names}) == len(names)
+
+
+DOCS = Path(__file__).resolve().parents[2] / "docs"
+URL_SYSTEM = "http:http://127.0.0.1:8080"
+"""The system the docs' examples run (`--system http:http://127.0.0.1:8080`)."""
+
+
+def test_the_baseline_file_names_the_docs_show_are_the_ones_a_freeze_writes(tmp_path: Path) -> None:
+    """Every `embedded-bm25...json` the docs show is the file of a built-in suite's baseline for some
+    system, as a freeze names it; the HTTP system's (its hash too) is shown where the docs key by system."""
+    store = BaselineStore(tmp_path)
+    written = {
+        system: store.freeze(BaselineKey("builtin", "embedded", "bm25", system), SHEET, SETTINGS).path
+        for system in ("reference", "popoto", "mem0", URL_SYSTEM)
+    }
+    assert all(path.parent == tmp_path / "builtin" for path in written.values())
+    docs = {page.name: page.read_text(encoding="utf-8") for page in DOCS.glob("*.md")}
+    shown = {name for text in docs.values() for name in re.findall(r"(embedded-bm25[^`/\s]*\.json)`", text)}
+    assert shown, "no page shows a baseline file name: this test checks nothing"
+    assert shown <= {path.name for path in written.values()}
+    assert written[URL_SYSTEM].name in docs["systems.md"]
+    assert f"baselines/builtin/{written[URL_SYSTEM].name}" in docs["ci-action.md"]
+    for name in ("tenure:/abs/path", URL_SYSTEM):
+        assert f"`{name}`: `{slug(name)}`" in docs["baselines.md"]
 
 
 def test_an_absolute_suite_path_stays_under_the_root(tmp_path: Path) -> None:
@@ -127,7 +152,10 @@ def test_a_freeze_over_a_baseline_says_what_changed(tmp_path: Path) -> None:
     assert store.load(KEY).scores == new
     lines = result.lines()
     assert "replacing the one of" in lines[0]
-    assert "2 regressed, 1 missing, 0 improved, 0 new" in lines[0]
+    assert (
+        "cases: 1 regressed, 1 missing, 0 improved, 0 new; overall and category measures: 1 regressed, 0 missing"
+        in lines[0]
+    )
     assert lines[1:] == [
         "  regressed  overall pass_rate: 1.0000 -> 0.5000",
         "  regressed  case alias-01 passed: passed -> failed",

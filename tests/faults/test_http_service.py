@@ -9,12 +9,14 @@ released and its thread joined."""
 from __future__ import annotations
 
 import base64
+import http.client
 import json
 import socket
 import time
 from collections.abc import Callable, Iterator
 from contextlib import nullcontext
 from pathlib import Path
+from urllib.parse import urlsplit
 
 import pytest
 
@@ -23,6 +25,7 @@ from harness.evaluation import runner
 from harness.systems.http_client import DEADLINE_ENV, MAX_BYTES_ENV, MAX_FAILURES_ENV
 from tests.faults.helpers import one_line, reports, write_suite
 from tests.faults.hostile_service import Hostile, answer, die, drip, flood, hang, in_turn, serving
+from tests.systems.memory_server import JsonHandler, Store, handler, served
 
 DEADLINE_S = 0.5
 CASES = 5
@@ -57,10 +60,10 @@ def hostile() -> Iterator[Hostile]:
     assert service.released.is_set()  # served, and stopped: nothing of it runs any more
 
 
-def _run(cli: Cli, tmp_path: Path, system: str, suite: Path) -> tuple[int, str, str]:
-    """A bm25 run of `suite` on the system; its exit code, output and errors, within BOUND_S."""
+def _run(cli: Cli, tmp_path: Path, system: str, suite: Path, mode: str = "bm25") -> tuple[int, str, str]:
+    """A run of `suite` on the system in `mode`; its exit code, output and errors, within BOUND_S."""
     started = time.monotonic()
-    result = cli("run", "--system", system, "--suite", str(suite), "-m", "bm25", "--out", str(tmp_path / "out"))
+    result = cli("run", "--system", system, "--suite", str(suite), "-m", mode, "--out", str(tmp_path / "out"))
     took = time.monotonic() - started
     assert took < BOUND_S, f"the run took {took:.1f} s"
     return result
@@ -172,6 +175,65 @@ def test_redirected_capabilities_stop_the_run_before_it_starts(
     assert f"system http:{url}: GET /capabilities: HTTP 307 redirects to '{other}/capabilities'" in line
     assert [(m, p) for m, p, _ in hostile.seen] == [("GET", "/capabilities")]
     assert list((tmp_path / "out").rglob("*")) == []
+
+
+def _bare(out: Path) -> dict:
+    """The system a run's one complete report names, checked to be a bare wrapper's."""
+    (latest,) = reports(out, "*-latest.json")
+    system = json.loads(latest.read_text())["system"]
+    assert (system["capabilities"], system["modes"]) == (["users"], ["hybrid"])
+    return system
+
+
+@pytest.mark.parametrize("status", [404, 405, 501])
+def test_no_capabilities_route_is_a_bare_wrapper(
+    cli: Cli, tmp_path: Path, suite: Path, hostile: Hostile, status: int
+) -> None:
+    """No such route (404), no such method for it (405), no GET at all (501): each says the same,
+    so the run goes on under the bare contract, never stops on it."""
+    hostile.faults[("GET", "/capabilities")] = answer(status, '{"error": "no such route"}')
+    with serving(hostile) as url:
+        code, _, err = _run(cli, tmp_path, f"http:{url}", suite, mode="hybrid")
+    assert code == 0, err
+    _bare(tmp_path / "out")
+    assert _searches(hostile) == CASES
+    assert not [path for method, path, _ in hostile.seen if method == "DELETE"]  # no namespace, never a reset
+
+
+@pytest.mark.parametrize("status", [500, 502, 503])
+def test_a_server_error_to_capabilities_stops_the_run_before_it_starts(
+    cli: Cli, tmp_path: Path, suite: Path, hostile: Hostile, status: int
+) -> None:
+    """Any other 5xx is the service failing, not saying it is bare: taken as bare, an extended
+    service would be run without its extension (and its records never dropped)."""
+    hostile.faults[("GET", "/capabilities")] = answer(status, '{"error": "down"}')
+    with serving(hostile) as url:
+        code, _, err = _run(cli, tmp_path, f"http:{url}", suite, mode="hybrid")
+    assert code == 3, err
+    assert f"system http:{url}: GET /capabilities: HTTP {status}" in one_line(err)
+    assert [(m, p) for m, p, _ in hostile.seen] == [("GET", "/capabilities")]
+    assert list((tmp_path / "out").rglob("*")) == []
+
+
+def test_a_wrapper_on_http_server_without_do_get_runs_as_bare(cli: Cli, tmp_path: Path, suite: Path) -> None:
+    """A PrecisionMemBench wrapper on Python's http.server, with do_POST and do_DELETE only: the
+    server itself answers its GET /capabilities with 501, and the run goes on."""
+    store = Store(extended=False)
+    served_by = handler(store)
+
+    class PostOnly(JsonHandler):
+        do_POST = served_by.do_POST
+        do_DELETE = served_by.do_DELETE
+
+    with served(PostOnly) as url:
+        probe = http.client.HTTPConnection(urlsplit(url).netloc, timeout=5)
+        probe.request("GET", "/capabilities")
+        assert probe.getresponse().status == 501  # http.server's own answer to a method it has no do_ for
+        probe.close()
+        code, _, err = _run(cli, tmp_path, f"http:{url}", suite, mode="hybrid")
+    assert code == 0, err
+    _bare(tmp_path / "out")
+    assert store.calls.count(("POST", "/search")) == CASES
 
 
 @pytest.mark.parametrize(

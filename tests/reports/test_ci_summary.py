@@ -17,11 +17,11 @@ def test_names_from_the_run_are_escaped() -> None:
         1,
         [card],
         [f"1 of 2 results errored: {HOSTILE}"],
-        [f"builtin / embedded / bm25 / `x` {HOSTILE}"],
+        {f"builtin / embedded / bm25 / `x` {HOSTILE}": 2},
         ["baseline builtin: FAILED", "```", "  case-1: regressed"],
         Tally(tests=4, failures=1, skipped=1),
     )
-    key = f"- ``builtin / embedded / bm25 / `x` {HOSTILE}``"  # a code span: nothing in it is markup or HTML
+    key = f"- ``builtin / embedded / bm25 / `x` {HOSTILE}``: 2 cases regressed"  # a code span: no markup or HTML
     assert key in text
     assert "<img" not in text.replace(key, "")
     assert "| embedded | b\\|m25 |" in text  # a `|` in a cell stays in its cell
@@ -33,6 +33,6 @@ def test_names_from_the_run_are_escaped() -> None:
 
 
 def test_a_clean_run_says_passed_and_lists_no_regression() -> None:
-    text = summary_markdown(0, [], [], [], [], Tally(tests=1))
+    text = summary_markdown(0, [], [], {}, [], Tally(tests=1))
     assert text.startswith("## memory-retrieval-harness: passed")
     assert "Regressed" not in text

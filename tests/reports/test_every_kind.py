@@ -200,7 +200,7 @@ def test_a_subset_run_is_checked_against_the_same_items_of_the_baseline(
     capsys.readouterr()
     assert harness(tmp_path, *base, *subset, "--check-baseline") == 0
     out = capsys.readouterr().out
-    assert "baseline builtin / embedded / bm25: passed (0 regressed, 0 missing" in out
+    assert "baseline builtin / embedded / bm25: passed (cases: 0 regressed, 0 missing" in out
 
 
 @pytest.mark.parametrize(
