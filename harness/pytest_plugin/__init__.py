@@ -1,6 +1,6 @@
 """pytest plugin: every item of every selected suite (a belief case, lifecycle scenario,
-conversation turn, code task) becomes one test item of a test that requests `harness_item`, per
-backend and mode.
+conversation turn, code task) becomes one test item, per backend and mode: of a test that requests
+`harness_item` (as tests/test_suite_cases.py), else of the plugin's own test (`contributed.py`).
 
 This module is the `pytest11` entry, loaded by every pytest session of an environment that has
 the harness installed, a memory-system author's own repository included: it imports pytest and
@@ -8,8 +8,11 @@ the standard library only, and its options all start `--harness-`. The harness i
 (`session.py`, and through it the kinds, the pipeline and the backends) is imported when a
 `--harness-*` option is given or `HARNESS_FREEZE=1` is set (at start-up, so a wrong option fails at
 once and the baseline gate sees every item), or when a test requests `harness_item`,
-`harness_check` or `server_url`. Which suites a `harness_item` test gets: `--harness-suite`, else
-the ini `harness_collect` (`builtin`: the built-in suite of every kind; `none`, the default: no
+`harness_check` or `server_url`. A `--harness-*` option asks for the harness's items: those of each
+`--harness-suite`, else the built-in suite of every kind; where no collected test uses the harness
+(requests one of those fixtures), the plugin adds its own test, and an option given while no item of
+the harness's is left to run is a warning. Without an option, a `harness_item` test gets what the
+ini `harness_collect` says (`builtin`: the built-in suite of every kind; `none`, the default: no
 item, the test is skipped saying so).
 """
 
@@ -17,6 +20,7 @@ from __future__ import annotations
 
 import os
 import uuid
+import warnings
 from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
@@ -35,11 +39,16 @@ RUN_INPUT = "harness_run"
 """The `workerinput` key under which the controller hands its `Run` to each xdist worker."""
 COLLECT_INI = "harness_collect"
 COLLECT_CHOICES = ("none", "builtin")
-NO_SUITE = f"harness: no suite selected: give --harness-suite SPEC, or set {COLLECT_INI} = builtin in the ini"
+NO_SUITE = (
+    f"harness: no suite selected: give a --harness-* option (--harness-suite SPEC, --harness-system NAME, ...), "
+    f"or set {COLLECT_INI} = builtin in the ini"
+)
+USES_HARNESS = ("harness_item", "harness_check", "server_url")
+"""The plugin's fixtures: a test requesting one is the harness's."""
 
 
 def pytest_addoption(parser: pytest.Parser) -> None:
-    group = parser.getgroup("harness", "memory retrieval harness (tests requesting harness_item)")
+    group = parser.getgroup("harness", "memory retrieval harness (its items, given any --harness-* option)")
     group.addoption(
         "--harness-backend",
         dest=names.BACKEND,
@@ -59,7 +68,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         dest=names.SUITE,
         action="append",
         default=None,
-        help=f"suite(s), as `harness run --suite` takes them (default: as the ini {COLLECT_INI} says)",
+        help="suite(s), as `harness run --suite` takes them (default: the built-in suite of every kind)",
     )
     group.addoption(
         "--harness-system",
@@ -90,7 +99,7 @@ def pytest_addoption(parser: pytest.Parser) -> None:
     )
     parser.addini(
         COLLECT_INI,
-        f"suites a harness_item test gets without --harness-suite: {' or '.join(COLLECT_CHOICES)} "
+        f"suites a harness_item test gets without a --harness-* option: {' or '.join(COLLECT_CHOICES)} "
         "(builtin: the built-in suite of every kind)",
         default="none",
     )
@@ -117,7 +126,7 @@ def pytest_configure(config: pytest.Config) -> None:
     if config.getini(COLLECT_INI) not in COLLECT_CHOICES:
         raise pytest.UsageError(f"{COLLECT_INI} = {config.getini(COLLECT_INI)}: one of {', '.join(COLLECT_CHOICES)}")
     config.stash[_PLUGIN] = _Plugin()
-    if baseline_action(config) is not None or any(config.getoption(dest) is not None for dest in names.SELECTING):
+    if baseline_action(config) is not None or names.given(config):
         _session(config)
 
 
@@ -169,12 +178,41 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     if "harness_item" not in metafunc.fixturenames:
         return
     config = metafunc.config
-    if config.getoption(names.SUITE) is None and config.getini(COLLECT_INI) == "none":
+    if not names.given(config) and config.getini(COLLECT_INI) == "none":
         metafunc.parametrize(
             "harness_item", [pytest.param(None, id="no-suite", marks=pytest.mark.skip(reason=NO_SUITE))]
         )
         return
     _session(config).parametrize(metafunc)
+
+
+def _uses_harness(item: pytest.Item) -> bool:
+    return any(name in USES_HARNESS for name in getattr(item, "fixturenames", ()))
+
+
+@pytest.hookimpl(tryfirst=True)  # before -k, -m and --deselect choose among the items
+def pytest_collection_modifyitems(session: pytest.Session, config: pytest.Config, items: list[pytest.Item]) -> None:
+    """Given a `--harness-*` option, a session none of whose tests uses the harness (an author's
+    project) gets the plugin's own item test; one that has its own (this repository's
+    tests/test_suite_cases.py) is left as it is, so nothing is collected twice."""
+    if names.given(config) and not any(_uses_harness(item) for item in items):
+        from harness.pytest_plugin.contributed import items as contributed
+
+        items.extend(contributed(session))
+
+
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """A `--harness-*` option given while no item of the harness's is left to run: a warning, not
+    silence (under xdist each worker's, as the controller collects nothing). Where the warning
+    filters make it an error (`-W error`), a one-line usage error rather than pytest's INTERNALERROR."""
+    given = names.given(session.config)
+    if not given or session.testsfailed or any(_uses_harness(item) for item in session.items):
+        return  # a collection error says what went wrong itself
+    message = f"harness: {', '.join(given)} given, but no harness item is left to run (-k, -m or --deselect)"
+    try:
+        warnings.warn(pytest.PytestConfigWarning(message), stacklevel=1)
+    except pytest.PytestConfigWarning:
+        raise pytest.UsageError(message) from None
 
 
 @pytest.fixture

@@ -25,6 +25,13 @@ SELECTING = (BACKEND, MODE, SUITE, SYSTEM, BASELINE_DIR, BASELINE_TOLERANCE)
 """The options whose default is None: one given sets the harness up when the session starts."""
 
 
+def given(config: pytest.Config) -> list[str]:
+    """The `--harness-*` options given, as written: each asks for the harness's items."""
+    dests = [dest for dest in SELECTING if config.getoption(dest) is not None]
+    dests += [CHECK_BASELINE] if config.getoption(CHECK_BASELINE) else []
+    return [f"--{dest.replace('_', '-')}" for dest in dests]
+
+
 @dataclass(frozen=True)
 class Run:
     """What every process of one pytest run shares: the run id, the owning pid, the records folder."""

@@ -60,10 +60,13 @@ class HarnessSession:
         """`harness_item`: one item per selected suite's item, system, backend and mode."""
         specs = list(dict.fromkeys(self.config.getoption(names.SUITE) or builtin_suites()))
         params = []
-        for param in self.kinds.params(specs, self.connections.selected, self.systems.names):
-            self.config.addinivalue_line("markers", f"{param.kind}: items of {param.kind} suites")
-            marks = [getattr(pytest.mark, param.backend), getattr(pytest.mark, param.kind)]
-            params.append(pytest.param(param, id=param.id, marks=marks))
+        try:
+            for param in self.kinds.params(specs, self.connections.selected, self.systems.names):
+                self.config.addinivalue_line("markers", f"{param.kind}: items of {param.kind} suites")
+                marks = [getattr(pytest.mark, param.backend), getattr(pytest.mark, param.kind)]
+                params.append(pytest.param(param, id=param.id, marks=marks))
+        except pytest.UsageError as exc:  # a suite that cannot be loaded: its one line, not a collection traceback
+            raise pytest.fail.Exception(str(exc), pytrace=False) from None
         metafunc.parametrize("harness_item", params)
 
     def check(self, request: pytest.FixtureRequest) -> Callable[[ItemParam], None]:

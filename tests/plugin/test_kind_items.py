@@ -16,11 +16,9 @@ import pytest
 
 from harness.evaluation.kinds import KindOptions, kinds_for
 from harness.pipeline.settings import Mode
-from harness.suites import BUILTIN, load_suite
-from harness.suites.code_tasks import load_builtin
 from harness.suites.datasets import DATA_DIR_ENV
-from harness.suites.longmemeval import ABSTENTION_SUFFIX
-from harness.suites.resolve import cases_dir, load_conversation, load_lifecycle
+from harness.suites.resolve import cases_dir
+from tests.plugin.builtin import builtin_items
 from tests.plugin.inner import ITEM_TESTS, inner_pytest
 
 UNANSWERABLE = {
@@ -56,15 +54,7 @@ def test_collection_lists_every_item_of_the_five_built_in_kinds_under_xdist(pyte
     assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
     ids = re.findall(r"^test_items\.py::test_item\[(.+)\]$", run.stdout, re.M)
     kinds = Counter(re.match(r"(beliefs|haystack|lifecycle|conversation|code-tasks)-embedded-bm25-", i)[1] for i in ids)
-    beliefs = load_suite(BUILTIN)
-    questions = json.loads((cases_dir() / "haystack" / "builtin.json").read_text())
-    assert kinds == {
-        "beliefs": len(beliefs.static_cases) + len(beliefs.session_cases),
-        "haystack": sum(not q["question_id"].endswith(ABSTENTION_SUFFIX) for q in questions),  # no evidence: no item
-        "lifecycle": len(load_lifecycle("builtin").scenarios),
-        "conversation": load_conversation("builtin").turns,
-        "code-tasks": len(load_builtin("builtin").tasks),
-    }
+    assert kinds == builtin_items()
     assert "haystack-embedded-bm25-hb-commute" in ids
     assert "lifecycle-embedded-bm25-multi-hop-chains" in ids
     assert "conversation-embedded-bm25-salt-road#1" in ids

@@ -1,7 +1,8 @@
 """The plugin's entry loads in every pytest session of an environment that has the harness
-installed: in a folder of someone else's tests it imports no harness module beyond itself, collects
-no harness item and adds no option without the `--harness-` prefix. Run in a subprocess from a
-folder with no conftest and no ini, as a memory-system author's repository would be."""
+installed: in a folder of someone else's tests, given no `--harness-*` option, it imports no
+harness module beyond itself, collects no harness item and adds no option without the `--harness-`
+prefix. Run in a subprocess from a folder with no conftest and no ini, as a memory-system author's
+repository would be."""
 
 from __future__ import annotations
 
@@ -46,9 +47,10 @@ def test_a_session_of_other_tests_imports_only_the_entry(tmp_path: Path) -> None
 
 
 def test_a_harness_option_sets_the_harness_up(tmp_path: Path) -> None:
-    """The other side of the test above: asked for, the harness is imported (the probe sees it)."""
+    """The other side of the test above: asked for, the harness is imported (the probe sees it); `-k`
+    leaves out the items the option adds (tests/plugin/test_author_route.py runs them)."""
     (tmp_path / "test_one.py").write_text("def test_one():\n    assert 1 + 1 == 2\n", encoding="utf-8")
-    code, modules, output = _session(tmp_path, "--harness-backend", "embedded")
+    code, modules, output = _session(tmp_path, "--harness-backend", "embedded", "-k", "test_one")
     assert code == 0, output
     assert {"harness.pytest_plugin.session", "harness.evaluation.kinds", "harness.pipeline"} <= modules
 
@@ -59,7 +61,8 @@ def test_an_item_test_without_a_selected_suite_is_skipped_saying_how_to_select_o
     code, modules, output = _session(tmp_path)
     assert code == 0, output
     assert "1 skipped" in output, output
-    assert "no suite selected: give --harness-suite SPEC, or set harness_collect = builtin" in output, output
+    assert "no suite selected: give a --harness-* option (--harness-suite SPEC" in output, output
+    assert "or set harness_collect = builtin in the ini" in output, output
     assert modules <= ENTRY, f"imported beyond the entry: {sorted(modules - ENTRY)}"
 
 
