@@ -21,8 +21,8 @@ from harness.metrics.significance import ALPHA, Paired, paired_test
 from harness.reports.document import Scorecard, system_of
 from harness.reports.escape import md, md_code
 from harness.reports.reader import EDITED_MARK, NotAReport, Reader
+from harness.reports.system_label import system_label
 from harness.reports.tables import markdown_table
-from harness.systems.protocol import REFERENCE
 
 SHOWN_MEASURES = 4
 """Overall measures a row shows: its kind's main ones first, then the sheet's next ones (every one is
@@ -35,6 +35,14 @@ BEFORE_VIEW: Mapping[str, tuple[str, ...]] = {
     "conversation": ("pass_rate",),
 }
 """Per built-in kind, the main measures its reports from before `view` did not carry."""
+ITEM_SCORE = "item score"
+ITEM_PASSED = "items passed"
+ITEM_MEAN = (
+    f"item mean: what the paired test compares, per item (a case, session turn, question, task, scenario) its "
+    f"score ({ITEM_SCORE}), else 1 or 0 for passed or failed ({ITEM_PASSED}); the overall measures are the "
+    "kind's own, which may count otherwise (a session as one case, a subset of the items)"
+)
+"""What the item mean is, and why an overall measure (a pass rate) need not equal it."""
 
 
 _TIMESTAMPED = re.compile(r".+-(\d{8}T\d{6}Z)(?:-(\d+))?\.json")
@@ -87,6 +95,11 @@ class Compared:
         """What a row from this report carries after its first cell: an edited report's mark, else nothing."""
         return f" ({EDITED_MARK})" if self.edited else ""
 
+    def item_measure(self, mode: str) -> str:
+        """What `values` holds for the mode: item scores where any item has one, else passes."""
+        cases = self.report["scores"].get(mode, {}).get("cases", {})
+        return ITEM_SCORE if any(case.get("score") is not None for case in cases.values()) else ITEM_PASSED
+
     def values(self, mode: str) -> dict[str, float]:
         """Per item of the mode's sheet, its score, else 1 or 0 for passed or failed."""
         cases = self.report["scores"].get(mode, {}).get("cases", {})
@@ -127,32 +140,65 @@ def _shown(report: Mapping[str, Any], overall: Mapping[str, float]) -> str:
     return ", ".join(f"{name} {overall[name]:.3f}" for name in names[:SHOWN_MEASURES])
 
 
-COLUMNS = ("kind", "suite", "backend", "mode", "items", "overall")
+COLUMNS = ("kind", "suite", "system", "backend", "mode", "items", "item mean", "overall")
+NOT_RUN = "–"
+"""A row's mode, items or item mean where the report has none (a kind not applicable, no mode run)."""
 
 
-def _backend(report: dict[str, Any]) -> str:
-    """The backend, and the system under test when it is not the reference system."""
-    system = system_of(report)
-    return report["backend"]["backend"] + ("" if system == REFERENCE else f" ({system})")
+@dataclass(frozen=True)
+class Scored:
+    """One row of the comparison: a report in one mode, its sheet, or why it has no scores."""
+
+    each: Compared
+    mode: str
+    sheet: Mapping[str, Any] | None
+    unscored: str | None = None
+    """Why the row has no scores (not applicable to the system, no mode run); None: `sheet` holds them."""
+
+
+def scored(each: Compared) -> list[Scored]:
+    """The report's rows, one per mode it scored: a kind not applicable to the system is a row per
+    mode saying so (never its empty sheet, nor a zero), and a report with nothing scored is still a row."""
+    report = each.report
+    skipped = report.get("not_applicable")
+    if skipped:
+        modes = report["modes"] or list(report["scores"]) or [NOT_RUN]
+        return [Scored(each, mode, None, f"not applicable: {skipped}") for mode in modes]
+    if report["scores"]:
+        return [Scored(each, mode, sheet) for mode, sheet in report["scores"].items()]
+    why = "; ".join(f"{mode}: {reason}" for mode, reason in report["unsupported_modes"].items())
+    return [Scored(each, mode, None, "no scores") for mode in report["modes"]] or [
+        Scored(each, NOT_RUN, None, f"no mode run ({why})" if why else "no mode run")
+    ]
+
+
+def item_mean(each: Compared, mode: str) -> str:
+    """The quantity the paired test compares (`Difference.line`) over every item of the sheet, named."""
+    values = each.values(mode)
+    if not values:
+        return NOT_RUN
+    return f"{each.item_measure(mode)} {sum(values.values()) / len(values):.4f}"
 
 
 def table(reports: Sequence[Compared]) -> Scorecard:
-    """One row per report and mode it scored."""
+    """One row per report and mode it scored (a report with none: one row saying why)."""
     rows = []
-    for each in reports:
-        r = each.report
-        for mode, sheet in r["scores"].items():
-            rows.append(
-                [
-                    r["kind"] + each.mark,
-                    str(r["suite"]),
-                    _backend(r),
-                    mode,
-                    str(len(sheet["cases"])),
-                    _shown(r, sheet["overall"]),
-                ]
-            )
-    caption = [f"from: {', '.join(each.label for each in reports)}"]
+    for row in (row for each in reports for row in scored(each)):
+        r = row.each.report
+        sheet = row.sheet
+        rows.append(
+            [
+                r["kind"] + row.each.mark,
+                str(r["suite"]),
+                system_label(r).text,
+                r["backend"]["backend"],
+                row.mode,
+                NOT_RUN if sheet is None else str(len(sheet["cases"])),
+                NOT_RUN if sheet is None else item_mean(row.each, row.mode),
+                row.unscored or _shown(r, sheet["overall"] if sheet else {}),
+            ]
+        )
+    caption = [f"from: {', '.join(each.label for each in reports)}", ITEM_MEAN]
     return Scorecard("comparison", COLUMNS, rows, caption)
 
 
@@ -164,23 +210,26 @@ class Difference:
     first: Compared
     second: Compared
     test: Paired
+    measure: str
+    """What the test's means are means of (`ITEM_SCORE` or `ITEM_PASSED`), as the table's item mean names it."""
 
     def line(self) -> str:
         t = self.test
         verdict = f"significant (p < {ALPHA})" if t.significant else "not significant"
         return (
             f"{self.kind} {self.suite} {self.mode}: {self.first.label} vs {self.second.label} on {t.items} shared "
-            f"items: mean {t.mean_first:.4f} -> {t.mean_second:.4f} ({t.difference:+.4f}), "
+            f"items: {self.measure} {t.mean_first:.4f} -> {t.mean_second:.4f} ({t.difference:+.4f}), "
             f"paired randomization p = {t.p_value:.4f}: {verdict}"
         )
 
 
 def differences(reports: Sequence[Compared]) -> list[Difference]:
-    """Every pair of reports of one kind, suite and mode with items in common, tested on those items."""
+    """Every pair of reports of one kind, suite and mode with items in common, tested on those items
+    (a report of a kind not applicable to its system has none)."""
     found = []
     for first, second in combinations(reports, 2):
         a, b = first.report, second.report
-        if (a["kind"], a["suite"]) != (b["kind"], b["suite"]):
+        if (a["kind"], a["suite"]) != (b["kind"], b["suite"]) or a.get("not_applicable") or b.get("not_applicable"):
             continue
         for mode in a["scores"]:
             if mode not in b["scores"]:
@@ -189,14 +238,16 @@ def differences(reports: Sequence[Compared]) -> list[Difference]:
             shared = [item for item in mine if item in theirs]
             if shared:
                 test = paired_test([mine[i] for i in shared], [theirs[i] for i in shared])
-                found.append(Difference(a["kind"], str(a["suite"]), mode, first, second, test))
+                measures = {first.item_measure(mode), second.item_measure(mode)}
+                measure = ITEM_SCORE if ITEM_SCORE in measures else ITEM_PASSED
+                found.append(Difference(a["kind"], str(a["suite"]), mode, first, second, test, measure))
     return found
 
 
 def comparison_markdown(reports: Sequence[Compared], found: Sequence[Difference]) -> str:
     card = table(reports)
     lines = ["# Comparison", "", "From: " + ", ".join(md_code(each.label) for each in reports), ""]
-    lines += [markdown_table(card.columns, card.rows), ""]
+    lines += [markdown_table(card.columns, card.rows), "", md(ITEM_MEAN[0].upper() + ITEM_MEAN[1:]) + ".", ""]
     lines += ["## Differences on shared items", ""]
     lines += [f"- {md(d.line())}" for d in found] or ["No two runs of the same kind, suite and mode share items."]
     return "\n".join(lines) + "\n"

@@ -3,10 +3,14 @@
 declares, which the report carries in its `view`) from the reports' own score sheets, and each system's published figures beside ours where it publishes any
 (`published_systems.json`, with their sources). Written as Markdown, JSON, a PNG chart and a page.
 
+A row shows its system as the system declares itself (`system_label`: name and version, an HTTP
+service's URL as a detail, the reference pipeline as such); two versions of a system are two rows.
+
 A report from before systems existed is of the reference system (`envelope.system_of`); a kind a
 system cannot run is reported not applicable (`n/a`, with the reason), never as a zero. A column
 is a suite under one set of rules (`rules_of`: whose definitions made the numbers), and a published
-figure sits beside ours only in a column of the rules it was made under.
+figure sits beside ours only in a column of the same suite and rules: one with no such column is
+not listed with the sources, only named as unmatched.
 """
 
 from __future__ import annotations
@@ -21,6 +25,7 @@ from harness.reports.compare import Compared, main_measures
 from harness.reports.document import system_of
 from harness.reports.escape import md, md_code
 from harness.reports.reader import EDITED_MARK
+from harness.reports.system_label import SystemLabel, system_label
 from harness.reports.tables import markdown_table
 
 LABELS = {"pass_rate": "pass rate", "recall_any@5": "R@5", "recall_any@1": "R@1", "mrr": "MRR", "p50_ms": "p50 ms"}
@@ -96,7 +101,10 @@ class Entry:
     """One system in one mode on one backend: per column, its measures, or why it is not applicable."""
 
     system: str
+    """What reports are keyed by (`--system`'s name), which published figures name."""
     mode: str
+    label: SystemLabel
+    """How the system declares itself."""
     cells: dict[str, dict[str, float | None]] = field(default_factory=dict)
     not_applicable: dict[str, str] = field(default_factory=dict)
     sources: dict[str, str] = field(default_factory=dict)
@@ -117,22 +125,36 @@ class Board:
         wanted = (row.system, column.suite, row.mode, column.rules)
         return next((p for p in self.published if (p.system, p.suite, p.mode, p.rules) == wanted), None)
 
+    def matched(self, figure: Published) -> bool:
+        """Whether a column has the figure's suite and rules (only there can it sit beside ours)."""
+        return any((c.suite, c.rules) == (figure.suite, figure.rules) for c in self.columns)
+
+    @property
+    def listed(self) -> list[Published]:
+        """The published figures a column matches, listed with their sources."""
+        return [p for p in self.published if self.matched(p)]
+
+    @property
+    def unmatched(self) -> list[Published]:
+        """The published figures no column matches: named, never set beside another suite or rules."""
+        return [p for p in self.published if not self.matched(p)]
+
 
 def board(reports: Sequence[Compared], published: Sequence[Published]) -> Board:
     """The leaderboard of the reports (a later report of the same system, backend, mode and suite
     replaces an earlier one's cell)."""
     columns: dict[str, Column] = {}
-    backends: dict[str, dict[tuple[str, str], Entry]] = {}
+    backends: dict[str, dict[tuple[str, SystemLabel, str], Entry]] = {}
     for each in reports:
         report = each.report
-        kind, suite, system = report["kind"], str(report["suite"]), system_of(report)
+        kind, suite, system, shown = report["kind"], str(report["suite"]), system_of(report), system_label(report)
         backend, rules = report["backend"]["backend"], rules_of(report)
         for mode in report["modes"]:
             sheet = report["scores"].get(mode)
             overall = (sheet or {}).get("overall") or {}
             fresh = Column(kind, suite, main_measures(report, overall), rules)
             column = columns.setdefault(fresh.key, fresh)
-            row = backends.setdefault(backend, {}).setdefault((system, mode), Entry(system, mode))
+            row = backends.setdefault(backend, {}).setdefault((system, shown, mode), Entry(system, mode, shown))
             row.sources[column.key] = each.path.name
             if each.edited:
                 row.edited[column.key] = each.edited
@@ -171,6 +193,7 @@ def cell_text(board: Board, row: Entry, column: Column) -> str:
 
 
 def published_rows(board: Board) -> list[list[str]]:
+    """The published figures a column matches, with their sources."""
     return [
         [
             p.system,
@@ -182,8 +205,16 @@ def published_rows(board: Board) -> list[list[str]]:
             p.setup,
             p.source,
         ]
-        for p in board.published
+        for p in board.listed
     ]
+
+
+def unmatched_line(board: Board) -> str | None:
+    """One line naming the published figures no column matches (None: there are none)."""
+    if not board.unmatched:
+        return None
+    named = "; ".join(f"{p.system} {p.mode} on {p.suite} under {p.rules} rules" for p in board.unmatched)
+    return f"Published figures with no column of their suite and rules here, so not shown: {named}."
 
 
 PUBLISHED_COLUMNS = ("system", "suite", "mode", "backend", "rules", "published", "setup", "source")
@@ -201,16 +232,18 @@ def leaderboard_markdown(board: Board) -> str:
     ]
     for backend, rows in board.backends.items():
         columns = ["system", "mode", *(c.title for c in board.columns)]
-        table = [[row.system, row.mode, *(cell_text(board, row, c) for c in board.columns)] for row in rows]
+        table = [[row.label.text, row.mode, *(cell_text(board, row, c) for c in board.columns)] for row in rows]
         lines += [f"## {md(backend)}", "", markdown_table(columns, table), ""]
         for row in rows:
             lines += [
-                f"- {md(row.system)} {md(row.mode)} {md(suite)}: not applicable: {md(why)}"
+                f"- {md(row.label.text)} {md(row.mode)} {md(suite)}: not applicable: {md(why)}"
                 for suite, why in row.not_applicable.items()
             ]
         lines += [""] if any(row.not_applicable for row in rows) else []
-    if board.published:
+    if board.listed:
         lines += ["## Published figures", "", markdown_table(PUBLISHED_COLUMNS, published_rows(board)), ""]
+    if (unmatched := unmatched_line(board)) is not None:
+        lines += [md(unmatched), ""]
     return "\n".join(lines) + "\n"
 
 
@@ -224,6 +257,7 @@ def leaderboard_json(board: Board) -> dict[str, Any]:
             backend: [
                 {
                     "system": row.system,
+                    "declared": {"name": row.label.name, "version": row.label.version, "detail": row.label.detail},
                     "mode": row.mode,
                     "cells": row.cells,
                     "not_applicable": row.not_applicable,
@@ -237,18 +271,20 @@ def leaderboard_json(board: Board) -> dict[str, Any]:
             ]
             for backend, rows in board.backends.items()
         },
-        "published": [
-            {
-                "system": p.system,
-                "kind": p.kind,
-                "suite": p.suite,
-                "mode": p.mode,
-                "backend": p.backend,
-                "rules": p.rules,
-                "measures": dict(p.measures),
-                "setup": p.setup,
-                "source": p.source,
-            }
-            for p in board.published
-        ],
+        "published": [_figure_json(p) for p in board.listed],
+        "unmatched_published": [_figure_json(p) for p in board.unmatched],
+    }
+
+
+def _figure_json(p: Published) -> dict[str, Any]:
+    return {
+        "system": p.system,
+        "kind": p.kind,
+        "suite": p.suite,
+        "mode": p.mode,
+        "backend": p.backend,
+        "rules": p.rules,
+        "measures": dict(p.measures),
+        "setup": p.setup,
+        "source": p.source,
     }

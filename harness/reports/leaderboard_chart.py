@@ -23,7 +23,7 @@ def _figure(board: Board) -> Any:
     figure, axes = plt.subplots(
         1, max(1, len(columns)), figsize=(3.6 * max(1, len(columns)) + 1.5, height), squeeze=False, sharey=True
     )
-    labels = [f"{row.system} · {row.mode} · {backend}" for backend, row in bars]
+    labels = [f"{row.label.text} · {row.mode} · {backend}" for backend, row in bars]
     for axis, column in zip(axes[0], columns, strict=False):
         measure = column.measures[0]
         values = [(row.cells.get(column.key) or {}).get(measure) for _, row in bars]

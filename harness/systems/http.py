@@ -78,13 +78,13 @@ def declared(client: HttpClient) -> Declaration | None:
 
 
 def system_info(shown: str, declaration: Declaration | None) -> SystemInfo:
-    """What the service declares; a bare wrapper isolates users (the contract's `user_id`) and
+    """What the service declares (its name and version are what reports show it as); a bare wrapper isolates users (the contract's `user_id`) and
     has one retrieval, reported as `hybrid` (the system's own, whatever it combines)."""
     name = f"{PREFIX}{shown}"
     if declaration is None:
         return SystemInfo(name, "unknown", frozenset({Capability.USERS}), (Mode.HYBRID,), (BARE_NOTE,))
     capabilities = frozenset(declaration.capabilities) | {Capability.USERS}
-    return SystemInfo(name, declaration.version, capabilities, declaration.modes)
+    return SystemInfo(name, declaration.version, capabilities, declaration.modes, declared_name=declaration.name)
 
 
 class HttpSystem:

@@ -25,6 +25,8 @@ from harness.pipeline.settings import Mode
 
 REFERENCE = "reference"
 """The harness's own pipeline: the system every run tests unless `--system` names another."""
+REFERENCE_NAME = "reference pipeline"
+"""What reports show it as (its `SystemInfo.declared_name`; a report from before that field says nothing)."""
 
 
 def file_key(system: str) -> str:
@@ -125,6 +127,9 @@ class SystemInfo:
     modes: tuple[Mode, ...] = (Mode.HYBRID,)
     """The retrieval modes it offers: a mode it lacks is not run for it (said, never faked)."""
     notes: tuple[str, ...] = ()
+    declared_name: str | None = None
+    """The name it gives itself, where `name` (what `--system` takes, reports are keyed by) is not
+    it: an HTTP service's `GET /capabilities` `name`, whose `name` here is `http:URL`; None: `name`."""
 
     def supports(self, *needed: Capability) -> bool:
         return set(needed) <= self.capabilities
@@ -139,6 +144,7 @@ class SystemInfo:
             "capabilities": sorted(c.value for c in self.capabilities),
             "modes": [m.value for m in self.modes],
             "notes": list(self.notes),
+            "declared_name": self.declared_name,
         }
 
     @classmethod
@@ -150,6 +156,7 @@ class SystemInfo:
             frozenset(Capability(c) for c in data["capabilities"]),
             tuple(Mode(m) for m in data["modes"]),
             tuple(data["notes"]),
+            data.get("declared_name"),  # absent from reports written before it
         )
 
 

@@ -9,9 +9,15 @@ from __future__ import annotations
 
 from harness import __version__
 from harness.pipeline.settings import Mode
-from harness.systems.protocol import REFERENCE, Capability, SystemInfo, SystemSpec
+from harness.systems.protocol import REFERENCE, REFERENCE_NAME, Capability, SystemInfo, SystemSpec
 
-NATIVE = SystemInfo(REFERENCE, __version__, frozenset(Capability), (Mode.BM25, Mode.VECTOR, Mode.HYBRID))
+NATIVE = SystemInfo(
+    REFERENCE,
+    __version__,
+    frozenset(Capability),
+    (Mode.BM25, Mode.VECTOR, Mode.HYBRID),
+    declared_name=REFERENCE_NAME,
+)
 """What the reference system declares: every capability of every kind, in every mode."""
 
 SPEC = SystemSpec(REFERENCE, None, "the harness's own memory pipeline (the default)")

@@ -115,6 +115,8 @@ def _others_markdown(cli: Callable[..., tuple[int, str, str]], tmp_path: Path) -
     document = json.loads(source.read_text(encoding="utf-8"))
     document["suite"] = SCRIPT
     document["system"]["name"] = "<script>window.ran=2</script>"
+    document["system"]["declared_name"] = "[click](javascript:alert(4))"
+    document["system"]["version"] = SCRIPT
     document["backend"]["backend"] = "[click](javascript:alert(3))"
     theirs = tmp_path / f"{SCRIPT}.json"
     theirs.write_text(json.dumps(sealed(document)), encoding="utf-8")

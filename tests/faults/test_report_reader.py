@@ -170,7 +170,7 @@ def test_the_size_limit_is_the_users_to_set(harness_main: Main, shards: list[Pat
 
 def _made_up(document: dict[str, Any]) -> None:
     """A made-up system with pass rate -5.000, as an edit by hand would write it."""
-    document["system"]["name"] = "made-up"
+    document["system"]["name"] = document["system"]["declared_name"] = "made-up"
     document["scores"]["bm25"]["overall"]["pass_rate"] = -5.0
 
 

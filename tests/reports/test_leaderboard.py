@@ -128,8 +128,8 @@ def test_published_figures_sit_beside_ours_in_their_mode(board: dict[str, Any]) 
     cell = f"{ours['session/recall_any@5']:.3f} / {ours['session/mrr']:.3f}"
     header = "| system | mode | beliefs · system-provides-tiers | longmemeval-s-session · harness | "
     assert header in markdown
-    assert f"| popoto | hybrid | – | {cell} | n/a | {cell} (published 0.986 / 0.931) |" in markdown
-    assert f"| popoto | bm25 | – | – | – | {cell} (published 0.952 / 0.899) |" in markdown
+    assert f"| popoto test | hybrid | – | {cell} | n/a | {cell} (published 0.986 / 0.931) |" in markdown
+    assert f"| popoto test | bm25 | – | – | – | {cell} (published 0.952 / 0.899) |" in markdown
     assert "Popoto's README" in markdown
 
 

@@ -290,7 +290,7 @@ def test_compare_by_default_shows_the_newest_complete_run_of_every_backend_and_m
         "run-embedded-20260102T000000Z.json",
         "run-embedded-20260102T000000Z-2.json",
     ]
-    shown = [(row[2], row[3]) for row in compare.table(compare.load_reports(sources, Reader())).rows]
+    shown = [(row[3], row[4]) for row in compare.table(compare.load_reports(sources, Reader())).rows]
     assert shown == [
         ("embedded", "bm25"),  # the report is chosen for its vector row; it shows all of its own
         ("embedded", "vector"),

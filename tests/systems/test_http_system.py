@@ -154,12 +154,19 @@ def test_reference_and_http_side_by_side_in_one_run(tmp_path: Path, capsys: pyte
     reference = json.loads((tmp_path / "out" / "run-embedded-latest.json").read_text())
     assert reference["system"]["name"] == "reference"
     assert sum(c["passed"] for c in reference["cases"]) == len(reference["cases"])  # bm25 passes every built-in case
+    (theirs,) = (tmp_path / "out").glob("run-embedded-http-*-latest.json")
+    system = json.loads(theirs.read_text())["system"]
+    assert (system["name"], system["declared_name"], system["version"]) == (f"http:{url}", "test-server", "1.0")
     capsys.readouterr()
-    # compare's default picks the newest report of each system: both, side by side and tested on shared cases
+    # compare's default picks the newest report of each system: both, side by side and tested on shared cases,
+    # each named as it declares itself, the service's URL a detail
     assert harness(tmp_path, "compare", "--out", "out") == 0
-    shown = capsys.readouterr().out
-    assert f"embedded (http:{url})" in shown
-    assert "paired randomization" in shown
+    assert "paired randomization" in capsys.readouterr().out
+    compared = (tmp_path / "out" / "compare-latest.md").read_text()
+    assert f"| beliefs | builtin | test-server 1.0 ({url}) | embedded | bm25 |" in compared
+    assert f"| beliefs | builtin | reference pipeline {reference['system']['version']} | embedded | bm25 |" in compared
+    assert harness(tmp_path, "leaderboard", "--out", "out") == 0
+    assert f"| test-server 1.0 ({url}) | bm25 |" in (tmp_path / "out" / "leaderboard-latest.md").read_text()
 
 
 def test_down_url_drops_a_killed_runs_namespace_only(tmp_path: Path) -> None:

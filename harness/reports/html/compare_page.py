@@ -7,47 +7,50 @@ reports' JSON alone, like the run page; nothing is fetched when it opens."""
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 from markupsafe import Markup
 
 from harness.metrics.significance import ALPHA
-from harness.reports.compare import Compared, Difference
-from harness.reports.document import system_of
+from harness.reports.compare import ITEM_MEAN, NOT_RUN, Compared, Difference, Scored, item_mean, scored
 from harness.reports.html.page import GENERATOR, environment, inline
 from harness.reports.html.rows import Row, rows
+from harness.reports.system_label import system_label
 
 LISTED = 1000
 """Differing items listed per test (each with both records); the count says how many there are."""
 
 
 def _scores(reports: Sequence[Compared]) -> list[dict[str, Any]]:
-    """Per kind, a table: one row per report and mode, a column per overall measure of that kind."""
-    by_kind: dict[str, list[tuple[Compared, str, Mapping[str, Any]]]] = {}
+    """Per kind, a table: one row per report and mode (`compare.scored`: a report with no scores
+    is a row saying why), a column per overall measure of that kind."""
+    by_kind: dict[str, list[Scored]] = {}
     for each in reports:
-        for mode, sheet in each.report["scores"].items():
-            by_kind.setdefault(each.report["kind"], []).append((each, mode, sheet))
+        for row in scored(each):
+            by_kind.setdefault(each.report["kind"], []).append(row)
     tables = []
     for kind, entries in by_kind.items():
-        measures = list(dict.fromkeys(m for _, _, sheet in entries for m in sheet.get("overall") or {}))
+        measures = list(dict.fromkeys(m for row in entries for m in (row.sheet or {}).get("overall") or {}))
         tables.append(
             {
                 "kind": kind,
                 "measures": measures,
                 "rows": [
                     {
+                        "suite": str(row.each.report["suite"]),
+                        "system": system_label(row.each.report),
                         "cells": [
-                            str(each.report["suite"]),
-                            each.report["backend"]["backend"],
-                            system_of(each.report),
-                            mode,
-                            each.label,
-                            len(sheet.get("cases") or {}),
+                            row.each.report["backend"]["backend"],
+                            row.mode,
+                            row.each.label,
+                            NOT_RUN if row.sheet is None else len(row.sheet.get("cases") or {}),
+                            NOT_RUN if row.sheet is None else item_mean(row.each, row.mode),
                         ],
-                        "scores": [(sheet.get("overall") or {}).get(m) for m in measures],
+                        "scores": [(row.sheet or {}).get("overall", {}).get(m) for m in measures],
+                        "unscored": row.unscored,
                     }
-                    for each, mode, sheet in entries
+                    for row in entries
                 ],
             }
         )
@@ -81,6 +84,7 @@ def _differing(difference: Difference) -> dict[str, Any]:
         "first": first.label,
         "second": second.label,
         "items": test.items,
+        "measure": difference.measure,
         "mean_first": test.mean_first,
         "mean_second": test.mean_second,
         "difference": test.difference,
@@ -114,6 +118,7 @@ def render_compare(reports: Sequence[Compared], found: Sequence[Difference]) -> 
         generator=Markup(GENERATOR),
         sources=[each.label for each in reports],
         tables=_scores(reports),
+        item_mean=ITEM_MEAN,
         tests=[_differing(d) for d in found],
         alpha=ALPHA,
         limit=LISTED,

@@ -1,13 +1,13 @@
 """The leaderboard as one self-contained page: a table per backend (systems in each mode x suites
 and datasets, ours with the system's published figures beside them), the chart inline, and the
-published figures with their sources. Nothing is fetched when it opens."""
+published figures a column matches with their sources (the others only named). Nothing is fetched when it opens."""
 
 from __future__ import annotations
 
 from markupsafe import Markup
 
 from harness.reports.html.page import GENERATOR, environment, inline
-from harness.reports.leaderboard import PUBLISHED_COLUMNS, Board, label, published_rows
+from harness.reports.leaderboard import PUBLISHED_COLUMNS, Board, label, published_rows, unmatched_line
 
 
 def render_leaderboard(board: Board, svg: str | None) -> str:
@@ -16,6 +16,7 @@ def render_leaderboard(board: Board, svg: str | None) -> str:
         backend: [
             {
                 "system": row.system,
+                "label": row.label,
                 "mode": row.mode,
                 "cells": [
                     {
@@ -44,6 +45,7 @@ def render_leaderboard(board: Board, svg: str | None) -> str:
         tables=tables,
         published_columns=PUBLISHED_COLUMNS,
         published=published_rows(board),
+        unmatched=unmatched_line(board),
         chart=Markup(svg) if svg else None,
         style=inline(env, "report.css"),
     )
