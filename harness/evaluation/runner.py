@@ -205,7 +205,7 @@ def run_and_report(
         paths, stem, report = write_report(request.out, envelope, report, page=page)
     if request.trec and outcome.stopped is None:
         paths += write_trec(request.out, stem, report.trec)
-    for name, draw in report.charts.items():
+    for name, draw in (report.charts if skipped is None else {}).items():  # nothing ran: nothing to draw
         try:
             paths.append(draw(paths[0].with_name(f"{paths[0].stem}-{name}.png")))
         except ImportError:
