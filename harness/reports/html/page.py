@@ -18,6 +18,7 @@ from harness.reports.banners import banners
 from harness.reports.categories import category_table
 from harness.reports.fields import CHECKSUM, FIELDS
 from harness.reports.html.charts import chart_library, charts
+from harness.reports.html.marks import marks
 from harness.reports.html.rows import ERROR, FAIL, PASS, SKIPPED, Row, rows
 
 GENERATOR = '<meta name="generator" content="memory-retrieval-harness">'
@@ -137,6 +138,7 @@ def render_html(document: Mapping[str, Any], edited: str | None = None) -> str:
     data = {
         "rows": [[r.verdict, r.id, r.mode, r.backend, r.category, r.title] for r in listed],  # as report.js reads them
         "items": [r.item for r in listed],
+        "marks": [marks(r.item) for r in listed],
         "texts": texts if isinstance(texts, Mapping) else {},
         "sections": {name: value for name, value in sections.items() if value not in (None, {}, [])},
     }
