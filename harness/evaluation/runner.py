@@ -74,7 +74,7 @@ def not_applicable(kind: CaseKind[Any], system: BoundSystem) -> str | None:
     if getattr(kind, "through_systems", False):
         check = getattr(kind, "not_applicable_to", None)
         return check(system.info) if check is not None else None
-    return f"the {kind.name} kind runs only on the reference system (it has no path through the system protocol)"
+    return f"The {kind.name} kind has no path through the memory-system protocol: only the reference pipeline runs it."
 
 
 def system_modes(modes: Sequence[Mode], info: BackendInfo, system: BoundSystem) -> tuple[list[Mode], dict[Mode, str]]:
@@ -205,7 +205,7 @@ def run_and_report(
         paths, stem, report = write_report(request.out, envelope, report, page=page)
     if request.trec and outcome.stopped is None:
         paths += write_trec(request.out, stem, report.trec)
-    for name, draw in report.charts.items():
+    for name, draw in (report.charts if skipped is None else {}).items():  # nothing ran: nothing to draw
         try:
             paths.append(draw(paths[0].with_name(f"{paths[0].stem}-{name}.png")))
         except ImportError:

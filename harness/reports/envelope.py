@@ -14,8 +14,10 @@ from typing import Any, Protocol
 
 from harness import __version__
 from harness.models.scoresheet import sheet_json
-from harness.reports.banners import incomplete_banner
+from harness.reports.banners import banners, markdown_banners
+from harness.reports.categories import category_markdown
 from harness.reports.document import Report, RunInfo, Scorecard, sealed
+from harness.reports.escape import md
 from harness.reports.fields import CHECKSUM, FIELDS
 from harness.reports.html.child import page_apart
 from harness.reports.metadata import file_digest, git_commit
@@ -101,37 +103,25 @@ class Envelope:
         return {name: envelope[name] for name in FIELDS} | dict(body)
 
     def framed(self, report: Report) -> Report:
-        """The report as shown: an incomplete run's scorecard and Markdown say so, whatever the kind;
-        so do a system other than the reference, and a kind not applicable to it."""
-        report = self._of_system(report)
-        if not self.incomplete:
-            return report
-        reason = self.fields["incomplete_reason"]
-        card = report.scorecard
-        caption = (f"INCOMPLETE: {reason}", *card.caption)
-        banner = incomplete_banner({"incomplete": True, "incomplete_reason": reason}, self.unit)
-        head, sep, rest = report.markdown.partition("\n")
-        markdown = (
-            f"{head}\n\n" + "\n".join(banner) + "\n" + rest.lstrip("\n")
-            if sep and head.startswith("#")
-            else "\n".join(banner) + "\n" + report.markdown
-        )
-        return replace(report, scorecard=Scorecard(card.title, card.columns, card.rows, caption), markdown=markdown)
-
-    def _of_system(self, report: Report) -> Report:
+        """The report as shown, whatever the kind: its Markdown opens with the system under test (other
+        than the reference) and the run's banners (`banners`), and ends with its scores per category;
+        a kind not applicable to the system shows its banner alone, as nothing ran. The scorecard's
+        caption says the same."""
         system, skipped = self.fields["system"]["name"], self.fields["not_applicable"]
-        if system == REFERENCE:
-            return report
-        lines = [f"system: {system}"] + ([f"NOT APPLICABLE: {skipped}"] if skipped else [])
         card = report.scorecard
+        named = [] if system == REFERENCE else [f"system: {system}"]
+        caption = [f"INCOMPLETE: {self.fields['incomplete_reason']}"] if self.incomplete else []
+        caption += [*named, *([f"NOT APPLICABLE: {skipped}"] if skipped else []), *card.caption]
         head, sep, rest = report.markdown.partition("\n")
-        said = "\n".join(f"> {line}" for line in lines)
-        markdown = f"{head}\n\n{said}\n{rest}" if sep and head.startswith("#") else f"{said}\n\n{report.markdown}"
-        return replace(
-            report,
-            scorecard=Scorecard(f"{card.title}, system {system}", card.columns, card.rows, (*lines, *card.caption)),
-            markdown=markdown,
-        )
+        if not (sep and head.startswith("#")):
+            head, rest = "", report.markdown
+        body = [] if skipped else [rest.strip("\n"), "", *category_markdown(self.fields["scores"])]
+        top = [head, ""] if head else []
+        top += [*(f"> {md(line)}" for line in named), *([""] if named else [])]
+        top += markdown_banners(banners(self.fields, self.unit))
+        markdown = "\n".join([*top, *body]).rstrip("\n") + "\n"
+        title = card.title if system == REFERENCE else f"{card.title}, system {system}"
+        return replace(report, scorecard=Scorecard(title, card.columns, card.rows, tuple(caption)), markdown=markdown)
 
 
 def write_report(

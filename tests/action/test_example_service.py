@@ -70,7 +70,7 @@ def test_max_results_caps_every_search() -> None:
 
 
 BUILTIN = ["builtin", "lifecycle:builtin", "conversation:builtin", "code-tasks:builtin", "haystack:builtin"]
-NEEDS = {"lifecycle": "clock", "conversation": "budget", "code-tasks": "code-graph"}
+NEEDS = {"lifecycle": "clock", "conversation": "budget", "code-tasks": "a code graph"}
 """What each kind needs that the service does not declare (docs/system-protocol.md)."""
 
 

@@ -139,3 +139,25 @@ def test_the_diff_page_in_a_browser(
     )
     browser.screenshot(artifacts / "report-diff.png")
     assert browser.errors() == []
+
+
+def test_an_opened_case_draws_what_it_must_not_surface_as_forbidden(
+    browser: Browser, report_of_kind: dict[str, Path]
+) -> None:
+    """oq-pinned-without-query: the pinned tier must exclude an open question its own tier must include."""
+    report = json.loads(report_of_kind["beliefs"].read_text())
+    case = next(c for c in report["cases"] if c["case_id"] == "oq-pinned-without-query")
+    (question,) = case["expected"]["pinned"]["must_exclude"]
+    assert question in case["retrieved"]["open_questions"]  # found where it belongs
+    browser.events.clear()
+    browser.open(report_of_kind["beliefs"].with_suffix(".html"))
+    set_filter(browser, "search", case["case_id"])
+    browser.evaluate(f"document.querySelector('#rows tr.row[data-id$=\"/{case['case_id']}\"]').click()")
+    chips = browser.evaluate(
+        "[...document.querySelectorAll('tr.detail .chip.forbidden')]"
+        ".map((c) => [c.firstChild.textContent, c.querySelector('.chip-label').textContent])"
+    )
+    assert chips == [[question, "must not surface"]]  # in the expectation; retrieved nowhere it is forbidden
+    hits = browser.evaluate("[...document.querySelectorAll('tr.detail .chip.hit')].map((c) => c.textContent)")
+    assert question in hits  # among the open questions, where it is expected
+    assert browser.errors() == []

@@ -112,8 +112,11 @@ def test_a_kind_without_a_protocol_path_is_not_applicable(tmp_path: Path, capsys
         )
         report = _report(tmp_path / "out", "code-tasks")
     assert code == 0
-    assert report["not_applicable"].startswith("the code-tasks kind needs code-graph (a task is answered by its tools")
-    assert f"no port over system 'http:{url}' declares it" in report["not_applicable"]
+    assert report["not_applicable"].startswith("Code tasks need a code graph (symbols looked up by name, with their")
+    assert report["not_applicable"].endswith(
+        "which the memory-system protocol does not offer (it gives ranked records for a text query): "
+        "only the reference pipeline answers them."
+    )
     assert report["results"] == []
     assert "NOT APPLICABLE" in capsys.readouterr().out
 

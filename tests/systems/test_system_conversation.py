@@ -73,7 +73,8 @@ def test_without_budget_the_turns_are_not_applicable(
     report = json.loads(path.read_text())
     assert code == 0
     assert report["turns"] == []
-    assert report["not_applicable"].startswith(
-        "the conversation kind needs budget (each turn's context has a token budget)"
+    assert report["not_applicable"].startswith("Conversation turns each get a context capped by a token budget")
+    assert report["not_applicable"].endswith(
+        f"so they need the capability budget; system 'http:{url}' does not declare it."
     )
     assert ("POST", "/add") not in store.calls

@@ -11,6 +11,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from harness.reports.categories import category_table
 from harness.reports.html.rows import Row
 
 
@@ -86,19 +87,17 @@ def _overall(scores: Mapping[str, Any]) -> Chart | None:
 
 
 def _categories(scores: Mapping[str, Any]) -> Chart | None:
-    """Per category, its first score (the one the kind leads with: pass rate, recall, score)."""
-    series: dict[str, dict[str, float]] = {}
-    metric = ""
-    for mode, sheet in scores.items():
-        for category, values in (sheet.get("categories") or {}).items():
-            numbers = _numbers(values)
-            if numbers:
-                metric = metric or next(iter(numbers))
-                if metric in numbers:
-                    series.setdefault(mode, {})[category] = numbers[metric]
-    if not series:
-        return None
-    return Chart(f"Per category: {metric}", _svg(_bars(series, metric), height=3.8))
+    """Per category, the first measure of the per-category table (the one the kind leads with:
+    pass rate, recall, score) that any category has."""
+    table = category_table(scores)
+    for index, metric in enumerate(table.measures):
+        series: dict[str, dict[str, float]] = {}
+        for row in table.rows:
+            if (value := row.values[index]) is not None:
+                series.setdefault(row.mode, {})[row.category] = value
+        if series:
+            return Chart(f"Per category: {metric}", _svg(_bars(series, metric), height=3.8))
+    return None
 
 
 def _plain_log_labels(axis: Any) -> None:

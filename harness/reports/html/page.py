@@ -14,8 +14,11 @@ from typing import Any
 from jinja2 import Environment, PackageLoader, StrictUndefined, select_autoescape
 from markupsafe import Markup, escape
 
+from harness.reports.banners import banners
+from harness.reports.categories import category_table
 from harness.reports.fields import CHECKSUM, FIELDS
 from harness.reports.html.charts import chart_library, charts
+from harness.reports.html.marks import marks
 from harness.reports.html.rows import ERROR, FAIL, PASS, SKIPPED, Row, rows
 
 GENERATOR = '<meta name="generator" content="memory-retrieval-harness">'
@@ -23,7 +26,6 @@ GENERATOR = '<meta name="generator" content="memory-retrieval-harness">'
 VERDICTS = (PASS, FAIL, ERROR, SKIPPED)
 RUN_FIELDS = (
     "system",
-    "not_applicable",
     "harness_version",
     "git_commit",
     "started_at",
@@ -33,7 +35,8 @@ RUN_FIELDS = (
     "origin",
     "shard",
 )
-"""Envelope fields shown under 'Run'; `settings` and `backend` have their own sections."""
+"""Envelope fields shown under 'Run'; `settings` and `backend` have their own sections, and
+`not_applicable` and `incomplete` their banners."""
 
 
 def environment() -> Environment:
@@ -114,22 +117,28 @@ def _scorecard(document: Mapping[str, Any], listed: list[Row]) -> tuple[list[str
 
 def render_html(document: Mapping[str, Any], edited: str | None = None) -> str:
     """The page for one report document (as its JSON file holds it); `edited`: why its checksum does
-    not vouch for it, where it was read with `--allow-edited` (a banner says so)."""
+    not vouch for it, where it was read with `--allow-edited` (a banner says so). A kind not
+    applicable to the system shows its banner and the report's fields: no scorecard, chart or item,
+    as nothing ran."""
     spec, listed = rows(document)
+    unit = spec.unit if spec else "items"
+    ran = not document.get("not_applicable")
     columns, scorecard = _scorecard(document, listed)
     body = {k: v for k, v in document.items() if k not in (*FIELDS, CHECKSUM) and k != (spec.key if spec else None)}
+    summary = body.pop("summary", None)
     texts = body.pop("memories", None)  # a belief report's memory texts: shown beside their ids
     sections = {
         "Settings the scores depend on": document.get("settings"),
         "Suites and their rulesets": meta.get("suites") if isinstance(meta := document.get("meta"), Mapping) else None,
         "Backend": document.get("backend"),
         "Run": {k: document[k] for k in RUN_FIELDS if document.get(k) is not None},
-        "Summary as reported": body.pop("summary", None),
+        "Summary as reported": summary if ran else None,  # else counts of nothing
         **{f"Report: {k}": v for k, v in body.items()},
     }
     data = {
         "rows": [[r.verdict, r.id, r.mode, r.backend, r.category, r.title] for r in listed],  # as report.js reads them
         "items": [r.item for r in listed],
+        "marks": [marks(r.item) for r in listed],
         "texts": texts if isinstance(texts, Mapping) else {},
         "sections": {name: value for name, value in sections.items() if value not in (None, {}, [])},
     }
@@ -138,20 +147,22 @@ def render_html(document: Mapping[str, Any], edited: str | None = None) -> str:
     if isinstance(suite, Mapping):  # an old code-task report kept its task set here
         suite = suite.get("name", "")
     env = environment()
-    drawn = charts(document, listed)
+    drawn = charts(document, listed) if ran else []
     return env.get_template("report.html.j2").render(
         generator=Markup(GENERATOR),
         title=" · ".join(str(p) for p in (spec.kind if spec else "report", suite, backend_name) if p),
         kind=spec.kind if spec else None,
-        unit=spec.unit if spec else "items",
+        unit=unit,
         rule=spec.rule if spec else None,
-        incomplete=document.get("incomplete_reason") if document.get("incomplete") else None,
+        banners=banners(document, unit),
+        ran=ran,
+        categories=category_table(document.get("scores") or {}),
         shard=document.get("shard"),
         edited=edited,
         columns=columns,
         scorecard=scorecard,
         charts=[(chart.title, Markup(chart.svg)) for chart in drawn],
-        charts_missing=not drawn and not chart_library(),
+        charts_missing=ran and not drawn and not chart_library(),
         data=Markup(_script_json(data)),
         style=inline(env, "report.css"),
         script=inline(env, "report.js"),

@@ -11,6 +11,7 @@ from collections.abc import Iterable, Iterator, Sequence
 from pathlib import Path, PurePath
 
 from harness.errors import HarnessError
+from harness.evaluation.applicable import beyond_protocol
 from harness.evaluation.judged_rules import Rule
 from harness.evaluation.kind import Engine, Item, KindOptions, Step
 from harness.evaluation.kinds.code_tasks.port import Answering, CodePort
@@ -37,21 +38,18 @@ def adapter(engine: Engine, kind: CodeTasksKind) -> CodePort:
     system; none for another system (the protocol has no operation that serves `NEEDED`: the
     run's `not_applicable` keeps the kind from one)."""
     if not engine.system.reference:
-        raise ValueError(not_applicable(engine.system.info))
+        raise ValueError(NOT_APPLICABLE)
     embedder = engine.embedder if any(m.needs_vectors for m in engine.modes) else None
     what = f"code tasks {kind.tasks.name!r} on {engine.backend.name}"
     return ReferenceCode(engine.backend, embedder, kind.tasks.agent, kind.rules, what)
 
 
-def not_applicable(info: SystemInfo) -> str:
-    """Why tasks cannot run on a system under test: no port of one declares what the tasks need."""
-    needed = ", ".join(c.value for c in NEEDED)
-    return (
-        f"the code-tasks kind needs {needed} (a task is answered by its tools, which walk the reference pipeline's "
-        "project memory: symbol and file records with their call edges and routes: symbols lookup, flow, impact, "
-        "trace), which the system protocol has no operation for (it returns ranked records for a text query), "
-        f"so no port over system {info.name!r} declares it"
-    )
+NOT_APPLICABLE = beyond_protocol(
+    "Code tasks",
+    "a code graph (symbols looked up by name, with their call edges and routes, for the tasks' tools to walk)",
+    "ranked records for a text query",
+)
+"""Why tasks cannot run on a system under test: no protocol operation serves `NEEDED`."""
 
 
 class CodeTasksKind:
@@ -115,8 +113,8 @@ class CodeTasksKind:
             if task.input.query is not None:
                 yield task.input.query
 
-    def not_applicable_to(self, system: SystemInfo) -> str | None:
-        return not_applicable(system)
+    def not_applicable_to(self, system: SystemInfo) -> str | None:  # noqa: ARG002 - no system has one
+        return NOT_APPLICABLE
 
     def execute(self, engine: Engine) -> Iterator[Step[CodeTaskResult]]:
         try:

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from harness import tokens
+from harness.evaluation.applicable import lacking
 from harness.evaluation.kind import Engine, Item, KindOptions, Step
 from harness.evaluation.kinds.conversation.agent import AgentRun, ScriptedAgent
 from harness.evaluation.kinds.conversation.judge import judge_turn
@@ -50,11 +51,9 @@ def adapter(engine: Engine, settings: ContextSettings) -> ConversationPort:
 
 def not_applicable(info: SystemInfo) -> str | None:
     """Why conversation turns cannot run on this system: it does not cap what it returns by tokens."""
-    missing = info.missing(*NEEDED)
-    if not missing:
-        return None
-    lacks = ", ".join(c.value for c in missing)
-    return f"the conversation kind needs {lacks} (each turn's context has a token budget), which system {info.name!r} does not declare"
+    return lacking(
+        "Conversation turns", "each get a context capped by a token budget (a search's budget_tokens)", NEEDED, info
+    )
 
 
 def judged(checks: TurnChecks, capabilities: frozenset[Capability]) -> TurnChecks:

@@ -11,6 +11,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Protocol
 
+from harness.evaluation.applicable import lacking
 from harness.models.scenario import Scenario
 from harness.pipeline.lifecycle.consolidation import CycleReport
 from harness.pipeline.lifecycle.graph import Edge
@@ -77,10 +78,17 @@ def needed(settings: LifecycleSettings) -> tuple[Capability, ...]:
     return tuple(needs)
 
 
+WHAT_FOR = {
+    Capability.TIMESTAMPS: "times on memories and searches",
+    Capability.CLOCK: "a clock the harness moves on",
+    Capability.ACCESS: "the results used reported back",
+    Capability.CONSOLIDATION: "consolidation cycles",
+}
+"""What each capability the runner needs does in a scenario, for the reason a report gives."""
+
+
 def not_applicable(info: SystemInfo, settings: LifecycleSettings) -> str | None:
     """Why lifecycle scenarios cannot run on this system, naming each capability it lacks."""
-    missing = info.missing(*needed(settings))
-    if not missing:
-        return None
-    lacks = ", ".join(c.value for c in missing)
-    return f"the lifecycle kind needs {lacks}, which system {info.name!r} does not declare"
+    needs = needed(settings)
+    why = f"replay memories over simulated time ({', '.join(WHAT_FOR[c] for c in needs)})"
+    return lacking("Lifecycle scenarios", why, needs, info)

@@ -24,55 +24,57 @@
 
   const scalar = (v) => v === null || typeof v !== "object";
   const format = (v) => typeof v === "number" && !Number.isInteger(v) ? String(+v.toPrecision(4)) : String(v);
-  // what an item expected to find: every string under `expected`/`gold`, except what it must not find
-  const collect = (v, into) => {
-    if (typeof v === "string") into.add(v);
-    else if (Array.isArray(v)) v.forEach((x) => collect(x, into));
-    else if (v && typeof v === "object")
-      Object.entries(v).forEach(([k, x]) => { if (!/(^|_)not_/.test(k)) collect(x, into); });
-    return into;
-  };
-  const expectedOf = (item) => collect([item.expected, item.gold, item.levels &&
-    Object.values(item.levels).map((l) => l.gold)], new Set());
+  // what an item's expectations say of each id (the page's `marks`, read from the item by
+  // harness/reports/html/marks.py): expected ids found are hits, forbidden ids are drawn as such
+  // wherever they show; a tier's own marks hold within the part of the item of that name
+  const marksOf = (m) => ({ hit: new Set(m.hit || []), forbidden: new Set(m.forbidden || []),
+    tiers: Object.fromEntries(Object.entries(m.tiers || {}).map(([k, t]) => [k, marksOf(t)])) });
+  const NONE = marksOf({});
+  // the expectation itself: no hits (marks show what was found, not the wish list), forbidden ids as forbidden
+  const wishes = (m) => ({ hit: new Set(), forbidden: m.forbidden,
+    tiers: Object.fromEntries(Object.entries(m.tiers).map(([k, t]) => [k, wishes(t)])) });
+  const within = (marks, key) => Object.hasOwn(marks.tiers, key) ? marks.tiers[key] : marks;
+  const FORBIDDEN = "must not surface";
+  const chip = (id, marks, text = format(id)) => marks.forbidden.has(id)
+    ? el("span", { class: "chip forbidden", title: `${id}: ${FORBIDDEN}` }, text, el("span", { class: "chip-label" }, FORBIDDEN))
+    : el("span", { class: marks.hit.has(id) ? "chip hit" : "chip" }, text);
 
   // a memory id the report holds the text of (belief reports' `memories`): the id, then its text
-  const memory = (id, chip, texts) => el("span", { class: "memory" }, chip, el("span", { class: "memtext" }, texts[id]));
+  const memory = (id, chipped, texts) => el("span", { class: "memory" }, chipped, el("span", { class: "memtext" }, texts[id]));
   const known = (texts, x) => typeof x === "string" && Object.hasOwn(texts, x);
+  const marked = (marks, x) => marks.hit.has(x) || marks.forbidden.has(x);
 
-  function value(v, hits, texts = {}) {
+  function value(v, marks, texts = {}) {
     if (v === null || v === undefined) return el("span", { class: "null" }, "—");
     if (typeof v === "string") {
       if (v.length > 120 || v.includes("\n")) return el("span", { class: "text" }, v);
-      if (known(texts, v)) return memory(v, el("span", { class: hits.has(v) ? "chip hit" : "chip" }, v), texts);
-      return hits.has(v) ? el("span", { class: "chip hit" }, v) : document.createTextNode(v);
+      if (known(texts, v)) return memory(v, chip(v, marks), texts);
+      return marked(marks, v) ? chip(v, marks) : document.createTextNode(v);
     }
     if (scalar(v)) return document.createTextNode(format(v));
     if (Array.isArray(v)) {
       if (!v.length) return el("span", { class: "null" }, "none");
-      if (v.every(scalar)) return el("span", {}, ...v.map((x) => {
-        const chip = el("span", { class: hits.has(x) ? "chip hit" : "chip" }, format(x));
-        return known(texts, x) ? memory(x, chip, texts) : chip;
-      }));
+      if (v.every(scalar)) return el("span", {}, ...v.map((x) => known(texts, x) ? memory(x, chip(x, marks), texts) : chip(x, marks)));
       if (v.every((x) => Array.isArray(x) && x.every(scalar)))
-        return el("span", {}, ...v.map((x) => el("span", { class: hits.has(x[0]) ? "chip hit" : "chip" }, x.map(format).join(" "))));
-      if (v.every((x) => x && typeof x === "object" && !Array.isArray(x))) return table(v, hits, texts);
-      return el("span", {}, ...v.map((x) => value(x, hits, texts)));
+        return el("span", {}, ...v.map((x) => chip(x[0], marks, x.map(format).join(" "))));
+      if (v.every((x) => x && typeof x === "object" && !Array.isArray(x))) return table(v, marks, texts);
+      return el("span", {}, ...v.map((x) => value(x, marks, texts)));
     }
-    return dl(v, hits, [], texts);
+    return dl(v, marks, [], texts);
   }
 
-  function table(list, hits, texts = {}) {
+  function table(list, marks, texts = {}) {
     const keys = [...new Set(list.flatMap(Object.keys))];
     return el("div", { class: "scroll" }, el("table", {},
       el("thead", {}, el("tr", {}, ...keys.map((k) => el("th", {}, k)))),
-      el("tbody", {}, ...list.map((x) => el("tr", {}, ...keys.map((k) => el("td", {}, value(x[k], hits, texts))))))));
+      el("tbody", {}, ...list.map((x) => el("tr", {}, ...keys.map((k) => el("td", {}, value(x[k], marks, texts))))))));
   }
 
-  function dl(object, hits, first = [], texts = {}) {
+  function dl(object, marks, first = [], texts = {}) {
     const keys = Object.keys(object);
     const ordered = [...first.filter((k) => keys.includes(k)), ...keys.filter((k) => !first.includes(k))];
-    const marked = (k) => (k === "expected" ? new Set() : hits);  // marks show what was found, not the wish list
-    return el("dl", {}, ...ordered.flatMap((k) => [el("dt", {}, k), el("dd", {}, value(object[k], marked(k), texts))]));
+    const inner = (k) => within(k === "expected" ? wishes(marks) : marks, k);
+    return el("dl", {}, ...ordered.flatMap((k) => [el("dt", {}, k), el("dd", {}, value(object[k], inner(k), texts))]));
   }
 
   function itemPanel(i) {
@@ -84,7 +86,7 @@
     return el("div", { "data-index": i },
       el("h3", {}, el("span", { class: `verdict v-${row[V]}` }, row[V]), ` ${row[BACKEND]} ${row[MODE]}`),
       reasons.length ? el("ul", { class: "reasons" }, ...reasons.map((r) => el("li", {}, r))) : "",
-      dl(rest, expectedOf(item), FIRST, (data.texts || {})[item.suite] || {}));
+      dl(rest, (data.marks || [])[i] ? marksOf(data.marks[i]) : NONE, FIRST, (data.texts || {})[item.suite] || {}));
   }
 
   function matches(i) {
@@ -157,7 +159,7 @@
 
   const sections = document.getElementById("sections");
   for (const [name, v] of Object.entries(data.sections)) {
-    const block = el("details", { open: "" }, el("summary", {}, name), value(v, new Set()));
+    const block = el("details", { open: "" }, el("summary", {}, name), value(v, NONE));
     if (name.startsWith("Report:")) block.removeAttribute("open");
     sections.append(block);
   }
