@@ -10,10 +10,8 @@ from __future__ import annotations
 import importlib.util
 import json
 import sys
-import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
-from http.server import ThreadingHTTPServer
 from pathlib import Path
 from typing import Any
 
@@ -23,6 +21,7 @@ from harness import tokens
 from harness.evaluation.judged_rules import Rule, rule_of
 from tests.action.service import SERVICE
 from tests.conftest import main_exit_code
+from tests.systems.memory_server import served
 
 spec = importlib.util.spec_from_file_location("memory_service", SERVICE)
 assert spec is not None
@@ -86,14 +85,8 @@ def serving(defect: str | None) -> Iterator[str]:
             else:
                 super().do_GET()
 
-    server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-    thread = threading.Thread(target=server.serve_forever, daemon=True)
-    thread.start()
-    try:
-        yield f"http://127.0.0.1:{server.server_address[1]}"
-    finally:
-        server.shutdown()
-        server.server_close()
+    with served(Handler) as url:
+        yield url
 
 
 def verdicts(url: str, out: Path) -> dict[str, list[str]]:
