@@ -82,9 +82,18 @@ def system_info(shown: str, declaration: Declaration | None) -> SystemInfo:
     has one retrieval, reported as `hybrid` (the system's own, whatever it combines)."""
     name = f"{PREFIX}{shown}"
     if declaration is None:
-        return SystemInfo(name, "unknown", frozenset({Capability.USERS}), (Mode.HYBRID,), (BARE_NOTE,))
+        return SystemInfo(
+            name, "unknown", frozenset({Capability.USERS}), (Mode.HYBRID,), (BARE_NOTE,), max_concurrency=None
+        )
     capabilities = frozenset(declaration.capabilities) | {Capability.USERS}
-    return SystemInfo(name, declaration.version, capabilities, declaration.modes, declared_name=declaration.name)
+    return SystemInfo(
+        name,
+        declaration.version,
+        capabilities,
+        declaration.modes,
+        declared_name=declaration.name,
+        max_concurrency=declaration.max_concurrency,
+    )
 
 
 class HttpSystem:
