@@ -126,7 +126,8 @@ def _close(steps: object) -> None:
 
 
 def throughput(outcome: Outcome[Any], counts: Counts) -> dict[str, Any]:
-    """What the run did per second of its wall time: items (progress steps), and the requests
+    """What the run did per second of its wall time: items (progress steps), and the operations
+    (add, search, advance, consolidate, access: one each, however many HTTP requests an add takes)
     and records it sent through the system protocol (none for the reference pipeline, which the
     kinds drive directly)."""
     seconds = outcome.wall_s
@@ -137,8 +138,8 @@ def throughput(outcome: Outcome[Any], counts: Counts) -> dict[str, Any]:
     return {
         "items": outcome.done,
         "items_per_s": rate(outcome.done),
-        "requests": counts.requests,
-        "requests_per_s": rate(counts.requests),
+        "operations": counts.operations,
+        "operations_per_s": rate(counts.operations),
         "records_added": counts.records,
         "records_per_s": rate(counts.records),
     }

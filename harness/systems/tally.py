@@ -1,4 +1,4 @@
-"""How much a run asked of a system: requests and records through the protocol, counted across
+"""How much a run asked of a system: operations and records through the protocol, counted across
 workers, so a report can say its throughput (`--concurrency`)."""
 
 from __future__ import annotations
@@ -14,13 +14,13 @@ from harness.systems.protocol import Found, MemorySystem, Query, Record, SystemI
 
 @dataclass(frozen=True, slots=True)
 class Counts:
-    """Requests (every protocol operation but reset and close) and records added."""
+    """Operations (every protocol call but reset and close) and records added."""
 
-    requests: int = 0
+    operations: int = 0
     records: int = 0
 
     def __sub__(self, other: Counts) -> Counts:
-        return Counts(self.requests - other.requests, self.records - other.records)
+        return Counts(self.operations - other.operations, self.records - other.records)
 
 
 @dataclass
@@ -30,9 +30,9 @@ class Tally:
     _counts: Counts = Counts()
     _lock: threading.Lock = field(default_factory=threading.Lock, repr=False, compare=False)
 
-    def add(self, requests: int, records: int = 0) -> None:
+    def add(self, operations: int, records: int = 0) -> None:
         with self._lock:
-            self._counts = Counts(self._counts.requests + requests, self._counts.records + records)
+            self._counts = Counts(self._counts.operations + operations, self._counts.records + records)
 
     def snapshot(self) -> Counts:
         with self._lock:

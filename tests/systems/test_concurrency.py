@@ -83,9 +83,9 @@ def test_every_kind_reports_at_n_what_it_reports_serially(
     assert _same(parallel) == _same(serial)
     assert len(serial[serial["view"]["items"]]) > 1
     throughput = parallel["throughput"]
-    assert throughput["requests"] == serial["throughput"]["requests"] > 0
+    assert throughput["operations"] == serial["throughput"]["operations"] > 0
     assert throughput["records_added"] == serial["throughput"]["records_added"] > 0
-    assert throughput["requests_per_s"] > 0
+    assert throughput["operations_per_s"] > 0
 
 
 def test_errors_and_the_threshold_are_as_in_a_serial_run(tmp_path: Path) -> None:
