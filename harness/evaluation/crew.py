@@ -10,10 +10,10 @@ runner reports the results in the order a serial run has them, whatever order th
 
 Tasks are pulled from their iterable on the calling thread, only as a worker frees, so reading
 the next haystack happens there, in order. When the caller stops (an interrupt, an error that ends
-the run, the generator closed), no task starts again, each worker stops after the step it is in
-(its task's generator closed on its own thread, so its `finally` drops its namespace), and the
-crew waits for every worker before it goes on: the backend session is torn down after the last
-request. Steps that finished but were not yet taken are kept in `left`, which the runner reports
+the run, the generator closed), no task starts again and each worker stops after the step it is
+in, or at its next request within a long add (`systems.stopping`), its task's generator closed on
+its own thread so that its `finally` drops its namespace; the crew waits for every worker before
+it goes on, so the backend session is torn down after the last request. Steps that finished but were not yet taken are kept in `left`, which the runner reports
 with the rest, so an interrupted run keeps every item it finished.
 """
 
@@ -24,6 +24,8 @@ import threading
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field, replace
 from typing import Any, TypeVar, cast
+
+from harness.systems import stopping
 
 S = TypeVar("S")
 Task = Callable[[], Iterator[S]]
@@ -122,11 +124,12 @@ def _work(task: Task[Any], number: int, inbox: queue.SimpleQueue[_Message], stop
     error: BaseException | None = None
     produced: Iterator[Any] | None = None
     try:
-        produced = task()
-        for index, step in enumerate(produced):
-            inbox.put(_Message(_placed(step, (number, index))))
-            if stop.is_set():
-                break
+        with stopping.watching(stop):
+            produced = task()
+            for index, step in enumerate(produced):
+                inbox.put(_Message(_placed(step, (number, index))))
+                if stop.is_set():
+                    break
     except BaseException as exc:  # noqa: BLE001 - handed to the calling thread, which raises it
         error = exc
     finally:

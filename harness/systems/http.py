@@ -26,6 +26,7 @@ from pydantic import ValidationError
 
 from harness.errors import HarnessError
 from harness.pipeline.settings import Mode
+from harness.systems import stopping
 from harness.systems.http_answers import Declaration, explained, found
 from harness.systems.http_client import HttpClient, HttpSystemError, Limits, ServiceUrl, limits_from_environment
 from harness.systems.protocol import (
@@ -130,6 +131,8 @@ class HttpSystem:
             self._recorded = True
         bodies = [self._body(record) for record in records]
         for start in range(0, len(bodies), self._batch):
+            if start:
+                stopping.check()  # a worker of a stopped run ends its add at the next request
             chunk = bodies[start : start + self._batch]
             ids = ", ".join(repr(b["metadata"]["beliefId"]) for b in chunk[:3]) + (", ..." if len(chunk) > 3 else "")
             request = chunk[0] if self._batch == 1 else {"namespace": self._namespace, "records": chunk}

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import signal
+import threading
 from pathlib import Path
 from typing import Any
 
@@ -21,8 +22,9 @@ from harness.evaluation.kinds import kinds_for
 from harness.evaluation.runner import run
 from harness.pipeline.settings import Mode
 from harness.reports.document import TIMING
-from harness.systems import http
+from harness.systems import http, stopping
 from harness.systems.bound import bind_on_engine
+from harness.systems.protocol import Opening, Record
 from tests.faults.helpers import Watched, reports, write_suite
 from tests.reports.pages import harness
 from tests.systems.memory_server import Store, serving
@@ -179,3 +181,24 @@ def test_sigint_at_n_writes_the_finished_cases_as_an_incomplete_report(tmp_path:
     finished = len(report["cases"])
     assert 20 <= finished < CASES
     assert f"after {finished} of {CASES} cases" in report["incomplete_reason"]
+
+
+def test_a_long_add_ends_at_the_next_request_once_the_run_stops() -> None:
+    """A worker's add of many records, one request each, checks the run's stop between requests:
+    Ctrl-C at N > 1 waits for one request per worker, not for a haystack's whole ingest."""
+    store = Store(extended=True)
+    stop = threading.Event()
+    answer = store.add
+
+    def add_then_stop(body: dict[str, Any]) -> dict[str, Any]:
+        if store.adds == 4:
+            stop.set()  # the run stops while the fifth record is being added
+        return answer(body)
+
+    store.add = add_then_stop  # type: ignore[method-assign]
+    records = [Record(f"r{i}", f"record {i}", "u") for i in range(50)]
+    with serving(store) as url, stopping.watching(stop):
+        opened = http.spec(url).open(Opening(connect("embedded"), "embedded", None, "h0stop"))
+        with pytest.raises(stopping.Stopped):
+            opened.add(records)
+    assert store.adds == 5
