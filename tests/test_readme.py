@@ -93,6 +93,11 @@ NOT_RUN = {
     "harness run --system popoto -b valkey -m bm25 -m hybrid -s builtin -s lifecycle:builtin -s conversation:builtin -s code-tasks:builtin -s haystack:builtin --out reports/board": _BOARD,
     "harness run --system mem0 -b postgres -m hybrid -s builtin -s lifecycle:builtin -s conversation:builtin -s code-tasks:builtin -s haystack:builtin --out reports/board": _BOARD,
     "harness leaderboard --out reports/board": "reads the reports of the leaderboard's runs above",
+    # docs/measurements/concurrency.md; tests/systems/test_concurrency_bench.py runs the command on the built-in dataset
+    "harness bench --service-latency-ms 10 --dataset locomo": "needs ../shared/datasets; 4 minutes here",
+    "harness bench --service-latency-ms 100 --dataset locomo --limit 200 --batch 64": (
+        "needs ../shared/datasets; a minute here"
+    ),
     # docs/ci-action.md: tests/action runs these steps against the example service, on a free port
     "python examples/memory-service/memory_service.py --port 8080 &": _EXAMPLE,
     "harness run --system http:http://127.0.0.1:8080 -s builtin -s haystack:builtin -m bm25 --junit reports/junit.xml": _EXAMPLE,

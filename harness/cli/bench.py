@@ -16,6 +16,7 @@ from harness.cli.console import ENCODERS, out_console, print_scorecard, say
 from harness.embeddings import DEFAULT_MODEL
 from harness.embeddings.device import Device
 from harness.errors import HarnessError
+from harness.evaluation.crew import MAX_CONCURRENCY
 from harness.evaluation.embedders import suite_embedder
 from harness.reports.document import Scorecard
 
@@ -44,8 +45,34 @@ def bench(
     ] = list(ENCODERS),
     texts: Annotated[int, typer.Option(min=1, help="With --embeddings: LongMemEval turns timed per encoder.")] = 1000,
     device: Annotated[Device, typer.Option(help="With --embeddings: where to embed.")] = Device.AUTO,
+    service_latency_ms: Annotated[
+        list[float],
+        typer.Option(
+            min=0.0,
+            rich_help_panel="Concurrency",
+            help="Benchmark --concurrency instead: a dataset through a local service taking MS per request.",
+        ),
+    ] = [],
+    concurrency: Annotated[
+        list[int],
+        typer.Option(min=1, max=MAX_CONCURRENCY, rich_help_panel="Concurrency", help="Concurrencies to time."),
+    ] = [1, 2, 4, 8, 16],
+    dataset: Annotated[
+        str, typer.Option(rich_help_panel="Concurrency", help="The dataset the service is asked (bm25).")
+    ] = "locomo",
+    limit: Annotated[
+        int | None,
+        typer.Option(min=1, rich_help_panel="Concurrency", help="Only N questions (by stride: every haystack)."),
+    ] = None,
+    batch: Annotated[
+        int, typer.Option(min=1, rich_help_panel="Concurrency", help="Records per POST /add the service declares.")
+    ] = 1,
 ) -> int:
     """Time the whole built-in run in every mode and per-query latency; or the datasets (--datasets)."""
+    if service_latency_ms:
+        if datasets or embeddings or synthetic:
+            raise HarnessError("--service-latency-ms is its own benchmark: --datasets and --embeddings do not apply")
+        return _bench_concurrency(dataset, service_latency_ms, concurrency, limit, batch)
     if embeddings:
         if datasets or synthetic:
             raise HarnessError("--embeddings is its own benchmark: --datasets and --synthetic do not apply")
@@ -82,6 +109,19 @@ def bench(
     for path in paths:
         out_console.print(f"report: {path}")
     return 0
+
+
+def _bench_concurrency(
+    dataset: str, latencies: list[float], concurrency: list[int], limit: int | None, batch: int
+) -> int:
+    from harness.benchmarks.concurrency import HEADER, bench_concurrency, cells
+
+    rows = bench_concurrency(dataset, latencies, list(dict.fromkeys(concurrency)), limit, batch=batch, say=say)
+    subset = "all questions" if limit is None else f"{limit} questions by stride"
+    adds = "one record per POST /add" if batch == 1 else f"{batch} records per POST /add"
+    caption = [f"{dataset}, {subset}, bm25, {adds}; speed-up over the first concurrency's wall time"]
+    print_scorecard(Scorecard("concurrency benchmark", HEADER, [cells(r) for r in rows], caption))
+    return 0 if all(r.same for r in rows) else 1
 
 
 def _bench_embeddings(backend: str, models: list[str], texts: int, device: str, out: Path) -> int:

@@ -25,6 +25,7 @@ from harness.cli.logs import routed_logs
 from harness.cli.run import RUN_UI
 from harness.cli.servers import images_build
 from harness.errors import HarnessError
+from harness.evaluation.crew import MAX_CONCURRENCY
 from harness.evaluation.matrix import MatrixOutcome, MatrixRequest, run_matrix
 from harness.pipeline import Mode
 from harness.reports.ci_summary import stopped_markdown, summary_markdown
@@ -84,6 +85,10 @@ def ci(
         float, typer.Option(min=0.0, help="How far a score may fall below its baseline.")
     ] = DEFAULT_TOLERANCE,
     url: Annotated[str | None, typer.Option(help="A server the job started (e.g. a service container).")] = None,
+    concurrency: Annotated[
+        int,
+        typer.Option(min=1, max=MAX_CONCURRENCY, help="Up to N haystacks, scenarios or cases at once (`harness run`)."),
+    ] = 1,
     build_images: Annotated[
         bool, typer.Option(help="Build the server backends' images here (`harness images build`) instead of pulling.")
     ] = False,
@@ -117,6 +122,7 @@ def ci(
         modes=modes_of(modes),
         out=out,
         url=url,
+        concurrency=concurrency,
         check_baseline=check_baseline,
         baseline_dir=baseline_dir,
         baseline_tolerance=baseline_tolerance,

@@ -67,9 +67,16 @@ def given(ctx: typer.Context, name: str) -> bool:
 
 @contextmanager
 def session_bars() -> Iterator[Callable[[str, int | None], Callable[[str], None]]]:
-    """The bars of one backend session: `start(description, total)` adds one, returning its `advance`."""
+    """The bars of one backend session: `start(description, total)` adds one, returning its `advance`,
+    which the runner calls as each step finishes, on whichever worker: the bar counts finished work
+    across workers, and its estimate of the time left is that rate's (`--concurrency`)."""
     progress = Progress(
-        TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), console=err_console
+        TextColumn("{task.description}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        TimeRemainingColumn(),
+        console=err_console,
     )
     with progress:
 

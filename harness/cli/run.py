@@ -31,6 +31,7 @@ from harness.embeddings.device import Device
 from harness.errors import HarnessError
 from harness.evaluation import kinds as kind_registry
 from harness.evaluation import runner
+from harness.evaluation.crew import MAX_CONCURRENCY
 from harness.evaluation.kind import KindSpec
 from harness.evaluation.kinds import selected, spec_of
 from harness.evaluation.matrix import Described, Gated, MatrixRequest, MatrixUI, run_matrix
@@ -88,6 +89,14 @@ def run(
             min=0.0, max=1.0, help="Exit 1 when more than this fraction of cases or questions errored (default 0)."
         ),
     ] = 0.0,
+    concurrency: Annotated[
+        int,
+        typer.Option(
+            min=1,
+            max=MAX_CONCURRENCY,
+            help="Run up to N haystacks, scenarios or cases at once (the system may take fewer); same report.",
+        ),
+    ] = 1,
     allow_extension: Annotated[
         bool,
         typer.Option(
@@ -183,6 +192,7 @@ def run(
         url=url,
         allow_extension=allow_extension,
         error_threshold=error_threshold,
+        concurrency=concurrency,
         trec=trec,
         shard=parse_shard(shard) if shard is not None else None,
         dry_run=dry_run,

@@ -13,12 +13,13 @@ case, scenario, turn or task. Nothing here draws or prints.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
-from dataclasses import dataclass, fields
+from dataclasses import dataclass, field, fields
 from pathlib import Path
 from typing import Any, Generic, Protocol, TypeVar, get_args, get_type_hints, runtime_checkable
 
 from harness.backends.base import Backend
 from harness.embeddings.embedder import Embedder
+from harness.evaluation.crew import Crew
 from harness.pipeline.memory_layer import TextEmbedder
 from harness.pipeline.settings import Mode
 from harness.reports.document import Report, RowText, RunInfo
@@ -63,6 +64,8 @@ class Engine:
     modes: tuple[Mode, ...]
     system: BoundSystem = REFERENCE_BOUND
     """The system under test: the reference system unless another is bound."""
+    crew: Crew = field(default_factory=Crew)
+    """Where the kind runs its independent tasks (`--concurrency`: how many at once; 1 by default)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,6 +74,8 @@ class Step(Generic[R_co]):
 
     item_id: str
     results: Sequence[R_co]
+    position: tuple[int, ...] = ()
+    """Where the step comes in a serial run (set by the engine's crew; empty: where it is yielded)."""
 
 
 class CaseKind(Protocol[R]):

@@ -58,6 +58,7 @@ class MatrixRequest:
     url: str | None = None
     allow_extension: bool = False
     error_threshold: float = 0.0
+    concurrency: int = 1
     trec: bool = False
     shard: Shard | None = None
     dry_run: bool = False
@@ -183,7 +184,12 @@ def run_matrix(request: MatrixRequest, ui: MatrixUI | None = None) -> MatrixOutc
         for each in planned:
             if each.spec.embed_ahead:
                 embed_ahead(each.kind, embedder)
-    stage = _Stage(request, runner.RunRequest(modes, request.out, request.error_threshold, request.trec, request.shard))
+    stage = _Stage(
+        request,
+        runner.RunRequest(
+            modes, request.out, request.error_threshold, request.trec, request.shard, request.concurrency
+        ),
+    )
     runs: list[KindRun] = []
     written: list[Path] = []
     with _naming_reports(written):

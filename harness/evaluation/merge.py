@@ -179,6 +179,8 @@ def merge_reports(paths: Sequence[Path], specs: Sequence[KindSpec[Any, Any]], re
         incomplete=bool(stopped),
         incomplete_reason="; ".join(stopped) or None,
         wall_s=sum(r["wall_s"] for r in reports),
+        concurrency=max(int(r.get("concurrency") or 1) for r in reports),
+        throughput=None,  # the shards ran apart: their rates are theirs
         settings=dict(report.settings) if report.settings else first["settings"],
         scores={mode: sheet_json(sheet) for mode, sheet in report.scores.items()},
         view=view(kind, built, report),
@@ -229,5 +231,6 @@ def _rebuilt(
         incomplete,
         system=SystemInfo.from_json(defaulted(first, "system")),
         not_applicable=first.get("not_applicable"),
+        concurrency=max(int(r.get("concurrency") or 1) for r in reports),
     )
     return built.report(results, run)

@@ -19,6 +19,7 @@ from typing import Any, Generic
 
 from harness.backends.base import Backend, BackendInfo
 from harness.errors import HarnessError, Interrupted
+from harness.evaluation.crew import Crew
 from harness.evaluation.kind import CaseKind, Engine, R, Result
 from harness.evaluation.view import view
 from harness.pipeline.memory_layer import TextEmbedder
@@ -29,6 +30,7 @@ from harness.reports.html.child import page_process
 from harness.reports.trec import write_trec
 from harness.shards import Shard
 from harness.systems.bound import REFERENCE_BOUND, BoundSystem
+from harness.systems.tally import Counts
 
 
 def runnable_modes(modes: Sequence[Mode], info: BackendInfo) -> tuple[list[Mode], dict[Mode, str]]:
@@ -89,19 +91,58 @@ def system_modes(modes: Sequence[Mode], info: BackendInfo, system: BoundSystem) 
 
 
 def run(kind: CaseKind[R], engine: Engine, advance: Callable[[str], None] = lambda _: None) -> Outcome[R]:
-    """Execute every item of `kind` on `engine`; `advance(item id)` after each finished step."""
+    """Execute every item of `kind` on `engine`; `advance(item id)` after each finished step, in
+    the order steps finish. The results are reported in serial order (each step's `position`),
+    those a stopped run's workers finished after the stop included."""
     outcome: Outcome[R] = Outcome(total=kind.total(engine.modes))
+    finished: list[tuple[tuple[int, ...], Sequence[R]]] = []
     started = time.perf_counter()
+    steps = kind.execute(engine)
     try:
-        for step in kind.execute(engine):
-            outcome.results.extend(step.results)
+        for step in steps:
+            finished.append((step.position or (len(finished),), step.results))
             outcome.done += 1
             advance(step.item_id)
     except (Interrupted, HarnessError) as exc:
         outcome.stopped = exc
     finally:
-        outcome.wall_s = time.perf_counter() - started
+        try:
+            _close(steps)  # a crew's workers stop and are waited for; a kind's namespaces dropped
+        finally:
+            late = [(step.position, step.results) for step in engine.crew.left]
+            engine.crew.left.clear()
+            outcome.done += len(late)
+            finished += late
+            finished.sort(key=lambda each: each[0])
+            outcome.results = [result for _, results in finished for result in results]
+            outcome.wall_s = time.perf_counter() - started
     return outcome
+
+
+def _close(steps: object) -> None:
+    close = getattr(steps, "close", None)
+    if close is not None:
+        close()
+
+
+def throughput(outcome: Outcome[Any], counts: Counts) -> dict[str, Any]:
+    """What the run did per second of its wall time: items (progress steps), and the operations
+    (add, search, advance, consolidate, access: one each, however many HTTP requests an add takes)
+    and records it sent through the system protocol (none for the reference pipeline, which the
+    kinds drive directly)."""
+    seconds = outcome.wall_s
+
+    def rate(count: int) -> float | None:
+        return round(count / seconds, 3) if seconds > 0 else None
+
+    return {
+        "items": outcome.done,
+        "items_per_s": rate(outcome.done),
+        "operations": counts.operations,
+        "operations_per_s": rate(counts.operations),
+        "records_added": counts.records,
+        "records_per_s": rate(counts.records),
+    }
 
 
 @dataclass(frozen=True)
@@ -140,6 +181,18 @@ class RunRequest:
     error_threshold: float = 0.0
     trec: bool = False
     shard: Shard | None = None
+    concurrency: int = 1
+    """`--concurrency`: at most this many of a kind's tasks in flight (the system may take fewer)."""
+
+
+def concurrency(asked: int, system: BoundSystem) -> tuple[int, str | None]:
+    """How many tasks run at once on `system`, and why fewer than `asked` where so: a system takes
+    at most its `max_concurrency` (the reference pipeline and the in-process systems: 1)."""
+    most = system.info.max_concurrency
+    if most is None or asked <= most:
+        return asked, None
+    why = system.info.serial_reason if most == 1 and system.info.serial_reason else f"it takes at most {most} at once"
+    return most, f"system {system.name!r} runs at concurrency {most}, not {asked}: {why}"
 
 
 @dataclass(frozen=True)
@@ -179,12 +232,18 @@ def run_and_report(
     modes, unsupported = system_modes(request.modes, info, system)
     for mode, reason in unsupported.items():
         notice(f"{info.backend}: {mode.value} mode not run: {reason}")
-    engine = Engine(backend, embedder if any(m.needs_vectors for m in modes) else None, tuple(modes), system)
     skipped = not_applicable(kind, system)
     if skipped is not None:
         notice(f"{info.backend}: not applicable: {skipped}")
+    workers, fewer = concurrency(request.concurrency, system)
+    if fewer is not None and skipped is None:
+        notice(f"{info.backend}: {fewer}")
+    vectors = embedder if any(m.needs_vectors for m in modes) else None
+    engine = Engine(backend, vectors, tuple(modes), system, Crew(workers))
     with page_process() as page:  # the page's process imports what draws it while the run goes on
+        counted = system.tally.snapshot()
         outcome = run(kind, engine, progress(kind.unit, kind.total(modes))) if skipped is None else Outcome[R](total=0)
+        done = system.tally.snapshot() - counted
         run_info = RunInfo(
             info,
             tuple(modes),
@@ -196,6 +255,8 @@ def run_and_report(
             request.shard,
             system.info,
             skipped,
+            workers,
+            throughput(outcome, done),
         )
         report = kind.report(outcome.results, run_info)
         from harness.evaluation import kinds  # the registry imports every kind: not for the runner's importers

@@ -97,6 +97,13 @@ def pytest_addoption(parser: pytest.Parser) -> None:
         default=None,
         help="how far a score may fall below its baseline (default: as `harness run --baseline-tolerance`)",
     )
+    group.addoption(
+        "--harness-concurrency",
+        dest=names.CONCURRENCY,
+        type=int,
+        default=None,
+        help="up to N of an item group's tasks through the system at once, as `harness run --concurrency` (default 1)",
+    )
     parser.addini(
         COLLECT_INI,
         f"suites a harness_item test gets without a --harness-* option: {' or '.join(COLLECT_CHOICES)} "

@@ -26,9 +26,11 @@ from harness.baselines import BaselineKey, BaselineStore
 from harness.baselines.store import Baseline
 from harness.embeddings import DEFAULT_MODEL
 from harness.errors import HarnessError
+from harness.evaluation.crew import Crew
 from harness.evaluation.embedders import suite_embedder
 from harness.evaluation.kind import Engine, Item, Itemized, R, Result
 from harness.evaluation.kinds import KindOptions, kinds_for
+from harness.evaluation.runner import concurrency
 from harness.pipeline.memory_layer import TextEmbedder
 from harness.pipeline.settings import Mode
 from harness.systems.bound import REFERENCE_BOUND, BoundSystem
@@ -87,9 +89,12 @@ class Kinds:
 class GroupRuns:
     """Per process: each (suite, backend, mode, group) run once, its results kept by item id."""
 
-    def __init__(self) -> None:
+    def __init__(self, concurrency: int = 1) -> None:
+        """`concurrency`: `--harness-concurrency`, the most of a group's tasks in flight at once
+        (pytest runs one group per item it reaches; its tasks, a suite's static cases, go together)."""
         self._runs: dict[tuple[str, str, str, Mode, str], dict[str, list[Result]]] = {}
         self._embedder: TextEmbedder | None = None
+        self._concurrency = concurrency
 
     def results(
         self, param: ItemParam, kind: Itemized[Any], backend: Backend, system: BoundSystem = REFERENCE_BOUND
@@ -97,7 +102,7 @@ class GroupRuns:
         key = (param.spec, param.system, param.backend, param.mode, param.item.group)
         if key not in self._runs:
             vectors = self._vectors() if param.mode.needs_vectors else None
-            engine = Engine(backend, vectors, (param.mode,), system)
+            engine = Engine(backend, vectors, (param.mode,), system, Crew(concurrency(self._concurrency, system)[0]))
             by_item: dict[str, list[Result]] = {}
             for step in kind.only(param.item.group).execute(engine):
                 by_item.setdefault(step.item_id, []).extend(step.results)

@@ -21,7 +21,8 @@ CHECK_BASELINE, BASELINE_DIR, BASELINE_TOLERANCE = (
     "harness_baseline_dir",
     "harness_baseline_tolerance",
 )
-SELECTING = (BACKEND, MODE, SUITE, SYSTEM, BASELINE_DIR, BASELINE_TOLERANCE)
+CONCURRENCY = "harness_concurrency"
+SELECTING = (BACKEND, MODE, SUITE, SYSTEM, BASELINE_DIR, BASELINE_TOLERANCE, CONCURRENCY)
 """The options whose default is None: one given sets the harness up when the session starts."""
 
 

@@ -13,6 +13,7 @@ import pytest
 from harness.backends import registry
 from harness.baselines import DEFAULT_TOLERANCE, BaselineStore, history
 from harness.errors import HarnessError
+from harness.evaluation.crew import MAX_CONCURRENCY
 from harness.evaluation.kinds import builtin_suites
 from harness.evaluation.matrix import Axes, matrix_axes
 from harness.evaluation.runner import not_applicable, system_modes
@@ -39,7 +40,7 @@ class HarnessSession:
         axes = _selected_axes(config)
         self.connections = Connections(axes.backends, SharedServers(run))
         self.kinds = Kinds(self.modes)
-        self.runs = GroupRuns()
+        self.runs = GroupRuns(_concurrency(config))
         self.baselines = Baselines(store)
         self.systems = Systems([s.name for s in axes.systems])
         if controller:
@@ -106,6 +107,16 @@ def _selected_axes(config: pytest.Config) -> Axes:
         return matrix_axes(backends, config.getoption(names.SYSTEM) or [REFERENCE])
     except HarnessError as exc:
         raise pytest.UsageError(f"harness: {exc}") from None
+
+
+def _concurrency(config: pytest.Config) -> int:
+    """`--harness-concurrency`, checked as `harness run --concurrency` is (1 when not given)."""
+    asked = config.getoption(names.CONCURRENCY)
+    if asked is None:
+        return 1
+    if not 1 <= asked <= MAX_CONCURRENCY:
+        raise pytest.UsageError(f"--harness-concurrency {asked}: expected 1 to {MAX_CONCURRENCY}")
+    return int(asked)
 
 
 def _selected_modes(config: pytest.Config) -> list[Mode]:

@@ -40,13 +40,15 @@ from harness.shards import Shard
 from harness.systems.protocol import REFERENCE, SystemInfo
 from harness.systems.reference import NATIVE
 
-SINCE = ("system", "not_applicable", "view")
+SINCE = ("system", "not_applicable", "view", "concurrency", "throughput")
 """Envelope fields an older report may lack (one from before systems is of the reference system;
-one from before `view` is read by where its kind kept its items)."""
+one from before `view` is read by where its kind kept its items; one from before `concurrency`
+ran serially)."""
 REQUIRED = tuple(name for name in FIELDS if name not in SINCE)
 """The fields that make a JSON document a run report, whatever its age."""
-TIMING = ("started_at", "wall_s", "files")
-"""Envelope fields that differ between two runs of the same items (merge tests drop them)."""
+TIMING = ("started_at", "wall_s", "files", "concurrency", "throughput")
+"""Envelope fields that differ between two runs of the same items, however many ran at once
+(merge tests and concurrency tests drop them)."""
 
 
 def checksum(document: Mapping[str, Any]) -> str:
@@ -94,6 +96,10 @@ class RunInfo:
     """The system under test (the reference system unless `--system` named another)."""
     not_applicable: str | None = None
     """Why the kind did not run on this system (it needs what the system does not declare)."""
+    concurrency: int = 1
+    """How many of the kind's tasks were in flight at most (`--concurrency`, capped by the system)."""
+    throughput: Mapping[str, Any] | None = None
+    """Items, requests and records per second of the run's wall time (`runner.throughput`)."""
 
     def envelope(self) -> dict[str, Any]:
         """The envelope fields the runner knows before the kind reports (see `runner.envelope`)."""
@@ -108,6 +114,8 @@ class RunInfo:
             "wall_s": self.wall_s,
             "system": self.system.to_json(),
             "not_applicable": self.not_applicable,
+            "concurrency": self.concurrency,
+            "throughput": None if self.throughput is None else dict(self.throughput),
         }
 
 

@@ -23,6 +23,8 @@ FIELDS = (
     "system",
     "not_applicable",
     "view",
+    "concurrency",
+    "throughput",
 )
 CHECKSUM = "checksum"
 """The JSON file's last key: `checksum(document)` of the rest (an older report has none)."""

@@ -70,8 +70,8 @@ class ViewPart(_Open):
 
 
 class EnvelopePart(_Open):
-    """Every envelope field (`fields.FIELDS`); `system`, `not_applicable` and `view` are absent
-    from reports written before them (`document.SINCE`)."""
+    """Every envelope field (`fields.FIELDS`); `system`, `not_applicable`, `view`, `concurrency`
+    and `throughput` are absent from reports written before them (`document.SINCE`)."""
 
     kind: str
     suite: str | None
@@ -93,6 +93,8 @@ class EnvelopePart(_Open):
     system: SystemPart | None = None
     not_applicable: str | None = None
     view: ViewPart | None = None
+    concurrency: int | None = Field(default=None, ge=1)
+    throughput: dict[str, Any] | None = None
     checksum: str | None = None
 
     @model_validator(mode="after")

@@ -6,13 +6,14 @@ from __future__ import annotations
 
 import uuid
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 
 from harness.backends.base import Backend
 from harness.backends.ledger import NAMESPACE, Ledger
 from harness.pipeline.memory_layer import TextEmbedder
 from harness.systems import http, reference
 from harness.systems.protocol import MemorySystem, Opening, SystemInfo, SystemSpec
+from harness.systems.tally import Counted, Tally
 
 
 @dataclass(frozen=True)
@@ -22,6 +23,8 @@ class BoundSystem:
     spec: SystemSpec
     info: SystemInfo
     opening: Callable[[str], Opening]
+    tally: Tally = field(default_factory=Tally, compare=False)
+    """The requests and records sent to it, across every namespace and worker (a report's throughput)."""
 
     @property
     def name(self) -> str:
@@ -35,7 +38,7 @@ class BoundSystem:
     def open(self, namespace: str) -> MemorySystem:
         if self.spec.open is None:
             raise TypeError(f"system {self.name!r} is answered by the kinds' reference adapters, not opened")
-        return self.spec.open(self.opening(namespace))
+        return Counted(self.spec.open(self.opening(namespace)), self.tally)
 
 
 def _opens_nothing(namespace: str) -> Opening:

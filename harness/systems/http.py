@@ -26,6 +26,7 @@ from pydantic import ValidationError
 
 from harness.errors import HarnessError
 from harness.pipeline.settings import Mode
+from harness.systems import stopping
 from harness.systems.http_answers import Declaration, explained, found
 from harness.systems.http_client import HttpClient, HttpSystemError, Limits, ServiceUrl, limits_from_environment
 from harness.systems.protocol import (
@@ -82,9 +83,18 @@ def system_info(shown: str, declaration: Declaration | None) -> SystemInfo:
     has one retrieval, reported as `hybrid` (the system's own, whatever it combines)."""
     name = f"{PREFIX}{shown}"
     if declaration is None:
-        return SystemInfo(name, "unknown", frozenset({Capability.USERS}), (Mode.HYBRID,), (BARE_NOTE,))
+        return SystemInfo(
+            name, "unknown", frozenset({Capability.USERS}), (Mode.HYBRID,), (BARE_NOTE,), max_concurrency=None
+        )
     capabilities = frozenset(declaration.capabilities) | {Capability.USERS}
-    return SystemInfo(name, declaration.version, capabilities, declaration.modes, declared_name=declaration.name)
+    return SystemInfo(
+        name,
+        declaration.version,
+        capabilities,
+        declaration.modes,
+        declared_name=declaration.name,
+        max_concurrency=declaration.max_concurrency,
+    )
 
 
 class HttpSystem:
@@ -121,6 +131,8 @@ class HttpSystem:
             self._recorded = True
         bodies = [self._body(record) for record in records]
         for start in range(0, len(bodies), self._batch):
+            if start:
+                stopping.check()  # a worker of a stopped run ends its add at the next request
             chunk = bodies[start : start + self._batch]
             ids = ", ".join(repr(b["metadata"]["beliefId"]) for b in chunk[:3]) + (", ..." if len(chunk) > 3 else "")
             request = chunk[0] if self._batch == 1 else {"namespace": self._namespace, "records": chunk}

@@ -33,6 +33,8 @@ class Declaration(BaseModel):
     capabilities: tuple[Capability, ...] = ()
     modes: tuple[Mode, ...] = Field(default=(Mode.HYBRID,), min_length=1)
     batch_add: Annotated[int, Strict(), Field(ge=1)] = 1
+    max_concurrency: Annotated[int, Strict(), Field(ge=1)] | None = None
+    """The most requests it takes at once (None: as many as `--concurrency` sends)."""
 
     @property
     def batch(self) -> int:

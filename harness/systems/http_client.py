@@ -21,6 +21,7 @@ import math
 import os
 import socket
 import ssl
+import threading
 import time
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass, field
@@ -195,12 +196,14 @@ class Answer:
 
 
 class HttpClient:
-    """Requests to one service; it counts failures in a row across every namespace of a run."""
+    """Requests to one service; it counts failures in a row across every namespace of a run
+    (and every worker of `--concurrency`: the count is shared, so the threshold is as serial)."""
 
     def __init__(self, url: ServiceUrl, limits: Limits):
         self.url = url
         self.limits = limits
         self._failures = 0
+        self._counting = threading.Lock()
         self._lost: str | None = None
         self._tls = ssl.create_default_context() if url.https else None
 
@@ -222,7 +225,8 @@ class HttpClient:
             self._failed(f"{self._where(method, path)}: {exc}")
         if answer.status >= 500 and answer.status not in answers:
             self._failed(f"{self._where(method, path)}: HTTP {answer.status}{_excerpt(answer.body)}")
-        self._failures = 0
+        with self._counting:
+            self._failures = 0
         if 300 <= answer.status < 400:
             raise HttpSystemError(
                 f"{self._where(method, path)}: HTTP {answer.status} redirects to {answer.location!r}, "
@@ -241,12 +245,14 @@ class HttpClient:
             raise HttpSystemError(f"{self._where(method, path)}: the answer is not JSON ({exc})") from None
 
     def _failed(self, why: str) -> NoReturn:
-        self._failures += 1
-        if self._failures >= self.limits.max_failures:
-            self._lost = (
-                f"{why}; {self._failures} requests in a row failed, so the service counts as lost "
-                f"(limit: {MAX_FAILURES_ENV}={self.limits.max_failures})"
-            )
+        with self._counting:
+            self._failures += 1
+            if self._failures >= self.limits.max_failures:
+                self._lost = self._lost or (
+                    f"{why}; {self._failures} requests in a row failed, so the service counts as lost "
+                    f"(limit: {MAX_FAILURES_ENV}={self.limits.max_failures})"
+                )
+        if self._lost is not None:
             raise ServiceLost(self._lost)
         raise HttpSystemError(why)
 

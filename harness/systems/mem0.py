@@ -126,6 +126,10 @@ class Mem0System:
                 "its one retrieval (semantic + BM25 keyword scores on pgvector) is reported as hybrid",
                 "no scopes, supersession, pinned records, budgets, time or consolidation are mapped",
             ),
+            serial_reason=(
+                "mem0 runs in this process, its embedding on the harness's CPU, and its Memory client is "
+                "not documented as safe across threads, so the harness drives it one namespace at a time"
+            ),
         )
 
     def reset(self) -> None:

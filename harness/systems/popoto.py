@@ -167,6 +167,10 @@ class PopotoSystem:
                 "budgets count cl100k_base tokens of each record as Popoto serialises it (its token_counter hook)",
                 "no scopes, supersession, pinned records, time or consolidation are mapped",
             ),
+            serial_reason=(
+                "Popoto runs in this process on its one module-wide Redis connection and registers its "
+                "model classes process-wide, so the harness drives it one namespace at a time"
+            ),
         )
 
     @property

@@ -130,6 +130,11 @@ class SystemInfo:
     declared_name: str | None = None
     """The name it gives itself, where `name` (what `--system` takes, reports are keyed by) is not
     it: an HTTP service's `GET /capabilities` `name`, whose `name` here is `http:URL`; None: `name`."""
+    max_concurrency: int | None = 1
+    """How many of a run's tasks (namespaces) it serves at once (`--concurrency` is capped to it);
+    None: no limit of its own. 1 by default: a system is run concurrently only where it says it can."""
+    serial_reason: str | None = None
+    """Why it runs one task at a time, where it does (said when `--concurrency` asks for more)."""
 
     def supports(self, *needed: Capability) -> bool:
         return set(needed) <= self.capabilities

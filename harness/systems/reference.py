@@ -17,6 +17,10 @@ NATIVE = SystemInfo(
     frozenset(Capability),
     (Mode.BM25, Mode.VECTOR, Mode.HYBRID),
     declared_name=REFERENCE_NAME,
+    serial_reason=(
+        "the reference pipeline's work is this process's CPU (Python holds one core at a time) on the "
+        "engine's one client connection, so it runs its items one after another on every engine"
+    ),
 )
 """What the reference system declares: every capability of every kind, in every mode."""
 

@@ -26,7 +26,19 @@ from tests.datasets.builders import shared_file
 from .pages import harness
 
 CAPABILITY = data_root() / "cases" / "code-tasks" / "nano-brain-format" / "ledger" / "benchmarks" / "capability"
-TIMING = {"started_at", "wall_s", "files", "checksum", "latency_ms", "p50_ms", "p95_ms", "created_at", "timing"}
+TIMING = {
+    "started_at",
+    "wall_s",
+    "files",
+    "checksum",
+    "latency_ms",
+    "p50_ms",
+    "p95_ms",
+    "created_at",
+    "timing",
+    "concurrency",
+    "throughput",
+}
 """What differs between two runs of the same items: when, how long (a dataset report's `timing`:
 its shards' work added up when merged), and the files' own names."""
 

@@ -20,7 +20,7 @@ from harness.evaluation.kind import Engine, Item, KindOptions, KindSpec, Step, o
 from harness.evaluation.results import Errs
 from harness.models.scoresheet import CaseScore, ScoreSheet
 from harness.pipeline.settings import Mode
-from harness.reports.document import Report, RowText, RunInfo, Scorecard
+from harness.reports.document import TIMING, Report, RowText, RunInfo, Scorecard
 from harness.reports.html.rows import FAIL, PASS, rows
 
 ITEMS = tuple(f"item-{i}" for i in range(8))
@@ -149,7 +149,7 @@ def harness(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Any:
 
 
 def _without_timing(report: dict[str, Any]) -> dict[str, Any]:
-    return {k: v for k, v in report.items() if k not in ("started_at", "wall_s", "files", "checksum")}
+    return {k: v for k, v in report.items() if k not in (*TIMING, "checksum")}
 
 
 def test_a_toy_kind_gets_options_shards_merge_compare_and_baselines(

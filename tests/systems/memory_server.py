@@ -17,13 +17,17 @@ store declares its capability, and none where `ignore` names its path):
 - `budget`: a search returns, best first, the results whose texts, joined by blank lines, fit in
   `budget_tokens` cl100k_base tokens (one that does not fit is passed over).
 With `batch` > 1 it declares `harness-memory/1.1` and `batch_add`, and takes `POST /add` with a
-`records` list of up to that many records (`adds` counts the requests)."""
+`records` list of up to that many records (`adds` counts the requests). With `delay`, each request
+waits a random time up to that many seconds before it is served, outside the store's lock, so
+requests in flight together are answered in any order; `most_in_flight` is how many were at once."""
 
 from __future__ import annotations
 
 import json
+import random
 import re
 import threading
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
@@ -59,6 +63,8 @@ class Store:
     """What `GET /capabilities` declares as the service's version."""
     expire_minutes: float = 480.0
     batch: int = 1
+    max_concurrency: int | None = None
+    """What `GET /capabilities` declares as the most requests it takes at once (None: nothing)."""
     records: dict[str, dict[str, dict[str, Any]]] = field(default_factory=dict)
     """user id -> record id -> {text, scopes} (extended: also its attributes and last use)."""
     clocks: dict[str, datetime] = field(default_factory=dict)
@@ -71,12 +77,31 @@ class Store:
     searches: list[dict[str, Any]] = field(default_factory=list)
     """Every `POST /search` body."""
     lock: threading.Lock = field(default_factory=threading.Lock)
+    delay: float = 0.0
+    in_flight: int = 0
+    most_in_flight: int = 0
+
+    @contextmanager
+    def request(self) -> Iterator[None]:
+        """One request in flight: counted, and held a random time up to `delay` before it is served."""
+        with self.lock:
+            self.in_flight += 1
+            self.most_in_flight = max(self.most_in_flight, self.in_flight)
+        try:
+            if self.delay:
+                time.sleep(random.uniform(0, self.delay))
+            yield
+        finally:
+            with self.lock:
+                self.in_flight -= 1
 
     def declared(self) -> dict[str, Any]:
         protocol = {"protocol": "harness-memory/1.1", "batch_add": self.batch} if self.batch > 1 else {}
+        most = {} if self.max_concurrency is None else {"max_concurrency": self.max_concurrency}
         return (
             {"protocol": "harness-memory/1", "name": "test-server", "version": self.version}
             | protocol
+            | most
             | {
                 "capabilities": list(self.capabilities),
                 "modes": list(self.modes),
@@ -194,8 +219,11 @@ def handler(store: Store) -> type[BaseHTTPRequestHandler]:
     """The store's request handler (tests/faults/hostile_service.py answers some requests otherwise)."""
 
     class Handler(JsonHandler):
+        # a request leaves `in_flight` before its answer is sent: buffered, the answer goes out when the handler returns
+        wbufsize = -1 if store.delay else 0
+
         def do_GET(self) -> None:
-            with store.lock:
+            with store.request(), store.lock:
                 store.calls.append(("GET", self.path))
                 if self.path == "/capabilities" and store.extended:
                     self._answer(200, store.declared())
@@ -203,7 +231,7 @@ def handler(store: Store) -> type[BaseHTTPRequestHandler]:
                     self._answer(404, {"error": "not found"})
 
         def do_POST(self) -> None:
-            with store.lock:
+            with store.request(), store.lock:
                 store.calls.append(("POST", self.path))
                 body = self._body()
                 if self.path == "/add":
@@ -218,7 +246,7 @@ def handler(store: Store) -> type[BaseHTTPRequestHandler]:
                     self._answer(404, {"error": "not found"})
 
         def do_DELETE(self) -> None:
-            with store.lock:
+            with store.request(), store.lock:
                 store.calls.append(("DELETE", self.path))
                 if self.path == "/reset":
                     store.records.clear()

@@ -73,3 +73,35 @@ def test_lifecycle_and_conversation_items_of_a_system_declaring_their_needs(pyte
     assert int(counts[2]) == 6 + len(turns)
     assert "not applicable" not in out
     assert ("POST", "/consolidate") in store.calls
+
+
+def test_harness_concurrency_runs_a_groups_cases_at_once_with_the_same_outcomes(pytester: pytest.Pytester) -> None:
+    """The built-in belief suite's static cases are one group: at --harness-concurrency 4 they go
+    to the service four at a time (in random order, after random delays), and every item ends as
+    at 1."""
+    outcomes = []
+    for concurrency in ("1", "4"):
+        store = Store(extended=True, delay=0.005)
+        with serving(store) as url:
+            args = (
+                "--harness-system",
+                f"http:{url}",
+                "--harness-suite",
+                "builtin",
+                "--harness-concurrency",
+                concurrency,
+            )
+            run = _pytest(pytester, *args)
+        assert run.returncode == 0, run.stdout[-3000:] + run.stderr[-3000:]
+        key = f"http-127.0.0.1-{url.rsplit(':', 1)[1]}"
+        lines = re.findall(rf"^(\w+) test_items\.py::test_item\[beliefs-embedded-{key}-bm25-(.+?)\]", run.stdout, re.M)
+        outcomes.append((sorted(lines), re.search(r"(\d+) passed, (\d+) xfailed", run.stdout)[0]))  # type: ignore[index]
+        assert store.most_in_flight == int(concurrency)
+        assert store.records == {}
+    assert outcomes[0] == outcomes[1]
+
+
+def test_harness_concurrency_below_one_is_a_usage_error(pytester: pytest.Pytester) -> None:
+    run = _pytest(pytester, "--harness-concurrency", "0")
+    assert run.returncode == 4, run.stdout[-3000:] + run.stderr[-3000:]
+    assert "--harness-concurrency 0: expected 1 to 256" in run.stdout + run.stderr

@@ -10,13 +10,17 @@ so in its reasons, after the judge's.
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Iterator, Sequence
+from functools import partial
 from typing import Any
 
 from harness.backends.base import Backend
 from harness.evaluation import teardown
+from harness.evaluation.crew import Crew
 from harness.evaluation.judge import judge
+from harness.evaluation.kind import Step
 from harness.evaluation.kinds.beliefs.explain import Asked, Explainer
 from harness.evaluation.kinds.beliefs.plan import Plan
 from harness.evaluation.kinds.beliefs.port import BeliefPort, Beliefs, Need
@@ -52,6 +56,7 @@ class SuiteRunner:
         self._explainer = Explainer(_records(suite), self.rules)
         self._static: Beliefs | None = None
         self._open: list[Beliefs] = []
+        self._opening = threading.Lock()  # static cases run at once open their shared namespace once
 
     def _opened(self, kind: CaseKind) -> Beliefs:
         beliefs = self.port.open(self.suite, self.rules, kind)
@@ -87,8 +92,9 @@ class SuiteRunner:
             category=case.category,
         )
         try:
-            if self._static is None:
-                self._static = self._opened(CaseKind.STATIC)
+            with self._opening:
+                if self._static is None:
+                    self._static = self._opened(CaseKind.STATIC)
             self._retrieve_and_judge(self._static, result, case.expect, mode, CaseKind.STATIC, [], ())
         except Exception as exc:  # noqa: BLE001 - recorded as the case's error, run continues
             result.fail_with(exc)
@@ -251,23 +257,33 @@ class SuiteRunner:
         return context
 
 
-def steps(plan: Plan, port: BeliefPort, backend: str) -> Iterator[tuple[str, list[CaseResult]]]:
-    """(case id, its results) per progress step, as they finish: an interrupted run keeps what it yielded."""
+def steps(plan: Plan, port: BeliefPort, backend: str, crew: Crew | None = None) -> Iterator[Step[CaseResult]]:
+    """One step per static case in a mode and per session case, as they finish: an interrupted run
+    keeps what it yielded. Each is a task of the crew: the static cases search the suite's one
+    shared namespace (which they never write), each session case plays in a namespace of its own."""
+    crew = crew or Crew()
     for suite in plan.limited():
         runner = SuiteRunner(port, backend, suite)
+        statics = [(case, mode) for mode in plan.modes for case in suite.static_cases if plan.runs(case.id)]
+        sessions = [(position, case) for position, case in enumerate(suite.session_cases) if plan.runs(case.id)]
+        tasks = [partial(_static, runner, case, mode) for case, mode in statics]
+        tasks += [partial(_session, runner, position, case.id, plan.modes) for position, case in sessions]
         try:
-            for mode in plan.modes:
-                for case in filter(lambda c: plan.runs(c.id), suite.static_cases):
-                    yield case.id, [runner.run_static(case, mode)]
-            for position, session in enumerate(suite.session_cases):
-                if plan.runs(session.id):
-                    yield session.id, runner.run_session(position, plan.modes)
+            yield from crew.steps(tasks)
         finally:
             teardown.close(runner)
+
+
+def _static(runner: SuiteRunner, case: StaticCase, mode: Mode) -> Iterator[Step[CaseResult]]:
+    yield Step(case.id, [runner.run_static(case, mode)])
+
+
+def _session(runner: SuiteRunner, position: int, case_id: str, modes: Sequence[Mode]) -> Iterator[Step[CaseResult]]:
+    yield Step(case_id, runner.run_session(position, modes))
 
 
 def execute(plan: Plan, backend: Backend, embedder: TextEmbedder | None) -> list[CaseResult]:
     """Every result of the plan on one backend through the reference pipeline (tests and the
     benchmark; runs go through `BeliefKind`)."""
     port = ReferencePort(backend, plan.settings, embedder)
-    return [result for _, step in steps(plan, port, backend.name) for result in step]
+    return [result for step in steps(plan, port, backend.name) for result in step.results]

@@ -102,8 +102,7 @@ class BeliefKind:
         if engine.system.reference:
             refuse_on_reference(self.context_rules)
         port = adapter(engine, plan.settings, self.rule(engine.system.reference))
-        for case_id, results in steps(plan, port, engine.backend.name):
-            yield Step(case_id, results)
+        yield from steps(plan, port, engine.backend.name, engine.crew)
 
     def items(self) -> list[Item]:
         """A static case or a whole session case per item: the static cases of a suite share one

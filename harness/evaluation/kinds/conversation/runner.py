@@ -9,9 +9,11 @@ from __future__ import annotations
 
 import copy
 import dataclasses
+import threading
 import time
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import asdict, replace
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -93,6 +95,7 @@ class ConversationKind:
         self._projects: dict[Path, Project] = {}
         self._agents: dict[Path, ScriptedAgent] = {}
         self._agent_runs: dict[tuple[str, int], AgentRun | None] = {}
+        self._measuring = threading.Lock()  # a turn's agent run is measured once, whichever mode's worker asks first
 
     @classmethod
     def for_run(cls, suite: ConversationSuite, options: KindOptions, rules: TurnRules = STRICT) -> ConversationKind:
@@ -147,10 +150,17 @@ class ConversationKind:
         return not_applicable(system)
 
     def execute(self, engine: Engine) -> Iterator[Step[TurnResult]]:
+        """Each scenario in each mode a task of the engine's crew, in a namespace of its own (its
+        turns in order, as they depend on each other); its project is read here, once, first."""
         port = adapter(engine, self.settings)
-        for mode in engine.modes:
-            for scenario in self.suite.scenarios:
-                yield from self._scenario(port, engine.backend.name, mode, scenario)
+
+        def tasks() -> Iterator[Callable[[], Iterator[Step[TurnResult]]]]:
+            for mode in engine.modes:
+                for scenario in self.suite.scenarios:
+                    self.project(scenario)
+                    yield partial(self._scenario, port, engine.backend.name, mode, scenario)
+
+        yield from engine.crew.steps(tasks())
 
     def _scenario(
         self, port: ConversationPort, backend: str, mode: Mode, scenario: Scenario
@@ -198,12 +208,13 @@ class ConversationKind:
         key = (scenario.name, turn.number)
         if scenario.project is None:
             return None
-        if key not in self._agent_runs:
-            if scenario.project not in self._agents:
-                self._agents[scenario.project] = ScriptedAgent(scenario.project)
-            agent = self._agents[scenario.project]
-            self._agent_runs[key] = agent.run(spoken, turn.user, turn.checks.answer_terms)
-        return self._agent_runs[key]
+        with self._measuring:
+            if key not in self._agent_runs:
+                if scenario.project not in self._agents:
+                    self._agents[scenario.project] = ScriptedAgent(scenario.project)
+                agent = self._agents[scenario.project]
+                self._agent_runs[key] = agent.run(spoken, turn.user, turn.checks.answer_terms)
+            return self._agent_runs[key]
 
     def _play(
         self,

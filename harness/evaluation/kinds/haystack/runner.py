@@ -12,13 +12,15 @@ from __future__ import annotations
 
 import time
 import uuid
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
+from functools import partial
 from pathlib import Path
 from typing import Any, ClassVar
 
 from harness.backends.base import Hit
 from harness.backends.failures import connection_lost
+from harness.evaluation.crew import Crew
 from harness.evaluation.embedders import selection_texts
 from harness.evaluation.judged_rules import Rule
 from harness.evaluation.kind import Engine, Item, Step
@@ -108,6 +110,9 @@ class HaystackKind:
     """The timings of the shard reports a merge restored (their work added up in the report)."""
     groups: dict[str, frozenset[int]] | None = None
     """Per haystack, its questions' positions in the file (what `only` selects; read on first use)."""
+    _read: dict[str, int] = field(default_factory=dict)
+    """Each haystack's place in the run's order: haystacks run at once finish in any order, and
+    their timings and skipped questions are reported in this one."""
     asserted: frozenset[Mode] = frozenset({Mode.BM25})
     """bm25 is the system under test: the built-in questions are written so that their words find
     their evidence; vector and hybrid are measured (a failure there fails only against a baseline)."""
@@ -128,19 +133,28 @@ class HaystackKind:
         return selection_texts(self.selection)
 
     def execute(self, engine: Engine) -> Iterator[Step[QuestionResult]]:
-        yield from self.through(adapter(engine, self.granularity, self.embedding_model, self.rules), engine.modes)
+        port = adapter(engine, self.granularity, self.embedding_model, self.rules)
+        yield from self.through(port, engine.modes, engine.crew)
 
-    def through(self, port: HaystackPort, modes: Sequence[Mode]) -> Iterator[Step[QuestionResult]]:
+    def through(
+        self, port: HaystackPort, modes: Sequence[Mode], crew: Crew | None = None
+    ) -> Iterator[Step[QuestionResult]]:
         """Each haystack ingested into a fresh namespace of the port, each of its scored questions
-        searched there in every mode and scored against its gold, then the namespace dropped."""
+        searched there in every mode and scored against its gold, then the namespace dropped; up
+        to the crew's size of haystacks at once (read in order here, each run on its worker)."""
         if (device := port.embedding_device) is not None:
             self.embedding_device = device
         namespace = f"h{uuid.uuid4().hex[:12]}"
         read = self.selection.reader.read(self.selection.selected)
-        for number, arrived in enumerate(port.read(read)):
-            haystack = arrived.haystack
-            self.notes.extend(f"{haystack.id}: {note}" for note in haystack.notes)
-            yield from self._haystack(modes, arrived, f"{namespace}_{number}")
+
+        def tasks() -> Iterator[Callable[[], Iterator[Step[QuestionResult]]]]:
+            for number, arrived in enumerate(port.read(read)):
+                haystack = arrived.haystack
+                self._read[haystack.id] = number
+                self.notes.extend(f"{haystack.id}: {note}" for note in haystack.notes)
+                yield partial(self._haystack, modes, arrived, f"{namespace}_{number}")
+
+        yield from (crew or Crew()).steps(tasks())
 
     def _haystack(self, modes: Sequence[Mode], arrived: Arrived, namespace: str) -> Iterator[Step[QuestionResult]]:
         haystack = arrived.haystack
@@ -177,11 +191,15 @@ class HaystackKind:
 
     def evaluation(self, results: Sequence[QuestionResult], modes: Sequence[Mode], wall_s: float) -> Evaluation:
         """The run as the dataset report reads it: asked and skipped questions, timings, notes."""
+
+        def place(haystack: str) -> int:
+            return self._read.get(haystack, len(self._read))
+
         return Evaluation(
             self.granularity,
             tuple(modes),
-            [*results, *self.skipped],
-            list(self.haystacks),
+            [*results, *sorted(self.skipped, key=lambda r: place(r.haystack))],
+            sorted(self.haystacks, key=lambda h: place(h.id)),
             list(self.notes),
             wall_s,
             peak_rss_mb(),

@@ -6,6 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from enum import StrEnum
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -23,7 +24,7 @@ from harness.evaluation.kinds.lifecycle.summary import ModeSummary, summarise
 from harness.evaluation.kinds.lifecycle.system import UNOBSERVED, SystemAdapter
 from harness.metrics.evaluate import QrelsByQuery, RunByQuery
 from harness.metrics.grades import THRESHOLDS, Grade
-from harness.models.scenario import LifecycleSuite
+from harness.models.scenario import LifecycleSuite, Scenario
 from harness.models.scoresheet import CaseScore, ScoreSheet
 from harness.pipeline.lifecycle.memory import seed
 from harness.pipeline.lifecycle.rules import HARNESS_RULES, MNEMONIC_RULES, LifecycleRules, RulesetName, lifecycle_rules
@@ -113,20 +114,22 @@ class LifecycleKind:
         return SystemAdapter(engine.system)
 
     def execute(self, engine: Engine) -> Iterator[Step[LifecycleResult]]:
-        backend = engine.backend.name
+        """Each scenario a task of the engine's crew: it runs in namespaces of its own."""
+        yield from engine.crew.steps(partial(self._scenario, engine, scenario) for scenario in self.suite.scenarios)
+
+    def _scenario(self, engine: Engine, scenario: Scenario) -> Iterator[Step[LifecycleResult]]:
         limit = self.suite.max_results
-        for scenario in self.suite.scenarios:
-            results = []
-            for mode in engine.modes:
-                result = LifecycleResult(scenario.name, scenario.raw, backend, mode.value)
-                try:
-                    # the adapter here, in the try: a reference embedder that fails to build is this result's error
-                    port = self.adapter(engine).open(scenario, mode)
-                    run = runner.run(scenario, port, limit, self.settings)
-                    results.append(judge(scenario, run, result, limit, self.rules.fixed_cutoff))
-                except Exception as exc:  # noqa: BLE001 - a scenario's error is its result; the run goes on
-                    results.append(result.fail_with(exc))
-            yield Step(scenario.name, results)
+        results = []
+        for mode in engine.modes:
+            result = LifecycleResult(scenario.name, scenario.raw, engine.backend.name, mode.value)
+            try:
+                # the adapter here, in the try: a reference embedder that fails to build is this result's error
+                port = self.adapter(engine).open(scenario, mode)
+                run = runner.run(scenario, port, limit, self.settings)
+                results.append(judge(scenario, run, result, limit, self.rules.fixed_cutoff))
+            except Exception as exc:  # noqa: BLE001 - a scenario's error is its result; the run goes on
+                results.append(result.fail_with(exc))
+        yield Step(scenario.name, results)
 
     def items(self) -> list[Item]:
         """A scenario per item: it runs in a namespace of its own, so it is its own group."""

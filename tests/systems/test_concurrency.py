@@ -1,0 +1,204 @@
+"""`--concurrency N`: every kind through a service that answers in random order, after random
+delays, reports item by item what a serial run reports, in the same order; only latencies and
+the run's throughput differ. The service's declared `max_concurrency` is never exceeded, a system
+that runs serially says so, and a run interrupted at N > 1 stops every worker, reports what
+finished and leaves nothing on the service."""
+
+from __future__ import annotations
+
+import json
+import signal
+import threading
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from harness.backends.registry import connect
+from harness.errors import Interrupted
+from harness.evaluation.crew import Crew
+from harness.evaluation.kind import Engine, KindOptions
+from harness.evaluation.kinds import kinds_for
+from harness.evaluation.runner import run
+from harness.pipeline.settings import Mode
+from harness.reports.document import TIMING
+from harness.systems import http, stopping
+from harness.systems.bound import bind_on_engine
+from harness.systems.protocol import Opening, Record
+from tests.faults.helpers import Watched, reports, write_suite
+from tests.reports.pages import harness
+from tests.systems.memory_server import Store, serving
+
+DELAY_S = 0.01
+"""Each request waits up to this long on the service: requests in flight together finish in any order."""
+LATENCY = {"latency_ms", "latency_s", "p50_ms", "p95_ms", "timing", "created_at", "checksum", *TIMING}
+"""What differs between two runs of the same items: how long they took, and when."""
+
+
+@pytest.fixture(autouse=True)
+def _state(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setenv("HARNESS_STATE_DIR", str(tmp_path / "state"))
+
+
+def _same(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {k: _same(v) for k, v in value.items() if k not in LATENCY}
+    if isinstance(value, list):
+        return [_same(v) for v in value]
+    return value
+
+
+def _run(folder: Path, url: str, suite: str, concurrency: int) -> tuple[int, dict[str, Any]]:
+    out = folder / f"at{concurrency}"
+    code = harness(
+        folder, "run", "--system", f"http:{url}", "-s", suite, "-m", "bm25", "--out", str(out),
+        "--concurrency", str(concurrency),
+    )  # fmt: skip
+    (path,) = [p for p in out.glob("*.json") if "latest" not in p.name]
+    return code, json.loads(path.read_text())
+
+
+KINDS = [
+    pytest.param("builtin", ("scopes", "replace"), id="beliefs"),
+    pytest.param("haystack:builtin", ("scopes",), id="haystack"),
+    pytest.param("lifecycle:builtin", ("timestamps", "clock", "access", "consolidation"), id="lifecycle"),
+    pytest.param("conversation:builtin", ("budget",), id="conversation"),
+]
+
+
+@pytest.mark.parametrize(("suite", "capabilities"), KINDS)
+def test_every_kind_reports_at_n_what_it_reports_serially(
+    tmp_path: Path, suite: str, capabilities: tuple[str, ...]
+) -> None:
+    store = Store(extended=True, capabilities=capabilities, delay=DELAY_S)
+    with serving(store) as url:
+        serial_code, serial = _run(tmp_path, url, suite, 1)
+        assert store.most_in_flight == 1
+        assert store.records == {}
+        parallel_code, parallel = _run(tmp_path, url, suite, 4)
+    assert 1 < store.most_in_flight <= 4  # several at once, never more than asked
+    assert store.records == {}  # every namespace dropped
+    assert serial["not_applicable"] is None
+    assert (serial["concurrency"], parallel["concurrency"]) == (1, 4)
+    assert parallel_code == serial_code
+    assert [row["id"] for row in parallel["view"]["rows"]] == [row["id"] for row in serial["view"]["rows"]]
+    assert _same(parallel) == _same(serial)
+    assert len(serial[serial["view"]["items"]]) > 1
+    throughput = parallel["throughput"]
+    assert throughput["operations"] == serial["throughput"]["operations"] > 0
+    assert throughput["records_added"] == serial["throughput"]["records_added"] > 0
+    assert throughput["operations_per_s"] > 0
+
+
+def test_errors_and_the_threshold_are_as_in_a_serial_run(tmp_path: Path) -> None:
+    """A service answering ids it was never given: each such result an error, the run over the
+    error threshold (exit 1), the same results at 1 and at 4."""
+    store = Store(extended=True, mangle=True, delay=DELAY_S)
+    with serving(store) as url:
+        serial_code, serial = _run(tmp_path, url, "builtin", 1)
+        parallel_code, parallel = _run(tmp_path, url, "builtin", 4)
+    assert serial_code == parallel_code == 1
+    errors = [case["error"] for case in serial["cases"] if case["error"]]
+    assert errors
+    assert [case["error"] for case in parallel["cases"] if case["error"]] == errors
+    assert _same(parallel) == _same(serial)
+
+
+def test_the_declared_max_concurrency_is_never_exceeded(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    store = Store(extended=True, delay=DELAY_S, max_concurrency=2)
+    with serving(store) as url:
+        code, report = _run(tmp_path, url, "builtin", 8)
+    assert code == 0
+    assert store.most_in_flight == 2
+    assert report["concurrency"] == 2
+    assert "runs at concurrency 2, not 8: it takes at most 2 at once" in capsys.readouterr().err
+
+
+def test_the_reference_pipeline_runs_serially_and_says_why(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    runs = []
+    for concurrency in (1, 4):
+        out = tmp_path / f"at{concurrency}"
+        assert harness(tmp_path, "run", "-m", "bm25", "--out", str(out), "--concurrency", str(concurrency)) == 0
+        (path,) = [p for p in out.glob("*.json") if "latest" not in p.name]
+        runs.append(json.loads(path.read_text()))
+    assert [r["concurrency"] for r in runs] == [1, 1]
+    assert _same(runs[0]) == _same(runs[1])
+    assert (
+        "system 'reference' runs at concurrency 1, not 4: the reference pipeline's work is" in capsys.readouterr().err
+    )
+
+
+def test_an_interrupted_run_stops_every_worker_and_keeps_what_finished() -> None:
+    """Interrupted after 10 finished cases at concurrency 4: no request is in flight once the run
+    returns, the cases that finished are reported in their serial order, and nothing of the run
+    is left on the service."""
+    store = Store(extended=True, delay=DELAY_S)
+    plan = kinds_for(["builtin"], KindOptions([Mode.BM25]), {})
+    (kind,) = [p.kind for p in plan]
+    serial_order = list(kind.item_ids())
+    seen: list[str] = []
+
+    def interrupt_after_ten(item: str) -> None:
+        seen.append(item)
+        if len(seen) == 10:
+            raise Interrupted("SIGINT", 130)
+
+    with serving(store) as url:
+        backend = connect("embedded")
+        bound = bind_on_engine(http.spec(url), backend, "embedded", None, None, recorded=False)
+        outcome = run(kind, Engine(backend, None, (Mode.BM25,), bound, Crew(4)), interrupt_after_ten)
+        assert store.in_flight == 0
+        assert store.records == {}
+    assert isinstance(outcome.stopped, Interrupted)
+    assert 10 <= outcome.done < len(serial_order)
+    ids = [r.item_id for r in outcome.results]
+    assert len(ids) == outcome.done  # every finished case, those finished after the interrupt too
+    assert ids == sorted(ids, key=serial_order.index)
+    assert set(seen) <= set(ids)
+
+
+CASES = 400
+"""Cases of the suite the signal test interrupts: at 4 at once with up to 10 ms each, far from done after 20."""
+
+
+def test_sigint_at_n_writes_the_finished_cases_as_an_incomplete_report(tmp_path: Path) -> None:
+    suite = write_suite(tmp_path / "suite", CASES, memories=50)
+    store = Store(extended=True, delay=DELAY_S)
+    out = tmp_path / "out"
+    with serving(store) as url:
+        args = ("run", "--system", f"http:{url}", "-m", "bm25", "-s", str(suite), "--concurrency", "4")
+        with Watched(*args, "--out", str(out), cwd=tmp_path) as watched:
+            watched.wait_progress("cases", 20)
+            watched.process.send_signal(signal.SIGINT)
+            assert watched.finish() == 130, watched.stderr[-3000:]
+        assert store.in_flight == 0
+        assert store.records == {}  # each worker's namespace, and the shared one, dropped
+    (line,) = watched.harness_lines()
+    assert line.startswith("harness: interrupted by SIGINT: run on embedded after "), line
+    assert "Traceback" not in watched.stderr
+    (path,) = reports(out, "run-embedded-*incomplete-*.json")
+    report = json.loads(path.read_text())
+    finished = len(report["cases"])
+    assert 20 <= finished < CASES
+    assert f"after {finished} of {CASES} cases" in report["incomplete_reason"]
+
+
+def test_a_long_add_ends_at_the_next_request_once_the_run_stops() -> None:
+    """A worker's add of many records, one request each, checks the run's stop between requests:
+    Ctrl-C at N > 1 waits for one request per worker, not for a haystack's whole ingest."""
+    store = Store(extended=True)
+    stop = threading.Event()
+    answer = store.add
+
+    def add_then_stop(body: dict[str, Any]) -> dict[str, Any]:
+        if store.adds == 4:
+            stop.set()  # the run stops while the fifth record is being added
+        return answer(body)
+
+    store.add = add_then_stop  # type: ignore[method-assign]
+    records = [Record(f"r{i}", f"record {i}", "u") for i in range(50)]
+    with serving(store) as url, stopping.watching(stop):
+        opened = http.spec(url).open(Opening(connect("embedded"), "embedded", None, "h0stop"))
+        with pytest.raises(stopping.Stopped):
+            opened.add(records)
+    assert store.adds == 5
