@@ -29,10 +29,7 @@ def test_content_terms_case_insensitive() -> None:
     assert ok.components == {"content": True}
     bad = judge_turn(TurnChecks(contains=("bar", "sand"), not_contains=("WATER",)), context, _no_facts)
     assert not bad.passed
-    assert bad.reasons == [
-        "content: term missing: the context lacks 'sand'",
-        "content: forbidden term: the context has 'WATER'",
-    ]
+    assert bad.reasons == ["content: term missing: the context lacks 'sand'", "content: forbidden term: the context has 'WATER'"]
     none = judge_turn(TurnChecks(contains_any=("sand", "rock")), context, _no_facts)
     assert none.components == {"content": False}
 

@@ -99,9 +99,7 @@ def test_a_gold_session_ranked_second_misses_at_one(kind: HaystackKind) -> None:
     (step, _) = list(kind.through(FakePort(first="s1"), (Mode.BM25,)))
     (result,) = step.results
     assert result.levels[0].metrics["recall_any@1"] == 0.0
-    assert kind.failures(result) == [
-        result.id + ": session: ranked below the top: gold s2 not in the top 1 (ranked first: s1, s2)"
-    ]
+    assert kind.failures(result) == [result.id + ": session: ranked below the top: gold s2 not in the top 1 (ranked first: s1, s2)"]
 
 
 def test_a_failed_ingest_is_each_asked_questions_error(kind: HaystackKind) -> None:

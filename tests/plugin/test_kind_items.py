@@ -120,9 +120,7 @@ def test_a_missed_haystack_question_fails_its_own_item_with_its_reasons(pytester
     run = _pytest(pytester, "-n", "2", "--harness-suite", "haystack:longmemeval-oracle", data=data)
     assert run.returncode == 1, run.stdout[-3000:] + run.stderr[-3000:]
     assert _outcomes(run.stdout) == {"haystack-embedded-bm25-q-violin": "FAILED"}, run.stdout[-3000:]
-    assert (
-        "q-violin: session: ranked below the top: gold e-violin not in the top 1 (ranked first: d-garden" in run.stdout
-    )
+    assert "q-violin: session: ranked below the top: gold e-violin not in the top 1 (ranked first: d-garden" in run.stdout
     assert "1 failed, 1 passed" in run.stdout
 
 
