@@ -35,6 +35,7 @@ from harness.backends.base import (
     ranked,
 )
 from harness.backends.descriptor import ContractNotes
+from harness.backends.embedded import EmbeddedBackend
 from harness.errors import BackendUnavailable
 
 WEIGHTS = {"name": 1.0, "aliases": 2.0}
@@ -58,6 +59,12 @@ SCORE_TOLERANCE = 1e-6
 def engine_b(backend: Backend) -> float:
     """The b an engine's BM25 uses: the contract's 0.75, unless the engine declares its own."""
     return float(getattr(backend, "bm25_b", B))
+
+
+def reference_engine(backend: Backend) -> EmbeddedBackend:
+    """The embedded engine with `backend`'s b: what tests that run a kind on every backend hold it
+    to, every other number being the contract's."""
+    return EmbeddedBackend(bm25_b=engine_b(backend))
 
 
 def bm25(tf: int, df: int, n_docs: int, length: int, avg_length: float, b: float = B) -> float:
