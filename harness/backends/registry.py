@@ -22,6 +22,7 @@ DESCRIPTORS: tuple[BackendDescriptor, ...] = (
     embedded.DESCRIPTOR,
     postgres.DESCRIPTOR,
     redis_search.REDIS,
+    redis_core.REDIS_CORE,
     redis_core.VALKEY,
     atlas.DESCRIPTOR,
 )

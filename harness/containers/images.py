@@ -6,10 +6,15 @@ packages; elsewhere it pulls the upstream images. The choice is explicit
 """
 
 import os
+import re
+import shutil
 import subprocess
+import sys
+import tempfile
 import time
 from collections import deque
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -24,6 +29,10 @@ from .spec import ContainerSpec, load_spec
 
 DOCKER_DIR = "docker"
 BASE_IMAGE_SCRIPT = "make-base-image.sh"
+WHEELS = "wheels.txt"
+"""In a build context: Python packages the image unpacks, fetched into its `wheels/` by the host's
+pip (its index and certificates) before the build, so the build itself needs only Debian's mirror."""
+_BASE = re.compile(r"^FROM\s+debian:([a-z]+)-slim\b", re.MULTILINE)
 
 Progress = Callable[[str], None]
 
@@ -63,8 +72,10 @@ def build_images(root: Path, backends: Iterable[str], progress: Progress, *, for
     client = docker_client(timeout=600)
     try:
         todo = [s for s in specs if s.local_image and (force or not _exists(client, s.local_image))]
-        if todo:
-            ensure_base_image(root, progress)
+        for release in sorted(
+            {r for s in todo if s.dockerfile for r in base_releases(root / DOCKER_DIR / s.dockerfile)}
+        ):
+            ensure_base_image(root, progress, release)
         results = []
         for spec in specs:
             if spec.local_image is None or spec.dockerfile is None:
@@ -83,10 +94,19 @@ def build_images(root: Path, backends: Iterable[str], progress: Progress, *, for
         client.close()
 
 
-def ensure_base_image(root: Path, progress: Progress) -> None:
-    """Run docker/make-base-image.sh (pull debian:trixie-slim, or debootstrap it)."""
+def base_releases(dockerfile: Path) -> list[str]:
+    """The Debian releases whose slim images a Dockerfile builds FROM (trixie, bullseye, ...)."""
+    try:
+        return _BASE.findall(dockerfile.read_text(encoding="utf-8"))
+    except OSError:
+        return []
+
+
+def ensure_base_image(root: Path, progress: Progress, release: str = "trixie") -> None:
+    """Run docker/make-base-image.sh RELEASE (pull debian:RELEASE-slim, or debootstrap it)."""
     script = root / DOCKER_DIR / BASE_IMAGE_SCRIPT
-    with subprocess.Popen(["bash", str(script)], stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True) as proc:
+    argv = ["bash", str(script), release]
+    with subprocess.Popen(argv, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True) as proc:
         assert proc.stdout is not None
         last = ""
         for line in proc.stdout:
@@ -101,17 +121,42 @@ def _build(client: docker.DockerClient, dockerfile: Path, tag: str, backend: str
     if not dockerfile.is_file():
         raise ContainerError(f"{backend}: Dockerfile {dockerfile} does not exist")
     tail: deque[str] = deque(maxlen=15)
-    stream = client.api.build(
-        path=str(dockerfile.parent), dockerfile=dockerfile.name, tag=tag, rm=True, forcerm=True, decode=True
-    )
-    for chunk in stream:
-        if "error" in chunk:
-            detail = "\n".join(tail)
-            raise ContainerError(f"{backend}: building {tag} failed: {chunk['error'].strip()}\n{detail}")
-        for line in chunk.get("stream", "").splitlines():
-            tail.append(line)
-            if line.startswith("Step "):
-                progress(f"{backend}: {line}")
+    with _context(dockerfile.parent, backend, progress) as context:
+        stream = client.api.build(
+            path=str(context), dockerfile=dockerfile.name, tag=tag, rm=True, forcerm=True, decode=True
+        )
+        for chunk in stream:
+            if "error" in chunk:
+                detail = "\n".join(tail)
+                raise ContainerError(f"{backend}: building {tag} failed: {chunk['error'].strip()}\n{detail}")
+            for line in chunk.get("stream", "").splitlines():
+                tail.append(line)
+                if line.startswith("Step "):
+                    progress(f"{backend}: {line}")
+
+
+@contextmanager
+def _context(folder: Path, backend: str, progress: Progress) -> Iterator[Path]:
+    """The build context: the Dockerfile's folder, or, where it lists wheels (`wheels.txt`), a
+    temporary copy with them downloaded into `wheels/` (the checkout is never written to)."""
+    if not (folder / WHEELS).is_file():
+        yield folder
+        return
+    with tempfile.TemporaryDirectory(prefix="harness-build-") as tmp:
+        context = Path(tmp) / "context"
+        shutil.copytree(folder, context)
+        progress(f"{backend}: pip download -r {WHEELS}")
+        argv = [sys.executable, "-m", "pip", "download", "--quiet", "--no-deps", "--only-binary=:all:"]
+        done = subprocess.run(
+            [*argv, "-r", str(folder / WHEELS), "-d", str(context / "wheels")],
+            capture_output=True,
+            text=True,
+            check=False,
+        )
+        if done.returncode != 0:
+            last = (done.stderr.strip().splitlines() or [f"pip exited with {done.returncode}"])[-1]
+            raise ContainerError(f"{backend}: downloading the wheels in {folder / WHEELS} failed: {last}")
+        yield context
 
 
 def _exists(client: docker.DockerClient, image: str) -> bool:

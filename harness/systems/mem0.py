@@ -10,8 +10,8 @@ placeholder OpenAI clients that are never called (`infer=False`) and point at a 
 and its telemetry is switched off before mem0 is imported (`MEM0_TELEMETRY=False`), as its
 folder is the run's (`MEM0_DIR`, unless the user set it; `own_files`), never `~/.mem0`.
 
-mem0's Redis and Valkey stores need the Redis Query Engine or valkey-search (`FT.CREATE`),
-which Debian's redis 8.0.2 and valkey 8.1.1 (the harness's images) lack: Postgres only here.
+mem0's Redis and Valkey stores need the Redis Query Engine or valkey-search (`FT.CREATE`);
+the harness's `redis` backend has it, but mem0's Redis store is not wired here: Postgres only.
 """
 
 from __future__ import annotations

@@ -296,6 +296,6 @@ SPEC = SystemSpec(
     name=NAME,
     open=open_popoto,
     summary="Popoto's ContextAssembler (BM25, hybrid RRF) on Redis or Valkey (extra: popoto)",
-    backends=frozenset({"redis", "valkey"}),
+    backends=frozenset({"redis", "redis-core", "valkey"}),
     drop=drop_leftovers,
 )

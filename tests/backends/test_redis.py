@@ -1,6 +1,6 @@
-"""Redis and Valkey backends: the core engine against the protocol contract (tests/backends/contract.py)
-and the built-in suite on live servers; the Query Engine backend's commands and reply parsing
-against reply shapes taken from the Redis documentation and RediSearch's own tests."""
+"""Redis and Valkey backends: the core engine (redis-core, valkey) and the Query Engine (redis) on
+live servers, besides the protocol contract (tests/backends/contract.py): the built-in suite, what
+the Query Engine's per-field indexes hold, and its commands and reply parsing without a server."""
 
 from __future__ import annotations
 
@@ -14,6 +14,7 @@ from harness.backends import redis_search
 from harness.backends.base import Absent, AnyOf, Eq, Filters, IndexSpec, Present
 from harness.backends.embedded import EmbeddedBackend
 from harness.backends.redis_core import RedisCoreBackend, vsim_attributes, vsim_filter
+from harness.backends.redis_search import RedisSearchBackend
 from harness.errors import BackendUnavailable
 from harness.evaluation.embedders import suite_embedder
 from harness.evaluation.kinds.beliefs.plan import Plan
@@ -24,14 +25,14 @@ from tests.backends import contract
 
 
 def _connect(url: str, name: str) -> Iterator[RedisCoreBackend]:
-    backend = RedisCoreBackend.connect(url, name)  # the core engine, even where FT.* exists
+    backend = RedisCoreBackend.connect(url, name)
     yield backend
     backend.close()
 
 
 @pytest.fixture(scope="module")
 def redis_backend(server_url) -> Iterator[RedisCoreBackend]:
-    yield from _connect(server_url("redis"), "redis")
+    yield from _connect(server_url("redis-core"), "redis-core")
 
 
 @pytest.fixture(scope="module")
@@ -39,9 +40,16 @@ def valkey_backend(server_url) -> Iterator[RedisCoreBackend]:
     yield from _connect(server_url("valkey"), "valkey")
 
 
-@pytest.fixture(scope="module", params=["redis", "valkey"])
+@pytest.fixture(scope="module", params=["redis-core", "valkey"])
 def core(request: pytest.FixtureRequest) -> RedisCoreBackend:
-    return request.getfixturevalue(f"{request.param}_backend")
+    return request.getfixturevalue("redis_backend" if request.param == "redis-core" else "valkey_backend")
+
+
+@pytest.fixture(scope="module")
+def query_engine(server_url) -> Iterator[RedisSearchBackend]:
+    backend = RedisSearchBackend.connect(server_url("redis"))
+    yield backend
+    backend.close()
 
 
 def _keys(backend: RedisCoreBackend, namespace: str) -> list[str]:
@@ -66,8 +74,9 @@ def test_vector_refused_on_valkey(valkey_backend: RedisCoreBackend) -> None:
 
 def test_info_names_the_engine(core: RedisCoreBackend) -> None:
     info = core.info()
-    assert info.engine == f"{core.name} core"
-    assert info.server_version.startswith(f"{core.name} ")
+    flavour = core.name.removesuffix("-core")
+    assert info.engine == f"{flavour} core"
+    assert info.server_version.startswith(f"{flavour} ")
     assert "ln(1+(N-n+0.5)/(n+0.5))" in info.lexical_scorer
 
 
@@ -102,11 +111,11 @@ def test_load_refuses_ids_already_indexed(core: RedisCoreBackend) -> None:
 
 def test_unreachable_server_is_one_line() -> None:
     with pytest.raises(BackendUnavailable) as raised:
-        RedisCoreBackend.connect("redis://user:secret@127.0.0.1:1/0", "redis")
+        RedisCoreBackend.connect("redis://user:secret@127.0.0.1:1/0", "redis-core")
     message = str(raised.value)
     assert "\n" not in message
     assert "secret" not in message
-    assert message.startswith("redis at redis://user:***@127.0.0.1:1/0")
+    assert message.startswith("redis-core at redis://user:***@127.0.0.1:1/0")
 
 
 def test_vsim_filter_expression() -> None:
@@ -145,11 +154,13 @@ def test_builtin_suite_bm25(core: RedisCoreBackend) -> None:
     assert _failures(results) == []
 
 
-def test_builtin_suite_vector_and_hybrid_match_embedded(redis_backend: RedisCoreBackend) -> None:
-    """Exact cosine on both sides, so vector and hybrid retrieve what the embedded backend does."""
+@pytest.mark.parametrize("engine", ["redis_backend", "query_engine"])
+def test_builtin_suite_vector_and_hybrid_match_embedded(engine: str, request: pytest.FixtureRequest) -> None:
+    """Exact cosine on both sides (Vector Sets' TRUTH scan, the Query Engine's FLAT index), so
+    vector and hybrid retrieve what the embedded backend does."""
     plan = Plan([load_suite(BUILTIN)], [Mode.VECTOR, Mode.HYBRID])
     embedder = suite_embedder("all-MiniLM-L6-v2")
-    got = execute(plan, redis_backend, embedder)
+    got = execute(plan, request.getfixturevalue(engine), embedder)
     want = execute(plan, EmbeddedBackend(), embedder)
     assert [r.error for r in got] == [None] * len(got)
 
@@ -162,6 +173,63 @@ def test_builtin_suite_vector_and_hybrid_match_embedded(redis_backend: RedisCore
         if set(retrieved(r)) != set(retrieved(w))
     ]
     assert differences == []
+
+
+# -- the Query Engine on a live server ---------------------------------------------------------
+
+
+def test_query_engine_info_says_its_b(query_engine: RedisSearchBackend) -> None:
+    """The scorer line names BM25STD per field and the b the server's RediSearch uses."""
+    info = query_engine.info()
+    assert info.engine == "redis query engine"
+    assert f"b={query_engine.bm25_b}" in info.lexical_scorer
+    assert "FLAT (exact)" in (info.vector_engine or "")
+    assert bool(info.notes) == (query_engine.bm25_b != 0.75)
+
+
+def test_query_engine_keeps_a_hash_per_non_empty_field(query_engine: RedisSearchBackend) -> None:
+    """A field's index sees only the documents having that field (Lucene's N and average length):
+    an empty field has no hash, and an upsert that empties one removes it."""
+    docs = [contract.doc("a", "pg", "postgres"), contract.doc("b", "redis", "")]
+    index = query_engine.create_index("qf", contract.spec())
+    index.load(docs)
+    index.wait_ready(2, 30)
+    client = query_engine._client
+    assert set(client.scan_iter(match="h:{qf}:f:aliases:*")) == {"h:{qf}:f:aliases:a"}
+    index.upsert([contract.doc("a", "pg", "")])
+    assert list(client.scan_iter(match="h:{qf}:f:aliases:*")) == []
+    assert [h.id for h in index.lexical(["postgres"], Filters(), 5)] == []
+    index.drop()
+    assert list(client.scan_iter(match="h:{qf}:*")) == []
+    assert not [n for n in client.execute_command("FT._LIST") if n.startswith("h:{qf}:")]
+
+
+def test_query_engine_reads_every_match_past_the_first_page(
+    query_engine: RedisSearchBackend, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Every document containing a term counts in the sum, however many there are."""
+    monkeypatch.setattr(redis_search, "_PAGE", 3)
+    docs = [contract.doc(f"d{i:02d}", "same words" if i % 2 else "same", "words") for i in range(10)]
+    index = query_engine.create_index("qp", contract.spec())
+    index.load(docs)
+    index.wait_ready(len(docs), 30)
+    want = contract.reference_lexical(docs, contract.WEIGHTS, ["words"], Filters(), 4, query_engine.bm25_b)
+    contract.assert_same_hits(index.lexical(["words"], Filters(), 4), want)
+    index.drop()
+
+
+def test_query_engine_builtin_suite_bm25(query_engine: RedisSearchBackend) -> None:
+    results = execute(Plan([load_suite(BUILTIN)], [Mode.BM25]), query_engine, None)
+    assert results
+    assert _failures(results) == []
+
+
+def test_query_engine_without_ft_is_refused(redis_backend: RedisCoreBackend, server_url) -> None:
+    """Debian's redis has no FT.*: `-b redis` on it says so, in one line, and names the core engine."""
+    if redis_search.detect(redis_backend._client):
+        pytest.skip("this core server is redis:8, which has the Query Engine")
+    with pytest.raises(BackendUnavailable, match=r"no Query Engine .* -b redis-core$"):
+        RedisSearchBackend.connect(server_url("redis-core"))
 
 
 # -- the Query Engine backend, without a server -----------------------------------------------
@@ -182,22 +250,34 @@ def test_detect_needs_ft_search() -> None:
     assert not redis_search.detect(_Commands(["VADD"]))
 
 
-def test_create_command() -> None:
+def test_b_follows_the_module_version() -> None:
+    """RediSearch 8.0 changed BM25STD's b from 0.5 to 0.75 (RediSearch PR #5849)."""
+    assert redis_search.bm25_b(21005) == 0.5
+    assert redis_search.bm25_b(80000) == 0.75
+    assert redis_search.bm25_b(80205) == 0.75
+
+
+def test_create_commands() -> None:
     spec = IndexSpec({"name": 1.0, "aliases": 2.0}, 384, contract.ATTRIBUTES)
-    command = redis_search.create_command("h_ns", "h:{ns}:d:", spec)
-    assert command == [
-        "FT.CREATE", "h_ns", "ON", "HASH", "PREFIX", 1, "h:{ns}:d:", "STOPWORDS", 0, "SCHEMA",
-        "name", "TEXT", "NOSTEM", "WEIGHT", 1.0,
-        "aliases", "TEXT", "NOSTEM", "WEIGHT", 2.0,
+    tags = [
         "_owner", "TAG", "SEPARATOR", ",", "CASESENSITIVE", "INDEXMISSING",
         "_tags", "TAG", "SEPARATOR", ",", "CASESENSITIVE", "INDEXMISSING",
         "_kind", "TAG", "SEPARATOR", ",", "CASESENSITIVE", "INDEXMISSING",
         "_live", "TAG", "INDEXMISSING",
-        "_vec", "VECTOR", "HNSW", 6, "TYPE", "FLOAT32", "DIM", 384, "DISTANCE_METRIC", "COSINE",
+    ]  # fmt: skip
+    assert redis_search.field_create_command("i", "h:{ns}:f:aliases:", "aliases", spec) == [
+        "FT.CREATE", "i", "ON", "HASH", "PREFIX", 1, "h:{ns}:f:aliases:", "STOPWORDS", 0, "SCHEMA",
+        "aliases", "TEXT", "NOSTEM", *tags,
+    ]  # fmt: skip
+    assert redis_search.vector_create_command("v", "h:{ns}:d:", spec) == [
+        "FT.CREATE", "v", "ON", "HASH", "PREFIX", 1, "h:{ns}:d:", "STOPWORDS", 0, "SCHEMA", *tags,
+        "_vec", "VECTOR", "FLAT", 6, "TYPE", "FLOAT32", "DIM", 384, "DISTANCE_METRIC", "COSINE",
     ]  # fmt: skip
 
 
-def test_lexical_query_weighs_filters_zero() -> None:
+def test_admitted_query_holds_the_filters() -> None:
+    """Filters are an unscored query of their own (RediSearch 2.10 scores a TAG predicate even at
+    `$weight: 0`); the scored queries are one term in one field, nothing else."""
     filters = Filters(
         Eq("owner", "u1"),
         Eq("live", True),
@@ -206,94 +286,45 @@ def test_lexical_query_weighs_filters_zero() -> None:
         Present("kind"),
         Absent("owner"),
     )
-    query = redis_search.lexical_query(["name", "aliases"], ["pg", "postgres"], filters)
-    assert query == (
-        r"(@name|aliases:(pg|postgres)) "
-        r"((@_owner:{u1} @_live:{1} @_tags:{domain\:a|user\:universal} @_kind:{entity}"
-        r" -ismissing(@_kind) ismissing(@_owner)) => { $weight: 0.0; })"
+    assert redis_search.admitted_query("aliases", ["pg", "postgres"], filters) == (
+        r"(@aliases:(pg|postgres)) "
+        r"@_owner:{u1} @_live:{1} @_tags:{domain\:a|user\:universal} @_kind:{entity}"
+        r" -ismissing(@_kind) ismissing(@_owner)"
     )
-    assert redis_search.lexical_query(["name"], ["pg"], Filters()) == "(@name:(pg))"
-    assert redis_search.lexical_query(["name"], ["pg"], Filters(AnyOf("tags", frozenset()))) is None
+    assert redis_search.admitted_query("name", ["pg"], Filters()) == ""
+    assert redis_search.admitted_query("name", ["pg"], Filters(AnyOf("tags", frozenset()))) is None
+    assert redis_search.term_query("name", "pg") == "@name:(pg)"
 
 
 def test_search_command() -> None:
-    assert redis_search.search_command("h_ns", "(@name:(pg))", 10) == [
-        "FT.SEARCH", "h_ns", "(@name:(pg))", "NOCONTENT", "VERBATIM", "WITHSCORES", "EXPLAINSCORE",
+    assert redis_search.search_command("i", "@name:(pg)", 10) == [
+        "FT.SEARCH", "i", "@name:(pg)", "NOCONTENT", "VERBATIM", "WITHSCORES",
         "SCORER", "BM25STD", "LIMIT", 0, 10, "DIALECT", 2,
+    ]  # fmt: skip
+    assert redis_search.search_command("i", "@_owner:{u}", 5, scored=False) == [
+        "FT.SEARCH", "i", "@_owner:{u}", "NOCONTENT", "VERBATIM", "LIMIT", 0, 5, "DIALECT", 2,
     ]  # fmt: skip
 
 
 def test_knn_command() -> None:
     blob = np.ones(2, dtype=np.float32).tobytes()
-    command = redis_search.knn_command("h_ns", blob, Filters(Eq("owner", "u1"), Eq("live", False)), 5)
+    command = redis_search.knn_command("v", blob, Filters(Eq("owner", "u1"), Eq("live", False)), 5)
     assert command == [
-        "FT.SEARCH", "h_ns", "(@_owner:{u1} @_live:{0})=>[KNN $K @_vec $BLOB EF_RUNTIME $EF AS __dist]",
-        "PARAMS", 6, "K", 5, "BLOB", blob, "EF", 100,
+        "FT.SEARCH", "v", "(@_owner:{u1} @_live:{0})=>[KNN $K @_vec $BLOB AS __dist]",
+        "PARAMS", 4, "K", 5, "BLOB", blob,
         "SORTBY", "__dist", "ASC", "RETURN", 1, "__dist", "LIMIT", 0, 5, "DIALECT", 2,
     ]  # fmt: skip
-    assert redis_search.knn_command("h_ns", blob, Filters(), 500)[2].startswith("*=>[KNN")
+    assert redis_search.knn_command("v", blob, Filters(), 500)[2].startswith("*=>[KNN")
 
 
-# RediSearch tests/pytests/test_scorers.py, testBM25STDScorerExplanation: the explanation of doc1 for
-# `hello world` over `title TEXT WEIGHT 10` (hence F 10.00), then for a query with nested weights.
-_HELLO = (
-    "hello: (0.27 = Weight 1.00 * IDF 0.13 * (F 10.00 * (k1 1.2 + 1)) /"
-    " (F 10.00 + k1 1.2 * (1 - b 0.75 + b 0.75 * Doc Len 23 / Average Doc Len 34.33)))"
-)
-_WORLD = (
-    "world: (0.27 = Weight 1.00 * IDF 0.13 * (F 10.00 * (k1 1.2 + 1)) /"
-    " (F 10.00 + k1 1.2 * (1 - b 0.75 + b 0.75 * Doc Len 23 / Average Doc Len 34.33)))"
-)
-_EXPLAINED = [
-    "Final BM25 : words BM25 0.54 * document score 1.00",
-    [["(Weight 1.00 * children BM25 0.54)", [_HELLO, _WORLD]]],
-]
-_WEIGHTED = [
-    "Final BM25 : words BM25 0.12 * document score 1.00",
-    [[
-        "(Weight 0.30 * children BM25 0.40)",
-        [
-            "hello: (0.13 = Weight 0.50 * IDF 0.13 * (F 10.00 * (k1 1.2 + 1)) /"
-            " (F 10.00 + k1 1.2 * (1 - b 0.75 + b 0.75 * Doc Len 23 / Average Doc Len 34.33)))",
-            _WORLD,
-        ],
-    ]],
-]  # fmt: skip
-# Same file, testOptionalAndWildcardScoring: a single-term query has no aggregate level.
-_SINGLE = [
-    "Final BM25 : words BM25 0.63 * document score 1.00",
-    [
-        "words: (0.63 = Weight 1.00 * IDF 0.69 * (F 1.00 * (k1 1.2 + 1)) /"
-        " (F 1.00 + k1 1.2 * (1 - b 0.75 + b 0.75 * Doc Len 5 / Average Doc Len 4.00)))"
-    ],
-]
+def test_parse_keys() -> None:
+    assert redis_search.parse_keys([2, "h:{ns}:f:name:a", "h:{ns}:f:name:b"], "h:{ns}:f:name:") == {"a", "b"}
 
 
-def test_explain_shares_follow_the_documented_tree() -> None:
-    """Shares are recomputed from the printed (2-decimal) factors: close to each leaf's printed value."""
-    assert redis_search.explain_shares(_EXPLAINED) == pytest.approx({"hello": 0.27, "world": 0.27}, abs=0.01)
-    shares = redis_search.explain_shares(_WEIGHTED)
-    assert shares["hello"] / shares["world"] == pytest.approx(0.5)
-    assert shares["world"] == pytest.approx(0.30 * 0.27, abs=0.01)
-    assert redis_search.explain_shares(_SINGLE) == pytest.approx({"words": 0.63}, abs=0.01)
-
-
-def test_explain_drops_zero_weight_groups() -> None:
-    """Filters are wrapped in a `$weight: 0.0` group; its header has the documented aggregate form."""
-    tags = ["(Weight 0.00 * children BM25 0.31)", [_HELLO.replace("hello", "u1")]]
-    filtered = [_EXPLAINED[0], [["(Weight 1.00 * children BM25 0.54)", [_EXPLAINED[1][0], tags]]]]
-    assert set(redis_search.explain_shares(filtered)) == {"hello", "world"}
-
-
-def test_parse_search_reply() -> None:
-    # FT.SEARCH ... NOCONTENT WITHSCORES EXPLAINSCORE (RESP2): total, then id and [score, explanation].
-    reply = [2, "h:{ns}:d:doc1", ["0.5413533834586466", _EXPLAINED], "h:{ns}:d:doc9", ["0.12", _WEIGHTED]]
-    hits = redis_search.parse_search_reply(reply, "h:{ns}:d:", "name|aliases")
-    assert [h.id for h in hits] == ["doc1", "doc9"]
-    assert hits[0].score == pytest.approx(0.5413533834586466)
-    assert [(c.field, c.term) for c in hits[0].clauses] == [("name|aliases", "hello"), ("name|aliases", "world")]
-    assert sum(c.score for c in hits[0].clauses) == pytest.approx(hits[0].score, rel=1e-12)
-    assert hits[1].clauses[0].score == pytest.approx(0.04)
+def test_parse_scores() -> None:
+    # FT.SEARCH ... NOCONTENT WITHSCORES (RESP2): total, then key and score (17 significant digits).
+    reply = [2, "h:{ns}:f:name:doc1", "0.5413533834586466", "h:{ns}:f:name:doc9", "0.12"]
+    assert redis_search.parse_scores(reply, "h:{ns}:f:name:") == {"doc1": 0.5413533834586466, "doc9": 0.12}
 
 
 def test_parse_knn_reply() -> None:
@@ -313,19 +344,20 @@ def test_parse_info() -> None:
     assert redis_search.parse_info(new) == redis_search.IndexState(num_docs=3, indexing=True, failures=1)
 
 
-def test_hash_writes_present_attributes_only() -> None:
+def test_hashes_hold_present_attributes_and_non_empty_fields() -> None:
     index = redis_search.RedisSearchIndex(None, "ns", contract.spec())  # type: ignore[arg-type]  # no server needed
-    record = index._hash(contract.doc("a", "pg", "", owner=None, tags=("b", "a"), live=False))
-    assert record == {"name": "pg", "aliases": "", "_tags": "a,b", "_kind": "entity", "_live": 0}
+    hashes = index._hashes(contract.doc("a", "pg  sql", "", owner=None, tags=("b", "a"), live=False))
+    tags = {"_tags": "a,b", "_kind": "entity", "_live": 0}
+    assert hashes == [("h:{ns}:d:a", {"__doc": 1, **tags}), ("h:{ns}:f:name:a", {"name": "pg sql", **tags})]
     with pytest.raises(ValueError, match="separator"):
-        index._hash(contract.doc("b", "pg", "", tags=("a,b",)))
+        index._hashes(contract.doc("b", "pg", "", tags=("a,b",)))
 
 
 def test_hash_attributes_read_back_as_written() -> None:
     """What `attributes` decodes from the hash fields HMGET returns (strings) is what was written."""
     index = redis_search.RedisSearchIndex(None, "ns", contract.spec())  # type: ignore[arg-type]  # no server needed
     for doc in [*contract.CORPUS, contract.doc("z", "x", "", owner=None, tags=("b:1", "a"), live=False, kind=None)]:
-        record = index._hash(doc)
+        record = index._hashes(doc)[0][1]
         stored = {a: str(record[f"_{a}"]) for a in contract.ATTRIBUTES if f"_{a}" in record}
         assert {a: index._value(a, v) for a, v in stored.items()} == dict(doc.attributes)
 

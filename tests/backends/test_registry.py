@@ -20,7 +20,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 def test_names_are_unique_and_atlas_alone_needs_a_registry() -> None:
     assert len(set(registry.names())) == len(registry.DESCRIPTORS)
-    assert {"embedded", "postgres", "redis", "valkey"} <= set(registry.default_run())
+    assert {"embedded", "postgres", "redis", "redis-core", "valkey"} <= set(registry.default_run())
     assert "atlas" in registry.servers()
     assert "atlas" not in registry.default_run()
     assert "embedded" not in registry.servers()

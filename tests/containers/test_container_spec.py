@@ -15,6 +15,7 @@ REGISTRY_IMAGES = {
     "atlas": "mongodb/mongodb-atlas-local:8",
     "postgres": "pgvector/pgvector:pg17",
     "redis": "redis:8",
+    "redis-core": "redis:8",
     "valkey": "valkey/valkey:8",
 }
 
@@ -104,7 +105,8 @@ def test_compose_services_run_what_the_specs_say(root: Path) -> None:
     ports = [port for service in services.values() for port in service["ports"]]
     assert all(p.startswith("127.0.0.1:") for p in ports)
     assert len({p.split(":")[1] for p in ports}) == len(ports)
-    assert services["valkey"]["ports"] == ["127.0.0.1:6380:6379"]  # redis holds 6379
+    assert services["redis-core"]["ports"] == ["127.0.0.1:6380:6379"]  # redis holds 6379
+    assert services["valkey"]["ports"] == ["127.0.0.1:6381:6379"]
     assert services["atlas"]["profiles"] == ["atlas"]
     assert "build" not in services["atlas"]
     for spec in shipped_specs(root):

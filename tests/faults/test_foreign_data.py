@@ -191,8 +191,8 @@ class ForeignRedis:
             time.sleep(0.05)
 
     def _info(self, index: str) -> dict[bytes, Any]:
-        reply = self.client.execute_command("FT.INFO", index)
-        return dict(zip(reply[::2], reply[1::2], strict=True))
+        reply = self.client.execute_command("FT.INFO", index)  # a map under RESP3, pairs under RESP2
+        return reply if isinstance(reply, dict) else dict(zip(reply[::2], reply[1::2], strict=True))
 
     def dump(self) -> dict[str, object]:
         keys = {}
@@ -212,9 +212,9 @@ class ForeignRedis:
         for key in self.client.scan_iter(match="h:{*}:*", count=1000):
             found.add((NAMESPACE, key.decode().split("}", 1)[0].removeprefix("h:{")))
         if self.search:
-            for index in self.client.execute_command("FT._LIST"):
-                if index.startswith(b"h_"):
-                    found.add((NAMESPACE, index.decode().removeprefix("h_")))
+            for index in self.client.execute_command("FT._LIST"):  # the harness's: h:{<namespace>}:idx:...
+                if index.startswith(b"h:{"):
+                    found.add((NAMESPACE, index.decode().split("}", 1)[0].removeprefix("h:{")))
         return found
 
     def close(self) -> None:
