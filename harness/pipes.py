@@ -35,7 +35,10 @@ class _Guarded(io.TextIOBase):
 
     @property
     def _stream(self) -> TextIO | None:
-        return cast(TextIO | None, getattr(sys, self._name))
+        stream = getattr(sys, self._name)
+        if self._name == "stderr":  # the stream a live progress display stands in for, as rich's own console
+            stream = getattr(stream, "rich_proxied_file", stream)  # writes: else its lines would come back here
+        return cast(TextIO | None, stream)
 
     def _guarded(self, text: str) -> str:
         if self._line_start:

@@ -18,7 +18,7 @@ from harness.backends.ledger import STATE_DIR_ENV
 from harness.evaluation import runner
 from harness.reports.writer import write_run_files
 from harness.systems.http_client import MAX_FAILURES_ENV
-from tests.faults.helpers import write_suite
+from tests.faults.helpers import harness, write_suite
 from tests.faults.hostile_service import Hostile, answer, serving
 
 Cli = Callable[..., tuple[int, str, str]]
@@ -109,3 +109,13 @@ def test_a_report_is_written_whole_or_not_at_all(tmp_path: Path) -> None:
     with pytest.raises(UnicodeEncodeError):
         write_run_files(tmp_path, "run-embedded", {"json": "{}\n", "md": failing})
     assert list(tmp_path.iterdir()) == []
+
+
+def test_a_run_on_a_terminal_draws_its_bars_through_the_guarded_stderr(tmp_path: Path) -> None:
+    """On a terminal rich's progress display stands in for stderr while it lasts: the guarded
+    stderr writes past it to the real one (through it, each line came back to it: the run hung)."""
+    suite = write_suite(tmp_path / "suite", 2)
+    args = ("run", "-s", str(suite), "-m", "bm25", "--out", str(tmp_path / "out"))
+    done = harness(*args, cwd=tmp_path, timeout=60, TTY_COMPATIBLE="1", **{STATE_DIR_ENV: str(tmp_path / "state")})
+    assert done.returncode == 0, done.stderr[-2000:]
+    assert "2/2" in done.stderr  # the bar was drawn
