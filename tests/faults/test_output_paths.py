@@ -14,7 +14,8 @@ from pathlib import Path
 import pytest
 
 from harness.backends.ledger import STATE_DIR_ENV
-from harness.files import atomic_write
+from harness.errors import HarnessError
+from harness.files import atomic_write, check_output
 from tests.faults.helpers import one_line, write_suite
 
 Cli = Callable[..., tuple[int, str, str]]
@@ -110,3 +111,12 @@ def test_an_atomic_write_never_replaces_what_is_not_a_regular_file(tmp_path: Pat
         atomic_write(path, "<testsuites/>")
     _unchanged(tmp_path)
     assert [p.name for p in tmp_path.iterdir() if p.name.startswith(".")] == []  # no temporary file left
+
+
+@pytest.mark.parametrize(("path", "why"), [("/dev/null", "a device or socket"), ("/dev/full", "a device or socket")])
+def test_a_device_is_no_output_file(path: str, why: str) -> None:
+    """Checked without writing anything, so the device is safe whatever the check says (as root a
+    rename over `/dev/full` made it a regular file holding the XML)."""
+    with pytest.raises(HarnessError, match=f"^--junit {path}: {why}$"):
+        check_output(Path(path), "--junit")
+    assert stat.S_ISCHR(os.stat(path).st_mode)
