@@ -13,8 +13,22 @@ def one_line(exc: BaseException) -> str:
 
 
 def error_text(exc: BaseException) -> str:
-    """`Type: message` on one line (whitespace runs collapsed): how a case or question records its error."""
-    return f"{type(exc).__name__}: {' '.join(str(exc).split())}"
+    """`Type: message` on one line (whitespace runs collapsed): how a case or question records its
+    error; a lone surrogate in it (a system's text quoted) escaped, as no report file can hold one."""
+    message = " ".join(str(exc).split()).encode("utf-8", "backslashreplace").decode("utf-8")
+    return f"{type(exc).__name__}: {message}"
+
+
+_UNPRINTABLE = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f\u200e\u200f\u202a-\u202e\u2066-\u2069\ud800-\udfff]")
+"""Control characters but tab and line break (a terminal acts on them: `\\x1b[` starts an escape
+sequence), the bidirectional marks and overrides (they reorder what is shown), and lone surrogates
+(no stream can encode one)."""
+
+
+def printable(text: str) -> str:
+    """`text` with every control character but tab and line break, and every lone surrogate, shown
+    as its escape (`\\x1b`, `\\ud800`): what a terminal or a CI log is given of text from others."""
+    return _UNPRINTABLE.sub(lambda m: m[0].encode("unicode_escape").decode("ascii"), text)
 
 
 SECRET_KEYS = frozenset({"password", "sslpassword", "passfile", "sslkey"})

@@ -5,8 +5,10 @@ modes an action's inputs name (each input a whitespace-separated list), then the
 reviewers look: the scorecards and the baseline check as escaped Markdown appended to `--summary`,
 and the step's outputs (`reports`, `junit`, `pass-rate`, `regressed-baselines`, `regressed-cases`)
 appended to `--outputs`. Not given, they are `$GITHUB_STEP_SUMMARY` and `$GITHUB_OUTPUT` where
-set, so on a runner the step never writes nothing. A run that stops on bad input or a lost engine
-says so in the summary too, then exits as `harness run` would.
+set, so on a runner the step never writes nothing. A run that stops, whatever stopped it (bad
+input, a lost engine, a signal, a crash), says so in the summary too and leaves its outputs (those
+it has), then exits as `harness run` would; only a `--summary` or `--outputs` that cannot be
+written is a line on stderr alone.
 """
 
 from __future__ import annotations
@@ -20,16 +22,18 @@ import typer
 from harness.backends import registry
 from harness.baselines import DEFAULT_TOLERANCE, Verdict
 from harness.cli.app import app
-from harness.cli.console import out_console
+from harness.cli.console import say
 from harness.cli.logs import routed_logs
 from harness.cli.run import RUN_UI
 from harness.cli.servers import images_build
-from harness.errors import HarnessError
+from harness.errors import HarnessError, Interrupted
 from harness.evaluation.crew import MAX_CONCURRENCY
 from harness.evaluation.matrix import MatrixOutcome, MatrixRequest, run_matrix
+from harness.files import check_output
 from harness.pipeline import Mode
 from harness.reports.ci_summary import stopped_markdown, summary_markdown
 from harness.reports.junit import Tally, write_junit
+from harness.reports.writer import report_in
 from harness.suites import BUILTIN
 from harness.systems.protocol import REFERENCE
 
@@ -43,19 +47,19 @@ def words(value: str) -> list[str]:
     return value.split()
 
 
-def modes_of(value: str) -> list[Mode]:
-    """The modes an input names (none named: every mode, as `harness run`'s default)."""
+def modes_of(value: str) -> list[Mode] | None:
+    """The modes an input names (none named: None, every mode, as `harness run`'s default)."""
     names = words(value)
     known = {m.value: m for m in Mode}
     if unknown := [n for n in names if n not in known]:
         raise HarnessError(f"--modes: unknown mode {', '.join(unknown)} (one of: {', '.join(known)})")
-    return [known[n] for n in names] or list(Mode)
+    return [known[n] for n in names] or None
 
 
 def _append(path: Path | None, text: str) -> None:
     """Append to a file GitHub reads after the step (`$GITHUB_STEP_SUMMARY`, `$GITHUB_OUTPUT`)."""
     if path is not None:
-        with path.open("a", encoding="utf-8") as handle:
+        with path.open("a", encoding="utf-8", errors="backslashreplace") as handle:  # a lone surrogate quoted
             handle.write(text)
 
 
@@ -67,6 +71,22 @@ def outputs_text(reports: Path, junit: Path, tally: Tally, regressed: Mapping[st
         f"reports={reports}\njunit={junit}\npass-rate={rate}\n"
         f"regressed-baselines={len(regressed)}\nregressed-cases={sum(regressed.values())}\n"
     )
+
+
+def stopped_outputs(reports: Path) -> str:
+    """The outputs of a run that stopped before it reported: its report folder (where any finished
+    part is), the rest empty."""
+    folder = "" if any(c in str(reports) for c in "\r\n") else str(reports)
+    return f"reports={folder}\njunit=\npass-rate=\nregressed-baselines=\nregressed-cases=\n"
+
+
+def _stopped(exc: BaseException) -> tuple[int, str]:
+    """The exit code and the line of what stopped a run, as `harness.cli.main` will say it."""
+    if isinstance(exc, Interrupted):
+        return exc.exit_code, f"interrupted by {exc.signal_name}" + (f": {exc.detail}" if exc.detail else "")
+    if isinstance(exc, HarnessError):
+        return exc.exit_code, str(exc)
+    return 1, f"the harness crashed: {type(exc).__name__}: {exc}"
 
 
 @app.command()
@@ -110,37 +130,43 @@ def ci(
     regressed, once per baseline). Exit codes are `harness run`'s: 1 on a regression or a failed
     gate, 2 when a baseline is missing.
     """
-    for name, path in (("--summary", summary), ("--outputs", outputs)):
-        if path is not None and path.is_dir():  # "" is "."
-            raise HarnessError(f"{name} {path}: a folder, not a file")
-    if any(c in str(out) for c in "\r\n"):
-        raise HarnessError("--out: a line break in its name cannot be a step output")
-    request = MatrixRequest(
-        suites=words(suites),
-        backends=words(backends),
-        systems=words(systems),
-        modes=modes_of(modes),
-        out=out,
-        url=url,
-        concurrency=concurrency,
-        check_baseline=check_baseline,
-        baseline_dir=baseline_dir,
-        baseline_tolerance=baseline_tolerance,
-    )
-    if build_images and (servers := [b for b in request.backends if b in registry.servers()]):
-        images_build(servers)
+    if summary is not None:  # "" is "." (a folder)
+        check_output(summary, "--summary", owned=report_in(out))
+    told: Path | None = None  # the outputs, once they can be written
     try:
+        if outputs is not None:
+            check_output(outputs, "--outputs", owned=report_in(out))
+            told = outputs
+        if any(c in str(out) for c in "\r\n"):
+            raise HarnessError("--out: a line break in its name cannot be a step output")
+        request = MatrixRequest(
+            suites=words(suites),
+            backends=words(backends),
+            systems=words(systems),
+            modes=modes_of(modes),
+            out=out,
+            url=url,
+            concurrency=concurrency,
+            check_baseline=check_baseline,
+            baseline_dir=baseline_dir,
+            baseline_tolerance=baseline_tolerance,
+        )
+        junit = out / "junit.xml"
+        check_output(junit, "the JUnit file")
+        if build_images and (servers := [b for b in request.backends if b in registry.servers()]):
+            images_build(servers)
         with routed_logs(False):  # a system's own log lines stay out of the job's log, as in a quiet `run`
             outcome = run_matrix(request, RUN_UI)
-    except HarnessError as exc:
-        _append(summary, stopped_markdown(exc.exit_code, str(exc)))
+        tally = write_junit(junit, [r.finished.paths[0] for r in outcome.runs])
+    except BaseException as exc:  # a signal (`Interrupted`) and a crash too: the job's reader is told
+        code, line = _stopped(exc)
+        _append(summary, stopped_markdown(code, line))
+        _append(told, stopped_outputs(out))
         raise
-    junit = out / "junit.xml"
-    tally = write_junit(junit, [r.finished.paths[0] for r in outcome.runs])
     regressed = _regressed(outcome)
     _append(summary, _summary(outcome, regressed, tally))
     _append(outputs, outputs_text(out, junit, tally, regressed))
-    out_console.print(f"junit: {junit}", soft_wrap=True, highlight=False)
+    say(f"junit: {junit}")
     return outcome.exit_code
 
 

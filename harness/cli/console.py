@@ -1,5 +1,9 @@
 """What every command prints through: stdout and stderr consoles, plain lines, scorecards, bars,
-and how a command asks click whether an option was given."""
+and how a command asks click whether an option was given.
+
+Lines and scorecards may quote others' text (a service's ids and errors, suite names): they are
+printed as text, never as rich markup, with control characters escaped (`messages.printable`), and
+neither console writes a line that begins with a workflow command (`pipes`)."""
 
 from __future__ import annotations
 
@@ -18,13 +22,15 @@ from rich.progress import (
     TimeRemainingColumn,
 )
 from rich.table import Table
+from rich.text import Text
 
 from harness.embeddings import registry as encoders
-from harness.pipes import stdout_until_closed
+from harness.messages import printable
+from harness.pipes import guarded_stderr, stdout_until_closed
 from harness.reports.document import Scorecard
 
 out_console = Console(file=stdout_until_closed(), width=None if sys.stdout.isatty() else 160)  # `| head` is fine
-err_console = Console(stderr=True)
+err_console = Console(file=guarded_stderr())
 
 ENCODERS = encoders.names()
 """The offline `--model` choices, from the encoder list (harness/embeddings/registry.py)."""
@@ -32,24 +38,29 @@ ENCODERS = encoders.names()
 
 def say(line: str) -> None:
     """One plain line of output, printed as it is (no markup, no highlighting, no wrapping)."""
-    out_console.print(line, highlight=False, markup=False, soft_wrap=True)
+    out_console.print(printable(line), highlight=False, markup=False, soft_wrap=True)
 
 
 def notice(line: str) -> None:
-    err_console.print(line, highlight=False, markup=False, soft_wrap=True)
+    err_console.print(printable(line), highlight=False, markup=False, soft_wrap=True)
 
 
 def error(message: str) -> None:
-    err_console.print(f"harness: {message}", highlight=False, markup=False, soft_wrap=True)
+    err_console.print(f"harness: {printable(message)}", highlight=False, markup=False, soft_wrap=True)
+
+
+def plain(value: str) -> Text:
+    """A cell, title or caption as plain text: `[/x]` in an id is no markup (nor an error of rich's)."""
+    return Text(printable(value))
 
 
 def print_scorecard(card: Scorecard) -> None:
     """Draw a kind's scorecard as it is: the report decides every cell and caption line."""
-    table = Table(title=card.title, caption="\n".join(card.caption))
+    table = Table(title=plain(card.title), caption=plain("\n".join(card.caption)))
     for column in card.columns:
-        table.add_column(column, justify="left" if column in ("backend", "mode", "level") else "right")
+        table.add_column(plain(column), justify="left" if column in ("backend", "mode", "level") else "right")
     for row in card.rows:
-        table.add_row(*row)
+        table.add_row(*(plain(cell) for cell in row))
     out_console.print(table)
 
 

@@ -13,10 +13,11 @@ from harness.cli.app import app, report_app
 from harness.cli.console import err_console, error, notice, out_console, print_scorecard, say
 from harness.evaluation import kinds as kind_registry
 from harness.evaluation import runner
+from harness.files import check_output
 from harness.reports import compare as compare_reports
 from harness.reports.envelope import write_report
 from harness.reports.reader import EDITED_MARK, Reader
-from harness.reports.writer import check_out_dir, report_json, write_run_files
+from harness.reports.writer import report_json, write_run_files
 
 ALLOW_EDITED = (
     f"Read reports whose checksum does not match (edited since written) or that have none, each marked {EDITED_MARK}."
@@ -35,6 +36,7 @@ def compare(
     """Side-by-side table of run reports of any kind, and whether runs differ significantly on shared items."""
     reader = Reader.of(os.environ, allow_edited=allow_edited)
     loaded = compare_reports.load_reports(reports or compare_reports.default_reports(out, reader), reader)
+    check_output(out, "--out", folder=True)  # once the reports are read: bad input makes no folder
     found = compare_reports.differences(loaded)
     print_scorecard(compare_reports.table(loaded))
     for difference in found:
@@ -51,7 +53,7 @@ def compare(
     except ImportError:
         err_console.print("no chart: install the chart extra (matplotlib)", highlight=False)
     paths = write_run_files(out, "compare", contents)
-    out_console.print(f"written: {', '.join(str(p) for p in paths)}")
+    say(f"written: {', '.join(str(p) for p in paths)}")
     return 0
 
 
@@ -72,6 +74,7 @@ def leaderboard(
 
     reader = Reader.of(os.environ, allow_edited=allow_edited)
     loaded = compare_reports.load_reports(reports or compare_reports.default_reports(out, reader), reader)
+    check_output(out, "--out", folder=True)  # once the reports are read: bad input makes no folder
     board = boards.board(loaded, boards.published_figures())
     contents: dict[str, str | bytes] = {
         "md": boards.leaderboard_markdown(board),
@@ -87,7 +90,7 @@ def leaderboard(
     contents["html"] = render_leaderboard(board, svg)
     out_console.print(contents["md"], soft_wrap=True, highlight=False, markup=False)
     paths = write_run_files(out, "leaderboard", contents)
-    out_console.print(f"written: {', '.join(str(p) for p in paths)}", soft_wrap=True)
+    say(f"written: {', '.join(str(p) for p in paths)}")
     return 0
 
 
@@ -106,12 +109,12 @@ def merge(
     from harness.evaluation.merge import merge_reports
 
     merged = merge_reports(reports, kind_registry.SPECS, Reader.of(os.environ))
-    check_out_dir(out)
+    check_output(out, "--out", folder=True)  # once the shards are read: bad input makes no folder
     verdict = runner.verdict(merged.results, merged.report, error_threshold)
     written, _, shown = write_report(out, merged.envelope, merged.report, latest=verdict.exit_code != 3)
     print_scorecard(shown.scorecard)
     for path in written:
-        out_console.print(f"report: {path}")
+        say(f"report: {path}")
     if merged.incomplete is not None:
         error(f"merge: incomplete: {merged.incomplete}; rerun that shard and merge again")
         return 3

@@ -20,6 +20,7 @@ from harness.cli.console import (
     notice,
     option_name,
     out_console,
+    plain,
     print_scorecard,
     say,
     session_bars,
@@ -35,8 +36,10 @@ from harness.evaluation.crew import MAX_CONCURRENCY
 from harness.evaluation.kind import KindSpec
 from harness.evaluation.kinds import selected, spec_of
 from harness.evaluation.matrix import Described, Gated, MatrixRequest, MatrixUI, run_matrix
+from harness.files import check_output
 from harness.pipeline import Mode
 from harness.reports.junit import write_junit
+from harness.reports.writer import report_in
 from harness.shards import parse_shard
 from harness.suites import BUILTIN
 from harness.systems.protocol import REFERENCE
@@ -183,7 +186,7 @@ def run(
         own=own,
         backends=backend,
         systems=system,
-        modes=mode,
+        modes=mode if given(ctx, "mode") else None,
         out=out,
         limit=limit,
         fail_under=fail_under,
@@ -201,15 +204,15 @@ def run(
         baseline_dir=baseline_dir,
         baseline_tolerance=baseline_tolerance,
     )
-    if junit is not None and junit.is_dir():
-        raise HarnessError(f"--junit {junit}: a folder, not a file")
+    if junit is not None and not dry_run:
+        check_output(junit, "--junit", owned=report_in(out))
     with routed_logs(show_logs):
         outcome = run_matrix(request, RUN_UI)
     for described in outcome.described:
         _print_dry_run(described)
     if junit is not None and not dry_run:
         write_junit(junit, [r.finished.paths[0] for r in outcome.runs])
-        out_console.print(f"junit: {junit}", soft_wrap=True, highlight=False)
+        say(f"junit: {junit}")
     return outcome.exit_code
 
 
@@ -259,17 +262,17 @@ def check_applicable(ctx: typer.Context, kinds: Sequence[KindSpec[Any, Any]], ow
 
 
 def _print_dry_run(described: Described) -> None:
-    table = Table(title=f"dry run: {', '.join(described.suites)}", show_header=False)
+    table = Table(title=plain(f"dry run: {', '.join(described.suites)}"), show_header=False)
     for label, value in described.rows:
-        table.add_row(label, value)
+        table.add_row(plain(label), plain(value))
     out_console.print(table)
 
 
 def _reported(_name: str, finished: runner.Finished[Any]) -> None:
     print_scorecard(finished.report.scorecard)
-    out_console.print(f"reports: {', '.join(str(p) for p in finished.paths)}", soft_wrap=True)
+    say(f"reports: {', '.join(str(p) for p in finished.paths)}")
     if page := next((p for p in finished.paths if p.suffix == ".html"), None):
-        out_console.print(f"page: {page.resolve().as_uri()}", soft_wrap=True, highlight=False)
+        say(f"page: {page.resolve().as_uri()}")
 
 
 def _judged(name: str, verdict: runner.Verdict) -> None:
@@ -285,9 +288,5 @@ def _gated(name: str, gated: Gated) -> None:
         say(line)
 
 
-def _embedded(line: str) -> None:
-    out_console.print(line, highlight=False, soft_wrap=True)
-
-
-RUN_UI = MatrixUI(session_bars, fill_bar, notice, _embedded, _reported, _judged, _gated)
+RUN_UI = MatrixUI(session_bars, fill_bar, notice, say, _reported, _judged, _gated)
 """How `harness run` shows a run: bars and notices on stderr, reports and baseline lines on stdout."""

@@ -29,11 +29,11 @@ from harness.evaluation.embedders import FillBar, embed_ahead, fill_cache, suite
 from harness.evaluation.kind import KindOptions
 from harness.evaluation.kinds import Planned, kinds_for
 from harness.evaluation.model_check import load_model
+from harness.files import check_output
 from harness.pipeline import Mode
-from harness.reports.writer import check_out_dir
 from harness.shards import Shard
 from harness.systems import registry as systems_registry
-from harness.systems.bound import bind_on_engine
+from harness.systems.bound import REFERENCE_BOUND, bind_on_engine
 from harness.systems.protocol import REFERENCE, SystemSpec
 
 if TYPE_CHECKING:
@@ -49,7 +49,9 @@ class MatrixRequest:
     own: Mapping[str, Any] = field(default_factory=dict)
     backends: Sequence[str] = ("embedded",)
     systems: Sequence[str] = (REFERENCE,)
-    modes: Sequence[Mode] = (Mode.BM25, Mode.VECTOR, Mode.HYBRID)
+    modes: Sequence[Mode] | None = None
+    """The modes named (each one some system of the run must offer), or None: every mode, each run
+    where the engine and the system offer it."""
     out: Path = Path("reports")
     limit: int | None = None
     fail_under: float | None = None
@@ -152,11 +154,11 @@ def run_matrix(request: MatrixRequest, ui: MatrixUI | None = None) -> MatrixOutc
     Bad input (an unknown backend or system, a `--url` that cannot name the server, an unusable
     report folder, a baseline missing) is a `HarnessError` before anything runs."""
     ui = ui or MatrixUI()
-    modes = tuple(dict.fromkeys(request.modes))
+    modes = tuple(dict.fromkeys(request.modes or Mode))
     axes = matrix_axes(request.backends, request.systems, request.url)
     backends, systems = axes.backends, axes.systems
     if not request.dry_run:
-        check_out_dir(request.out)
+        check_output(request.out, "--out", folder=True)
     gate = RunGate.asked(
         request.check_baseline,
         request.freeze_baseline,
@@ -176,6 +178,8 @@ def run_matrix(request: MatrixRequest, ui: MatrixUI | None = None) -> MatrixOutc
     if any(s.name == REFERENCE for s in systems):  # another system runs a kind its own way, or not at all
         for each in planned:
             each.kind.prepare()
+    if request.modes is not None:
+        _check_offered(modes, systems)
     # a system that embeds on its own (an HTTP service) needs no model and no vectors of the harness
     embedder = _embedder(planned, request, modes, ui) if any(s.encoder for s in systems) else None
     if request.dry_run:
@@ -223,6 +227,23 @@ def matrix_axes(backends: Sequence[str], systems: Sequence[str], url: str | None
             raise HarnessError("--url needs exactly one --backend")
         registry.check_url(checked[0], url)
     return Axes(checked, resolved)
+
+
+def _check_offered(modes: Sequence[Mode], systems: Sequence[SystemSpec]) -> None:
+    """Each mode named is offered by some system of the run, where every system says which before
+    the run (the reference system offers every mode; an HTTP service declares its own): a mode no
+    system offers would run nothing, a one-line `HarnessError` instead."""
+    offers: dict[str, tuple[Mode, ...]] = {}
+    for spec in systems:
+        if spec.open is None:
+            offers[spec.name] = REFERENCE_BOUND.info.modes
+        elif spec.declared is not None:
+            offers[spec.name] = spec.declared().modes
+        else:
+            return  # known once bound to an engine: its run says which modes it did not run
+    if missing := [m.value for m in modes if not any(m in offered for offered in offers.values())]:
+        offered_by = "; ".join(f"{name} offers {', '.join(offered)}" for name, offered in offers.items())
+        raise HarnessError(f"mode {', '.join(missing)}: no system of the run offers it ({offered_by})")
 
 
 def _embedder(
@@ -329,6 +350,9 @@ def _run_kind(
         raise stopped
     written.append(finished.paths[0])
     verdict = finished.verdict(stage.run.error_threshold)
+    if common.fail_under is not None and not finished.outcome.results:  # no rate at all is none above it
+        line = f"--fail-under {common.fail_under}: no case ran, so none passed"
+        verdict = runner.Verdict(max(verdict.exit_code, 1), (*verdict.lines, line))
     ui.judged(name, verdict)
     if gate is None:
         return KindRun(system.name, name, finished, verdict)

@@ -18,6 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from harness.errors import HarnessError
 from harness.files import atomic_write
 from harness.reports.document import system_of
 from harness.reports.html.rows import ERROR, FAIL, SKIPPED, rows
@@ -129,6 +130,9 @@ def write_junit(path: Path, reports: Sequence[Path]) -> Tally:
     reader = Reader()
     documents = [reader.read(report).document for report in reports]
     text, tally = junit_xml(documents)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    atomic_write(path, text)
+    try:  # checked before the run (`files.check_output`): this is a folder changed since
+        path.parent.mkdir(parents=True, exist_ok=True)
+        atomic_write(path, text)
+    except OSError as exc:
+        raise HarnessError(f"--junit {path}: cannot write it: {exc.strerror or exc}") from None
     return tally

@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 import math
 import os
+import re
 import tempfile
-import uuid
 from collections.abc import Callable, Mapping
 from datetime import UTC, datetime
 from pathlib import Path
@@ -74,15 +74,15 @@ def write_run_files(
 ) -> list[Path]:
     """Write each `{extension: text}` as a new timestamped file, then refresh `<stem>-latest.<ext>`.
 
-    Timestamped files are never overwritten. If writing fails, the reserved names are removed
+    Timestamped files are never overwritten. If making or writing a file fails, the reserved names are removed
     and the `latest` copies still all belong to the previous run. `latest=False` (an incomplete
     run) leaves the `latest` copies alone.
     """
     out_dir.mkdir(parents=True, exist_ok=True)
     stamp = (now or datetime.now(UTC)).astimezone(UTC).strftime("%Y%m%dT%H%M%SZ")
     paths = _reserve(out_dir, stem, list(contents), stamp)
-    texts = {ext: text if isinstance(text, str | bytes) else text(paths) for ext, text in contents.items()}
-    try:
+    try:  # a body that fails while it is made leaves none of the reserved names at 0 bytes
+        texts = {ext: text if isinstance(text, str | bytes) else text(paths) for ext, text in contents.items()}
         for ext, text in texts.items():
             atomic_write(paths[ext], text)
     except BaseException:
@@ -110,16 +110,12 @@ def write_or_rescue(
         ) from None
 
 
-def check_out_dir(out_dir: Path) -> None:
-    """Create the report folder and prove it writable now, so a finished run is never lost to a bad `--out`."""
-    try:
-        out_dir.mkdir(parents=True, exist_ok=True)
-        probe = out_dir / f".harness-probe-{uuid.uuid4().hex[:12]}"
-        os.close(os.open(probe, os.O_CREAT | os.O_EXCL | os.O_WRONLY, 0o600))
-        probe.unlink()
-    except FileExistsError:
-        raise HarnessError(f"--out {out_dir}: exists and is not a folder") from None
-    except NotADirectoryError:
-        raise HarnessError(f"--out {out_dir}: a part of the path is a file, not a folder") from None
-    except OSError as exc:
-        raise HarnessError(f"--out {out_dir}: cannot write reports there: {exc.strerror}") from None
+REPORT_NAME = re.compile(r"-(latest|\d{8}T\d{6}Z(-\d+)?)\.(json|md|html|png|trec|qrels)$")
+"""How the name of a file `write_run_files` writes ends: `-latest` or its time, then its extension."""
+
+
+def report_in(out_dir: Path) -> Callable[[Path], bool]:
+    """Whether a path is a report's name in `out_dir` (a run's own files, and earlier runs'): no
+    other output of a command may take it (`files.check_output`'s `owned`)."""
+    folder = out_dir.resolve()
+    return lambda path: bool(REPORT_NAME.search(path.name)) and path.parent.resolve() == folder

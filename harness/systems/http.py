@@ -219,7 +219,11 @@ def spec(url: str, limits: Limits | None = None, wait: bool | None = None) -> Sy
     waits = wait_after_seed(os.environ) if wait is None else wait
     shown = client.url.shown
     return SystemSpec(
-        f"{PREFIX}{shown}", partial(HttpSystem, client, waits), f"the HTTP memory service at {shown}", encoder=False
+        f"{PREFIX}{shown}",
+        partial(HttpSystem, client, waits),
+        f"the HTTP memory service at {shown}",
+        encoder=False,
+        declared=lambda: system_info(shown, declared(client)),
     )
 
 

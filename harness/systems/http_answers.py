@@ -2,14 +2,16 @@
 
 A service's answer is checked before the harness uses any of it: a declaration that does not fit
 is a one-line error before the run (exit 2), a search result that does not fit (a NaN or infinite
-score, an id that is not a string) an error of the case that asked, naming the service.
+score, an id that is not a string, text that is no valid Unicode: a lone surrogate, which JSON's
+`\\ud800` escapes can carry and no file or terminal can hold) an error of the case that asked,
+naming the service and the field.
 """
 
 from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import AllowInfNan, BaseModel, ConfigDict, Field, Strict, ValidationError
+from pydantic import AfterValidator, AllowInfNan, BaseModel, ConfigDict, Field, Strict, ValidationError
 
 from harness.pipeline.settings import Mode
 from harness.systems.protocol import Capability, Found
@@ -17,7 +19,16 @@ from harness.systems.protocol import Capability, Found
 BATCHES = "harness-memory/1.1"
 """`harness-memory/1` plus `batch_add` (a `POST /add` of many records)."""
 
-_Text = Annotated[str, Strict()]
+
+def _unicode(text: str) -> str:
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        raise ValueError("not valid Unicode (a lone surrogate)") from None
+    return text
+
+
+_Text = Annotated[str, Strict(), AfterValidator(_unicode)]
 _Score = Annotated[float, Strict(), AllowInfNan(False)]
 
 
@@ -67,7 +78,8 @@ def explained(error: ValidationError, prefix: str = "") -> str:
         where = ".".join(str(step) for step in (prefix, *each["loc"]) if step != "")
         given = repr(each["input"])
         given = given if len(given) <= 40 else f"{given[:37]}..."
-        parts.append(f"{where or 'the answer'}: {each['msg']} (got {given})")
+        why = each["msg"].removeprefix("Value error, ")
+        parts.append(f"{where or 'the answer'}: {why} (got {given})")
     return "; ".join(parts)
 
 

@@ -261,7 +261,10 @@ class SystemSpec:
     a name the system never writes), for a system that writes to the engine on its own (None: one
     that stores only through the harness's backend, whose ledger covers it); `encoder`: whether it
     embeds with the harness's local encoder (`Opening.embedder`); False for one that embeds on its
-    own (an HTTP service), so a run of only such systems loads no model and embeds nothing."""
+    own (an HTTP service), so a run of only such systems loads no model and embeds nothing;
+    `declared()`: what the system declares, asked before the run where no engine is needed for it
+    (an HTTP service's `GET /capabilities`), so a mode it does not offer is refused before anything
+    runs (None: known once bound to an engine)."""
 
     name: str
     open: Callable[[Opening], MemorySystem] | None
@@ -269,6 +272,7 @@ class SystemSpec:
     backends: frozenset[str] | None = None
     drop: Callable[[str, Entry], bool] | None = None
     encoder: bool = True
+    declared: Callable[[], SystemInfo] | None = None
 
     def runs_on(self, backend: str) -> bool:
         return self.backends is None or backend in self.backends

@@ -61,8 +61,9 @@ def _scenario(tmp_path: Path) -> Path:
 
 
 def _run(tmp_path: Path, store: Store, suite: str, out: str = "out", *extra: str) -> tuple[int, dict]:
+    mode = store.modes[0] if store.extended else "hybrid"  # a bare wrapper's one retrieval, reported as hybrid
     with serving(store) as url:
-        code = harness(tmp_path, "run", "--system", f"http:{url}", "--suite", suite, "-m", "bm25", "--out", out, *extra)
+        code = harness(tmp_path, "run", "--system", f"http:{url}", "--suite", suite, "-m", mode, "--out", out, *extra)
     return code, _report(tmp_path / out)
 
 

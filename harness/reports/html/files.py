@@ -6,7 +6,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from harness.errors import HarnessError
-from harness.files import atomic_write
+from harness.files import atomic_write, check_output
 from harness.reports.html.diff import render_diff
 from harness.reports.html.page import GENERATOR, render_html
 from harness.reports.html.rows import kind_of
@@ -45,6 +45,7 @@ def write_page(target: Path, html: str) -> bool:
 def render_file(reader: Reader, report: Path, out: Path | None = None) -> tuple[Path, bool]:
     """Write `report`'s page to `out` (default: beside it, `.html`); returns the page and whether one was replaced."""
     target = out or report.with_suffix(".html")
+    check_output(target, "--out" if out else "the page")
     read = read_report(reader, report)
     return target, write_page(target, render_html(read.document, read.edited))
 
@@ -53,6 +54,7 @@ def diff_file(reader: Reader, base: Path, new: Path, out: Path | None = None) ->
     """Write the page of what changed from `base` to `new` (default: beside `new`, `<new>-vs-<base>.html`);
     a report read with `--allow-edited` whose checksum does not vouch for it is named with its mark."""
     target = out or new.with_name(f"{new.stem}-vs-{base.stem}.html")
+    check_output(target, "--out" if out else "the page")
     first, second = read_report(reader, base), read_report(reader, new)
     html = render_diff(first.document, second.document, _named(first), _named(second))
     return target, write_page(target, html)

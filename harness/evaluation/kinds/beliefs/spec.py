@@ -84,7 +84,9 @@ class BeliefKind:
         return dict.fromkeys(t for s in self.plan.limited() for t in suite_texts(s, fields))
 
     def prepare(self) -> None:
-        """Nothing: the runner's embedder is all it needs."""
+        """Refuse context rules that cannot wrap the reference system (the matrix prepares a kind
+        for the reference system only), before anything runs; the runner's embedder is all else it needs."""
+        refuse_on_reference(self.context_rules)
 
     def inputs(self) -> list[Path]:
         return [path for s in self.plan.suites for path in s.sources]
