@@ -40,7 +40,7 @@ def _stopped(tmp_path: Path, code: int) -> tuple[str, dict[str, str]]:
     assert summary.startswith(f"## memory-retrieval-harness: stopped (exit {code})\n"), summary
     lines = (tmp_path / "outputs.txt").read_text(encoding="utf-8").splitlines()
     outputs = dict(line.split("=", 1) for line in lines)
-    assert set(outputs) == {"reports", "junit", "pass-rate", "regressions"}, lines
+    assert set(outputs) == {"reports", "junit", "pass-rate", "regressed-baselines", "regressed-cases"}, lines
     return summary, outputs
 
 
