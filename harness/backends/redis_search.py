@@ -27,13 +27,17 @@ Attribute `x` is the TAG field `_x` (keywords split on `,`, booleans as 1 and 0,
 that `ismissing(@_x)` finds documents without it) on every hash. TAG predicates add to the score in
 FT.SEARCH (RediSearch 2.10 ignores a `$weight: 0.0` on them), so the scored queries carry no
 filter: one unscored query per field finds the admitted documents, and only their clauses count.
-TAG fields add nothing to a document's length. Vectors: a FLAT index (exact) over the document hashes
+TAG fields add nothing to a document's length.
+A term longer than RediSearch's normalisation buffer (128 bytes: a query term beyond it never
+matches the same term indexed) is written and asked as a digest of itself (`indexable`), which
+keeps every statistic: one term is still one term. Vectors: a FLAT index (exact) over the document hashes
 `h:{ns}:d:<id>`, COSINE distance (1 - cos), KNN with the filters as prefilter. Replies are read as
 RESP2, the documented shapes.
 """
 
 from __future__ import annotations
 
+import hashlib
 import math
 import re
 import time
@@ -142,9 +146,21 @@ def _tag_filters(filters: Filters) -> list[str] | None:
     return clauses
 
 
+_TERM_BYTES = 64
+"""Terms up to this many UTF-8 bytes are indexed as they are: half RediSearch's 128-byte buffer,
+so that its own case folding, which can lengthen a term, stays within it."""
+
+
+def indexable(term: str) -> str:
+    """The term as it is indexed and asked: itself, or, past `_TERM_BYTES`, a digest of it."""
+    if len(term.encode("utf-8")) <= _TERM_BYTES:
+        return term
+    return "longterm" + hashlib.sha256(term.encode("utf-8")).hexdigest()[:40]
+
+
 def term_query(field: str, term: str) -> str:
     """One term in one field: its matches and, scored, that clause of their scores."""
-    return f"@{field}:({_escape(term)})"
+    return f"@{field}:({_escape(indexable(term))})"
 
 
 def admitted_query(field: str, terms: Sequence[str], filters: Filters) -> str | None:
@@ -153,7 +169,7 @@ def admitted_query(field: str, terms: Sequence[str], filters: Filters) -> str | 
     tags = _tag_filters(filters)
     if tags is None or not tags:
         return None if tags is None else ""
-    return f"(@{field}:({'|'.join(_escape(t) for t in terms)})) {' '.join(tags)}"
+    return f"(@{field}:({'|'.join(_escape(indexable(t)) for t in terms)})) {' '.join(tags)}"
 
 
 def search_command(index: str, query: str, limit: int, *, scored: bool = True) -> list[Any]:
@@ -265,7 +281,7 @@ class RedisSearchIndex:
             record[_VECTOR] = unit(doc.vector).tobytes()
         hashes = [(self._prefix + doc.id, record)]
         for field in self._spec.fields:
-            text = " ".join(doc.fields.get(field, "").split())
+            text = " ".join(map(indexable, doc.fields.get(field, "").split()))
             if text:
                 hashes.append((self._field_prefix(field) + doc.id, {field: text, **tags}))
         return hashes
