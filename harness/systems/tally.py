@@ -9,7 +9,7 @@ from dataclasses import dataclass, field
 from datetime import datetime
 
 from harness.pipeline.settings import Mode
-from harness.systems.protocol import Found, MemorySystem, Query, Record, SystemInfo
+from harness.systems.protocol import Found, MemorySystem, Query, Record, Settles, SystemInfo
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,6 +73,12 @@ class Counted:
     def record_access(self, ids: Sequence[str]) -> None:
         self._system.record_access(ids)
         self._tally.add(1)
+
+    def settle(self) -> None:
+        """Passed through to a system that indexes in the background (`Settles`); nothing else."""
+        if isinstance(self._system, Settles):
+            self._system.settle()
+            self._tally.add(1)
 
     def close(self) -> None:
         self._system.close()
