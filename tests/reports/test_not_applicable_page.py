@@ -29,12 +29,12 @@ UNITS = {"lifecycle": "scenarios", "conversation": "turns", "code-tasks": "tasks
 
 @pytest.fixture(scope="module")
 def written(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict[str, Any]]:
-    """Per kind, the bare wrapper's report: its JSON, Markdown, page, and every file of the run."""
+    """Per kind, the bare wrapper's report (in hybrid, the one mode it offers): its JSON, Markdown, page, and every file of the run."""
     root = tmp_path_factory.mktemp("not-applicable")
     suites = [arg for suite in SUITES.values() for arg in ("-s", suite)]
     with pytest.MonkeyPatch.context() as patch, serving(Store(extended=False)) as url:
         patch.setenv("HARNESS_STATE_DIR", str(root / "state"))
-        assert harness(root, "run", "--system", f"http:{url}", *suites, "-m", "bm25", "--out", "out") == 0
+        assert harness(root, "run", "--system", f"http:{url}", *suites, "-m", "hybrid", "--out", "out") == 0
     out = root / "out"
     reports = {}
     for path in out.glob("*-latest.json"):
