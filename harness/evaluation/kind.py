@@ -19,6 +19,7 @@ from typing import Any, Generic, Protocol, TypeVar, get_args, get_type_hints, ru
 
 from harness.backends.base import Backend
 from harness.embeddings.embedder import Embedder
+from harness.models.rulesets import HARNESS
 from harness.pipeline.memory_layer import TextEmbedder
 from harness.pipeline.settings import Mode
 from harness.reports.document import Report, RowText, RunInfo
@@ -144,6 +145,11 @@ def option(help: str, *, flag: str | None = None, texts: bool = False, **limits:
     return {"help": help, "flag": flag, "texts": texts, "limits": limits}
 
 
+def own_rules(_kind: Any, _reference: bool) -> str:
+    """A kind with one ruleset: the harness's own."""
+    return HARNESS
+
+
 @dataclass(frozen=True)
 class KindSpec(Generic[Opts, R]):
     """One kind of case, declared once: everything the CLI, the runner, merge, compare and
@@ -177,7 +183,10 @@ class KindSpec(Generic[Opts, R]):
     `row(result)`: how a result reads as a row of the page (None: its item id alone);
     `rule`: what a failed row means, in words for the page (an `Itemized` kind's `failures` decide).
     The runner writes the last three into every report (`view.view`), so the page, the leaderboard
-    and compare read them from the report.
+    and compare read them from the report;
+    `rules(kind, reference)`: the name of the ruleset (`models/rulesets.py`) a run of `kind` is
+    made under, whether the system is the reference (whose definitions judge it and score it):
+    the runner and merge write its record into every report's envelope as `rules`.
     """
 
     name: str
@@ -200,6 +209,7 @@ class KindSpec(Generic[Opts, R]):
     main: tuple[str, ...] = ()
     row: Callable[[R], RowText] | None = None
     rule: str = ""
+    rules: Callable[[Any, bool], str] = own_rules
 
 
 def default_options(kind: KindSpec[Any, Any]) -> Any:

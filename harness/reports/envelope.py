@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from harness import __version__
+from harness.models.rulesets import HARNESS, RulesRecord, rules_record
 from harness.models.scoresheet import sheet_json
 from harness.reports.banners import incomplete_banner
 from harness.reports.document import Report, RunInfo, Scorecard, sealed
@@ -57,8 +58,10 @@ class Envelope:
         report: Report,
         origin: Mapping[str, Any],
         view: Mapping[str, Any] | None = None,
+        rules: RulesRecord | None = None,
     ) -> Envelope:
-        """`view`: what the kind's spec declares for readers (`evaluation.view`; None: a kind no spec declares)."""
+        """`view`: what the kind's spec declares for readers (`evaluation.view`; None: a kind no spec
+        declares); `rules`: the ruleset its numbers were made under (None: the harness's own)."""
         head = {
             "kind": kind.name,
             "suite": kind.baseline_suite,
@@ -74,6 +77,7 @@ class Envelope:
                 "git_commit": git_commit(),
                 "scores": {mode: sheet_json(sheet) for mode, sheet in report.scores.items()},
                 "view": None if view is None else dict(view),
+                "rules": (rules or rules_record(HARNESS)).to_json(),
             },
             kind.unit,
         )

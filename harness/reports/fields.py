@@ -23,6 +23,7 @@ FIELDS = (
     "system",
     "not_applicable",
     "view",
+    "rules",
 )
 CHECKSUM = "checksum"
 """The JSON file's last key: `checksum(document)` of the rest (an older report has none)."""

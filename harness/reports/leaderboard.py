@@ -8,7 +8,7 @@ service's URL as a detail, the reference pipeline as such); two versions of a sy
 
 A report from before systems existed is of the reference system (`envelope.system_of`); a kind a
 system cannot run is reported not applicable (`n/a`, with the reason), never as a zero. A column
-is a suite under one set of rules (`rules_of`: whose definitions made the numbers), and a published
+is a suite under one set of rules (the envelope's `rules`: whose definitions made the numbers), and a published
 figure sits beside ours only in a column of the same suite and rules: one with no such column is
 not listed with the sources, only named as unmatched.
 """
@@ -22,7 +22,7 @@ from importlib.resources import files
 from typing import Any
 
 from harness.reports.compare import Compared, main_measures
-from harness.reports.document import system_of
+from harness.reports.document import rules_name, system_of
 from harness.reports.escape import md, md_code
 from harness.reports.reader import EDITED_MARK
 from harness.reports.system_label import SystemLabel, system_label
@@ -48,30 +48,7 @@ class Published:
     setup: str
     source: str
     rules: str
-    """Whose definitions made the figure (the names `rules_of` gives our reports)."""
-
-
-DEFAULT_RULES: Mapping[str, str] = {"beliefs": "system-provides-tiers", "conversation": "strict"}
-"""Per kind, the rules a report that names none was made under (else the harness's own)."""
-
-
-def rules_of(report: Mapping[str, Any]) -> str:
-    """The rules a report's numbers were made under, as its kind records them (a belief report's
-    context rules, a dataset report's ruleset, another kind's `rules` or `turn_rules`), else
-    those its kind's reports were made under before they recorded any."""
-    meta = report.get("meta")
-    named = [
-        meta.get("context_rules") if isinstance(meta, Mapping) else None,
-        report.get("dataset_rules"),
-        report.get("rules"),
-        report.get("turn_rules"),
-    ]
-    for each in named:
-        if isinstance(each, str):
-            return each
-        if isinstance(each, Mapping) and isinstance(each.get("name"), str):
-            return str(each["name"])
-    return DEFAULT_RULES.get(str(report["kind"]), "harness")
+    """Whose definitions made the figure (the names of our reports' `rules`)."""
 
 
 def published_figures() -> list[Published]:
@@ -148,7 +125,7 @@ def board(reports: Sequence[Compared], published: Sequence[Published]) -> Board:
     for each in reports:
         report = each.report
         kind, suite, system, shown = report["kind"], str(report["suite"]), system_of(report), system_label(report)
-        backend, rules = report["backend"]["backend"], rules_of(report)
+        backend, rules = report["backend"]["backend"], rules_name(report)
         for mode in report["modes"]:
             sheet = report["scores"].get(mode)
             overall = (sheet or {}).get("overall") or {}

@@ -69,9 +69,15 @@ class ViewPart(_Open):
     rows: list[ViewRowPart]
 
 
+class RulesPart(_Open):
+    name: str
+    source: str
+    commit: str | None
+
+
 class EnvelopePart(_Open):
-    """Every envelope field (`fields.FIELDS`); `system`, `not_applicable` and `view` are absent
-    from reports written before them (`document.SINCE`)."""
+    """Every envelope field (`fields.FIELDS`); `system`, `not_applicable`, `view` and `rules` are
+    absent from reports written before them (`document.SINCE`)."""
 
     kind: str
     suite: str | None
@@ -93,6 +99,7 @@ class EnvelopePart(_Open):
     system: SystemPart | None = None
     not_applicable: str | None = None
     view: ViewPart | None = None
+    rules: RulesPart | None = None
     checksum: str | None = None
 
     @model_validator(mode="after")

@@ -154,7 +154,7 @@ def written(reports: dict[str, Path], tmp_path_factory: pytest.TempPathFactory) 
 
 def test_compare_markdown_and_page_show_the_system_column_and_not_applicable_rows(written: dict[str, Path]) -> None:
     markdown = written["compare.md"].read_text()
-    assert "| kind | suite | system | backend | mode | items | item mean | overall |" in markdown
+    assert "| kind | suite · rules | system | backend | mode | items | item mean | overall |" in markdown
     assert f"| code-tasks | {_suite(written, 'code-tasks')} | {SHOWN} | embedded | bm25 | – | – | not applicable: " in (
         markdown
     )
@@ -170,8 +170,9 @@ def test_compare_markdown_and_page_show_the_system_column_and_not_applicable_row
 
 
 def _suite(written: dict[str, Path], kind: str) -> str:
+    """The kind's suite and rules, as compare's cell and the leaderboard's column name them."""
     data = json.loads(written["leaderboard.json"].read_text())
-    return next(c["suite"] for c in data["columns"] if c["kind"] == kind)
+    return next(f"{c['suite']} · {c['rules']}" for c in data["columns"] if c["kind"] == kind)
 
 
 def test_the_leaderboard_shows_the_declared_name_and_a_row_per_kind(written: dict[str, Path]) -> None:

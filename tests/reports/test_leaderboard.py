@@ -13,6 +13,7 @@ from typing import Any
 import pytest
 
 from harness.metrics.dataset_measures import metric_names
+from harness.models.rulesets import rules_record
 from harness.reports import leaderboard as boards
 from harness.reports.compare import Compared
 from harness.reports.document import sealed
@@ -22,8 +23,8 @@ from .pages import harness
 
 PUBLISHED = Path(__file__).parents[2] / "harness" / "reports" / "published_systems.json"
 POPOTO = {"name": "popoto", "version": "test", "capabilities": [], "modes": ["hybrid"], "notes": []}
-POPOTO_RULES = {"name": "popoto"}
-"""A dataset report's `dataset_rules`, as a run under `--haystack-rules popoto` writes it (its name is what is read)."""
+POPOTO_RULES = rules_record("popoto").to_json()
+"""A dataset report's envelope `rules`, as a run under `--haystack-rules popoto` writes it."""
 
 
 def _as(report: dict[str, Any], *, system: dict[str, Any], backend: str, mode: str, **fields: Any) -> dict[str, Any]:
@@ -52,8 +53,8 @@ def board(report_of_kind: dict[str, Path], tmp_path_factory: pytest.TempPathFact
         "lifecycle": lifecycle,
         "mem0-beliefs": mem0_beliefs,
         "popoto-dataset-harness": _as(dataset, system=POPOTO, backend="redis", mode="hybrid"),
-        "popoto-dataset": _as(dataset, system=POPOTO, backend="redis", mode="hybrid", dataset_rules=POPOTO_RULES),
-        "popoto-dataset-bm25": _as(dataset, system=POPOTO, backend="redis", mode="bm25", dataset_rules=POPOTO_RULES),
+        "popoto-dataset": _as(dataset, system=POPOTO, backend="redis", mode="hybrid", rules=POPOTO_RULES),
+        "popoto-dataset-bm25": _as(dataset, system=POPOTO, backend="redis", mode="bm25", rules=POPOTO_RULES),
         "popoto-lifecycle": _as(
             lifecycle,
             system=POPOTO,
@@ -209,17 +210,11 @@ def test_a_column_shows_the_main_measures_the_report_carries_and_a_report_from_b
         assert column.measures == main
 
 
-@pytest.mark.parametrize(
-    ("fields", "rules"),
-    [
-        ({"kind": "beliefs", "meta": {"context_rules": {"name": "precisionmembench"}}}, "precisionmembench"),
-        ({"kind": "beliefs", "meta": {"suites": []}}, "system-provides-tiers"),
-        ({"kind": "haystack", "dataset_rules": {"name": "popoto@pre-514"}}, "popoto@pre-514"),
-        ({"kind": "haystack"}, "harness"),
-        ({"kind": "lifecycle", "rules": "mnemonic-8ecf3ab"}, "mnemonic-8ecf3ab"),
-    ],
-)
-def test_a_reports_rules_are_read_from_where_its_kind_records_them(fields: dict[str, Any], rules: str) -> None:
-    """Reports from before the rules were recorded read as the harness's own (a belief report's:
-    the system providing every tier)."""
-    assert boards.rules_of(fields) == rules
+def test_a_column_is_named_by_the_envelopes_rules_alone(report_of_kind: dict[str, Path]) -> None:
+    """A body field naming other rules (a belief report's `meta.context_rules`) is not read: the
+    envelope's record is the one a column takes."""
+    report = json.loads(report_of_kind["beliefs"].read_text())
+    report["meta"]["context_rules"] = {"name": "precisionmembench"}
+    report["rules"] = rules_record("precisionmembench-vector").to_json()
+    (column,) = boards.board([Compared(Path("beliefs.json"), report)], []).columns
+    assert column.rules == "precisionmembench-vector"

@@ -239,4 +239,5 @@ SPEC = KindSpec(
         f"{r.suite}/{r.case_id}" + ("" if r.turn is None else f"#{r.turn}"), r.category or "", r.query
     ),
     rule="the case's assertions did not all hold (its reasons say which)",
+    rules=lambda kind, reference: kind.rule(reference).value,
 )
