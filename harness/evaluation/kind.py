@@ -167,7 +167,6 @@ class KindSpec(Generic[Opts, R]):
     `mode_major`: its run goes mode by mode (else item by item, every mode per item);
     `order(kind, modes)`: for a run whose order is neither, the sort key of a result's position in
     an unsharded run of `kind`, the kind `build` made (merge puts the shards' results in that order);
-    `grouped`: all its `--suite` arguments make one kind (one report), else one kind each;
     `selector`: the own option that chooses this kind instead of `--suite` (`dataset`), if any;
     `builtin`: its built-in suite, which pytest makes items of (None: it has none, or no items);
     `restore(kind, bodies)`: for a kind that keeps run state besides its results (a dataset run's
@@ -200,7 +199,6 @@ class KindSpec(Generic[Opts, R]):
     honours: frozenset[str] = frozenset()
     mode_major: bool = False
     order: Callable[[Any, Sequence[str]], Callable[[R], tuple[int, ...]]] | None = None
-    grouped: bool = False
     selector: str | None = None
     builtin: str | None = None
     restore: Callable[[Any, Sequence[Mapping[str, Any]]], None] | None = None

@@ -233,7 +233,6 @@ SPEC = KindSpec(
     results_key="cases",
     options=BeliefOptions,
     honours=frozenset({"fail_under", "trec"}),
-    grouped=True,
     main=("pass_rate",),
     row=lambda r: RowText(
         f"{r.suite}/{r.case_id}" + ("" if r.turn is None else f"#{r.turn}"), r.category or "", r.query
