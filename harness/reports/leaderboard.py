@@ -30,7 +30,15 @@ from harness.reports.system_label import SystemLabel, system_label
 from harness.reports.tables import markdown_table
 from harness.suites.public import PublicSuite, placement
 
-LABELS = {"pass_rate": "pass rate", "recall_any@5": "R@5", "recall_any@1": "R@1", "mrr": "MRR", "p50_ms": "p50 ms"}
+LABELS = {
+    "pass_rate": "pass rate",
+    "recall_any@5": "R@5",
+    "recall_any@1": "R@1",
+    "mrr": "MRR",
+    "p50_ms": "p50 ms",
+    "passed": "passed",
+    "trivially_empty": "trivially empty",
+}
 
 
 def label(measure: str) -> str:
@@ -231,8 +239,14 @@ def _fill(
         row.not_applicable.pop(column.key, None)
 
 
-def _number(value: float | None) -> str:
-    return "–" if value is None else f"{value:.3f}"
+COUNTS = frozenset({"items", "passed", "active", "structural", "trivially_empty"})
+"""Measures that count items (PrecisionMemBench's passes and pass types): shown as whole numbers."""
+
+
+def _number(value: float | None, measure: str = "") -> str:
+    if value is None:
+        return "–"
+    return f"{value:.0f}" if measure.rpartition("/")[2] in COUNTS else f"{value:.3f}"
 
 
 def cell_text(board: Board, row: Entry, column: Column) -> str:
@@ -244,7 +258,7 @@ def cell_text(board: Board, row: Entry, column: Column) -> str:
     figure = board.published_for(row, column)
     theirs = dict(figure.measures) if figure is not None else {}
     parts = [
-        _number(None if ours is None else ours.get(m)) + (f" / {_number(theirs[m])}" if m in theirs else "")
+        _number(None if ours is None else ours.get(m), m) + (f" / {_number(theirs[m], m)}" if m in theirs else "")
         for m in column.measures
     ]
     text = " · ".join(parts) if ours is not None or theirs else "–"

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from harness.evaluation.kind import Engine, Item, KindOptions, KindSpec, Step, option
+from harness.evaluation.kinds.beliefs import pmb
 from harness.evaluation.kinds.beliefs.adapted import PERSONA_STAND_IN, AdaptedPort, SystemSearches
 from harness.evaluation.kinds.beliefs.context_choice import chosen_rule, refuse_on_reference
 from harness.evaluation.kinds.beliefs.memory_texts import memory_texts
@@ -146,6 +147,11 @@ class BeliefKind:
             context_rules={"name": rule.value, "prelude": PERSONA_STAND_IN if adapter_rules(rule) else None},
         )
         data = report_body(meta, summaries, cases, memory_texts(plan.suites, cases))
+        scores = suite_scores(cases)
+        if adapter_rules(rule) is not None:  # under PrecisionMemBench's rules, its measures too
+            found = pmb.summaries(cases, plan.suites)
+            data["precisionmembench"] = found
+            scores = pmb.with_pmb(scores, found)
         gates = [
             f"{s.backend}/{s.mode}: pass rate {s.pass_rate:.3f} is under --fail-under {fail_under}"
             for s in summaries
@@ -157,7 +163,7 @@ class BeliefKind:
             markdown=to_markdown(data),
             scorecard=scorecard(data, f"{backend}: {', '.join(s.name for s in plan.suites)}"),
             trec=suite_trec(cases) if run.incomplete is None else {},
-            scores=suite_scores(cases),
+            scores=scores,
             settings=baseline_settings(plan.settings, plan.limit, model)
             | ({"context_rules": rule.value} if adapter_rules(rule) else {}),
             gates=gates,
