@@ -93,6 +93,10 @@ NOT_RUN = {
     "harness run --system popoto -b valkey -m bm25 -m hybrid -s builtin -s lifecycle:builtin -s conversation:builtin -s code-tasks:builtin -s haystack:builtin --out reports/board": _BOARD,
     "harness run --system mem0 -b postgres -m hybrid -s builtin -s lifecycle:builtin -s conversation:builtin -s code-tasks:builtin -s haystack:builtin --out reports/board": _BOARD,
     "harness leaderboard --out reports/board": "reads the reports of the leaderboard's runs above",
+    "harness board --out reports/board": (
+        "needs ../shared/datasets, Docker and the popoto and mem0 extras: minutes for PrecisionMemBench, "
+        "hours for the full datasets (tests/cli/test_board.py runs its parts)"
+    ),
     # docs/ci-action.md: tests/action runs these steps against the example service, on a free port
     "python examples/memory-service/memory_service.py --port 8080 &": _EXAMPLE,
     "harness run --system http:http://127.0.0.1:8080 -s builtin -s haystack:builtin -m bm25 --junit reports/junit.xml": _EXAMPLE,

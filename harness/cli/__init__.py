@@ -29,7 +29,7 @@ from harness.errors import HarnessError, HarnessWarning, Interrupted
 
 # `harness --help` lists the commands in the order their modules add them
 # isort: off
-from harness.cli import run, reports, embed, bench, servers, doctor, cases, baselines, ci  # noqa: F401
+from harness.cli import run, reports, board, embed, bench, servers, doctor, cases, baselines, ci  # noqa: F401
 # isort: on
 
 __all__ = ["app", "main"]

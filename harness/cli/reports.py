@@ -66,12 +66,18 @@ def leaderboard(
     out: Annotated[Path, typer.Option(help="Report folder to read and write.")] = Path("reports"),
     allow_edited: Annotated[bool, typer.Option(help=ALLOW_EDITED)] = False,
 ) -> int:
-    """Systems x suites and datasets per backend, with each system's published figures beside ours."""
+    """The public suites ranked (ours / published), then the built-in suites per backend."""
+    reader = Reader.of(os.environ, allow_edited=allow_edited)
+    loaded = compare_reports.load_reports(reports or compare_reports.default_reports(out, reader), reader)
+    write_leaderboard(loaded, out)
+    return 0
+
+
+def write_leaderboard(loaded: list[compare_reports.Compared], out: Path) -> None:
+    """The leaderboard of the reports, printed and written to `out` (Markdown, JSON, PNG, page)."""
     from harness.reports import leaderboard as boards
     from harness.reports.html.leaderboard_page import render_leaderboard
 
-    reader = Reader.of(os.environ, allow_edited=allow_edited)
-    loaded = compare_reports.load_reports(reports or compare_reports.default_reports(out, reader), reader)
     board = boards.board(loaded, boards.published_figures())
     contents: dict[str, str | bytes] = {
         "md": boards.leaderboard_markdown(board),
@@ -88,7 +94,6 @@ def leaderboard(
     out_console.print(contents["md"], soft_wrap=True, highlight=False, markup=False)
     paths = write_run_files(out, "leaderboard", contents)
     out_console.print(f"written: {', '.join(str(p) for p in paths)}", soft_wrap=True)
-    return 0
 
 
 @app.command()

@@ -42,7 +42,8 @@ LABELS = {
 
 
 def label(measure: str) -> str:
-    return LABELS.get(measure.rpartition("/")[2], measure)
+    name = measure.rpartition("/")[2]
+    return LABELS.get(name, name)
 
 
 @dataclass(frozen=True)
