@@ -88,7 +88,10 @@ class Column:
 
     @property
     def title(self) -> str:
-        return f"{self.public.title} · {self.rules}" if self.public is not None else f"{self.suite} · {self.rules}"
+        if self.public is None:
+            return f"{self.suite} · {self.rules}"
+        level = self.suite.removeprefix(f"{self.public.name}-") if self.suite != self.public.name else ""
+        return f"{self.public.title}{f' ({level})' if level else ''} · {self.rules}"
 
 
 @dataclass

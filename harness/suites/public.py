@@ -101,7 +101,9 @@ PUBLIC_SUITES: tuple[PublicSuite, ...] = (
     ),
 )
 """The public suites known by content. LongMemEval-S is known only as the rebuilt file of
-`../shared/datasets` (the official file's digest is not recorded here), hence its caveat."""
+`../shared/datasets` (the official file's digest is not recorded here), hence its caveat; LoCoMo's
+digest is that of the official `data/locomo10.json` as `../shared/datasets` holds it (the
+repository's newest snapshot ships it zipped, so it was not compared there)."""
 
 
 @dataclass(frozen=True)
@@ -126,7 +128,12 @@ def placement(report: Mapping[str, Any], known: Sequence[PublicSuite] = PUBLIC_S
     read = set(_digests(report["inputs"]).values())
     named = _digests(report["inputs"])
     settings = report.get("settings") or {}
-    subset = [f"--{key} {settings[key]}" for key in ("limit", "sample") if settings.get(key)]
+    limit = settings.get("limit")
+    subset = (
+        []
+        if limit is None
+        else [f"--limit {limit}"] + ([f"--sample {settings['sample']}"] if settings.get("sample") else [])
+    )
     met, caveats, notes = [], [], []
     for suite in (s for s in known if s.kind == report["kind"]):
         matched = [next((d for d in f.digests if d in read), None) for f in suite.files]

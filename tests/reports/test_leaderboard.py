@@ -133,7 +133,7 @@ def test_public_suites_are_ranked_apart_from_the_built_in_ones(board: dict[str, 
     assert {p["name"] for p in public.values()} == {"longmemeval-s"}
     markdown = board["files"]["md"].read_text()
     head, _, rest = markdown.partition("## Built-in and other suites (regression tests, not ranked)")
-    assert "| system | mode | engine | LongMemEval-S · harness | LongMemEval-S · popoto |" in head
+    assert "| system | mode | engine | LongMemEval-S (session) · harness | LongMemEval-S (session) · popoto |" in head
     ranked = [line.split(" | ")[:3] for line in head.splitlines() if line.startswith("| popoto") or "pipeline" in line]
     assert ranked[0] == ["| popoto test", "hybrid", "redis"]  # two public columns before one
     assert "499 of the 500 questions" in head

@@ -58,6 +58,12 @@ def test_a_subset_of_a_public_suite_is_none() -> None:
     assert placed.notes == ("PrecisionMemBench static: a subset (--limit 10), not the whole suite",)
 
 
+def test_a_sampling_method_without_a_limit_is_the_whole_suite() -> None:
+    """A dataset run records its sampling method (`head`) even when it asks every question."""
+    placed = placement(_report({"a": SEED, "b": STATIC}, limit=None, sample="head"))
+    assert [s.name for s in placed.suites] == ["precisionmembench-static"]
+
+
 def test_another_kinds_suite_is_never_met() -> None:
     assert placement(_report({"a": SEED, "b": STATIC}) | {"kind": "haystack"}).suites == ()
 
