@@ -17,10 +17,12 @@ from harness.models.rulesets import HARNESS, RulesRecord, rules_record
 from harness.models.scoresheet import sheet_json
 from harness.reports.banners import incomplete_banner
 from harness.reports.document import Report, RunInfo, Scorecard, sealed
+from harness.reports.escape import md
 from harness.reports.fields import CHECKSUM, FIELDS
 from harness.reports.html.child import page_apart
 from harness.reports.metadata import file_digest, git_commit
 from harness.reports.writer import report_json, write_or_rescue
+from harness.suites.public import placement
 from harness.systems.protocol import REFERENCE, file_key
 
 
@@ -106,8 +108,9 @@ class Envelope:
 
     def framed(self, report: Report) -> Report:
         """The report as shown: an incomplete run's scorecard and Markdown say so, whatever the kind;
-        so do a system other than the reference, and a kind not applicable to it."""
-        report = self._of_system(report)
+        so do a system other than the reference, and a kind not applicable to it; and the Markdown
+        names the public suite its files are, or why a suite it resembles is another."""
+        report = self._of_system(self._of_public(report))
         if not self.incomplete:
             return report
         reason = self.fields["incomplete_reason"]
@@ -121,6 +124,24 @@ class Envelope:
             else "\n".join(banner) + "\n" + report.markdown
         )
         return replace(report, scorecard=Scorecard(card.title, card.columns, card.rows, caption), markdown=markdown)
+
+    def _of_public(self, report: Report) -> Report:
+        """A line under the Markdown's title per public suite the run's files are (by their sha256),
+        and per one they resemble but are not (a changed file, a subset): `suites/public.py`."""
+        placed = placement(self.fields)
+        lines = [
+            f"Public suite: {s.title}, its files as published"
+            + (f" at {s.commit[:12]}" if s.commit else "")
+            + " (by their sha256)."
+            for s in placed.suites
+        ]
+        lines += [f"Public suite: {note}." for note in (*placed.caveats, *placed.notes)]
+        if not lines:
+            return report
+        head, sep, rest = report.markdown.partition("\n")
+        said = "\n".join(f"> {md(line)}" for line in lines)
+        markdown = f"{head}\n\n{said}\n{rest}" if sep and head.startswith("#") else f"{said}\n\n{report.markdown}"
+        return replace(report, markdown=markdown)
 
     def _of_system(self, report: Report) -> Report:
         system, skipped = self.fields["system"]["name"], self.fields["not_applicable"]

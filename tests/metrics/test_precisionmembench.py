@@ -167,7 +167,11 @@ def test_a_run_under_its_rules_reports_its_measures(tmp_path: Path, monkeypatch:
         drifts.append(1 - hits / len(relevant) if relevant else 0.0)
     assert overall["pmb-session/drift"] == pytest.approx(sum(drifts) / len(drifts))
     assert report["rules"]["name"] == "precisionmembench-vector"
-    assert "## Under PrecisionMemBench's definitions" in path.with_suffix(".md").read_text()
+    markdown = path.with_suffix(".md").read_text()
+    assert "## Under PrecisionMemBench's definitions" in markdown
+    assert "> Public suite: PrecisionMemBench static, its files as published at ec8347b358cc (by their sha256)." in (
+        markdown
+    )
     assert harness(tmp_path, "leaderboard", str(path), "--out", str(tmp_path / "board")) == 0
     board = (tmp_path / "board" / "leaderboard-latest.md").read_text()
     header = "| system | mode | engine | PrecisionMemBench static · precisionmembench-vector | "
@@ -176,3 +180,26 @@ def test_a_run_under_its_rules_reports_its_measures(tmp_path: Path, monkeypatch:
         "| vector | embedded | 11 / 11 · 0.088 / 0.088 · 1.000 / 1.000 | 0 / 0 · 0.086 / 0.086 · 0.914 / 0.914 |"
         in (board)
     )
+
+
+def test_a_changed_file_is_another_suite_and_the_run_report_says_so(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The same fixtures with one static case fewer: no public suite's files, and the report says
+    which file differs; the leaderboard gives it no public column."""
+    cases = _cases()
+    monkeypatch.setenv("HARNESS_STATE_DIR", str(tmp_path / "state"))
+    mine, out = tmp_path / "pmb", tmp_path / "out"
+    shutil.copytree(PMB, mine)
+    (mine / "retrieval.cases.json").write_text(json.dumps(cases[:-1]))
+    code = harness(
+        tmp_path, "run", "--suite", f"tenure:{mine}", "--context-rules", "precisionmembench-vector",
+        "-m", "bm25", "-b", "embedded", "--out", str(out),
+    )  # fmt: skip
+    assert code in (0, 1)
+    (path,) = [p for p in out.glob("run-*.json") if "latest" not in p.name]
+    markdown = path.with_suffix(".md").read_text()
+    assert "> Public suite: PrecisionMemBench static: retrieval.cases.json differ(s) from the files published at" in (
+        markdown
+    )
+    assert "> Public suite: PrecisionMemBench session, its files as published" in markdown  # its own files are
