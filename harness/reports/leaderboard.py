@@ -152,7 +152,7 @@ class Board:
         """The published figures no column matches: named, never set beside another suite or rules."""
         return [p for p in self.published if not self.matched(p)]
 
-    def ranked(self) -> list[tuple[str, Entry]]:
+    def in_rank_order(self) -> list[tuple[str, Entry]]:
         """Every engine's rows with a public cell, as (engine, row): most public columns first,
         then by the first public column's first measure, highest first."""
 
@@ -316,7 +316,7 @@ def _measures_line(columns: Sequence[Column]) -> str:
 
 def _public_section(board: Board) -> list[str]:
     """The public suites, one column per suite and rules, every engine's rows in one table, ranked."""
-    rows = board.ranked()
+    rows = board.in_rank_order()
     lines = [
         "## Public suites",
         "",
