@@ -45,7 +45,7 @@ RUN_WITH_DOCKER: dict[str, int] = {
 _EXAMPLE = "needs the example memory service at that URL; tests/action runs these steps on a free port"
 _BOARD = "minutes: four server containers, every built-in kind in every mode, the code tasks' embeddings"
 NOT_RUN = {
-    "harness run --suite code-tasks:builtin": "minutes: embeds about 1,300 records of harness/ for the vector modes",
+    "harness run --suite code-tasks:builtin": "minutes: embeds about 540 records of its frozen code base for the vector modes",
     "harness run --dataset locomo --granularity turn": "needs ../shared/datasets and minutes of embedding",
     "python -m harness.benchmarks.fusion_grid": "needs ../shared/datasets and minutes of embedding per encoder",
     "harness run --dataset longmemeval-s -b postgres -m bm25 --limit 100 --sample stratified": (
@@ -97,6 +97,10 @@ NOT_RUN = {
     "harness bench --service-latency-ms 10 --dataset locomo": "needs ../shared/datasets; 4 minutes here",
     "harness bench --service-latency-ms 100 --dataset locomo --limit 200 --batch 64": (
         "needs ../shared/datasets; a minute here"
+    ),
+    "harness board --out reports/board": (
+        "needs ../shared/datasets, Docker and the popoto and mem0 extras: minutes for PrecisionMemBench, "
+        "hours for the full datasets (tests/cli/test_board.py runs its parts)"
     ),
     # docs/ci-action.md: tests/action runs these steps against the example service, on a free port
     "python examples/memory-service/memory_service.py --port 8080 &": _EXAMPLE,

@@ -1,6 +1,6 @@
 """`harness`: run suites, compare backends, validate cases, embed, benchmark.
 
-A package of thin commands, one module per group (`run`, `reports`, `baselines`, `cases`, `embed`,
+A package of thin commands, one module per group (`run`, `reports`, `board`, `baselines`, `cases`, `embed`,
 `bench`, `servers`, `doctor`, `ci`: the GitHub Action's step); what a run does is the evaluation layer's (`evaluation/matrix.py`).
 Every failure is one stderr line and one exit code (docs/exit-codes.md):
 0 done; 1 a quality gate failed (`--fail-under`, or more than `--error-threshold` of the results
@@ -29,7 +29,7 @@ from harness.errors import HarnessError, HarnessWarning, Interrupted
 
 # `harness --help` lists the commands in the order their modules add them
 # isort: off
-from harness.cli import run, reports, embed, bench, servers, doctor, cases, baselines, ci  # noqa: F401
+from harness.cli import run, reports, board, embed, bench, servers, doctor, cases, baselines, ci  # noqa: F401
 # isort: on
 
 __all__ = ["app", "main"]

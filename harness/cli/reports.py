@@ -68,12 +68,18 @@ def leaderboard(
     out: Annotated[Path, typer.Option(help="Report folder to read and write.")] = Path("reports"),
     allow_edited: Annotated[bool, typer.Option(help=ALLOW_EDITED)] = False,
 ) -> int:
-    """Systems x suites and datasets per backend, with each system's published figures beside ours."""
+    """The public suites ranked (ours / published), then the built-in suites per backend."""
+    reader = Reader.of(os.environ, allow_edited=allow_edited)
+    loaded = compare_reports.load_reports(reports or compare_reports.default_reports(out, reader), reader)
+    write_leaderboard(loaded, out)
+    return 0
+
+
+def write_leaderboard(loaded: list[compare_reports.Compared], out: Path) -> None:
+    """The leaderboard of the reports, printed and written to `out` (Markdown, JSON, PNG, page)."""
     from harness.reports import leaderboard as boards
     from harness.reports.html.leaderboard_page import render_leaderboard
 
-    reader = Reader.of(os.environ, allow_edited=allow_edited)
-    loaded = compare_reports.load_reports(reports or compare_reports.default_reports(out, reader), reader)
     check_output(out, "--out", folder=True)  # once the reports are read: bad input makes no folder
     board = boards.board(loaded, boards.published_figures())
     contents: dict[str, str | bytes] = {
@@ -91,7 +97,6 @@ def leaderboard(
     out_console.print(contents["md"], soft_wrap=True, highlight=False, markup=False)
     paths = write_run_files(out, "leaderboard", contents)
     say(f"written: {', '.join(str(p) for p in paths)}")
-    return 0
 
 
 @app.command()

@@ -20,6 +20,7 @@ from typing import Any, Generic, Protocol, TypeVar, get_args, get_type_hints, ru
 from harness.backends.base import Backend
 from harness.embeddings.embedder import Embedder
 from harness.evaluation.crew import Crew
+from harness.models.rulesets import HARNESS
 from harness.pipeline.memory_layer import TextEmbedder
 from harness.pipeline.settings import Mode
 from harness.reports.document import Report, RowText, RunInfo
@@ -149,6 +150,11 @@ def option(help: str, *, flag: str | None = None, texts: bool = False, **limits:
     return {"help": help, "flag": flag, "texts": texts, "limits": limits}
 
 
+def own_rules(_kind: Any, _reference: bool) -> str:
+    """A kind with one ruleset: the harness's own."""
+    return HARNESS
+
+
 @dataclass(frozen=True)
 class KindSpec(Generic[Opts, R]):
     """One kind of case, declared once: everything the CLI, the runner, merge, compare and
@@ -166,7 +172,6 @@ class KindSpec(Generic[Opts, R]):
     `mode_major`: its run goes mode by mode (else item by item, every mode per item);
     `order(kind, modes)`: for a run whose order is neither, the sort key of a result's position in
     an unsharded run of `kind`, the kind `build` made (merge puts the shards' results in that order);
-    `grouped`: all its `--suite` arguments make one kind (one report), else one kind each;
     `selector`: the own option that chooses this kind instead of `--suite` (`dataset`), if any;
     `builtin`: its built-in suite, which pytest makes items of (None: it has none, or no items);
     `restore(kind, bodies)`: for a kind that keeps run state besides its results (a dataset run's
@@ -182,7 +187,10 @@ class KindSpec(Generic[Opts, R]):
     `row(result)`: how a result reads as a row of the page (None: its item id alone);
     `rule`: what a failed row means, in words for the page (an `Itemized` kind's `failures` decide).
     The runner writes the last three into every report (`view.view`), so the page, the leaderboard
-    and compare read them from the report.
+    and compare read them from the report;
+    `rules(kind, reference)`: the name of the ruleset (`models/rulesets.py`) a run of `kind` is
+    made under, whether the system is the reference (whose definitions judge it and score it):
+    the runner and merge write its record into every report's envelope as `rules`.
     """
 
     name: str
@@ -196,7 +204,6 @@ class KindSpec(Generic[Opts, R]):
     honours: frozenset[str] = frozenset()
     mode_major: bool = False
     order: Callable[[Any, Sequence[str]], Callable[[R], tuple[int, ...]]] | None = None
-    grouped: bool = False
     selector: str | None = None
     builtin: str | None = None
     restore: Callable[[Any, Sequence[Mapping[str, Any]]], None] | None = None
@@ -205,6 +212,7 @@ class KindSpec(Generic[Opts, R]):
     main: tuple[str, ...] = ()
     row: Callable[[R], RowText] | None = None
     rule: str = ""
+    rules: Callable[[Any, bool], str] = own_rules
 
 
 def default_options(kind: KindSpec[Any, Any]) -> Any:

@@ -35,14 +35,15 @@ from harness.errors import HarnessError
 from harness.evaluation.kind import CaseKind, KindSpec, R, rebuild, run_order
 from harness.evaluation.view import view
 from harness.messages import error_text
+from harness.models.rulesets import rules_record
 from harness.models.scoresheet import sheet_json
 from harness.pipeline.settings import Mode
-from harness.reports.document import Report, RunInfo, defaulted
+from harness.reports.document import Report, RunInfo, defaulted, system_of
 from harness.reports.envelope import Envelope, inputs_json
 from harness.reports.fields import CHECKSUM, FIELDS
 from harness.reports.reader import Reader
 from harness.suites.jsonfile import describe
-from harness.systems.protocol import SystemInfo
+from harness.systems.protocol import REFERENCE, SystemInfo
 
 SAME_RUN = ("kind", "suite", "origin", "inputs", "backend", "modes", "unsupported_modes")
 """Envelope fields every shard of a run must share (its `settings` may name the shard's own
@@ -184,6 +185,7 @@ def merge_reports(paths: Sequence[Path], specs: Sequence[KindSpec[Any, Any]], re
         settings=dict(report.settings) if report.settings else first["settings"],
         scores={mode: sheet_json(sheet) for mode, sheet in report.scores.items()},
         view=view(kind, built, report),
+        rules=rules_record(kind.rules(built, system_of(first) == REFERENCE)).to_json(),
     )
     return Merged(Envelope(fields, "items"), report, [row for rows in results for row in rows])
 

@@ -22,6 +22,7 @@ from harness.errors import HarnessError, Interrupted
 from harness.evaluation.crew import Crew
 from harness.evaluation.kind import CaseKind, Engine, R, Result
 from harness.evaluation.view import view
+from harness.models.rulesets import rules_record
 from harness.pipeline.memory_layer import TextEmbedder
 from harness.pipeline.settings import Mode
 from harness.reports.document import Report, RunInfo
@@ -262,7 +263,9 @@ def run_and_report(
         from harness.evaluation import kinds  # the registry imports every kind: not for the runner's importers
 
         spec = next((s for s in kinds.SPECS if s.name == kind.name), None)  # read on each call: tests add kinds
-        envelope = Envelope.of(kind, run_info, report, origin or {}, None if spec is None else view(spec, kind, report))
+        shown = None if spec is None else view(spec, kind, report)
+        rules = None if spec is None else rules_record(spec.rules(kind, system.reference))
+        envelope = Envelope.of(kind, run_info, report, origin or {}, shown, rules)
         paths, stem, report = write_report(request.out, envelope, report, page=page)
     if request.trec and outcome.stopped is None:
         paths += write_trec(request.out, stem, report.trec)

@@ -96,8 +96,10 @@ def popoto_ranking(rules: PopotoRules, records: Sequence[tuple[str, str]], gold:
 
 
 def popoto_recall_at(definition: RecallDefinition, ranking: Ranking, qrels: Qrels, k: int) -> float:
-    """Popoto's `recall_at_k` (or, before #438, its fractional form); 0.0 with no gold or an
-    empty ranking, and such a question stays in Popoto's mean."""
+    """Popoto's `recall_at_k` (tomcounsell/popoto `tests/benchmarks/metrics/retrieval.py`): any-hit
+    since #438 (1.0 when a gold id is in the top k), and before it, at 273b491, fractional:
+    `min(1.0, hits / len(relevant))` over the top k; 0.0 for k <= 0, no gold or an empty ranking,
+    and such a question stays in Popoto's mean."""
     check_k(k)
     relevant = relevant_ids(qrels)
     if not ranking or not relevant:

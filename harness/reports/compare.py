@@ -18,7 +18,7 @@ from typing import Any
 
 from harness.errors import HarnessError
 from harness.metrics.significance import ALPHA, Paired, paired_test
-from harness.reports.document import Scorecard, system_of
+from harness.reports.document import Scorecard, rules_name, system_of
 from harness.reports.escape import md, md_code
 from harness.reports.reader import EDITED_MARK, NotAReport, Reader
 from harness.reports.system_label import system_label
@@ -140,7 +140,7 @@ def _shown(report: Mapping[str, Any], overall: Mapping[str, float]) -> str:
     return ", ".join(f"{name} {overall[name]:.3f}" for name in names[:SHOWN_MEASURES])
 
 
-COLUMNS = ("kind", "suite", "system", "backend", "mode", "items", "item mean", "overall")
+COLUMNS = ("kind", "suite · rules", "system", "backend", "mode", "items", "item mean", "overall")
 NOT_RUN = "–"
 """A row's mode, items or item mean where the report has none (a kind not applicable, no mode run)."""
 
@@ -189,7 +189,7 @@ def table(reports: Sequence[Compared]) -> Scorecard:
         rows.append(
             [
                 r["kind"] + row.each.mark,
-                str(r["suite"]),
+                f"{r['suite']} · {rules_name(r)}",
                 system_label(r).text,
                 r["backend"]["backend"],
                 row.mode,
@@ -224,12 +224,14 @@ class Difference:
 
 
 def differences(reports: Sequence[Compared]) -> list[Difference]:
-    """Every pair of reports of one kind, suite and mode with items in common, tested on those items
-    (a report of a kind not applicable to its system has none)."""
+    """Every pair of reports of one kind, suite, rules and mode with items in common, tested on those
+    items (a report of a kind not applicable to its system has none; two rulesets score differently)."""
     found = []
     for first, second in combinations(reports, 2):
         a, b = first.report, second.report
-        if (a["kind"], a["suite"]) != (b["kind"], b["suite"]) or a.get("not_applicable") or b.get("not_applicable"):
+        if (a["kind"], a["suite"], rules_name(a)) != (b["kind"], b["suite"], rules_name(b)):
+            continue
+        if a.get("not_applicable") or b.get("not_applicable"):
             continue
         for mode in a["scores"]:
             if mode not in b["scores"]:
@@ -249,5 +251,7 @@ def comparison_markdown(reports: Sequence[Compared], found: Sequence[Difference]
     lines = ["# Comparison", "", "From: " + ", ".join(md_code(each.label) for each in reports), ""]
     lines += [markdown_table(card.columns, card.rows), "", md(ITEM_MEAN[0].upper() + ITEM_MEAN[1:]) + ".", ""]
     lines += ["## Differences on shared items", ""]
-    lines += [f"- {md(d.line())}" for d in found] or ["No two runs of the same kind, suite and mode share items."]
+    lines += [f"- {md(d.line())}" for d in found] or [
+        "No two runs of the same kind, suite, rules and mode share items."
+    ]
     return "\n".join(lines) + "\n"

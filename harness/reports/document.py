@@ -15,7 +15,9 @@ items were read from, with its sha256, as MTEB pins a dataset revision), `backen
 `harness compare` read), `system`, `not_applicable`, and `view`: what the kind's spec declares for
 readers (where the body lists its items, each as a row of the page, a `RowText` and whether the
 kind's judge failed it, what failing means, and its main measures), so the page and the
-leaderboard read data, never a table of kind names. A body never uses these names, nor `checksum`:
+leaderboard read data, never a table of kind names; and `rules`: whose definitions made its
+numbers, `{name, source, commit}` (`models/rulesets.py`), the one record the leaderboard and
+compare read whatever the kind. A body never uses these names, nor `checksum`:
 the last key of the JSON file, the sha256 of everything before it, so `harness merge` refuses a
 report edited since.
 """
@@ -40,10 +42,10 @@ from harness.shards import Shard
 from harness.systems.protocol import REFERENCE, SystemInfo
 from harness.systems.reference import NATIVE
 
-SINCE = ("system", "not_applicable", "view", "concurrency", "throughput")
+SINCE = ("system", "not_applicable", "view", "concurrency", "throughput", "rules")
 """Envelope fields an older report may lack (one from before systems is of the reference system;
 one from before `view` is read by where its kind kept its items; one from before `concurrency`
-ran serially)."""
+ran serially; one from before `rules` is given its rules record by the reader, `reader.migrated`)."""
 REQUIRED = tuple(name for name in FIELDS if name not in SINCE)
 """The fields that make a JSON document a run report, whatever its age."""
 TIMING = ("started_at", "wall_s", "files", "concurrency", "throughput")
@@ -68,6 +70,12 @@ def sealed(document: Mapping[str, Any]) -> dict[str, Any]:
 def system_of(report: Mapping[str, Any]) -> str:
     """The system a report is of: a report from before systems is of the reference system."""
     return str((report.get("system") or {}).get("name", REFERENCE))
+
+
+def rules_name(report: Mapping[str, Any]) -> str:
+    """The ruleset a report's numbers were made under: its envelope's `rules` (the reader gives a
+    report from before the field its record: `reader.migrated`)."""
+    return str(report["rules"]["name"])
 
 
 def defaulted(report: Mapping[str, Any], name: str) -> Any:

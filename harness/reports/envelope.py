@@ -13,6 +13,7 @@ from pathlib import Path
 from typing import Any, Protocol
 
 from harness import __version__
+from harness.models.rulesets import HARNESS, RulesRecord, rules_record
 from harness.models.scoresheet import sheet_json
 from harness.reports.banners import banners, markdown_banners
 from harness.reports.categories import category_markdown
@@ -22,6 +23,7 @@ from harness.reports.fields import CHECKSUM, FIELDS
 from harness.reports.html.child import page_apart
 from harness.reports.metadata import file_digest, git_commit
 from harness.reports.writer import report_json, write_or_rescue
+from harness.suites.public import placement
 from harness.systems.protocol import REFERENCE, file_key
 
 
@@ -59,8 +61,10 @@ class Envelope:
         report: Report,
         origin: Mapping[str, Any],
         view: Mapping[str, Any] | None = None,
+        rules: RulesRecord | None = None,
     ) -> Envelope:
-        """`view`: what the kind's spec declares for readers (`evaluation.view`; None: a kind no spec declares)."""
+        """`view`: what the kind's spec declares for readers (`evaluation.view`; None: a kind no spec
+        declares); `rules`: the ruleset its numbers were made under (None: the harness's own)."""
         head = {
             "kind": kind.name,
             "suite": kind.baseline_suite,
@@ -76,6 +80,7 @@ class Envelope:
                 "git_commit": git_commit(),
                 "scores": {mode: sheet_json(sheet) for mode, sheet in report.scores.items()},
                 "view": None if view is None else dict(view),
+                "rules": (rules or rules_record(HARNESS)).to_json(),
             },
             kind.unit,
         )
@@ -104,9 +109,11 @@ class Envelope:
 
     def framed(self, report: Report) -> Report:
         """The report as shown, whatever the kind: its Markdown opens with the system under test (other
-        than the reference) and the run's banners (`banners`), and ends with its scores per category;
-        a kind not applicable to the system shows its banner alone, as nothing ran. The scorecard's
-        caption says the same."""
+        than the reference), the run's banners (`banners`) and the public suite its files are, or why
+        a suite it resembles is another, and ends with its scores per category; a kind not
+        applicable to the system shows its banner alone, as nothing ran. The scorecard's caption
+        says the same."""
+        report = self._of_public(report)
         system, skipped = self.fields["system"]["name"], self.fields["not_applicable"]
         card = report.scorecard
         named = [] if system == REFERENCE else [f"system: {system}"]
@@ -122,6 +129,24 @@ class Envelope:
         markdown = "\n".join([*top, *body]).rstrip("\n") + "\n"
         title = card.title if system == REFERENCE else f"{card.title}, system {system}"
         return replace(report, scorecard=Scorecard(title, card.columns, card.rows, tuple(caption)), markdown=markdown)
+
+    def _of_public(self, report: Report) -> Report:
+        """A line under the Markdown's title per public suite the run's files are (by their sha256),
+        and per one they resemble but are not (a changed file, a subset): `suites/public.py`."""
+        placed = placement(self.fields)
+        lines = [
+            f"Public suite: {s.title}, its files as published"
+            + (f" at {s.commit[:12]}" if s.commit else "")
+            + " (by their sha256)."
+            for s in placed.suites
+        ]
+        lines += [f"Public suite: {note}." for note in (*placed.caveats, *placed.notes)]
+        if not lines:
+            return report
+        head, sep, rest = report.markdown.partition("\n")
+        said = "\n".join(f"> {md(line)}" for line in lines)
+        markdown = f"{head}\n\n{said}\n{rest}" if sep and head.startswith("#") else f"{said}\n\n{report.markdown}"
+        return replace(report, markdown=markdown)
 
 
 def write_report(

@@ -25,6 +25,7 @@ FIELDS = (
     "view",
     "concurrency",
     "throughput",
+    "rules",
 )
 CHECKSUM = "checksum"
 """The JSON file's last key: `checksum(document)` of the rest (an older report has none)."""

@@ -1,5 +1,6 @@
 """The leaderboard as a picture (matplotlib, the `chart` extra; imported only when drawn): one panel
-per suite or dataset, a bar per backend x system x mode for the column's first main measure, and a
+per suite or dataset, a bar per backend x system x mode for the column's first measure that is not a
+count of items (a PrecisionMemBench column's precision, not its passes), and a
 system's published figure as a black diamond on its bars."""
 
 from __future__ import annotations
@@ -8,7 +9,7 @@ import io
 import warnings
 from typing import Any
 
-from harness.reports.leaderboard import Board, label
+from harness.reports.leaderboard import COUNTS, Board, label
 
 
 def _figure(board: Board) -> Any:
@@ -25,7 +26,7 @@ def _figure(board: Board) -> Any:
     )
     labels = [f"{row.label.text} · {row.mode} · {backend}" for backend, row in bars]
     for axis, column in zip(axes[0], columns, strict=False):
-        measure = column.measures[0]
+        measure = next((m for m in column.measures if m.rpartition("/")[2] not in COUNTS), column.measures[0])
         values = [(row.cells.get(column.key) or {}).get(measure) for _, row in bars]
         axis.barh(range(len(bars)), [v or 0.0 for v in values], color="#4c78a8")
         for y, ((_, row), value) in enumerate(zip(bars, values, strict=True)):
@@ -36,7 +37,7 @@ def _figure(board: Board) -> Any:
             figure_of = board.published_for(row, column)
             if figure_of is not None and measure in figure_of.measures:
                 axis.plot(figure_of.measures[measure], y, "kD", markersize=6, label="published")
-        axis.set_title(f"{column.suite} · {column.rules}\n{label(measure)}", fontsize=9)
+        axis.set_title(column.title.replace(" · ", "\n") + f"\n{label(measure)}", fontsize=9)
         axis.set_xlim(0, 1.15)
     axes[0][0].set_yticks(range(len(bars)), labels, fontsize=8)
     axes[0][0].invert_yaxis()

@@ -9,6 +9,9 @@ The checksum (sha256 of the rest, `document.checksum`) tells a report as its run
 edited, truncated or pieced together since; it is no signature: anyone can recompute it. A report
 that does not match, or has none, is refused unless the reader allows edited reports
 (`--allow-edited`); then it is read with `edited` saying why, and the command marks it.
+
+A report from before the envelope's `rules` is migrated once its checksum is checked (`migrated`):
+it gets the record of the ruleset its kind wrote in its own field, so every command reads one.
 """
 
 from __future__ import annotations
@@ -25,6 +28,7 @@ from pydantic import ValidationError
 
 from harness.errors import HarnessError
 from harness.files import NotReadable, read_bounded
+from harness.models.rulesets import HARNESS, rules_record
 from harness.reports.document import checksum
 from harness.reports.fields import CHECKSUM
 from harness.reports.schema import EnvelopePart
@@ -117,8 +121,9 @@ class Reader:
         """A parsed document as a run report (`read` after `parse`)."""
         if not has_envelope(document):
             raise NotAReport(f"{path}: not a harness run report (no report envelope)")
+        read = migrated(document)
         try:
-            EnvelopePart.model_validate(document)
+            EnvelopePart.model_validate(read)
         except ValidationError as exc:
             field, message = describe(exc)
             where = f"{field}: " if field else ""
@@ -126,7 +131,7 @@ class Reader:
         edited = _unvouched(document)
         if edited is not None and not self.allow_edited:
             raise EditedReport(f"{path}: {edited}: {self.remedy}")
-        return ReadReport(path, document, edited)
+        return ReadReport(path, read, edited)
 
 
 def _unvouched(document: dict[str, Any]) -> str | None:
@@ -134,4 +139,43 @@ def _unvouched(document: dict[str, Any]) -> str | None:
         return "no checksum (written by an older harness, or edited)"
     if document[CHECKSUM] != checksum(document):
         return "edited since the harness wrote it (its checksum does not match)"
+    return None
+
+
+RULES_BEFORE = {"beliefs": "system-provides-tiers", "conversation": "strict"}
+"""The ruleset a kind's reports were made under when they named none (any other kind: the harness's)."""
+RULESET = "ruleset"
+"""Where a lifecycle body names its ruleset now; before the envelope's `rules` it was the body's `rules`."""
+
+
+def migrated(document: dict[str, Any]) -> dict[str, Any]:
+    """A report from before the envelope's `rules`, given the record of the ruleset its kind wrote
+    in a field of its own (a belief report's `meta.context_rules`, a dataset report's
+    `dataset_rules`, a conversation report's `turn_rules`, a code-task report's `settings.rules`,
+    a lifecycle report's body `rules`, which becomes its `ruleset`); one naming none was made under
+    its kind's rules of the time (`RULES_BEFORE`). Any other report is returned as read."""
+    if isinstance(document.get("rules"), Mapping):
+        return document
+    moved = {**document}
+    own = moved.pop("rules", None)
+    if isinstance(own, str):
+        moved[RULESET] = own
+    meta, settings = document.get("meta"), document.get("settings")
+    named = [
+        meta.get("context_rules") if isinstance(meta, Mapping) else None,
+        document.get("dataset_rules"),
+        document.get("turn_rules"),
+        own,
+        settings.get("rules") if isinstance(settings, Mapping) else None,
+    ]
+    name = next((n for n in map(_name, named) if n is not None), None)
+    moved["rules"] = rules_record(name or RULES_BEFORE.get(str(document["kind"]), HARNESS)).to_json()
+    return moved
+
+
+def _name(field: Any) -> str | None:
+    if isinstance(field, str):
+        return field
+    if isinstance(field, Mapping) and isinstance(field.get("name"), str):
+        return str(field["name"])
     return None

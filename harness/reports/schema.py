@@ -69,9 +69,15 @@ class ViewPart(_Open):
     rows: list[ViewRowPart]
 
 
+class RulesPart(_Open):
+    name: str
+    source: str
+    commit: str | None
+
+
 class EnvelopePart(_Open):
-    """Every envelope field (`fields.FIELDS`); `system`, `not_applicable`, `view`, `concurrency`
-    and `throughput` are absent from reports written before them (`document.SINCE`)."""
+    """Every envelope field (`fields.FIELDS`); `system`, `not_applicable`, `view`, `concurrency`,
+    `throughput` and `rules` are absent from reports written before them (`document.SINCE`)."""
 
     kind: str
     suite: str | None
@@ -95,6 +101,7 @@ class EnvelopePart(_Open):
     view: ViewPart | None = None
     concurrency: int | None = Field(default=None, ge=1)
     throughput: dict[str, Any] | None = None
+    rules: RulesPart | None = None
     checksum: str | None = None
 
     @model_validator(mode="after")

@@ -1,8 +1,8 @@
 """Code-task files: nano-brain's capability format (`benchmarks/capability/dataset.json`), which
 the built-in tasks use too, with the code base each runs over and the baseline it is held to.
 
-Suites: `code-tasks:builtin` (cases/code-tasks/builtin/dataset.json over this harness's own
-`harness/` package) and `nano-brain:TASKFILE[:CODEBASE]`. CODEBASE defaults to the folder above
+Suites: `code-tasks:builtin` (cases/code-tasks/builtin/dataset.json over the frozen snapshot of
+part of this harness's source beside it, `codebase/`) and `nano-brain:TASKFILE[:CODEBASE]`. CODEBASE defaults to the folder above
 the task file named as the file's `workspace` (nano-brain's checkout for its own file); the
 baseline is `baseline_v1.json` beside the task file, when there is one.
 
@@ -19,29 +19,26 @@ from typing import Any
 
 from pydantic import ValidationError
 
-import harness
 from harness.errors import CaseFileError, HarnessError
 from harness.models.code_task import AGENT_TOOLS, AgentPass, Baseline, CodeTask, TaskSet
 from harness.pipeline.code_rules import HARNESS_RULES, NANO_BRAIN_1_RULES, NANO_BRAIN_2_RULES, code_rules
-from harness.resources import DATA_FOLDERS
 from harness.suites.jsonfile import describe, read_json, validate, validate_records
 from harness.suites.resolve import cases_dir
 
 BUILTIN = "builtin"
 BASELINE_FILE = "baseline_v1.json"
+CODEBASE = "codebase"
+"""The built-in tasks' frozen code base, beside their task file."""
 
 
 def load_builtin(name: str, rules: str | None = None) -> TaskSet:
-    """`code-tasks:builtin`: the built-in tasks over this harness's own `harness/` package, by
-    the harness's rules unless `rules` names others."""
+    """`code-tasks:builtin`: the built-in tasks over a frozen code base, part of this harness's
+    source at 3d6f5f3 (`cases/code-tasks/builtin/codebase/`), so their answers do not move with the
+    harness's code; by the harness's rules unless `rules` names others."""
     if name != BUILTIN:
         raise HarnessError(f"unknown code-task suite {name!r}: code-tasks:builtin, or nano-brain:TASKFILE[:CODEBASE]")
-    # an installed wheel carries cases/, containers/ and docker/ inside the package: not its code
-    data = tuple(f"resources/{folder}" for folder in DATA_FOLDERS)
-    package = Path(harness.__file__).parent
-    return load_task_file(
-        cases_dir() / "code-tasks" / BUILTIN / "dataset.json", package, exclude=data, rules=rules or HARNESS_RULES.name
-    )
+    folder = cases_dir() / "code-tasks" / BUILTIN
+    return load_task_file(folder / "dataset.json", folder / CODEBASE, rules=rules or HARNESS_RULES.name)
 
 
 def load_nano_brain(spec: str, rules: str | None = None) -> TaskSet:

@@ -32,6 +32,15 @@ def test_any_hit_counts_one_gold_session_of_two() -> None:
     assert popoto_recall_at(FRACTIONAL, ranking, gold, 1) == 0.5
 
 
+def test_fractional_recall_is_the_share_of_gold_in_the_top_k() -> None:
+    """Popoto's `recall_at_k` at 273b491 by hand: gold {a, b, c}; top 3 of a, x, b, c holds a and
+    b: 2/3; top 4 holds all three: 1; any-hit gives 1 for both."""
+    ranking, gold = ("a", "x", "b", "c"), _qrels("a", "b", "c")
+    assert popoto_recall_at(FRACTIONAL, ranking, gold, 3) == 2 / 3
+    assert popoto_recall_at(FRACTIONAL, ranking, gold, 4) == 1.0
+    assert popoto_recall_at(ANY_HIT, ranking, gold, 3) == 1.0
+
+
 def test_question_without_gold_scores_zero() -> None:
     measure = popoto_recall(ANY_HIT, 5)
     assert measure(("s1",), {}) == 0.0

@@ -21,6 +21,7 @@ from harness.reports import leaderboard as boards
 from harness.reports.compare import Compared
 from harness.reports.document import sealed
 from harness.reports.reader import Reader
+from harness.suites.public import PUBLIC_SUITES
 
 from .browser import Browser
 from .pages import harness
@@ -154,7 +155,7 @@ def written(reports: dict[str, Path], tmp_path_factory: pytest.TempPathFactory) 
 
 def test_compare_markdown_and_page_show_the_system_column_and_not_applicable_rows(written: dict[str, Path]) -> None:
     markdown = written["compare.md"].read_text()
-    assert "| kind | suite | system | backend | mode | items | item mean | overall |" in markdown
+    assert "| kind | suite · rules | system | backend | mode | items | item mean | overall |" in markdown
     assert f"| code-tasks | {_suite(written, 'code-tasks')} | {SHOWN} | embedded | bm25 | – | – | not applicable: " in (
         markdown
     )
@@ -170,8 +171,9 @@ def test_compare_markdown_and_page_show_the_system_column_and_not_applicable_row
 
 
 def _suite(written: dict[str, Path], kind: str) -> str:
+    """The kind's suite and rules, as compare's cell and the leaderboard's column name them."""
     data = json.loads(written["leaderboard.json"].read_text())
-    return next(c["suite"] for c in data["columns"] if c["kind"] == kind)
+    return next(f"{c['suite']} · {c['rules']}" for c in data["columns"] if c["kind"] == kind)
 
 
 def test_the_leaderboard_shows_the_declared_name_and_a_row_per_kind(written: dict[str, Path]) -> None:
@@ -181,9 +183,7 @@ def test_the_leaderboard_shows_the_declared_name_and_a_row_per_kind(written: dic
     assert mine["declared"] == {"name": "my-memory", "version": "0.4.1", "detail": URL}
     assert reference["declared"]["name"] == "reference pipeline"
     assert sorted(c["kind"] for c in data["columns"]) == sorted(["beliefs", *NOT_APPLICABLE])
-    assert sorted(mine["not_applicable"]) == sorted(
-        f"{c['suite']} · {c['rules']}" for c in data["columns"] if c["kind"] in NOT_APPLICABLE
-    )
+    assert sorted(mine["not_applicable"]) == sorted(c["key"] for c in data["columns"] if c["kind"] in NOT_APPLICABLE)
     markdown = written["leaderboard.md"].read_text()
     assert f"| {SHOWN} | bm25 | " in markdown
     assert f"| reference pipeline {reference['declared']['version']} | bm25 | " in markdown
@@ -212,8 +212,7 @@ def test_published_figures_only_under_a_column_of_their_suite_and_rules(written:
     data = json.loads(written["leaderboard.json"].read_text())
     assert data["published"] == []
     assert {(p["system"], p["suite"]) for p in data["unmatched_published"]} == {
-        ("popoto", "longmemeval-s-session"),
-        ("popoto", "locomo-turn"),
+        (p.system, p.suite) for p in boards.published_figures()
     }
     html = written["leaderboard.html"].read_text()
     assert 'id="published"' not in html
@@ -221,13 +220,14 @@ def test_published_figures_only_under_a_column_of_their_suite_and_rules(written:
 
 
 def test_a_matched_figure_is_listed_and_an_unmatched_one_is_not() -> None:
-    """Popoto's LongMemEval figure is listed where a column has its suite and rules; its LoCoMo one,
-    with no such column, is not set in that table."""
+    """Popoto's LongMemEval figure is listed where a public column has its suite and rules; its
+    LoCoMo one, with no such column, is not set in that table."""
     figures = boards.published_figures()
-    column = boards.Column("haystack", "longmemeval-s-session", ("session/recall_any@5",), "popoto")
+    public = next(s for s in PUBLIC_SUITES if s.name == "longmemeval-s")
+    column = boards.Column("haystack", "longmemeval-s-session", ("session/recall_any@5",), "popoto", public)
     board = boards.Board([column], {}, figures, [])
     assert {p.suite for p in board.listed} == {"longmemeval-s-session"}
-    assert {p.suite for p in board.unmatched} == {"locomo-turn"}
+    assert {p.suite for p in board.unmatched} == {p.suite for p in figures} - {"longmemeval-s-session"}
     assert {row[1] for row in boards.published_rows(board)} == {"longmemeval-s-session"}
     markdown = boards.leaderboard_markdown(board)
     table = markdown.split("## Published figures", 1)[1].split("\n\n", 2)[1]

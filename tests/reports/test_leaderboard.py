@@ -13,17 +13,25 @@ from typing import Any
 import pytest
 
 from harness.metrics.dataset_measures import metric_names
+from harness.metrics.precisionmembench import PmbItem, summary
+from harness.models.rulesets import rules_record
 from harness.reports import leaderboard as boards
 from harness.reports.compare import Compared
 from harness.reports.document import sealed
+from harness.suites.public import PUBLIC_SUITES
 
 from .browser import Browser
 from .pages import harness
 
 PUBLISHED = Path(__file__).parents[2] / "harness" / "reports" / "published_systems.json"
 POPOTO = {"name": "popoto", "version": "test", "capabilities": [], "modes": ["hybrid"], "notes": []}
-POPOTO_RULES = {"name": "popoto"}
-"""A dataset report's `dataset_rules`, as a run under `--haystack-rules popoto` writes it (its name is what is read)."""
+PUBLIC = {s.name: s for s in PUBLIC_SUITES}
+POPOTO_RULES = rules_record("popoto").to_json()
+"""A dataset report's envelope `rules`, as a run under `--haystack-rules popoto` writes it."""
+
+
+LONGMEMEVAL_S = {"path": "/data/renamed.json.xz", "sha256": next(iter(PUBLIC["longmemeval-s"].files[0].digests))}
+"""A whole LongMemEval-S run's input, as the envelope records it (a file of any name with its digest)."""
 
 
 def _as(report: dict[str, Any], *, system: dict[str, Any], backend: str, mode: str, **fields: Any) -> dict[str, Any]:
@@ -44,6 +52,7 @@ def board(report_of_kind: dict[str, Path], tmp_path_factory: pytest.TempPathFact
     for report in (beliefs, dataset, lifecycle):
         assert "system" not in report or report["system"]["name"] == "reference"
         report.pop("system", None)  # as reports from before systems: of the reference system
+    dataset |= {"inputs": [LONGMEMEVAL_S], "settings": {**dataset["settings"], "limit": None, "sample": None}}
     mem0_beliefs = _as(beliefs, system={"name": "mem0"}, backend="embedded", mode="bm25")
     mem0_beliefs["scores"]["bm25"]["overall"]["pass_rate"] = 0.25
     built = {
@@ -52,8 +61,8 @@ def board(report_of_kind: dict[str, Path], tmp_path_factory: pytest.TempPathFact
         "lifecycle": lifecycle,
         "mem0-beliefs": mem0_beliefs,
         "popoto-dataset-harness": _as(dataset, system=POPOTO, backend="redis", mode="hybrid"),
-        "popoto-dataset": _as(dataset, system=POPOTO, backend="redis", mode="hybrid", dataset_rules=POPOTO_RULES),
-        "popoto-dataset-bm25": _as(dataset, system=POPOTO, backend="redis", mode="bm25", dataset_rules=POPOTO_RULES),
+        "popoto-dataset": _as(dataset, system=POPOTO, backend="redis", mode="hybrid", rules=POPOTO_RULES),
+        "popoto-dataset-bm25": _as(dataset, system=POPOTO, backend="redis", mode="bm25", rules=POPOTO_RULES),
         "popoto-lifecycle": _as(
             lifecycle,
             system=POPOTO,
@@ -85,27 +94,52 @@ def test_every_file_is_written_with_its_latest_copy(board: dict[str, Any]) -> No
     assert board["files"]["png"].read_bytes()[:8] == b"\x89PNG\r\n\x1a\n"
 
 
+def _key(board: dict[str, Any], suite: str, rules: str) -> str:
+    data = json.loads(board["files"]["json"].read_text())
+    (key,) = [c["key"] for c in data["columns"] if (c["suite"], c["rules"]) == (suite, rules)]
+    return str(key)
+
+
 def test_rows_are_systems_per_backend_with_each_columns_main_measure(board: dict[str, Any]) -> None:
     reports = board["reports"]
     data = json.loads(board["files"]["json"].read_text())
     assert sorted(data["backends"]) == ["embedded", "redis"]
     assert [(r["system"], r["mode"]) for r in data["backends"]["embedded"]] == [("reference", "bm25"), ("mem0", "bm25")]
     assert [(r["system"], r["mode"]) for r in data["backends"]["redis"]] == [("popoto", "hybrid"), ("popoto", "bm25")]
-    suite = f"{reports['beliefs']['suite']} · system-provides-tiers"
+    suite = _key(board, reports["beliefs"]["suite"], "system-provides-tiers")
     assert _row(board, "embedded", "reference", "bm25")["cells"][suite] == {
         "pass_rate": reports["beliefs"]["scores"]["bm25"]["overall"]["pass_rate"]
     }
     assert _row(board, "embedded", "mem0", "bm25")["cells"][suite] == {"pass_rate": 0.25}
-    dataset_suite = f"{reports['dataset']['suite']} · popoto"
+    dataset_suite = _key(board, "longmemeval-s-session", "popoto")
     overall = reports["dataset"]["scores"]["bm25"]["overall"]
     assert _row(board, "redis", "popoto", "hybrid")["cells"][dataset_suite] == {
         "session/recall_any@5": overall["session/recall_any@5"],
         "session/mrr": overall["session/mrr"],
     }
-    lifecycle_suite = f"{reports['lifecycle']['suite']} · harness"
+    lifecycle_suite = _key(board, reports["lifecycle"]["suite"], "harness")
     popoto = _row(board, "redis", "popoto", "hybrid")
     assert lifecycle_suite not in popoto["cells"]
     assert popoto["not_applicable"] == {lifecycle_suite: "the lifecycle kind runs only on the reference system"}
+
+
+def test_public_suites_are_ranked_apart_from_the_built_in_ones(board: dict[str, Any]) -> None:
+    """The dataset run whose file has LongMemEval-S's digest is that public suite whatever the file
+    is called, in a ranked table of its own with every engine's rows; the built-in suites are a
+    section of their own, per engine, not ranked; a rebuilt file's caveat is said."""
+    data = json.loads(board["files"]["json"].read_text())
+    public = {c["key"]: c["public"] for c in data["columns"] if c["public"] is not None}
+    assert sorted(public) == ["longmemeval-s-session · harness", "longmemeval-s-session · popoto"]
+    assert {p["name"] for p in public.values()} == {"longmemeval-s"}
+    markdown = board["files"]["md"].read_text()
+    head, _, rest = markdown.partition("## Built-in and other suites (regression tests, not ranked)")
+    assert "| system | mode | engine | LongMemEval-S (session) · harness | LongMemEval-S (session) · popoto |" in head
+    ranked = [line.split(" | ")[:3] for line in head.splitlines() if line.startswith("| popoto") or "pipeline" in line]
+    assert ranked[0] == ["| popoto test", "hybrid", "redis"]  # two public columns before one
+    assert "499 of the 500 questions" in head
+    assert "beliefs" not in head.partition("## Public suites")[2]
+    assert "### embedded" in rest
+    assert "LongMemEval" not in rest.partition("## Published figures")[0]
 
 
 def test_published_figures_sit_beside_ours_in_their_mode(board: dict[str, Any]) -> None:
@@ -113,8 +147,7 @@ def test_published_figures_sit_beside_ours_in_their_mode(board: dict[str, Any]) 
     Popoto's hybrid figure beside its hybrid row, its BM25 figure beside its bm25 row (never the
     hybrid one), both in the column of Popoto's rules only (its run under the harness's rules,
     in the harness column, has none beside it)."""
-    suite = str(board["reports"]["dataset"]["suite"])
-    assert suite == "longmemeval-s-session"
+    suite = "longmemeval-s-session"
     figures = json.loads(PUBLISHED.read_text())["figures"]
     popoto = {f["mode"]: f for f in figures if (f["system"], f["suite"]) == ("popoto", suite)}
     assert sorted(popoto) == ["bm25", "hybrid"]
@@ -125,23 +158,38 @@ def test_published_figures_sit_beside_ours_in_their_mode(board: dict[str, Any]) 
     assert _row(board, "embedded", "reference", "bm25")["published"] == {}
     markdown = board["files"]["md"].read_text()
     ours = board["reports"]["dataset"]["scores"]["bm25"]["overall"]
-    cell = f"{ours['session/recall_any@5']:.3f} / {ours['session/mrr']:.3f}"
-    header = "| system | mode | beliefs · system-provides-tiers | longmemeval-s-session · harness | "
-    assert header in markdown
-    assert f"| popoto test | hybrid | – | {cell} | n/a | {cell} (published 0.986 / 0.931) |" in markdown
-    assert f"| popoto test | bm25 | – | – | – | {cell} (published 0.952 / 0.899) |" in markdown
+    r5, mrr = f"{ours['session/recall_any@5']:.3f}", f"{ours['session/mrr']:.3f}"
+    assert f"| popoto test | hybrid | redis | {r5} · {mrr} | {r5} / 0.986 · {mrr} / 0.931 |" in markdown
+    assert f"| popoto test | bm25 | redis | – | {r5} / 0.952 · {mrr} / 0.899 |" in markdown
     assert "Popoto's README" in markdown
+
+
+def test_a_suite_of_another_content_never_meets_the_published_figures(board: dict[str, Any], tmp_path: Path) -> None:
+    """A dataset run named as LongMemEval-S whose file differs is another suite: no figure beside it."""
+    changed = board["reports"]["popoto-dataset"] | {"inputs": [{"path": "longmemeval_s.json.xz", "sha256": "0" * 64}]}
+    (path := tmp_path / "changed.json").write_text(json.dumps(sealed(changed)))
+    assert harness(tmp_path, "leaderboard", str(path), "--out", str(tmp_path / "out")) == 0
+    data = json.loads((tmp_path / "out" / "leaderboard-latest.json").read_text())
+    assert [c["public"] for c in data["columns"]] == [None]
+    ((row,),) = data["backends"].values()
+    assert row["published"] == {}
+    assert any("longmemeval_s.json.xz differ" in note for note in data["notes"])
 
 
 def test_published_figures_use_the_measures_our_reports_score() -> None:
     """A figure beside ours must have our measure's definition: its names are our score sheet's."""
+    pmb = set(summary([PmbItem(True, "", 1.0, 1.0, 0.0)]))
     for figure in json.loads(PUBLISHED.read_text())["figures"]:
         assert figure["source"]
         assert figure["setup"]
+        assert figure["suite"].rpartition("-")[0] in PUBLIC or figure["suite"] in PUBLIC
         for name in figure["measures"]:
             level, _, measure = name.rpartition("/")
             granularity = figure["suite"].rpartition("-")[2]
-            assert name == "p50_ms" or (level == granularity and measure in metric_names()), name
+            if figure["kind"] == "beliefs":  # PrecisionMemBench's own measures, as a run under its rules sheets them
+                assert (level, measure in pmb) == (f"pmb-{granularity}", True), name
+            else:
+                assert name == "p50_ms" or (level == granularity and measure in metric_names()), name
 
 
 def test_a_later_report_replaces_an_earlier_cell(board: dict[str, Any], tmp_path: Path) -> None:
@@ -154,7 +202,9 @@ def test_a_later_report_replaces_an_earlier_cell(board: dict[str, Any], tmp_path
     assert harness(tmp_path, "leaderboard", *map(str, paths), "--out", str(tmp_path / "out")) == 0
     data = json.loads((tmp_path / "out" / "leaderboard-latest.json").read_text())
     (row,) = data["backends"]["embedded"]
-    assert row["cells"] == {f"{beliefs['suite']} · system-provides-tiers": {"pass_rate": 0.5}}
+    ((key, cell),) = row["cells"].items()
+    assert key.startswith(f"{beliefs['suite']} · system-provides-tiers · ")
+    assert cell == {"pass_rate": 0.5}
 
 
 def test_not_a_report_is_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -179,11 +229,11 @@ def test_the_leaderboard_page_in_a_browser(board: dict[str, Any], browser: Brows
         ["redis", "popoto", "hybrid"],
         ["redis", "popoto", "bm25"],
     ]
-    suite = f"{board['reports']['dataset']['suite']} · popoto"
+    suite = "longmemeval-s-session · popoto"
     cell = browser.evaluate(
         f'document.querySelector(\'tr.entry[data-system="popoto"] td[data-suite="{suite}"]\').innerText'
     )
-    assert "published 0.986 / 0.931" in cell
+    assert "0.986" in cell
     assert browser.evaluate("document.querySelectorAll('#chart svg').length") == 1
     browser.screenshot(artifacts / "leaderboard.png")
     assert browser.errors() == []
@@ -209,17 +259,11 @@ def test_a_column_shows_the_main_measures_the_report_carries_and_a_report_from_b
         assert column.measures == main
 
 
-@pytest.mark.parametrize(
-    ("fields", "rules"),
-    [
-        ({"kind": "beliefs", "meta": {"context_rules": {"name": "precisionmembench"}}}, "precisionmembench"),
-        ({"kind": "beliefs", "meta": {"suites": []}}, "system-provides-tiers"),
-        ({"kind": "haystack", "dataset_rules": {"name": "popoto@pre-514"}}, "popoto@pre-514"),
-        ({"kind": "haystack"}, "harness"),
-        ({"kind": "lifecycle", "rules": "mnemonic-8ecf3ab"}, "mnemonic-8ecf3ab"),
-    ],
-)
-def test_a_reports_rules_are_read_from_where_its_kind_records_them(fields: dict[str, Any], rules: str) -> None:
-    """Reports from before the rules were recorded read as the harness's own (a belief report's:
-    the system providing every tier)."""
-    assert boards.rules_of(fields) == rules
+def test_a_column_is_named_by_the_envelopes_rules_alone(report_of_kind: dict[str, Path]) -> None:
+    """A body field naming other rules (a belief report's `meta.context_rules`) is not read: the
+    envelope's record is the one a column takes."""
+    report = json.loads(report_of_kind["beliefs"].read_text())
+    report["meta"]["context_rules"] = {"name": "precisionmembench"}
+    report["rules"] = rules_record("precisionmembench-vector").to_json()
+    (column,) = boards.board([Compared(Path("beliefs.json"), report)], []).columns
+    assert column.rules == "precisionmembench-vector"

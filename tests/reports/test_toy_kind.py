@@ -282,7 +282,16 @@ def test_a_toy_kind_gets_page_rows_and_a_leaderboard_column_from_its_spec(harnes
     assert harness("leaderboard", str(report), "--out", "board") == 0
     board = json.loads((tmp_path / "board" / "leaderboard-latest.json").read_text())
     # a kind that records no rules is under the harness's own
-    assert board["columns"] == [{"kind": "toy", "suite": "toy:eight", "rules": "harness", "measures": ["passed"]}]
+    assert board["columns"] == [
+        {
+            "kind": "toy",
+            "suite": "toy:eight",
+            "rules": "harness",
+            "key": "toy:eight · harness",
+            "measures": ["passed"],
+            "public": None,
+        }
+    ]
     [entry] = board["backends"]["embedded"]
     assert (entry["system"], entry["mode"], entry["cells"]) == (
         "reference",

@@ -158,8 +158,11 @@ def test_reference_and_http_side_by_side_in_one_run(tmp_path: Path, capsys: pyte
     assert harness(tmp_path, "compare", "--out", "out") == 0
     assert "paired randomization" in capsys.readouterr().out
     compared = (tmp_path / "out" / "compare-latest.md").read_text()
-    assert f"| beliefs | builtin | test-server 1.0 ({url}) | embedded | bm25 |" in compared
-    assert f"| beliefs | builtin | reference pipeline {reference['system']['version']} | embedded | bm25 |" in compared
+    assert f"| beliefs | builtin · system-provides-tiers | test-server 1.0 ({url}) | embedded | bm25 |" in compared
+    assert (
+        f"| beliefs | builtin · system-provides-tiers | reference pipeline {reference['system']['version']} | embedded | bm25 |"
+        in compared
+    )
     assert harness(tmp_path, "leaderboard", "--out", "out") == 0
     assert f"| test-server 1.0 ({url}) | bm25 |" in (tmp_path / "out" / "leaderboard-latest.md").read_text()
 

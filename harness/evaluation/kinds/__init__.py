@@ -81,8 +81,9 @@ def selected(own: Mapping[str, Any] | None) -> tuple[KindSpec[Any, Any], str] | 
 
 
 def kinds_for(suites: Sequence[str], common: KindOptions, own: Mapping[str, Any] | None = None) -> list[Planned]:
-    """The kinds a run's `--suite` arguments name, in registry order; `own[spec name]` holds a
-    kind's own options (its defaults when absent). A grouped kind gets all its arguments at once.
+    """The kinds a run's `--suite` arguments name, one per argument, in their order (two suites of
+    one kind are two reports, never one column); `own[spec name]` holds a kind's own options (its
+    defaults when absent).
     A kind an own option selects (`selected`) is the run's only kind, its suite that option's value."""
 
     def options(kind: KindSpec[Any, Any]) -> Any:
@@ -92,12 +93,9 @@ def kinds_for(suites: Sequence[str], common: KindOptions, own: Mapping[str, Any]
         kind, suite = chosen
         return [Planned(kind.build((suite,), common, options(kind)), kind, (suite,), options(kind))]
     planned: list[Planned] = []
-    for kind in SPECS:
-        if kind.grouped and (mine := tuple(s for s in suites if spec_of(s) is kind)):
-            planned.append(Planned(kind.build(mine, common, options(kind)), kind, mine, options(kind)))
     for suite in suites:
-        if not (kind := spec_of(suite)).grouped:
-            planned.append(Planned(kind.build((suite,), common, options(kind)), kind, (suite,), options(kind)))
+        kind = spec_of(suite)
+        planned.append(Planned(kind.build((suite,), common, options(kind)), kind, (suite,), options(kind)))
     return planned
 
 

@@ -14,6 +14,7 @@ from markupsafe import Markup
 
 from harness.metrics.significance import ALPHA
 from harness.reports.compare import ITEM_MEAN, NOT_RUN, Compared, Difference, Scored, item_mean, scored
+from harness.reports.document import rules_name
 from harness.reports.html.page import GENERATOR, environment, inline
 from harness.reports.html.rows import Row, rows
 from harness.reports.system_label import system_label
@@ -38,7 +39,7 @@ def _scores(reports: Sequence[Compared]) -> list[dict[str, Any]]:
                 "measures": measures,
                 "rows": [
                     {
-                        "suite": str(row.each.report["suite"]),
+                        "suite": f"{row.each.report['suite']} · {rules_name(row.each.report)}",
                         "system": system_label(row.each.report),
                         "cells": [
                             row.each.report["backend"]["backend"],

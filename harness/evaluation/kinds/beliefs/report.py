@@ -6,6 +6,7 @@ from collections import Counter, defaultdict
 from collections.abc import Iterable, Sequence
 from typing import Any
 
+from harness.evaluation.kinds.beliefs import pmb
 from harness.evaluation.kinds.beliefs.context_choice import rule_of
 from harness.evaluation.kinds.beliefs.results import CaseResult
 from harness.evaluation.kinds.beliefs.summary import SCORECARD_COLUMNS, ModeSummary, error_line, scorecard_rows
@@ -125,6 +126,8 @@ def to_markdown(report: dict[str, Any]) -> str:
         out.append(f"{md(s['backend'])}/{md(s['mode'])} not run: {md(s['unsupported'])}.")
     if unsupported:
         out.append("")
+    if "precisionmembench" in report:
+        out += pmb.markdown(report["precisionmembench"])
     failures = [c for c in report["cases"] if not c["passed"]]
     out.append(f"## Failures ({len(failures)})")
     out.append("")

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any, ClassVar
 
 from harness.evaluation.kind import Engine, Item, KindOptions, KindSpec, Step, option
+from harness.evaluation.kinds.beliefs import pmb
 from harness.evaluation.kinds.beliefs.adapted import PERSONA_STAND_IN, AdaptedPort, SystemSearches
 from harness.evaluation.kinds.beliefs.context_choice import chosen_rule, refuse_on_reference
 from harness.evaluation.kinds.beliefs.memory_texts import memory_texts
@@ -147,6 +148,11 @@ class BeliefKind:
             context_rules={"name": rule.value, "prelude": PERSONA_STAND_IN if adapter_rules(rule) else None},
         )
         data = report_body(meta, summaries, cases, memory_texts(plan.suites, cases))
+        scores = suite_scores(cases)
+        if adapter_rules(rule) is not None:  # under PrecisionMemBench's rules, its measures too
+            found = pmb.summaries(cases, plan.suites)
+            data["precisionmembench"] = found
+            scores = pmb.with_pmb(scores, found)
         gates = [
             f"{s.backend}/{s.mode}: pass rate {s.pass_rate:.3f} is under --fail-under {fail_under}"
             for s in summaries
@@ -158,7 +164,7 @@ class BeliefKind:
             markdown=to_markdown(data),
             scorecard=scorecard(data, f"{backend}: {', '.join(s.name for s in plan.suites)}"),
             trec=suite_trec(cases) if run.incomplete is None else {},
-            scores=suite_scores(cases),
+            scores=scores,
             settings=baseline_settings(plan.settings, plan.limit, model)
             | ({"context_rules": rule.value} if adapter_rules(rule) else {}),
             gates=gates,
@@ -234,10 +240,10 @@ SPEC = KindSpec(
     results_key="cases",
     options=BeliefOptions,
     honours=frozenset({"fail_under", "trec"}),
-    grouped=True,
     main=("pass_rate",),
     row=lambda r: RowText(
         f"{r.suite}/{r.case_id}" + ("" if r.turn is None else f"#{r.turn}"), r.category or "", r.query
     ),
     rule="the case's assertions did not all hold (its reasons say which)",
+    rules=lambda kind, reference: kind.rule(reference).value,
 )

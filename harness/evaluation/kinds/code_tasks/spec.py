@@ -60,4 +60,5 @@ SPEC = KindSpec(
     main=("recall",),
     row=lambda r: RowText(r.task_id, r.category, r.question),
     rule="an expected symbol or file was missed (recall < 1)",
+    rules=lambda kind, _reference: kind.rules.name,
 )

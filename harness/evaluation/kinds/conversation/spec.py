@@ -69,4 +69,5 @@ SPEC = KindSpec(
     main=("pass_rate",),
     row=lambda r: RowText(f"{r.scenario}#{r.turn}", r.category, r.user),
     rule="a component (intent, activation, budget, content) failed (its reasons say which)",
+    rules=lambda kind, _reference: kind.rules.name,
 )

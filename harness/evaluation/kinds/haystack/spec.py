@@ -147,4 +147,5 @@ SPEC = KindSpec(
     main=("recall_any@5", "mrr"),
     row=lambda r: RowText(r.id, r.category, r.text),
     rule="a gold item is not among the top N at the run's granularity (N: how many gold items it has)",
+    rules=lambda kind, _reference: HaystackRulesName.HARNESS.value if kind.rules is None else kind.rules.name,
 )

@@ -110,8 +110,8 @@ def render_markdown(data: Mapping[str, Any]) -> str:
         f"started {data['started_at']}, {data['wall_s']:.1f} s.",
         "",
     ]
-    if "rules" in data:  # reports written before the lifecycle rulesets have none
-        lines += [f"Rules: {md(data['rules'])} (retrieval and judging; `harness/pipeline/lifecycle/rules.py`).", ""]
+    if "ruleset" in data:  # reports written before the lifecycle rulesets have none
+        lines += [f"Rules: {md(data['ruleset'])} (retrieval and judging; `harness/pipeline/lifecycle/rules.py`).", ""]
     columns, rows, _ = scorecard_rows(data, verbose=False)
     lines += ["## Scores", "", *_table(columns, rows), ""]
     lines += ["## Scenarios", ""]

@@ -167,7 +167,7 @@ class LifecycleKind:
         summaries = {m: summarise(m, [r for r in results if r.mode == m]) for m in modes}
         data = {
             "max_results": self.suite.max_results,
-            "rules": self.rules.name,
+            "ruleset": self.rules.name,
             "setting_docs": [{"name": n, "value": v, "doc": d} for n, v, d in self.settings.describe()],
             "warnings": list(self.suite.warnings) + ([UNOBSERVED] if through else []),
             "summary": {m: asdict(s) for m, s in summaries.items()},
@@ -307,4 +307,5 @@ SPEC = KindSpec(
         r.scenario, "raw events" if r.raw else "scenario", "; ".join(str(q.get("query", "")) for q in r.queries)
     ),
     rule="the scenario's grade is FAIL (a gating metric below its warning threshold)",
+    rules=lambda kind, _reference: kind.rules.name,
 )

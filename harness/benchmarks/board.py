@@ -1,0 +1,201 @@
+"""`harness board`: the whole leaderboard from one command. Every built-in system (the reference
+pipeline, Popoto, mem0, an HTTP service such as the example one) on every public suite it can run,
+each under the rules its published figures were made under, one `harness run` per job in a process
+of its own, into a folder of its own; then the leaderboard of them all.
+
+Resumable: a job whose folder holds its complete report is done and is not run again (its time,
+kept in `board-state.json`, still counts towards the estimate), so an interrupted board goes on
+where it stopped. A job whose needs are missing (a suite's files, a system's package, Docker for a
+server engine, the service's URL) is skipped with the reason, never counted as a zero. Progress
+is one line per job: its place, what it is, and the time left, estimated from the jobs timed so far.
+"""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from harness.files import atomic_write
+
+STATE = "board-state.json"
+"""Per job that finished, its wall time and exit code: what resuming and the estimate read."""
+
+
+@dataclass(frozen=True, slots=True)
+class Job:
+    """One `harness run`, for one system on one public suite under one set of rules."""
+
+    name: str
+    """Its folder under the board's, and its key in the state."""
+    title: str
+    args: tuple[str, ...]
+    """`harness run`'s arguments, without `--out`."""
+    needs: tuple[str, ...] = ()
+    """What it cannot run without: `docker`, `package:NAME`, `file:PATH`, `url`."""
+
+
+@dataclass(frozen=True, slots=True)
+class Sources:
+    """Where the board finds the public suites and the service: None where the user has none."""
+
+    pmb: Path | None
+    """PrecisionMemBench's fixtures (its `fixtures/` folder, any name)."""
+    longmemeval_s: Path | None
+    locomo: Path | None
+    service: str | None = None
+    """An HTTP memory service to put on the board (`http:URL`), e.g. the example service."""
+
+
+@dataclass(frozen=True, slots=True)
+class SystemOnBoard:
+    name: str
+    system: str
+    backend: str
+    modes: tuple[str, ...]
+    needs: tuple[str, ...]
+    belief_rules: str
+    """The context rules a PrecisionMemBench suite runs it under (the rules of its published rows)."""
+    dataset_rules: str
+    """The haystack rules a dataset runs it under."""
+
+
+def systems(service: str | None) -> list[SystemOnBoard]:
+    """The built-in systems, each on the engine and modes it runs, under the rules of its peers'
+    published rows: the reference under PrecisionMemBench's vector baseline's adapter (the row it
+    stands in for) and the harness's dataset rules; Popoto under Popoto's; mem0 and an HTTP service
+    under PrecisionMemBench's HTTP adapter."""
+    found = [
+        SystemOnBoard(
+            "reference",
+            "reference",
+            "embedded",
+            ("bm25", "vector", "hybrid"),
+            (),
+            "precisionmembench-vector",
+            "harness",
+        ),
+        SystemOnBoard(
+            "popoto", "popoto", "redis", ("bm25", "hybrid"), ("docker", "package:popoto"), "precisionmembench", "popoto"
+        ),
+        SystemOnBoard(
+            "mem0", "mem0", "postgres", ("hybrid",), ("docker", "package:mem0"), "precisionmembench", "harness"
+        ),
+    ]
+    if service is not None:
+        found.append(SystemOnBoard("service", service, "embedded", (), ("url",), "precisionmembench", "harness"))
+    return found
+
+
+def plan(sources: Sources) -> list[Job]:
+    """Every system on every public suite: PrecisionMemBench (static and session in one run of its
+    fixtures), LongMemEval-S and LoCoMo; a suite the user has no files for is a job that needs them."""
+    jobs = []
+    for each in systems(sources.service):
+        modes = tuple(arg for m in each.modes for arg in ("-m", m))
+        common = ("--system", each.system, "-b", each.backend, *modes)
+        jobs.append(
+            Job(
+                f"{each.name}-precisionmembench",
+                f"{each.name} on PrecisionMemBench ({each.belief_rules})",
+                (*common, "--suite", f"tenure:{sources.pmb}", "--context-rules", each.belief_rules),
+                (*each.needs, f"file:{sources.pmb}"),
+            )
+        )
+        for dataset, path in (("longmemeval-s", sources.longmemeval_s), ("locomo", sources.locomo)):
+            jobs.append(
+                Job(
+                    f"{each.name}-{dataset}",
+                    f"{each.name} on {dataset} ({each.dataset_rules})",
+                    (*common, "--dataset", dataset, "--file", str(path), "--haystack-rules", each.dataset_rules),
+                    (*each.needs, f"file:{path}"),
+                )
+            )
+    return jobs
+
+
+@dataclass
+class Progress:
+    """What the board has done: per job, its wall time and exit code (read back to resume)."""
+
+    done: dict[str, dict[str, float]] = field(default_factory=dict)
+
+    @classmethod
+    def read(cls, folder: Path) -> Progress:
+        path = folder / STATE
+        return cls(json.loads(path.read_text(encoding="utf-8")) if path.is_file() else {})
+
+    def write(self, folder: Path) -> None:
+        atomic_write(folder / STATE, json.dumps(self.done, indent=2, sort_keys=True) + "\n")
+
+    def left(self, jobs: Sequence[Job]) -> float | None:
+        """Seconds the jobs not yet done should take, by the mean of those timed (None: none timed)."""
+        timed = [entry["wall_s"] for entry in self.done.values()]
+        if not timed:
+            return None
+        return sum(timed) / len(timed) * sum(1 for job in jobs if job.name not in self.done)
+
+
+def eta(seconds: float | None) -> str:
+    if seconds is None:
+        return "time left: unknown until a job is timed"
+    minutes, secs = divmod(round(seconds), 60)
+    return f"time left: about {minutes} min {secs:02d} s"
+
+
+def complete(folder: Path) -> bool:
+    """Whether a job's folder holds a complete, unsharded report (the runner's `-latest` copy)."""
+    return folder.is_dir() and any(folder.glob("*-latest.json"))
+
+
+def make_board(
+    jobs: Sequence[Job],
+    out: Path,
+    missing: Callable[[Job], str | None],
+    run_job: Callable[[Job, Path], int],
+    say: Callable[[str], None],
+    clock: Callable[[], float] = time.monotonic,
+) -> tuple[list[Path], list[str]]:
+    """Run each job not yet done, in order; returns the folders with reports and the skipped jobs' lines."""
+    out.mkdir(parents=True, exist_ok=True)
+    progress = Progress.read(out)
+    folders, skipped = [], []
+    for place, job in enumerate(jobs, 1):
+        head = f"[{place}/{len(jobs)}] {job.title}"
+        folder = out / job.name
+        if job.name in progress.done and complete(folder):
+            say(f"{head}: done before, kept ({eta(progress.left(jobs))})")
+            folders.append(folder)
+            continue
+        if (why := missing(job)) is not None:
+            skipped.append(f"{job.title}: {why}")
+            say(f"{head}: skipped: {why}")
+            continue
+        say(f"{head}: running ({eta(progress.left(jobs))})")
+        start = clock()
+        code = run_job(job, folder)
+        progress.done.pop(job.name, None)
+        if complete(folder):
+            progress.done[job.name] = {"wall_s": clock() - start, "exit_code": float(code)}
+            folders.append(folder)
+        else:
+            skipped.append(f"{job.title}: the run wrote no complete report (exit {code})")
+        progress.write(out)
+        say(f"{head}: exit {code} ({eta(progress.left(jobs))})")
+    return folders, skipped
+
+
+def needs_missing(job: Job, have: Mapping[str, bool]) -> str | None:
+    """The first of a job's needs that is not met, in words (`have`: what was checked, by need)."""
+    for need in job.needs:
+        if not have.get(need, False):
+            kind, _, what = need.partition(":")
+            return {
+                "docker": "needs a Docker engine (bash docker/start-engine.sh)",
+                "package": f"needs the {what} package (its extra)",
+                "file": f"needs the suite's files ({what} is absent)",
+                "url": "needs the service's URL (--service http:URL)",
+            }[kind]
+    return None

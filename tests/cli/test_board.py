@@ -1,0 +1,96 @@
+"""`harness board` (issue 43): every built-in system on every public suite, one job per run, in
+order, resumable (a job done is kept), with the time left estimated from the jobs timed, a job
+whose needs are missing skipped with the reason; then the leaderboard of what ran."""
+
+from __future__ import annotations
+
+import itertools
+from pathlib import Path
+
+import pytest
+
+from harness.benchmarks.board import Job, Progress, Sources, make_board, needs_missing, plan
+from tests.reports.pages import harness
+
+
+def _jobs() -> list[Job]:
+    return [Job("a", "job a", ()), Job("b", "job b", (), ("docker",)), Job("c", "job c", ())]
+
+
+def _complete(_job: Job, folder: Path) -> int:
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "run-embedded-latest.json").write_text("{}")
+    return 0
+
+
+def test_the_board_runs_each_job_skips_what_it_lacks_and_estimates_the_time_left(tmp_path: Path) -> None:
+    """Jobs a and c take 10 s each by the clock; b lacks Docker. After a: one job timed at 10 s,
+    one not done (c; b is not done either, so 2 x 10 s = 20 s)."""
+    lines: list[str] = []
+    ticks = itertools.count(0, 10)
+    have = {"docker": False}
+    folders, skipped = make_board(
+        _jobs(), tmp_path, lambda job: needs_missing(job, have), _complete, lines.append, lambda: float(next(ticks))
+    )
+    assert [f.name for f in folders] == ["a", "c"]
+    assert skipped == ["job b: needs a Docker engine (bash docker/start-engine.sh)"]
+    assert lines[0] == "[1/3] job a: running (time left: unknown until a job is timed)"
+    assert lines[1] == "[1/3] job a: exit 0 (time left: about 0 min 20 s)"
+    assert lines[2] == "[2/3] job b: skipped: needs a Docker engine (bash docker/start-engine.sh)"
+    assert Progress.read(tmp_path).done == {
+        "a": {"wall_s": 10.0, "exit_code": 0.0},
+        "c": {"wall_s": 10.0, "exit_code": 0.0},
+    }
+
+
+def test_a_second_board_keeps_the_jobs_done_and_runs_the_rest(tmp_path: Path) -> None:
+    make_board(_jobs(), tmp_path, lambda job: "later" if job.name != "a" else None, _complete, lambda _: None)
+    ran: list[str] = []
+
+    def run(job: Job, folder: Path) -> int:
+        ran.append(job.name)
+        return _complete(job, folder)
+
+    lines: list[str] = []
+    make_board(_jobs(), tmp_path, lambda _: None, run, lines.append)
+    assert ran == ["b", "c"]
+    assert lines[0].startswith("[1/3] job a: done before, kept")
+
+
+def test_a_job_that_writes_no_complete_report_is_not_done(tmp_path: Path) -> None:
+    folders, skipped = make_board(_jobs()[:1], tmp_path, lambda _: None, lambda _job, _folder: 3, lambda _: None)
+    assert folders == []
+    assert skipped == ["job a: the run wrote no complete report (exit 3)"]
+    assert Progress.read(tmp_path).done == {}
+
+
+def test_the_plan_puts_every_system_on_every_public_suite_under_its_peers_rules(tmp_path: Path) -> None:
+    pmb = tmp_path / "pmb"
+    jobs = {job.name: job for job in plan(Sources(pmb, tmp_path / "s.json", None, "http:http://127.0.0.1:1"))}
+    assert sorted(jobs) == sorted(
+        f"{system}-{suite}"
+        for system in ("reference", "popoto", "mem0", "service")
+        for suite in ("precisionmembench", "longmemeval-s", "locomo")
+    )
+    assert jobs["reference-precisionmembench"].args[-4:] == (
+        "--suite",
+        f"tenure:{pmb}",
+        "--context-rules",
+        "precisionmembench-vector",
+    )
+    assert jobs["popoto-longmemeval-s"].args[-2:] == ("--haystack-rules", "popoto")
+    assert "file:None" in jobs["mem0-locomo"].needs
+    assert needs_missing(jobs["mem0-locomo"], {"docker": True, "package:mem0": True}) == (
+        "needs the suite's files (None is absent)"
+    )
+
+
+def test_the_dry_run_lists_the_jobs_and_what_each_lacks(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    code = harness(tmp_path, "board", "--dry-run", "--only", "reference", "--pmb", str(tmp_path / "none"))
+    assert code == 0
+    out = capsys.readouterr().out
+    assert (
+        "reference-precisionmembench: reference on PrecisionMemBench (precisionmembench-vector) (skipped: needs the suite's files"
+        in out
+    )
+    assert "popoto" not in out
