@@ -1,5 +1,7 @@
 """Ctrl-C at `--concurrency 4` on a server backend: every worker stops, the finished cases are the
-incomplete report, the service keeps nothing of the run and the run's container is removed."""
+incomplete report, the service keeps nothing of the run and the run's container is removed. On one
+server: the workers' stop is the engine's concern only through its container, whose removal on a
+signal tests/faults/test_signals.py checks on every server."""
 
 from __future__ import annotations
 
@@ -18,8 +20,9 @@ CASES = 400
 
 @pytest.mark.usefixtures("local_images")
 def test_sigint_at_n_removes_the_container_and_keeps_the_finished_cases(
-    server: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+    one_server: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    server = one_server
     monkeypatch.setenv("HARNESS_STATE_DIR", str(tmp_path / "state"))
     suite = write_suite(tmp_path / "suite", CASES, memories=50)
     store = Store(extended=True, delay=0.01)
