@@ -19,9 +19,12 @@ idf's quotient in float32 (about 1e-7 of a score).
 
 Statistics after writes: RediSearch never subtracts a replaced or deleted document's length from
 the index's total (2.10), and its postings count replaced documents until the index GC runs, so
-an upsert rebuilds the field indexes (FT.DROPINDEX, keeping the hashes, and FT.CREATE, whose scan
-re-reads them): the next query sees fresh statistics, at a cost of one scan of the namespace per
-write, as the core engine's rescore costs one pass over its postings.
+an upsert rebuilds the field indexes (FT.DROPINDEX, keeping the hashes; FT.CREATE; each field hash
+written again): the next query sees fresh statistics, at a cost of one pass over the namespace per
+write, as the core engine's rescore costs one pass over its postings. Every index is created with
+SKIPINITIALSCAN and filled by the writes themselves, which index synchronously: FT.CREATE's
+background scan walks the whole keyspace (every other namespace's keys too), and a document written
+while it runs is indexed twice, its length counted twice in the total (seen under parallel tests).
 
 Attribute `x` is the TAG field `_x` (keywords split on `,`, booleans as 1 and 0, INDEXMISSING so
 that `ismissing(@_x)` finds documents without it) on every hash. TAG predicates add to the score in
@@ -119,14 +122,14 @@ def field_create_command(index: str, prefix: str, field: str, spec: IndexSpec) -
     """One field's index: its text alone (NOSTEM, weight 1: the field weight is applied by the
     client), the attributes as tags; STOPWORDS 0: analysed text is indexed as given."""
     schema = [field, "TEXT", "NOSTEM", *_tag_schema(spec)]
-    return ["FT.CREATE", index, "ON", "HASH", "PREFIX", 1, prefix, "STOPWORDS", 0, "SCHEMA", *schema]
+    return ["FT.CREATE", index, "ON", "HASH", "PREFIX", 1, prefix, "SKIPINITIALSCAN", "STOPWORDS", 0, "SCHEMA", *schema]
 
 
 def vector_create_command(index: str, prefix: str, spec: IndexSpec) -> list[Any]:
     """The documents' vectors, FLAT (an exact scan), with the attributes as tags."""
     vector = [_VECTOR, "VECTOR", "FLAT", 6, "TYPE", "FLOAT32", "DIM", spec.dimensions, "DISTANCE_METRIC", "COSINE"]
     schema = [*_tag_schema(spec), *vector]
-    return ["FT.CREATE", index, "ON", "HASH", "PREFIX", 1, prefix, "STOPWORDS", 0, "SCHEMA", *schema]
+    return ["FT.CREATE", index, "ON", "HASH", "PREFIX", 1, prefix, "SKIPINITIALSCAN", "STOPWORDS", 0, "SCHEMA", *schema]
 
 
 def _tag_filters(filters: Filters) -> list[str] | None:
@@ -316,12 +319,24 @@ class RedisSearchIndex:
         self._rebuild()
 
     def _rebuild(self) -> None:
+        """Fresh field indexes over the namespace's field hashes, which are read, then written again
+        once the new indexes exist (no background scan: see the module docstring)."""
+        keys = [
+            k for f in self._spec.fields for k in self._client.scan_iter(match=f"{self._field_prefix(f)}*", count=1000)
+        ]
+        with self._client.pipeline(transaction=False) as pipe:
+            for key in keys:
+                pipe.hgetall(key)
+            records = pipe.execute()
         with self._client.pipeline(transaction=False) as pipe:
             for field in self._spec.fields:
                 pipe.execute_command("FT.DROPINDEX", self._field_index(field))
             pipe.execute()
         self._create_fields()
-        self._wait_scanned(_READY_TIMEOUT)
+        with self._client.pipeline(transaction=False) as pipe:
+            for key, record in zip(keys, records, strict=True):
+                pipe.hset(key, mapping=record)
+            pipe.execute()
 
     def _states(self) -> dict[str, IndexState]:
         names = [self._field_index(f) for f in self._spec.fields]

@@ -266,11 +266,11 @@ def test_create_commands() -> None:
         "_live", "TAG", "INDEXMISSING",
     ]  # fmt: skip
     assert redis_search.field_create_command("i", "h:{ns}:f:aliases:", "aliases", spec) == [
-        "FT.CREATE", "i", "ON", "HASH", "PREFIX", 1, "h:{ns}:f:aliases:", "STOPWORDS", 0, "SCHEMA",
+        "FT.CREATE", "i", "ON", "HASH", "PREFIX", 1, "h:{ns}:f:aliases:", "SKIPINITIALSCAN", "STOPWORDS", 0, "SCHEMA",
         "aliases", "TEXT", "NOSTEM", *tags,
     ]  # fmt: skip
     assert redis_search.vector_create_command("v", "h:{ns}:d:", spec) == [
-        "FT.CREATE", "v", "ON", "HASH", "PREFIX", 1, "h:{ns}:d:", "STOPWORDS", 0, "SCHEMA", *tags,
+        "FT.CREATE", "v", "ON", "HASH", "PREFIX", 1, "h:{ns}:d:", "SKIPINITIALSCAN", "STOPWORDS", 0, "SCHEMA", *tags,
         "_vec", "VECTOR", "FLAT", 6, "TYPE", "FLOAT32", "DIM", 384, "DISTANCE_METRIC", "COSINE",
     ]  # fmt: skip
 
