@@ -63,21 +63,34 @@ def _append(path: Path | None, text: str) -> None:
             handle.write(text)
 
 
+OUTPUTS = ("reports", "junit", "pass-rate", "regressed-baselines", "regressed-cases")
+"""The step's outputs, every one written whether the run finished or stopped."""
+
+
+def _output_lines(values: Mapping[str, object]) -> str:
+    """`$GITHUB_OUTPUT` lines (`name=value`; no value holds a line break), one per output, empty where unknown."""
+    return "".join(f"{name}={values.get(name, '')}\n" for name in OUTPUTS)
+
+
 def outputs_text(reports: Path, junit: Path, tally: Tally, regressed: Mapping[str, int]) -> str:
-    """The step's outputs as `$GITHUB_OUTPUT` lines (`name=value`; no value holds a line break);
-    `regressed` as the summary has it: each baseline whose check failed, with its regressed cases."""
+    """The step's outputs; `regressed` as the summary has it: each baseline whose check failed,
+    with its regressed cases."""
     rate = "" if tally.pass_rate is None else f"{tally.pass_rate:.4f}"
-    return (
-        f"reports={reports}\njunit={junit}\npass-rate={rate}\n"
-        f"regressed-baselines={len(regressed)}\nregressed-cases={sum(regressed.values())}\n"
+    return _output_lines(
+        {
+            "reports": reports,
+            "junit": junit,
+            "pass-rate": rate,
+            "regressed-baselines": len(regressed),
+            "regressed-cases": sum(regressed.values()),
+        }
     )
 
 
 def stopped_outputs(reports: Path) -> str:
     """The outputs of a run that stopped before it reported: its report folder (where any finished
     part is), the rest empty."""
-    folder = "" if any(c in str(reports) for c in "\r\n") else str(reports)
-    return f"reports={folder}\njunit=\npass-rate=\nregressed-baselines=\nregressed-cases=\n"
+    return _output_lines({} if any(c in str(reports) for c in "\r\n") else {"reports": reports})
 
 
 def _stopped(exc: BaseException) -> tuple[int, str]:

@@ -18,11 +18,10 @@ def pytest_generate_tests(metafunc: pytest.Metafunc) -> None:
     on the first of them (what differs between engines is tested on each elsewhere); `any_server` on
     every server backend named with `--harness-backend` (atlas too), by default the local ones."""
     chosen = dict.fromkeys(metafunc.config.getoption("--harness-backend") or registry.default_run())
+    local_servers = [d.name for d in registry.DESCRIPTORS if d.server is not None and d.local]
     if "server" in metafunc.fixturenames:
-        local_servers = [d.name for d in registry.DESCRIPTORS if d.server is not None and d.local]
         metafunc.parametrize("server", [b for b in chosen if b in local_servers])
     if "one_server" in metafunc.fixturenames:
-        local_servers = [d.name for d in registry.DESCRIPTORS if d.server is not None and d.local]
         metafunc.parametrize("one_server", [b for b in chosen if b in local_servers][:1])
     if "any_server" in metafunc.fixturenames:
         metafunc.parametrize("any_server", [b for b in chosen if b in registry.servers()])

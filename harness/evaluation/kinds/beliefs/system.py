@@ -10,6 +10,7 @@ declares, so a failed case resting on anything else says so in its reasons.
 from __future__ import annotations
 
 import uuid
+from collections import Counter
 from collections.abc import Sequence
 
 from harness import tokens
@@ -59,9 +60,11 @@ class SystemBeliefs:
     def _records(self, memories: Sequence[Memory]) -> list[Record]:
         """The memories as records, each pinned one with its rank among its user's pinned memories."""
         pinned = sorted((m for m in self._memories.values() if m.pinned), key=self._rules.pinned_key())
+        per_user: Counter[str] = Counter()
         ranks: dict[str, int] = {}
         for memory in pinned:
-            ranks[memory.id] = 1 + sum(1 for m in pinned if m.user == memory.user and m.id in ranks)
+            per_user[memory.user] += 1
+            ranks[memory.id] = per_user[memory.user]
         return [to_record(m, ranks.get(m.id)) for m in memories]
 
     def mutate(self, turn: Turn) -> None:
