@@ -41,9 +41,23 @@ LABELS = {
 }
 
 
+CATEGORY = "category:"
+"""A measure that is a category's score in the sheet (Acervo's `category:RESOLVE`), not an overall one."""
+
+
 def label(measure: str) -> str:
-    name = measure.rpartition("/")[2]
+    name = measure.rpartition("/")[2].removeprefix(CATEGORY)
     return LABELS.get(name, name)
+
+
+def measure_value(sheet: Mapping[str, Any], measure: str) -> float | None:
+    """A measure from a score sheet: a category's score (`category:NAME`), else an overall measure."""
+    if measure.startswith(CATEGORY):
+        category = (sheet.get("categories") or {}).get(measure.removeprefix(CATEGORY)) or {}
+        value = category.get("score")
+    else:
+        value = (sheet.get("overall") or {}).get(measure)
+    return None if value is None else float(value)
 
 
 @dataclass(frozen=True)
@@ -165,11 +179,11 @@ class Board:
         return sorted((p for p in pairs if any(c.key in p[1].cells for c in self.public)), key=order)
 
 
-def columns_of(report: Mapping[str, Any], overall: Mapping[str, Any]) -> list[Column]:
+def columns_of(report: Mapping[str, Any], sheet: Mapping[str, Any]) -> list[Column]:
     """The columns a report's numbers belong in: one per public suite it ran whole (a dataset's
     keeps the level it is scored at in its name), else its own suite, known by its content."""
     kind, suite, rules = report["kind"], str(report["suite"]), rules_name(report)
-    main = main_measures(report, overall)
+    main = main_measures(report, sheet.get("overall") or {})
     met = placement(report).suites
     if not met:
         return [Column(kind, suite, main, rules, None, _content(report))]
@@ -177,7 +191,7 @@ def columns_of(report: Mapping[str, Any], overall: Mapping[str, Any]) -> list[Co
         Column(
             kind,
             suite if suite.startswith(f"{public.name}-") else public.name,
-            tuple(m for m in public.measures if m in overall) or main,
+            tuple(m for m in public.measures if measure_value(sheet, m) is not None) or main,
             rules,
             public,
         )
@@ -205,8 +219,7 @@ def board(reports: Sequence[Compared], published: Sequence[Published]) -> Board:
         notes |= dict.fromkeys((*placed.caveats, *placed.notes))
         for mode in report["modes"]:
             sheet = report["scores"].get(mode)
-            overall = (sheet or {}).get("overall") or {}
-            for fresh in columns_of(report, overall):
+            for fresh in columns_of(report, sheet or {}):
                 column = columns.setdefault(fresh.key, fresh)
                 _fill(each, column, backends.setdefault(backend, {}), (system, shown, mode), sheet)
     return Board(
@@ -227,7 +240,6 @@ def _fill(
 ) -> None:
     """The row's cell of the column from one report in one mode."""
     report = each.report
-    overall = (sheet or {}).get("overall") or {}
     system, shown, mode = key
     row = rows.setdefault(key, Entry(system, mode, shown))
     row.sources[column.key] = each.path.name
@@ -239,7 +251,7 @@ def _fill(
         row.not_applicable[column.key] = str(report["not_applicable"])
         row.cells.pop(column.key, None)
     elif sheet is not None:
-        row.cells[column.key] = {m: overall.get(m) for m in column.measures}
+        row.cells[column.key] = {m: measure_value(sheet, m) for m in column.measures}
         row.not_applicable.pop(column.key, None)
 
 
