@@ -216,7 +216,7 @@ def board(reports: Sequence[Compared], published: Sequence[Published]) -> Board:
         system, shown = system_of(report), system_label(report)
         backend = report["backend"]["backend"]
         placed = placement(report)
-        notes |= dict.fromkeys((*placed.caveats, *placed.notes))
+        notes |= dict.fromkeys((*placed.caveats, *placed.notes, *baseline_notes(report, placed.suites)))
         for mode in report["modes"]:
             sheet = report["scores"].get(mode)
             for fresh in columns_of(report, sheet or {}):
@@ -229,6 +229,23 @@ def board(reports: Sequence[Compared], published: Sequence[Published]) -> Board:
         [each.label for each in reports],
         list(notes),
     )
+
+
+def baseline_notes(report: Mapping[str, Any], met: Sequence[PublicSuite]) -> list[str]:
+    """A code-task run of a public suite held to the baseline beside its task file (nano-brain's
+    `baseline_v1.json`): per mode, its overall recall against the baseline's and the verdict of
+    nano-brain's rule (a regression: under it by more than 0.001), which the report carries."""
+    if report["kind"] != "code-tasks" or not met:
+        return []
+    shown = system_label(report).text
+    return [
+        f"{met[0].title}: {shown} {mode} on {report['backend']['backend']}: recall {entry['overall']:.3f} against "
+        f"the baseline's {base['overall']:.3f} ({base['delta']:+.3f}), "
+        f"{'a regression' if base['regression'] else 'no regression'} by nano-brain's rule "
+        "(under the baseline by more than 0.001)"
+        for mode, entry in (report.get("summary") or {}).items()
+        if (base := entry.get("baseline")) is not None
+    ]
 
 
 def _fill(

@@ -20,6 +20,7 @@ from harness.models.rulesets import rules_record
 from harness.reports import leaderboard as boards
 from harness.reports.compare import Compared
 from harness.reports.document import sealed
+from harness.reports.system_label import system_label
 from harness.suites.public import PUBLIC_SUITES
 
 from .browser import Browser
@@ -335,3 +336,23 @@ def test_acervos_column_is_its_category_scores_and_its_figures_are_listed(report
     markdown = boards.leaderboard_markdown(built)
     assert "RESOLVE · GROUND" in markdown
     assert "RESOLVE 0.85, GROUND 1, RECALL 0.67, FOCUS 1, ADAPT 0.89" in markdown
+
+
+def test_nano_brains_column_says_its_regression_rules_verdict(report_of_kind: dict[str, Path]) -> None:
+    """A code-task run of nano-brain's tasks held to their baseline says per mode whether it
+    regressed by nano-brain's rule: under the baseline's overall by more than 0.001."""
+    report = _public(
+        json.loads(report_of_kind["code-tasks"].read_text()), "nano-brain-capability", "nano-brain-1", "bm25"
+    )
+    report["summary"] = {
+        "bm25": {"overall": 0.873, "baseline": {"overall": 0.875, "delta": -0.002, "regression": True}},
+        "vector": {"overall": 0.874, "baseline": {"overall": 0.875, "delta": -0.001, "regression": False}},
+    }
+    built = boards.board([Compared(Path("code.json"), report)], boards.published_figures())
+    engine, shown = report["backend"]["backend"], system_label(report).text
+    assert [n for n in built.notes if "rule" in n] == [
+        f"nano-brain capability: {shown} bm25 on {engine}: recall 0.873 against the baseline's "
+        "0.875 (-0.002), a regression by nano-brain's rule (under the baseline by more than 0.001)",
+        f"nano-brain capability: {shown} vector on {engine}: recall 0.874 against the baseline's "
+        "0.875 (-0.001), no regression by nano-brain's rule (under the baseline by more than 0.001)",
+    ]
