@@ -38,6 +38,10 @@ LABELS = {
     "p50_ms": "p50 ms",
     "passed": "passed",
     "trivially_empty": "trivially empty",
+    "ndcg": "nDCG",
+    "noise_suppression": "noise suppression",
+    "signal_retention": "signal retention",
+    "recall_fixed": "recall (fixed tools)",
 }
 
 
