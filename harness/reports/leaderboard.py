@@ -220,7 +220,7 @@ def board(reports: Sequence[Compared], published: Sequence[Published]) -> Board:
         system, shown = system_of(report), system_label(report)
         backend = report["backend"]["backend"]
         placed = placement(report)
-        notes |= dict.fromkeys((*placed.caveats, *placed.notes, *baseline_notes(report, placed.suites)))
+        notes |= dict.fromkeys((*placed.caveats, *placed.notes, *verdict_notes(report, placed.suites)))
         for mode in report["modes"]:
             sheet = report["scores"].get(mode)
             for fresh in columns_of(report, sheet or {}):
@@ -235,21 +235,34 @@ def board(reports: Sequence[Compared], published: Sequence[Published]) -> Board:
     )
 
 
-def baseline_notes(report: Mapping[str, Any], met: Sequence[PublicSuite]) -> list[str]:
-    """A code-task run of a public suite held to the baseline beside its task file (nano-brain's
-    `baseline_v1.json`): per mode, its overall recall against the baseline's and the verdict of
-    nano-brain's rule (a regression: under it by more than 0.001), which the report carries."""
-    if report["kind"] != "code-tasks" or not met:
+def verdict_notes(report: Mapping[str, Any], met: Sequence[PublicSuite]) -> list[str]:
+    """Per mode, the verdict a peer's own benchmark gives a run of its public suite, which the
+    report carries and a cell of numbers cannot: nano-brain's regression rule (overall recall under
+    the baseline beside the task file by more than 0.001) and Mnemonic's overall grade (FAIL if a
+    gating measure fails its threshold, else WARN if one warns, else PASS)."""
+    if not met:
         return []
-    shown = system_label(report).text
-    return [
-        f"{met[0].title}: {shown} {mode} on {report['backend']['backend']}: recall {entry['overall']:.3f} against "
-        f"the baseline's {base['overall']:.3f} ({base['delta']:+.3f}), "
-        f"{'a regression' if base['regression'] else 'no regression'} by nano-brain's rule "
-        "(under the baseline by more than 0.001)"
-        for mode, entry in (report.get("summary") or {}).items()
-        if (base := entry.get("baseline")) is not None
-    ]
+    head = f"{met[0].title}: {system_label(report).text}"
+    engine = report["backend"]["backend"]
+    summary: Mapping[str, Any] = report.get("summary") or {}
+    if report["kind"] == "code-tasks":
+        return [
+            f"{head} {mode} on {engine}: recall {entry['overall']:.3f} against the baseline's "
+            f"{base['overall']:.3f} ({base['delta']:+.3f}), "
+            f"{'a regression' if base['regression'] else 'no regression'} by nano-brain's rule "
+            "(under the baseline by more than 0.001)"
+            for mode, entry in summary.items()
+            if (base := entry.get("baseline")) is not None
+        ]
+    if report["kind"] == "lifecycle":
+        return [
+            f"{head} {mode} on {engine}: overall grade {entry['grade']} by Mnemonic's thresholds ("
+            + ", ".join(f"{label(name)} {grade}" for name, grade in entry["grades"].items())
+            + ")"
+            for mode, entry in summary.items()
+            if entry.get("grade") is not None
+        ]
+    return []
 
 
 def _fill(

@@ -356,3 +356,17 @@ def test_nano_brains_column_says_its_regression_rules_verdict(report_of_kind: di
         f"nano-brain capability: {shown} vector on {engine}: recall 0.874 against the baseline's "
         "0.875 (-0.001), no regression by nano-brain's rule (under the baseline by more than 0.001)",
     ]
+
+
+def test_mnemonics_column_says_each_modes_overall_grade(report_of_kind: dict[str, Path]) -> None:
+    """Mnemonic's overall grade is a verdict, not a number: each mode's is said under the table."""
+    report = _public(
+        json.loads(report_of_kind["lifecycle"].read_text()), "mnemonic-benchmark-quality", "mnemonic-8ecf3ab", "bm25"
+    )
+    report["summary"] = {"bm25": {"grade": "FAIL", "grades": {"precision": "FAIL", "mrr": "PASS", "ndcg": "WARN"}}}
+    built = boards.board([Compared(Path("lifecycle.json"), report)], [])
+    engine, shown = report["backend"]["backend"], system_label(report).text
+    assert [n for n in built.notes if "grade" in n] == [
+        f"Mnemonic benchmark-quality: {shown} bm25 on {engine}: overall grade FAIL by Mnemonic's thresholds "
+        "(precision FAIL, MRR PASS, nDCG WARN)"
+    ]
