@@ -142,3 +142,19 @@ def test_the_dry_run_lists_the_jobs_and_what_each_lacks(tmp_path: Path, capsys: 
         in out
     )
     assert "popoto" not in out
+
+
+def test_a_data_folders_checkouts_are_the_peers_defaults(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A checkout under `$HARNESS_DATA_DIR/mnemonic/` is Mnemonic's when no `--mnemonic` is given;
+    Acervo's, absent there, is a job that says what it lacks."""
+    data = tmp_path / "data"
+    (data / "mnemonic" / "cmd" / "benchmark-quality").mkdir(parents=True)
+    (data / "mnemonic" / "cmd" / "benchmark-quality" / "scenarios.go").write_text("package main\n")
+    monkeypatch.setenv("HARNESS_DATA_DIR", str(data))
+    only = ("--only", "reference-mnemonic", "--only", "reference-acervo")
+    assert harness(tmp_path, "board", "--dry-run", *only) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0] == "reference-mnemonic: reference on Mnemonic's benchmark-quality (mnemonic-8ecf3ab)"
+    assert lines[1].startswith("reference-acervo: reference on Acervo's indexed projects (acervo-v0.5) (skipped: needs")
