@@ -236,33 +236,31 @@ def board(reports: Sequence[Compared], published: Sequence[Published]) -> Board:
 
 
 def verdict_notes(report: Mapping[str, Any], met: Sequence[PublicSuite]) -> list[str]:
-    """Per mode, the verdict a peer's own benchmark gives a run of its public suite, which the
-    report carries and a cell of numbers cannot: nano-brain's regression rule (overall recall under
-    the baseline beside the task file by more than 0.001) and Mnemonic's overall grade (FAIL if a
-    gating measure fails its threshold, else WARN if one warns, else PASS)."""
+    """Per mode, the verdict a run of a public suite carries in its summary and a cell of numbers
+    cannot: against a baseline (`baseline`: its overall, the delta, whether it regressed, as a
+    nano-brain task run holds it) or an overall grade (`grade`, `grades`, as a Mnemonic lifecycle
+    run holds it), each under the report's rules."""
     if not met:
         return []
     head = f"{met[0].title}: {system_label(report).text}"
-    engine = report["backend"]["backend"]
-    summary: Mapping[str, Any] = report.get("summary") or {}
-    if report["kind"] == "code-tasks":
-        return [
-            f"{head} {mode} on {engine}: recall {entry['overall']:.3f} against the baseline's "
-            f"{base['overall']:.3f} ({base['delta']:+.3f}), "
-            f"{'a regression' if base['regression'] else 'no regression'} by nano-brain's rule "
-            "(under the baseline by more than 0.001)"
-            for mode, entry in summary.items()
-            if (base := entry.get("baseline")) is not None
-        ]
-    if report["kind"] == "lifecycle":
-        return [
-            f"{head} {mode} on {engine}: overall grade {entry['grade']} by Mnemonic's thresholds ("
-            + ", ".join(f"{label(name)} {grade}" for name, grade in entry["grades"].items())
-            + ")"
-            for mode, entry in summary.items()
-            if entry.get("grade") is not None
-        ]
-    return []
+    engine, rules = report["backend"]["backend"], rules_name(report)
+    notes = []
+    summary = report.get("summary")
+    for mode, entry in (summary if isinstance(summary, Mapping) else {}).items():
+        if not isinstance(entry, Mapping):
+            continue
+        if isinstance(base := entry.get("baseline"), Mapping):
+            verdict = "a regression" if base["regression"] else "no regression"
+            notes.append(
+                f"{head} {mode} on {engine}: {entry['overall']:.3f} against the baseline's {base['overall']:.3f} "
+                f"({base['delta']:+.3f}), {verdict} under the {rules} rules"
+            )
+        if entry.get("grade") is not None and isinstance(entry.get("grades"), Mapping):
+            grades = ", ".join(f"{label(name)} {grade}" for name, grade in entry["grades"].items())
+            notes.append(
+                f"{head} {mode} on {engine}: overall grade {entry['grade']} under the {rules} rules ({grades})"
+            )
+    return notes
 
 
 def _fill(
