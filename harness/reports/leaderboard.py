@@ -1,7 +1,10 @@
 """`harness leaderboard`: systems under test (rows, each in each of its modes) x suites and datasets
-(columns), one table per backend, each cell the column's main measures (those its kind's spec
-declares, which the report carries in its `view`) from the reports' own score sheets, and each system's published figures beside ours where it publishes any
-(`published_systems.json`, with their sources). Written as Markdown, JSON, a PNG chart and a page.
+(columns): the public suites ranked in one table of every engine's rows, each cell the suite's own
+measures (an overall one, or a category's score) or else the column's main measures (those its
+kind's spec declares, which the report carries in its `view`) from the reports' own score sheets,
+with each system's published figures beside ours where it publishes any (`published_systems.json`,
+with their sources), and a run's verdict under its rules in the notes; then the built-in and other
+suites apart, per engine, never ranked. Written as Markdown, JSON, a PNG chart and a page.
 
 A row shows its system as the system declares itself (`system_label`: name and version, an HTTP
 service's URL as a detail, the reference pipeline as such); two versions of a system are two rows.
