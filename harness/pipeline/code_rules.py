@@ -46,6 +46,10 @@ class CodeTaskRules:
     identifiers: IdentifierPass
     default_symbol_queries: int | None
     """Identifier lookups when the agent block gives no `max_symbol_queries` (runner.go: 8)."""
+    flow_fanout: int | None
+    """A flow follows only the first this many distinct calls of each function it expands, and
+    lists only those of them that leave the project (nano-brain's `BuildFlow` with its server's
+    `flow.max_fanout`, 8 by default, which the capability `setup.sh` keeps); None: every call."""
 
     def to_json(self) -> dict[str, Any]:
         return {k: (v.value if isinstance(v, StrEnum) else v) for k, v in asdict(self).items()}
@@ -60,6 +64,7 @@ HARNESS_RULES = CodeTaskRules(
     category_tools=True,
     identifiers=IdentifierPass.HARNESS,
     default_symbol_queries=None,
+    flow_fanout=None,
 )
 
 NANO_BRAIN_2_RULES = CodeTaskRules(
@@ -71,6 +76,7 @@ NANO_BRAIN_2_RULES = CodeTaskRules(
     category_tools=False,
     identifiers=IdentifierPass.NANO_BRAIN,
     default_symbol_queries=8,
+    flow_fanout=8,
 )
 
 NANO_BRAIN_1_RULES = CodeTaskRules(

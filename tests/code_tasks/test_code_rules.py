@@ -94,6 +94,8 @@ FLIPS: list[tuple[str, Any, set[str]]] = [
     ("identifiers", IdentifierPass.HARNESS, {"dotted-lowercase-name"}),
     # at most 8 identifier lookups when the agent block sets none
     ("default_symbol_queries", None, {"eight-lookups-at-most"}),
+    # a flow follows only the first 8 callee names, by name, of each function it expands
+    ("flow_fanout", None, {"flow-fans-out-eight"}),
 ]
 
 
