@@ -38,6 +38,9 @@ SEARCH_LIMIT = 20
 LOOKUP_LIMIT = 20
 """Symbols a name lookup that matches no name exactly may return (by substring)."""
 LAYERS = ("search", "identifiers", "graph")
+SERVER_DEPTHS = {Tool.FLOW: (10, 10), Tool.IMPACT: (3, 1), Tool.TRACE: (10, 5)}
+"""Per graph tool, (the most hops nano-brain's server walks, what it walks for a depth over
+that): `handlers/flow.go` (its `flow.max_depth`, 10 by default and at most), `impact.go`, `trace.go`."""
 
 _BACKTICKED = re.compile(r"`([^`]+)`")
 _WORD = re.compile(r"[\w./-]+::[A-Za-z_]\w*|[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*")
@@ -313,7 +316,7 @@ class CodeAnswerer:
         """One fixed tool's hits; a tool without its input surfaces nothing (nano-brain sends it
         empty), except that under the harness's rules impact and trace start from the symbols
         the identifiers and the `symbols` tool found."""
-        query, depth = task.input.query, task.input.max_depth
+        query, depth = task.input.query, self._depth(tool, task.input.max_depth)
         if tool is Tool.QUERY and query is not None:
             yield from self._search(tool.value, query, mode, fixed=True)
         elif tool is Tool.SYMBOLS:
@@ -321,10 +324,10 @@ class CodeAnswerer:
         elif tool is Tool.FLOW and task.input.entry is not None:
             routes, fanout = self._table.routes(task.input.entry), self._rules.flow_fanout
             if fanout is None:
-                flow = self._table.walk(routes, depth or FLOW_DEPTH, callers=False)
+                flow = self._table.walk(routes, depth, callers=False)
                 outside = self._outside(tool.value, flow)
             else:
-                flow, names = self._table.fanned_out(routes, depth or FLOW_DEPTH, fanout)
+                flow, names = self._table.fanned_out(routes, depth, fanout)
                 outside = (Hit(tool.value, True, name, (name,), ()) for name in names)
             for record in flow:
                 yield Hit(tool.value, True, record.id, (record.title,), self._flow_paths(record), record)
@@ -337,10 +340,19 @@ class CodeAnswerer:
                 seeds = list({r.id: r for r in (*named, *looked_up) if r.kind is RecordKind.SYMBOL}.values())
             else:
                 return
-            walked = self._table.walk(seeds, depth or GRAPH_DEPTH, callers=tool is Tool.IMPACT)
+            walked = self._table.walk(seeds, depth, callers=tool is Tool.IMPACT)
             yield from (self._record_hit(tool.value, True, r) for r in walked)
             if tool is Tool.TRACE and self._rules.trace_externals:
                 yield from self._outside(tool.value, walked)
+
+    def _depth(self, tool: Tool, asked: int | None) -> int:
+        """The hops a graph tool walks: the task's `max_depth` (else nano-brain's runner's
+        default), under nano-brain's rules as its server's handlers grant it."""
+        depth = asked or (FLOW_DEPTH if tool is Tool.FLOW else GRAPH_DEPTH)
+        if not self._rules.server_depths or tool not in SERVER_DEPTHS:
+            return depth
+        most, otherwise = SERVER_DEPTHS[tool]
+        return depth if depth <= most else otherwise
 
     def _search(self, tool: str, text: str, mode: Mode, *, fixed: bool) -> Iterator[Hit]:
         for found in self._memory.search(text, mode, SEARCH_LIMIT):

@@ -46,6 +46,10 @@ class CodeTaskRules:
     identifiers: IdentifierPass
     default_symbol_queries: int | None
     """Identifier lookups when the agent block gives no `max_symbol_queries` (runner.go: 8)."""
+    server_depths: bool
+    """A graph tool walks the depth nano-brain's server grants for the one asked: impact 1 to 3
+    (any other: 1), trace 1 to 10 (any other: 5), flow at most 10 (its `flow.max_depth`); else
+    the depth asked."""
     flow_fanout: int | None
     """A flow follows only the first this many distinct calls of each function it expands, and
     lists only those of them that leave the project (nano-brain's `BuildFlow` with its server's
@@ -64,6 +68,7 @@ HARNESS_RULES = CodeTaskRules(
     category_tools=True,
     identifiers=IdentifierPass.HARNESS,
     default_symbol_queries=None,
+    server_depths=False,
     flow_fanout=None,
 )
 
@@ -76,6 +81,7 @@ NANO_BRAIN_2_RULES = CodeTaskRules(
     category_tools=False,
     identifiers=IdentifierPass.NANO_BRAIN,
     default_symbol_queries=8,
+    server_depths=True,
     flow_fanout=8,
 )
 

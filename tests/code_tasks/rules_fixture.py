@@ -87,6 +87,15 @@ TASKS = [
         "notes": "Fan calls zulu first, but it is ninth by name: a flow capped at 8 callees (flow_fanout) misses it",
     },
     {
+        "id": "impact-depth-as-served",
+        "category": "impact",
+        "question": "What breaks if the summing helper changes?",
+        "tools": ["impact"],
+        "input": {"node": "total", "max_depth": 4},
+        "expect_symbols": ["ListInvoices"],
+        "notes": "ListInvoices calls total through FormatTotal, 2 hops up: nano-brain's server walks 1 for a depth over 3",
+    },
+    {
         "id": "trace-lists-outside-calls",
         "category": "trace",
         "question": "What does it call downstream?",
@@ -140,6 +149,7 @@ EXPECTED = {
     "snippet-credits-body": ((1.0, 1.0), (0.0, 0.0)),
     "flow-gives-names-only": ((0.5, 0.5), (1.0, 1.0)),
     "flow-fans-out-eight": ((0.0, 0.0), (1.0, 1.0)),
+    "impact-depth-as-served": ((0.0, 0.0), (1.0, 1.0)),
     "trace-lists-outside-calls": ((1.0, 1.0), (0.0, 0.0)),
     "no-tools-no-category-default": ((0.0, 0.0), (1.0, 1.0)),
     "dotted-lowercase-name": ((0.0, 0.0), (1.0, 0.0)),
