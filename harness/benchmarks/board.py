@@ -13,6 +13,7 @@ is one line per job: its place, what it is, and the time left, estimated from th
 from __future__ import annotations
 
 import json
+import shutil
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -35,6 +36,9 @@ class Job:
     """`harness run`'s arguments, without `--out`."""
     needs: tuple[str, ...] = ()
     """What it cannot run without: `docker`, `package:NAME`, `file:PATH`, `url`."""
+    staged: tuple[tuple[Path, str], ...] = ()
+    """Files copied into its folder (as the name given) before it runs: a public suite that is
+    part of a folder of the peer's (Acervo's three project files of its six)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -47,6 +51,12 @@ class Sources:
     locomo: Path | None
     service: str | None = None
     """An HTTP memory service to put on the board (`http:URL`), e.g. the example service."""
+    mnemonic: Path | None = None
+    """A checkout of Mnemonic's repository (its `cmd/benchmark-quality/scenarios.go` is read)."""
+    acervo: Path | None = None
+    """A checkout of Acervo's repository (`tests/integration/scenarios`, `tests/fixtures`)."""
+    nano_brain: Path | None = None
+    """A checkout of nano-brain's repository: its capability tasks, and the code base they ask about."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -89,9 +99,54 @@ def systems(service: str | None) -> list[SystemOnBoard]:
     return found
 
 
-def plan(sources: Sources) -> list[Job]:
+ACERVO_FILES = ("p1_benchmark.yaml", "p2_benchmark.yaml", "p3_benchmark.yaml")
+"""Acervo's indexed-project turn files, the suite its category scores are published for."""
+
+
+def peer_jobs(sources: Sources, each: SystemOnBoard, out: Path) -> list[Job]:
+    """The system on the peers' own benchmarks, each under its peer's rules: Mnemonic's direct
+    scenarios, Acervo's three project files (copied into the job's folder, as their folder holds
+    its chat-only scenarios too) over its fixtures, and nano-brain's capability tasks over its
+    checkout; a system that cannot run a kind is reported not applicable by its run."""
+    modes = tuple(arg for m in each.modes for arg in ("-m", m))
+    common = ("--system", each.system, "-b", each.backend, *modes)
+    acervo = sources.acervo / "tests" / "integration" / "scenarios" if sources.acervo else None
+    staged = out / f"{each.name}-acervo" / "scenarios"
+    tasks = sources.nano_brain / "benchmarks" / "capability" / "dataset.json" if sources.nano_brain else None
+    mnemonic = sources.mnemonic / "cmd" / "benchmark-quality" if sources.mnemonic else None
+    return [
+        Job(
+            f"{each.name}-mnemonic",
+            f"{each.name} on Mnemonic's benchmark-quality (mnemonic-8ecf3ab)",
+            (*common, "--suite", f"mnemonic:{mnemonic}", "--lifecycle-rules", "mnemonic-8ecf3ab"),
+            (*each.needs, f"file:{mnemonic and mnemonic / 'scenarios.go'}"),
+        ),
+        Job(
+            f"{each.name}-acervo",
+            f"{each.name} on Acervo's indexed projects (acervo-v0.5)",
+            (
+                *common,
+                "--suite",
+                f"acervo:{staged}:{sources.acervo and sources.acervo / 'tests' / 'fixtures'}",
+                "--turn-rules",
+                "acervo-v0.5",
+            ),
+            (*each.needs, *(f"file:{acervo and acervo / name}" for name in ACERVO_FILES)),
+            tuple((acervo / name, f"scenarios/{name}") for name in ACERVO_FILES) if acervo else (),
+        ),
+        Job(
+            f"{each.name}-nano-brain",
+            f"{each.name} on nano-brain's capability tasks (nano-brain-1)",
+            (*common, "--suite", f"nano-brain:{tasks}:{sources.nano_brain}", "--code-rules", "nano-brain-1"),
+            (*each.needs, f"file:{tasks}"),
+        ),
+    ]
+
+
+def plan(sources: Sources, out: Path = Path("board")) -> list[Job]:
     """Every system on every public suite: PrecisionMemBench (static and session in one run of its
-    fixtures), LongMemEval-S and LoCoMo; a suite the user has no files for is a job that needs them."""
+    fixtures), LongMemEval-S and LoCoMo, then the peers' own (`peer_jobs`); a suite the user has no
+    files for is a job that needs them."""
     jobs = []
     for each in systems(sources.service):
         modes = tuple(arg for m in each.modes for arg in ("-m", m))
@@ -113,6 +168,7 @@ def plan(sources: Sources) -> list[Job]:
                     (*each.needs, f"file:{path}"),
                 )
             )
+        jobs += peer_jobs(sources, each, out)
     return jobs
 
 
@@ -174,6 +230,9 @@ def make_board(
             say(f"{head}: skipped: {why}")
             continue
         say(f"{head}: running ({eta(progress.left(jobs))})")
+        for source, name in job.staged:
+            (folder / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(source, folder / name)
         start = clock()
         code = run_job(job, folder)
         progress.done.pop(job.name, None)

@@ -30,6 +30,19 @@ def _pmb() -> Path | None:
     )
 
 
+CHECKOUTS = {
+    "mnemonic": ("cmd", "benchmark-quality", "scenarios.go"),
+    "acervo": ("tests", "integration", "scenarios", "p1_benchmark.yaml"),
+    "nano-brain": ("benchmarks", "capability", "dataset.json"),
+}
+"""Per peer, the folder a data folder may hold its checkout under, and a file that checkout has."""
+
+
+def _checkout(peer: str) -> Path | None:
+    """A checkout of the peer's repository in a data folder (`mnemonic/`, `acervo/`, `nano-brain/`), if any."""
+    return next((d / peer for d in data_dirs() if (d / peer).joinpath(*CHECKOUTS[peer]).is_file()), None)
+
+
 def _run_job(job: Job, folder: Path) -> int:
     """`harness run` for the job in a process of its own, its output in the job's `run.log`."""
     folder.mkdir(parents=True, exist_ok=True)
@@ -56,6 +69,18 @@ def board(
     service: Annotated[
         str | None, typer.Option(help="An HTTP memory service to put on the board too (http:URL).")
     ] = None,
+    mnemonic: Annotated[
+        Path | None,
+        typer.Option(help="A checkout of Mnemonic's repository at 8361855 (default: a data folder's mnemonic/)."),
+    ] = None,
+    acervo: Annotated[
+        Path | None,
+        typer.Option(help="A checkout of Acervo's repository at v0.5.0, 461ebff (default: a data folder's acervo/)."),
+    ] = None,
+    nano_brain: Annotated[
+        Path | None,
+        typer.Option(help="A checkout of nano-brain's repository at 4b15988 (default: a data folder's nano-brain/)."),
+    ] = None,
     only: Annotated[list[str] | None, typer.Option(help="Run only the jobs whose name starts so (repeatable).")] = None,
     dry_run: Annotated[bool, typer.Option(help="List the jobs and what each lacks; run nothing.")] = False,
 ) -> int:
@@ -65,8 +90,11 @@ def board(
         longmemeval_s or find_file(SPECS["longmemeval-s"].files),
         locomo or find_file(SPECS["locomo"].files),
         service,
+        mnemonic or _checkout("mnemonic"),
+        acervo or _checkout("acervo"),
+        nano_brain or _checkout("nano-brain"),
     )
-    jobs = [job for job in plan(sources) if not only or any(job.name.startswith(prefix) for prefix in only)]
+    jobs = [job for job in plan(sources, out) if not only or any(job.name.startswith(prefix) for prefix in only)]
     have = {"docker": _docker(), "url": service is not None}
     have |= {need: _has(need) for job in jobs for need in job.needs if need not in have}
     if dry_run:

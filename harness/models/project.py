@@ -52,6 +52,10 @@ class ProjectRecord:
     external_calls: tuple[str, ...] = ()
     """Call names as written that name no symbol of the project (libraries, builtins, local
     variables): what a flow passes through outside the project."""
+    call_sites: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    """Each distinct call name as written, in call order, with the ids it resolved to (none:
+    outside the project): what a capped fan-out counts (nano-brain's flow follows the first
+    `max_fanout` call edges of a function, one edge per callee name)."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -11,7 +11,8 @@ Every hit is tagged with its tool, whether it is fixed, and one of three cumulat
 3. graph: `flow` follows callees from the route `input.entry` names (and lists what its steps
    call outside the project, as nano-brain's flow does), `impact` follows callers and `trace`
    callees of `input.node` (under the harness's rules, without one, of the symbols the
-   identifiers found), each up to `max_depth` hops.
+   identifiers found), each up to `max_depth` hops; under nano-brain's rules a flow expands each
+   function through only its first `flow_fanout` callee names, as nano-brain's flow does.
 
 A hit surfaces names (a record's title; under nano-brain's rules a search result's text too, and
 a trace's calls outside the project) and paths (the record's path; not for a flow under
@@ -37,6 +38,9 @@ SEARCH_LIMIT = 20
 LOOKUP_LIMIT = 20
 """Symbols a name lookup that matches no name exactly may return (by substring)."""
 LAYERS = ("search", "identifiers", "graph")
+SERVER_DEPTHS = {Tool.FLOW: (10, 10), Tool.IMPACT: (3, 1), Tool.TRACE: (10, 5)}
+"""Per graph tool, (the most hops nano-brain's server walks, what it walks for a depth over
+that): `handlers/flow.go` (its `flow.max_depth`, 10 by default and at most), `impact.go`, `trace.go`."""
 
 _BACKTICKED = re.compile(r"`([^`]+)`")
 _WORD = re.compile(r"[\w./-]+::[A-Za-z_]\w*|[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)*")
@@ -225,6 +229,44 @@ class SymbolTable:
             frontier = following
         return order
 
+    def fanned_out(
+        self, routes: Sequence[ProjectRecord], depth: int, fanout: int
+    ) -> tuple[list[ProjectRecord], list[str]]:
+        """nano-brain's flow breadth: breadth-first from the routes (each route's calls all
+        followed: its handlers and middleware), up to `depth` hops, each other record expanded
+        through only its first `fanout` callee names (a call's last part, as nano-brain's Go
+        extractor names an edge's target), in the alphabetical order its edge query returns
+        (`ORDER BY target_node`; case-folded here, as an `en_US` collation sorts); (the records
+        reached, the seeds first; the outside names among the calls followed, each once)."""
+        seen = {r.id for r in routes}
+        order, outside = list(routes), dict[str, None]()
+        frontier = list(routes)
+        for _ in range(depth):
+            following: list[ProjectRecord] = []
+            for record in frontier:
+                sites: Sequence[tuple[str, tuple[str, ...]]] = record.call_sites
+                if record.kind is not RecordKind.ROUTE:
+                    first = set(sorted({_callee(n) for n, _ in record.call_sites}, key=_collated)[:fanout])
+                    sites = [(n, targets) for n, targets in record.call_sites if _callee(n) in first]
+                for name, targets in sites:
+                    if not targets:
+                        outside.setdefault(name, None)
+                    for target in targets:
+                        if target not in seen:
+                            seen.add(target)
+                            following.append(self._records[target])
+            order.extend(following)
+            frontier = following
+        return order, list(outside)
+
+
+def _callee(call: str) -> str:
+    return call.rsplit(".", 1)[-1]
+
+
+def _collated(name: str) -> tuple[str, str]:
+    return name.lower(), name
+
 
 def split_route(entry: str) -> tuple[str, str]:
     """(`GET`, `/items`) from `GET /items`; a bare path is (`ANY`, path)."""
@@ -274,16 +316,22 @@ class CodeAnswerer:
         """One fixed tool's hits; a tool without its input surfaces nothing (nano-brain sends it
         empty), except that under the harness's rules impact and trace start from the symbols
         the identifiers and the `symbols` tool found."""
-        query, depth = task.input.query, task.input.max_depth
+        query, depth = task.input.query, self._depth(tool, task.input.max_depth)
         if tool is Tool.QUERY and query is not None:
             yield from self._search(tool.value, query, mode, fixed=True)
         elif tool is Tool.SYMBOLS:
             yield from (self._record_hit(tool.value, True, r) for r in looked_up)
         elif tool is Tool.FLOW and task.input.entry is not None:
-            flow = self._table.walk(self._table.routes(task.input.entry), depth or FLOW_DEPTH, callers=False)
+            routes, fanout = self._table.routes(task.input.entry), self._rules.flow_fanout
+            if fanout is None:
+                flow = self._table.walk(routes, depth, callers=False)
+                outside = self._outside(tool.value, flow)
+            else:
+                flow, names = self._table.fanned_out(routes, depth, fanout)
+                outside = (Hit(tool.value, True, name, (name,), ()) for name in names)
             for record in flow:
                 yield Hit(tool.value, True, record.id, (record.title,), self._flow_paths(record), record)
-            yield from self._outside(tool.value, flow)
+            yield from outside
         elif tool in (Tool.IMPACT, Tool.TRACE):
             node = task.input.node
             if node is not None:
@@ -292,10 +340,19 @@ class CodeAnswerer:
                 seeds = list({r.id: r for r in (*named, *looked_up) if r.kind is RecordKind.SYMBOL}.values())
             else:
                 return
-            walked = self._table.walk(seeds, depth or GRAPH_DEPTH, callers=tool is Tool.IMPACT)
+            walked = self._table.walk(seeds, depth, callers=tool is Tool.IMPACT)
             yield from (self._record_hit(tool.value, True, r) for r in walked)
             if tool is Tool.TRACE and self._rules.trace_externals:
                 yield from self._outside(tool.value, walked)
+
+    def _depth(self, tool: Tool, asked: int | None) -> int:
+        """The hops a graph tool walks: the task's `max_depth` (else nano-brain's runner's
+        default), under nano-brain's rules as its server's handlers grant it."""
+        depth = asked or (FLOW_DEPTH if tool is Tool.FLOW else GRAPH_DEPTH)
+        if not self._rules.server_depths or tool not in SERVER_DEPTHS:
+            return depth
+        most, otherwise = SERVER_DEPTHS[tool]
+        return depth if depth <= most else otherwise
 
     def _search(self, tool: str, text: str, mode: Mode, *, fixed: bool) -> Iterator[Hit]:
         for found in self._memory.search(text, mode, SEARCH_LIMIT):

@@ -46,6 +46,14 @@ class CodeTaskRules:
     identifiers: IdentifierPass
     default_symbol_queries: int | None
     """Identifier lookups when the agent block gives no `max_symbol_queries` (runner.go: 8)."""
+    server_depths: bool
+    """A graph tool walks the depth nano-brain's server grants for the one asked: impact 1 to 3
+    (any other: 1), trace 1 to 10 (any other: 5), flow at most 10 (its `flow.max_depth`); else
+    the depth asked."""
+    flow_fanout: int | None
+    """A flow follows only the first this many distinct calls of each function it expands, and
+    lists only those of them that leave the project (nano-brain's `BuildFlow` with its server's
+    `flow.max_fanout`, 8 by default, which the capability `setup.sh` keeps); None: every call."""
 
     def to_json(self) -> dict[str, Any]:
         return {k: (v.value if isinstance(v, StrEnum) else v) for k, v in asdict(self).items()}
@@ -60,6 +68,8 @@ HARNESS_RULES = CodeTaskRules(
     category_tools=True,
     identifiers=IdentifierPass.HARNESS,
     default_symbol_queries=None,
+    server_depths=False,
+    flow_fanout=None,
 )
 
 NANO_BRAIN_2_RULES = CodeTaskRules(
@@ -71,6 +81,8 @@ NANO_BRAIN_2_RULES = CodeTaskRules(
     category_tools=False,
     identifiers=IdentifierPass.NANO_BRAIN,
     default_symbol_queries=8,
+    server_depths=True,
+    flow_fanout=8,
 )
 
 NANO_BRAIN_1_RULES = CodeTaskRules(

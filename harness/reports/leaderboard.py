@@ -1,7 +1,10 @@
 """`harness leaderboard`: systems under test (rows, each in each of its modes) x suites and datasets
-(columns), one table per backend, each cell the column's main measures (those its kind's spec
-declares, which the report carries in its `view`) from the reports' own score sheets, and each system's published figures beside ours where it publishes any
-(`published_systems.json`, with their sources). Written as Markdown, JSON, a PNG chart and a page.
+(columns): the public suites ranked in one table of every engine's rows, each cell the suite's own
+measures (an overall one, or a category's score) or else the column's main measures (those its
+kind's spec declares, which the report carries in its `view`) from the reports' own score sheets,
+with each system's published figures beside ours where it publishes any (`published_systems.json`,
+with their sources), and a run's verdict under its rules in the notes; then the built-in and other
+suites apart, per engine, never ranked. Written as Markdown, JSON, a PNG chart and a page.
 
 A row shows its system as the system declares itself (`system_label`: name and version, an HTTP
 service's URL as a detail, the reference pipeline as such); two versions of a system are two rows.
@@ -38,12 +41,30 @@ LABELS = {
     "p50_ms": "p50 ms",
     "passed": "passed",
     "trivially_empty": "trivially empty",
+    "ndcg": "nDCG",
+    "noise_suppression": "noise suppression",
+    "signal_retention": "signal retention",
+    "recall_fixed": "recall (fixed tools)",
 }
 
 
+CATEGORY = "category:"
+"""A measure that is a category's score in the sheet (Acervo's `category:RESOLVE`), not an overall one."""
+
+
 def label(measure: str) -> str:
-    name = measure.rpartition("/")[2]
+    name = measure.rpartition("/")[2].removeprefix(CATEGORY)
     return LABELS.get(name, name)
+
+
+def measure_value(sheet: Mapping[str, Any], measure: str) -> float | None:
+    """A measure from a score sheet: a category's score (`category:NAME`), else an overall measure."""
+    if measure.startswith(CATEGORY):
+        category = (sheet.get("categories") or {}).get(measure.removeprefix(CATEGORY)) or {}
+        value = category.get("score")
+    else:
+        value = (sheet.get("overall") or {}).get(measure)
+    return None if value is None else float(value)
 
 
 @dataclass(frozen=True)
@@ -165,11 +186,11 @@ class Board:
         return sorted((p for p in pairs if any(c.key in p[1].cells for c in self.public)), key=order)
 
 
-def columns_of(report: Mapping[str, Any], overall: Mapping[str, Any]) -> list[Column]:
+def columns_of(report: Mapping[str, Any], sheet: Mapping[str, Any]) -> list[Column]:
     """The columns a report's numbers belong in: one per public suite it ran whole (a dataset's
     keeps the level it is scored at in its name), else its own suite, known by its content."""
     kind, suite, rules = report["kind"], str(report["suite"]), rules_name(report)
-    main = main_measures(report, overall)
+    main = main_measures(report, sheet.get("overall") or {})
     met = placement(report).suites
     if not met:
         return [Column(kind, suite, main, rules, None, _content(report))]
@@ -177,7 +198,7 @@ def columns_of(report: Mapping[str, Any], overall: Mapping[str, Any]) -> list[Co
         Column(
             kind,
             suite if suite.startswith(f"{public.name}-") else public.name,
-            tuple(m for m in public.measures if m in overall) or main,
+            tuple(m for m in public.measures if measure_value(sheet, m) is not None) or main,
             rules,
             public,
         )
@@ -202,11 +223,10 @@ def board(reports: Sequence[Compared], published: Sequence[Published]) -> Board:
         system, shown = system_of(report), system_label(report)
         backend = report["backend"]["backend"]
         placed = placement(report)
-        notes |= dict.fromkeys((*placed.caveats, *placed.notes))
+        notes |= dict.fromkeys((*placed.caveats, *placed.notes, *verdict_notes(report, placed.suites)))
         for mode in report["modes"]:
             sheet = report["scores"].get(mode)
-            overall = (sheet or {}).get("overall") or {}
-            for fresh in columns_of(report, overall):
+            for fresh in columns_of(report, sheet or {}):
                 column = columns.setdefault(fresh.key, fresh)
                 _fill(each, column, backends.setdefault(backend, {}), (system, shown, mode), sheet)
     return Board(
@@ -218,6 +238,34 @@ def board(reports: Sequence[Compared], published: Sequence[Published]) -> Board:
     )
 
 
+def verdict_notes(report: Mapping[str, Any], met: Sequence[PublicSuite]) -> list[str]:
+    """Per mode, the verdict a run of a public suite carries in its summary and a cell of numbers
+    cannot: against a baseline (`baseline`: its overall, the delta, whether it regressed, as a
+    nano-brain task run holds it) or an overall grade (`grade`, `grades`, as a Mnemonic lifecycle
+    run holds it), each under the report's rules."""
+    if not met:
+        return []
+    head = f"{met[0].title}: {system_label(report).text}"
+    engine, rules = report["backend"]["backend"], rules_name(report)
+    notes = []
+    summary = report.get("summary")
+    for mode, entry in (summary if isinstance(summary, Mapping) else {}).items():
+        if not isinstance(entry, Mapping):
+            continue
+        if isinstance(base := entry.get("baseline"), Mapping):
+            verdict = "a regression" if base["regression"] else "no regression"
+            notes.append(
+                f"{head} {mode} on {engine}: {entry['overall']:.3f} against the baseline's {base['overall']:.3f} "
+                f"({base['delta']:+.3f}), {verdict} under the {rules} rules"
+            )
+        if entry.get("grade") is not None and isinstance(entry.get("grades"), Mapping):
+            grades = ", ".join(f"{label(name)} {grade}" for name, grade in entry["grades"].items())
+            notes.append(
+                f"{head} {mode} on {engine}: overall grade {entry['grade']} under the {rules} rules ({grades})"
+            )
+    return notes
+
+
 def _fill(
     each: Compared,
     column: Column,
@@ -227,7 +275,6 @@ def _fill(
 ) -> None:
     """The row's cell of the column from one report in one mode."""
     report = each.report
-    overall = (sheet or {}).get("overall") or {}
     system, shown, mode = key
     row = rows.setdefault(key, Entry(system, mode, shown))
     row.sources[column.key] = each.path.name
@@ -239,7 +286,7 @@ def _fill(
         row.not_applicable[column.key] = str(report["not_applicable"])
         row.cells.pop(column.key, None)
     elif sheet is not None:
-        row.cells[column.key] = {m: overall.get(m) for m in column.measures}
+        row.cells[column.key] = {m: measure_value(sheet, m) for m in column.measures}
         row.not_applicable.pop(column.key, None)
 
 

@@ -70,7 +70,7 @@ def test_the_plan_puts_every_system_on_every_public_suite_under_its_peers_rules(
     assert sorted(jobs) == sorted(
         f"{system}-{suite}"
         for system in ("reference", "popoto", "mem0", "service")
-        for suite in ("precisionmembench", "longmemeval-s", "locomo")
+        for suite in ("precisionmembench", "longmemeval-s", "locomo", "mnemonic", "acervo", "nano-brain")
     )
     assert jobs["reference-precisionmembench"].args[-4:] == (
         "--suite",
@@ -85,6 +85,54 @@ def test_the_plan_puts_every_system_on_every_public_suite_under_its_peers_rules(
     )
 
 
+def test_the_peers_own_benchmarks_run_from_their_checkouts_under_their_rules(tmp_path: Path) -> None:
+    """Mnemonic's scenarios.go, Acervo's three project files (staged apart from its chat-only
+    ones) over its fixtures, nano-brain's tasks over its own checkout."""
+    mnemonic, acervo, nano = tmp_path / "mnemonic", tmp_path / "acervo", tmp_path / "nano-brain"
+    sources = Sources(None, None, None, None, mnemonic, acervo, nano)
+    jobs = {job.name: job for job in plan(sources, tmp_path / "board")}
+    assert jobs["reference-mnemonic"].args[-4:] == (
+        "--suite",
+        f"mnemonic:{mnemonic / 'cmd' / 'benchmark-quality'}",
+        "--lifecycle-rules",
+        "mnemonic-8ecf3ab",
+    )
+    assert f"file:{mnemonic / 'cmd' / 'benchmark-quality' / 'scenarios.go'}" in jobs["reference-mnemonic"].needs
+    staged = tmp_path / "board" / "reference-acervo" / "scenarios"
+    assert jobs["reference-acervo"].args[-4:] == (
+        "--suite",
+        f"acervo:{staged}:{acervo / 'tests' / 'fixtures'}",
+        "--turn-rules",
+        "acervo-v0.5",
+    )
+    scenarios = acervo / "tests" / "integration" / "scenarios"
+    assert jobs["reference-acervo"].staged == tuple(
+        (scenarios / f"p{n}_benchmark.yaml", f"scenarios/p{n}_benchmark.yaml") for n in (1, 2, 3)
+    )
+    tasks = nano / "benchmarks" / "capability" / "dataset.json"
+    assert jobs["popoto-nano-brain"].args[-4:] == (
+        "--suite",
+        f"nano-brain:{tasks}:{nano}",
+        "--code-rules",
+        "nano-brain-1",
+    )
+    assert needs_missing(jobs["reference-nano-brain"], {}) == f"needs the suite's files ({tasks} is absent)"
+    assert needs_missing(jobs["mem0-mnemonic"], {}) == "needs a Docker engine (bash docker/start-engine.sh)"
+
+
+def test_a_jobs_staged_files_are_in_its_folder_when_it_runs(tmp_path: Path) -> None:
+    (source := tmp_path / "p1.yaml").write_text("turns: []\n")
+    job = Job("acervo", "acervo", (), (), ((source, "scenarios/p1_benchmark.yaml"),))
+    seen: list[str] = []
+
+    def run(job: Job, folder: Path) -> int:
+        seen.append((folder / "scenarios" / "p1_benchmark.yaml").read_text())
+        return _complete(job, folder)
+
+    make_board([job], tmp_path / "board", lambda _: None, run, lambda _: None)
+    assert seen == ["turns: []\n"]
+
+
 def test_the_dry_run_lists_the_jobs_and_what_each_lacks(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
     code = harness(tmp_path, "board", "--dry-run", "--only", "reference", "--pmb", str(tmp_path / "none"))
     assert code == 0
@@ -94,3 +142,19 @@ def test_the_dry_run_lists_the_jobs_and_what_each_lacks(tmp_path: Path, capsys: 
         in out
     )
     assert "popoto" not in out
+
+
+def test_a_data_folders_checkouts_are_the_peers_defaults(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A checkout under `$HARNESS_DATA_DIR/mnemonic/` is Mnemonic's when no `--mnemonic` is given;
+    Acervo's, absent there, is a job that says what it lacks."""
+    data = tmp_path / "data"
+    (data / "mnemonic" / "cmd" / "benchmark-quality").mkdir(parents=True)
+    (data / "mnemonic" / "cmd" / "benchmark-quality" / "scenarios.go").write_text("package main\n")
+    monkeypatch.setenv("HARNESS_DATA_DIR", str(data))
+    only = ("--only", "reference-mnemonic", "--only", "reference-acervo")
+    assert harness(tmp_path, "board", "--dry-run", *only) == 0
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0] == "reference-mnemonic: reference on Mnemonic's benchmark-quality (mnemonic-8ecf3ab)"
+    assert lines[1].startswith("reference-acervo: reference on Acervo's indexed projects (acervo-v0.5) (skipped: needs")

@@ -1,5 +1,5 @@
 """An original code base and task file for the code-task rulesets' tests: a small Go shop
-(billing, dispatch, a ledger at its root) and one task per rule, each written so that exactly
+(billing, dispatch, a fan-out, a ledger at its root) and one task per rule, each written so that exactly
 that rule decides its score. `EXPECTED` holds each task's (recall, fixed recall) under
 nano-brain-2 and under the harness's rules, derived by hand from the rules (see each task's
 `notes`); the agent pass runs only its identifier lookups, so no search result blurs a case."""
@@ -39,6 +39,19 @@ FILES = {
         "func Dispatch(parcels []string) int {\n\tretryBudget := 3\n"
         "\tfor range parcels {\n\t\tretryBudget--\n\t}\n\treturn retryBudget\n}\n"
     ),
+    "fanout/fan.go": (
+        'package fanout\n\nimport "net/http"\n\n'
+        "// Routes registers the fan endpoint.\n"
+        "func Routes(mux *http.ServeMux) {\n"
+        '\tmux.HandleFunc("GET /fan", Fan)\n}\n\n'
+        "// Fan calls nine helpers.\n"
+        "func Fan(w http.ResponseWriter, r *http.Request) {\n"
+        "\tzulu()\n\talpha()\n\tbravo()\n\tcharlie()\n\tdelta()\n\techo()\n\tfoxtrot()\n\tgolf()\n\thotel()\n}\n\n"
+        + "".join(
+            f"func {name}() {{}}\n\n"
+            for name in ("zulu", "alpha", "bravo", "charlie", "delta", "echo", "foxtrot", "golf", "hotel")
+        )
+    ),
 }
 
 NOTHING = "zzqx"
@@ -63,6 +76,24 @@ TASKS = [
         "expect_symbols": ["ListInvoices"],
         "expect_files": ["billing/handlers.go"],
         "notes": "the flow names ListInvoices; its file surfaces only when a flow gives paths (flow_paths)",
+    },
+    {
+        "id": "flow-fans-out-eight",
+        "category": "flow",
+        "question": "Which helpers does the fan route reach?",
+        "tools": ["flow"],
+        "input": {"entry": "GET /fan"},
+        "expect_symbols": ["zulu"],
+        "notes": "Fan calls zulu first, but it is ninth by name: a flow capped at 8 callees (flow_fanout) misses it",
+    },
+    {
+        "id": "impact-depth-as-served",
+        "category": "impact",
+        "question": "What breaks if the summing helper changes?",
+        "tools": ["impact"],
+        "input": {"node": "total", "max_depth": 4},
+        "expect_symbols": ["ListInvoices"],
+        "notes": "ListInvoices calls total through FormatTotal, 2 hops up: nano-brain's server walks 1 for a depth over 3",
     },
     {
         "id": "trace-lists-outside-calls",
@@ -117,6 +148,8 @@ EXPECTED = {
     # task: ((recall, fixed) under nano-brain-2, (recall, fixed) under harness)
     "snippet-credits-body": ((1.0, 1.0), (0.0, 0.0)),
     "flow-gives-names-only": ((0.5, 0.5), (1.0, 1.0)),
+    "flow-fans-out-eight": ((0.0, 0.0), (1.0, 1.0)),
+    "impact-depth-as-served": ((0.0, 0.0), (1.0, 1.0)),
     "trace-lists-outside-calls": ((1.0, 1.0), (0.0, 0.0)),
     "no-tools-no-category-default": ((0.0, 0.0), (1.0, 1.0)),
     "dotted-lowercase-name": ((0.0, 0.0), (1.0, 0.0)),

@@ -3,12 +3,15 @@ call-graph walks, with expectations read from the example's code."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
 from harness.backends import registry
 from harness.models.code_task import CodeTask
-from harness.models.project import Project
+from harness.models.project import Project, ProjectRecord, RecordKind
 from harness.pipeline.code_answer import CodeAnswerer, SymbolTable, identifiers, split_route
+from harness.pipeline.code_rules import code_rules
 from harness.pipeline.project_memory import ProjectMemory
 from harness.pipeline.settings import Mode
 
@@ -141,3 +144,85 @@ def test_a_flow_lists_what_it_calls_outside_the_project(answerer: CodeAnswerer) 
     names, _ = answer.surfaced("graph")
     assert "signed" in names
     assert "signed" not in answer.surfaced("identifiers")[0]
+
+
+def _fanned_project() -> Project:
+    """A route to `handle`, which calls nine project functions and two library ones; `zeta`, its
+    first call as written, is last by name but for `Zap`, and alone calls `deep`."""
+    called = ["zeta", "alpha", "Beta", "gamma", "delta", "epsilon", "eta", "theta", "iota"]
+    deep = ProjectRecord("a.go#deep", RecordKind.SYMBOL, "a.go", "deep", "deep")
+    symbols = [
+        ProjectRecord(
+            f"a.go#{n}",
+            RecordKind.SYMBOL,
+            "a.go",
+            n,
+            n,
+            calls=(deep.id,) if n == "zeta" else (),
+            call_sites=(("deep", (deep.id,)),) if n == "zeta" else (),
+        )
+        for n in called
+    ]
+    sites = (*((f"s.{n}", (f"a.go#{n}",)) for n in called), ("fmt.Sprintf", ()), ("log.Zap", ()))
+    handle = ProjectRecord(
+        "a.go#handle",
+        RecordKind.SYMBOL,
+        "a.go",
+        "handle",
+        "handle",
+        calls=tuple(f"a.go#{n}" for n in called),
+        external_calls=("fmt.Sprintf", "log.Zap"),
+        call_sites=sites,
+    )
+    route = ProjectRecord(
+        "a.go#GET /x",
+        RecordKind.ROUTE,
+        "a.go",
+        "GET /x",
+        "GET /x",
+        calls=(handle.id,),
+        call_sites=(("handle", (handle.id,)),),
+    )
+    return Project("fan", Path("."), (route, handle, *symbols, deep))
+
+
+@pytest.mark.parametrize(("rules", "capped"), [("harness", False), ("nano-brain-1", True), ("nano-brain-2", True)])
+def test_a_flow_follows_only_the_rules_fanout_of_each_function(rules: str, capped: bool) -> None:
+    """nano-brain's flow expands each function through its first `max_fanout` (8) callee names
+    (a call's last part) in the alphabetical order of its edge query: `alpha` ... `iota` and
+    `Sprintf` pass; `theta`, `zeta` (and so `deep`, which only `zeta` calls) and `Zap` do not,
+    though `zeta` is called first. The harness's own rules follow every call."""
+    engine = registry.connect("embedded")
+    memory = ProjectMemory.open(engine, "fan")
+    memory.load(_fanned_project())
+    task = CodeTask.model_validate(
+        {"id": "t", "category": "flow", "question": "q", "tools": ["flow"], "input": {"entry": "GET /x"}}
+    )
+    answer = CodeAnswerer(memory, rules=code_rules(rules)).answer(task, Mode.BM25)
+    engine.close()
+    names = set(answer.surfaced("graph")[0])
+    assert {"handle", "alpha", "Beta", "gamma", "delta", "epsilon", "eta", "iota", "fmt.Sprintf"} <= names
+    beyond = {"theta", "zeta", "deep", "log.Zap"}
+    assert (beyond & names) == (set() if capped else beyond)
+
+
+def test_the_answer_never_depends_on_the_expected_items(answerer: CodeAnswerer) -> None:
+    """The answerer is handed the whole task: changing only what it expects changes nothing it
+    surfaces (no expected symbol or file reaches the answer side)."""
+    task = CodeTask.model_validate(
+        {
+            "id": "t",
+            "category": "multi-tool",
+            "question": "What does POST /api/v1/entries call, and what calls validateEntry?",
+            "tools": ["flow", "impact", "query", "symbols"],
+            "input": {"entry": "POST /api/v1/entries", "node": "validateEntry", "query": "entries"},
+            "expect_symbols": ["validateEntry"],
+            "expect_files": ["internal/store"],
+        }
+    )
+    answer = answerer.answer(task, Mode.BM25)
+    assert {h.tool for h in answer.hits} >= {"flow", "impact", "query"}
+    other = task.model_copy(update={"expect_symbols": ("Zzz", "Store.Put"), "expect_files": ("web/",)})
+    assert answerer.answer(other, Mode.BM25) == answer
+    bare = task.model_copy(update={"expect_symbols": (), "expect_files": ()})
+    assert answerer.answer(bare, Mode.BM25) == answer

@@ -94,6 +94,10 @@ FLIPS: list[tuple[str, Any, set[str]]] = [
     ("identifiers", IdentifierPass.HARNESS, {"dotted-lowercase-name"}),
     # at most 8 identifier lookups when the agent block sets none
     ("default_symbol_queries", None, {"eight-lookups-at-most"}),
+    # a graph tool walks the depth nano-brain's server grants (impact over 3: 1)
+    ("server_depths", False, {"impact-depth-as-served"}),
+    # a flow follows only the first 8 callee names, by name, of each function it expands
+    ("flow_fanout", None, {"flow-fans-out-eight"}),
 ]
 
 

@@ -83,6 +83,12 @@ def test_go_methods_routes_and_cross_file_calls(sample: Project) -> None:
     # what the project does not define stays as written, outside the call graph
     assert records["server/main.go#Server.Routes"].external_calls == ("mux.HandleFunc",)
     assert records["server/main.go#Server.listTrees"].external_calls == ()
+    # each distinct call as written, in call order, with what it resolved to (none: outside)
+    assert records["server/main.go#Server.listTrees"].call_sites == (
+        ("s.store.AllTrees", ("server/store.go#Store.AllTrees",)),
+        ("writeJSON", ("server/main.go#writeJSON",)),
+    )
+    assert records["server/main.go#Server.Routes"].call_sites[0] == ("mux.HandleFunc", ())
     assert set(records["web/api.ts#request"].external_calls) == {"fetch", ".then", "r.text"}
     # a bare path registers every method; an inline handler's calls are the route's
     assert records["server/main.go#ANY /health"].calls == ("server/main.go#writeOK",)
@@ -179,14 +185,18 @@ def test_call_resolution_prefers_the_nearest_scope() -> None:
             Symbol("c/z.py#Job.run", "c/z.py", "Job.run"),
         ]
     )
-    assert resolver.resolve("a/x.py", ["run"]) == (("a/x.py#run",), ())  # same file
-    assert resolver.resolve("a/x.py", ["fusion.run"]) == (("b/fusion.py#run",), ())  # the module the call names
-    assert resolver.resolve("a/w.py", ["run"]) == (("a/x.py#run", "a/y.py#run"), ())  # same folder
-    assert resolver.resolve("d/w.py", ["job.run"]) == (
+    assert resolver.resolve("a/x.py", ["run"])[:2] == (("a/x.py#run",), ())  # same file
+    assert resolver.resolve("a/x.py", ["fusion.run"])[:2] == (("b/fusion.py#run",), ())  # the module the call names
+    assert resolver.resolve("a/w.py", ["run"])[:2] == (("a/x.py#run", "a/y.py#run"), ())  # same folder
+    assert resolver.resolve("d/w.py", ["job.run"])[:2] == (
         ("a/x.py#run", "a/y.py#run", "b/fusion.py#run", "c/z.py#Job.run"),
         (),
     )  # anywhere
-    assert resolver.resolve("a/x.py", ["print", "run", "os.path.join"]) == (("a/x.py#run",), ("print", "os.path.join"))
+    assert resolver.resolve("a/x.py", ["print", "run", "os.path.join", "run"]) == (
+        ("a/x.py#run",),
+        ("print", "os.path.join"),
+        (("print", ()), ("run", ("a/x.py#run",)), ("os.path.join", ())),
+    )  # each call once, in order, with what it links to
 
 
 def test_excluded_paths_are_skipped(sample_root: Path) -> None:

@@ -12,12 +12,15 @@ from typing import Any
 
 import pytest
 
+from harness.evaluation.kinds.lifecycle.results import RANKING
 from harness.metrics.dataset_measures import metric_names
 from harness.metrics.precisionmembench import PmbItem, summary
+from harness.models.conversation import Category
 from harness.models.rulesets import rules_record
 from harness.reports import leaderboard as boards
 from harness.reports.compare import Compared
 from harness.reports.document import sealed
+from harness.reports.system_label import system_label
 from harness.suites.public import PUBLIC_SUITES
 
 from .browser import Browser
@@ -188,6 +191,12 @@ def test_published_figures_use_the_measures_our_reports_score() -> None:
             granularity = figure["suite"].rpartition("-")[2]
             if figure["kind"] == "beliefs":  # PrecisionMemBench's own measures, as a run under its rules sheets them
                 assert (level, measure in pmb) == (f"pmb-{granularity}", True), name
+            elif figure["kind"] == "lifecycle":  # Mnemonic's, as a lifecycle run's overall holds them
+                assert name in (*RANKING, "noise_suppression", "signal_retention"), name
+            elif figure["kind"] == "conversation":  # Acervo's category scores
+                assert name.removeprefix(boards.CATEGORY) in {c.value for c in Category}, name
+            elif figure["kind"] == "code-tasks":
+                assert name in ("recall", "recall_fixed"), name
             else:
                 assert name == "p50_ms" or (level == granularity and measure in metric_names()), name
 
@@ -217,23 +226,33 @@ def test_not_a_report_is_one_line(tmp_path: Path, capsys: pytest.CaptureFixture[
 
 
 def test_the_leaderboard_page_in_a_browser(board: dict[str, Any], browser: Browser, artifacts: Path) -> None:
+    """The page shows what the Markdown shows: the public suites ranked in one table of every
+    engine's rows, `ours / published` in one cell, and the built-in suites apart, per engine."""
     browser.events.clear()
     browser.open(board["files"]["html"])
-    entries = browser.evaluate(
-        "[...document.querySelectorAll('tr.entry')].map((tr) => [tr.closest('table').dataset.backend,"
-        " tr.dataset.system, tr.dataset.mode])"
+    public = browser.evaluate(
+        "[...document.querySelectorAll('table[data-section=public] tr.entry')].map((tr) =>"
+        " [tr.dataset.system, tr.dataset.mode, tr.dataset.backend])"
     )
-    assert entries == [
-        ["embedded", "reference", "bm25"],
-        ["embedded", "mem0", "bm25"],
-        ["redis", "popoto", "hybrid"],
-        ["redis", "popoto", "bm25"],
-    ]
+    markdown = board["files"]["md"].read_text()
+    ranked = markdown.partition("## Public suites")[2].partition("## Built-in")[0]
+    rows = [line.split(" | ") for line in ranked.splitlines() if line.startswith("| ") and " | engine | " not in line]
+    assert public == [[row[0].removeprefix("| ").split(" ")[0], row[1], row[2]] for row in rows]
+    assert public[0] == ["popoto", "hybrid", "redis"]
     suite = "longmemeval-s-session · popoto"
     cell = browser.evaluate(
-        f'document.querySelector(\'tr.entry[data-system="popoto"] td[data-suite="{suite}"]\').innerText'
+        'document.querySelector(\'table[data-section=public] tr.entry[data-system="popoto"][data-mode="hybrid"]'
+        f' td[data-suite="{suite}"]\').innerText'
     )
-    assert "0.986" in cell
+    ((_, _, _, _, in_markdown),) = [row for row in rows if row[:2] == ["| popoto test", "hybrid"]]
+    assert cell.strip() == in_markdown.strip(" |")
+    assert "/ 0.986" in cell
+    others = browser.evaluate(
+        "[...document.querySelectorAll('table[data-section=others]')].map((t) => [t.dataset.backend,"
+        " [...t.querySelectorAll('thead th')].map((th) => th.innerText).join(' ')])"
+    )
+    assert [backend for backend, _ in others] == ["embedded", "redis"]
+    assert all("LongMemEval" not in head for _, head in others)
     assert browser.evaluate("document.querySelectorAll('#chart svg').length") == 1
     browser.screenshot(artifacts / "leaderboard.png")
     assert browser.errors() == []
@@ -267,3 +286,87 @@ def test_a_column_is_named_by_the_envelopes_rules_alone(report_of_kind: dict[str
     report["rules"] = rules_record("precisionmembench-vector").to_json()
     (column,) = boards.board([Compared(Path("beliefs.json"), report)], []).columns
     assert column.rules == "precisionmembench-vector"
+
+
+def _public(report: dict[str, Any], suite: str, rules: str, mode: str) -> dict[str, Any]:
+    """`report` as a whole run of a peer's public suite under its rules, in `mode`, would have written it."""
+    copy = json.loads(json.dumps(report))
+    (sheet,) = copy["scores"].values()
+    copy.pop("system", None)
+    inputs = [{"path": f"/peer/{f.name}", "sha256": next(iter(f.digests))} for f in PUBLIC[suite].files]
+    settings = {**copy["settings"], "limit": None}
+    return (
+        copy
+        | {"inputs": inputs, "settings": settings, "rules": rules_record(rules).to_json(), "modes": [mode]}
+        | {"scores": {mode: sheet}}
+    )
+
+
+def test_mnemonics_column_shows_its_measures_beside_its_baseline_1(report_of_kind: dict[str, Path]) -> None:
+    """Under Mnemonic's rules the reference stands in for Mnemonic's pipeline: its hybrid row meets
+    BASELINE-1's `Mnemonic (full)` figures; noise suppression and signal retention, which BASELINE-1
+    does not publish, stand alone."""
+    report = _public(
+        json.loads(report_of_kind["lifecycle"].read_text()), "mnemonic-benchmark-quality", "mnemonic-8ecf3ab", "hybrid"
+    )
+    overall = report["scores"]["hybrid"]["overall"]
+    overall |= {"precision": 0.45, "recall": 0.932, "mrr": 0.85, "ndcg": 0.85, "noise_suppression": 0.98}
+    overall |= {"signal_retention": 1.0}
+    built = boards.board([Compared(Path("lifecycle.json"), report)], boards.published_figures())
+    (column,) = built.public
+    assert column.measures == ("precision", "recall", "mrr", "ndcg", "noise_suppression", "signal_retention")
+    (row,) = built.backends[report["backend"]["backend"]]
+    assert (
+        boards.cell_text(built, row, column)
+        == "0.450 / 0.450 · 0.932 / 0.944 · 0.850 / 0.842 · 0.850 / 0.841 · 0.980 · 1.000"
+    )
+
+
+def test_acervos_column_is_its_category_scores_and_its_figures_are_listed(report_of_kind: dict[str, Path]) -> None:
+    """A category's score comes from the sheet's categories (Acervo's public numbers); Acervo runs
+    on no engine here, so its own figures are listed with their source, in no row."""
+    report = _public(json.loads(report_of_kind["conversation"].read_text()), "acervo", "acervo-v0.5", "bm25")
+    report["scores"]["bm25"]["categories"] = {"RESOLVE": {"score": 11 / 13}, "GROUND": {"score": 1.0}}
+    built = boards.board([Compared(Path("conversation.json"), report)], boards.published_figures())
+    (column,) = built.public
+    assert column.measures == ("category:RESOLVE", "category:GROUND")
+    (row,) = built.backends[report["backend"]["backend"]]
+    assert boards.cell_text(built, row, column) == "0.846 · 1.000"
+    assert [p.system for p in built.listed] == ["acervo"]
+    markdown = boards.leaderboard_markdown(built)
+    assert "RESOLVE · GROUND" in markdown
+    assert "RESOLVE 0.85, GROUND 1, RECALL 0.67, FOCUS 1, ADAPT 0.89" in markdown
+
+
+def test_nano_brains_column_says_its_regression_rules_verdict(report_of_kind: dict[str, Path]) -> None:
+    """A code-task run of nano-brain's tasks held to their baseline says per mode whether it
+    regressed by nano-brain's rule: under the baseline's overall by more than 0.001."""
+    report = _public(
+        json.loads(report_of_kind["code-tasks"].read_text()), "nano-brain-capability", "nano-brain-1", "bm25"
+    )
+    report["summary"] = {
+        "bm25": {"overall": 0.873, "baseline": {"overall": 0.875, "delta": -0.002, "regression": True}},
+        "vector": {"overall": 0.874, "baseline": {"overall": 0.875, "delta": -0.001, "regression": False}},
+    }
+    built = boards.board([Compared(Path("code.json"), report)], boards.published_figures())
+    engine, shown = report["backend"]["backend"], system_label(report).text
+    assert [n for n in built.notes if "baseline" in n] == [
+        f"nano-brain capability: {shown} bm25 on {engine}: 0.873 against the baseline's "
+        "0.875 (-0.002), a regression under the nano-brain-1 rules",
+        f"nano-brain capability: {shown} vector on {engine}: 0.874 against the baseline's "
+        "0.875 (-0.001), no regression under the nano-brain-1 rules",
+    ]
+
+
+def test_mnemonics_column_says_each_modes_overall_grade(report_of_kind: dict[str, Path]) -> None:
+    """Mnemonic's overall grade is a verdict, not a number: each mode's is said under the table."""
+    report = _public(
+        json.loads(report_of_kind["lifecycle"].read_text()), "mnemonic-benchmark-quality", "mnemonic-8ecf3ab", "bm25"
+    )
+    report["summary"] = {"bm25": {"grade": "FAIL", "grades": {"precision": "FAIL", "mrr": "PASS", "ndcg": "WARN"}}}
+    built = boards.board([Compared(Path("lifecycle.json"), report)], [])
+    engine, shown = report["backend"]["backend"], system_label(report).text
+    assert [n for n in built.notes if "grade" in n] == [
+        f"Mnemonic benchmark-quality: {shown} bm25 on {engine}: overall grade FAIL under the mnemonic-8ecf3ab rules "
+        "(precision FAIL, MRR PASS, nDCG WARN)"
+    ]

@@ -93,3 +93,42 @@ def test_two_suites_of_one_kind_are_two_kinds_and_two_reports() -> None:
     planned = kinds_for(["builtin", "builtin"], KindOptions([Mode.BM25]))
     assert [p.spec.name for p in planned] == ["beliefs", "beliefs"]
     assert [p.kind.baseline_suite for p in planned] == ["builtin", "builtin"]
+
+
+def _of(kind: str, **inputs: str) -> dict[str, Any]:
+    return _report(inputs) | {"kind": kind}
+
+
+ACERVO = {f.name: next(iter(f.digests)) for f in BY_NAME["acervo"].files}
+
+
+def test_mnemonics_scenarios_go_is_its_benchmark_whatever_its_folder() -> None:
+    (scenarios,) = BY_NAME["mnemonic-benchmark-quality"].files
+    placed = placement(_of("lifecycle", **{"/mine/peer.go": next(iter(scenarios.digests))}))
+    assert [s.name for s in placed.suites] == ["mnemonic-benchmark-quality"]
+    assert (
+        placement(_of("lifecycle", **{"/x/scenarios.go": "0" * 64}))
+        .notes[0]
+        .startswith("Mnemonic benchmark-quality: scenarios.go differ")
+    )
+
+
+def test_acervos_project_files_alone_are_its_suite_and_with_its_chat_only_files_are_not() -> None:
+    """Acervo's category scores count its three project files' turns: its chat-only scenarios,
+    in the same folder, would add theirs."""
+    assert [s.name for s in placement(_of("conversation", **ACERVO)).suites] == ["acervo"]
+    placed = placement(_of("conversation", **ACERVO, **{"c1_multi_project.yaml": "1" * 64}))
+    assert placed.suites == ()
+    assert placed.notes == (
+        "Acervo indexed projects: read together with c1_multi_project.yaml; its measures count its own items "
+        "alone, so this is another suite",
+    )
+
+
+def test_nano_brains_tasks_with_the_agent_block_are_its_suite_with_a_caveat() -> None:
+    (tasks,) = BY_NAME["nano-brain-capability"].files
+    frozen, agent = tasks.digests
+    assert placement(_of("code-tasks", **{"dataset.json": frozen})).caveats == ()
+    placed = placement(_of("code-tasks", **{"dataset.json": agent}))
+    assert [s.name for s in placed.suites] == ["nano-brain-capability"]
+    assert placed.caveats == (f"nano-brain capability: dataset.json {tasks.digests[agent]}",)

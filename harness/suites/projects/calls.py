@@ -52,19 +52,17 @@ class CallResolver:
 
     def resolve(
         self, path: str, calls: Sequence[str], owner: str = "", receiver: str | None = None
-    ) -> tuple[tuple[str, ...], tuple[str, ...]]:
-        """(the ids the calls made from file `path` link to, the calls that link nowhere), each
-        in call order, each once. `owner` and `receiver`: the calling method's type and the name
-        its body calls it by."""
-        linked: dict[str, None] = {}
-        external: dict[str, None] = {}
+    ) -> tuple[tuple[str, ...], tuple[str, ...], tuple[tuple[str, tuple[str, ...]], ...]]:
+        """(the ids the calls made from file `path` link to, the calls that link nowhere, each
+        distinct call with its ids), each in call order, each once. `owner` and `receiver`: the
+        calling method's type and the name its body calls it by."""
+        sites: dict[str, tuple[str, ...]] = {}
         for call in calls:
-            targets = self._targets(path, call, owner, receiver)
-            for target in targets:
-                linked.setdefault(target, None)
-            if not targets:
-                external.setdefault(call, None)
-        return tuple(linked), tuple(external)
+            if call not in sites:
+                sites[call] = tuple(self._targets(path, call, owner, receiver))
+        linked = dict.fromkeys(target for targets in sites.values() for target in targets)
+        external = tuple(call for call, targets in sites.items() if not targets)
+        return tuple(linked), external, tuple(sites.items())
 
     def _targets(self, path: str, call: str, owner: str, receiver: str | None) -> list[str]:
         parts = call.split(".")

@@ -251,7 +251,7 @@ def _records(parsed: dict[str, ParsedFile], folders: set[str]) -> list[ProjectRe
         own, by_name = ids[path]
         for piece, piece_id in zip(file.pieces, own, strict=True):
             owner = piece.name.split("~", 1)[0].rpartition(".")[0] if piece.receiver else ""
-            calls, external = resolver.resolve(path, piece.calls, owner, piece.receiver)
+            calls, external, sites = resolver.resolve(path, piece.calls, owner, piece.receiver)
             records.append(
                 ProjectRecord(
                     piece_id,
@@ -264,6 +264,7 @@ def _records(parsed: dict[str, ParsedFile], folders: set[str]) -> list[ProjectRe
                     calls=calls,
                     line=piece.line,
                     external_calls=external,
+                    call_sites=sites,
                 )
             )
     return records
