@@ -39,7 +39,7 @@ def pytest_xdist_make_scheduler(config: pytest.Config, log: object) -> object | 
 
 
 @pytest.hookimpl(optionalhook=True)
-def pytest_xdist_auto_num_workers(config: pytest.Config) -> int:
+def pytest_xdist_auto_num_workers() -> int:
     """`pytest -n auto` starts two workers per core, not one: much of this suite waits on its server
     containers and on the child processes it starts, and one worker per core left the cores idle
     meanwhile (tests/faults and tests/containers on 2 cores: 563 s with 2 workers, 403 s with 4)."""
