@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, Generic
@@ -23,6 +23,7 @@ from harness.evaluation.crew import Crew
 from harness.evaluation.kind import CaseKind, Engine, R, Result
 from harness.evaluation.view import view
 from harness.models.rulesets import rules_record
+from harness.models.scoresheet import ScoreSheet
 from harness.pipeline.memory_layer import TextEmbedder
 from harness.pipeline.settings import Mode
 from harness.reports.document import Report, RunInfo
@@ -260,6 +261,8 @@ def run_and_report(
             throughput(outcome, done),
         )
         report = kind.report(outcome.results, run_info)
+        if skipped is not None:  # nothing ran: a baseline of each mode holds no measure, never a 0 it did not measure
+            report = replace(report, scores={mode.value: ScoreSheet() for mode in modes})
         from harness.evaluation import kinds  # the registry imports every kind: not for the runner's importers
 
         spec = next((s for s in kinds.SPECS if s.name == kind.name), None)  # read on each call: tests add kinds

@@ -34,7 +34,8 @@ def written(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict[str, Any
     suites = [arg for suite in SUITES.values() for arg in ("-s", suite)]
     with pytest.MonkeyPatch.context() as patch, serving(Store(extended=False)) as url:
         patch.setenv("HARNESS_STATE_DIR", str(root / "state"))
-        assert harness(root, "run", "--system", f"http:{url}", *suites, "-m", "hybrid", "--out", "out") == 0
+        frozen = ("--freeze-baseline", "--baseline-dir", "baselines")
+        assert harness(root, "run", "--system", f"http:{url}", *suites, "-m", "hybrid", "--out", "out", *frozen) == 0
     out = root / "out"
     reports = {}
     for path in out.glob("*-latest.json"):
@@ -44,6 +45,7 @@ def written(tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict[str, Any
             "markdown": path.with_suffix(".md").read_text(),
             "html": path.with_suffix(".html").read_text(),
             "files": sorted(p.name for p in out.iterdir()),
+            "baselines": [json.loads(p.read_text()) for p in (root / "baselines").glob(f"{report['kind']}-*/*.json")],
         }
     assert sorted(reports) == sorted(SUITES)
     return reports
@@ -75,6 +77,14 @@ def test_the_markdown_opens_with_the_banner_and_nothing_else(written: dict[str, 
     assert f"> **NOT APPLICABLE**: {md(said)}" in lines[:6]
     assert not any(line.startswith("|") for line in lines)  # no table of nothing
     assert not re.search(r"\b0/0\b", markdown)
+
+
+@pytest.mark.parametrize("kind", sorted(SUITES))
+def test_its_baseline_holds_no_measure(written: dict[str, dict[str, Any]], kind: str) -> None:
+    """`--freeze-baseline` freezes each mode as every kind does, with nothing measured in it: a
+    later check or comparison never reads a pass rate of 0 that no item earned."""
+    (baseline,) = written[kind]["baselines"]
+    assert (baseline["mode"], baseline["overall"], baseline["categories"], baseline["cases"]) == ("hybrid", {}, {}, {})
 
 
 def test_no_chart_of_nothing_is_drawn(written: dict[str, dict[str, Any]]) -> None:

@@ -235,7 +235,7 @@ def build_report(
 
 
 def score_sheet(summary: dict[str, Any], results: Sequence[Any]) -> ScoreSheet:
-    overall = {"pass_rate": summary["pass_rate"] or 0.0}
+    overall = {} if summary["pass_rate"] is None else {"pass_rate": summary["pass_rate"]}  # no turns: no rate
     overall.update({f"component_{k}": v for k, v in summary["components"].items() if v is not None})
     for key in ("vs_agent", "vs_history"):  # tokens saved: higher is better, as every sheet measure
         if (ratio := summary["efficiency"][key]) is not None:
