@@ -35,7 +35,8 @@ class Job:
     args: tuple[str, ...]
     """`harness run`'s arguments, without `--out`."""
     needs: tuple[str, ...] = ()
-    """What it cannot run without: `docker`, `package:NAME`, `file:PATH`, `url`."""
+    """What it cannot run without: `docker`, `package:NAME`, `file:PATH`, `given:OPTION` (no path was
+    given or found: the option that gives one), `url`."""
     staged: tuple[tuple[Path, str], ...] = ()
     """Files copied into its folder (as the name given) before it runs: a public suite that is
     part of a folder of the peer's (Acervo's three project files of its six)."""
@@ -119,7 +120,7 @@ def peer_jobs(sources: Sources, each: SystemOnBoard, out: Path) -> list[Job]:
             f"{each.name}-mnemonic",
             f"{each.name} on Mnemonic's benchmark-quality (mnemonic-8ecf3ab)",
             (*common, "--suite", f"mnemonic:{mnemonic}", "--lifecycle-rules", "mnemonic-8ecf3ab"),
-            (*each.needs, f"file:{mnemonic and mnemonic / 'scenarios.go'}"),
+            (*each.needs, _file(mnemonic and mnemonic / "scenarios.go", "--mnemonic")),
         ),
         Job(
             f"{each.name}-acervo",
@@ -131,14 +132,14 @@ def peer_jobs(sources: Sources, each: SystemOnBoard, out: Path) -> list[Job]:
                 "--turn-rules",
                 "acervo-v0.5",
             ),
-            (*each.needs, *(f"file:{acervo and acervo / name}" for name in ACERVO_FILES)),
+            (*each.needs, *(_file(acervo and acervo / name, "--acervo") for name in ACERVO_FILES)),
             tuple((acervo / name, f"scenarios/{name}") for name in ACERVO_FILES) if acervo else (),
         ),
         Job(
             f"{each.name}-nano-brain",
             f"{each.name} on nano-brain's capability tasks (nano-brain-1)",
             (*common, "--suite", f"nano-brain:{tasks}:{sources.nano_brain}", "--code-rules", "nano-brain-1"),
-            (*each.needs, f"file:{tasks}"),
+            (*each.needs, _file(tasks, "--nano-brain")),
         ),
     ]
 
@@ -156,7 +157,7 @@ def plan(sources: Sources, out: Path = Path("board")) -> list[Job]:
                 f"{each.name}-precisionmembench",
                 f"{each.name} on PrecisionMemBench ({each.belief_rules})",
                 (*common, "--suite", f"tenure:{sources.pmb}", "--context-rules", each.belief_rules),
-                (*each.needs, f"file:{sources.pmb}"),
+                (*each.needs, _file(sources.pmb, "--pmb")),
             )
         )
         for dataset, path in (("longmemeval-s", sources.longmemeval_s), ("locomo", sources.locomo)):
@@ -165,7 +166,7 @@ def plan(sources: Sources, out: Path = Path("board")) -> list[Job]:
                     f"{each.name}-{dataset}",
                     f"{each.name} on {dataset} ({each.dataset_rules})",
                     (*common, "--dataset", dataset, "--file", str(path), "--haystack-rules", each.dataset_rules),
-                    (*each.needs, f"file:{path}"),
+                    (*each.needs, _file(path, f"--{dataset}")),
                 )
             )
         jobs += peer_jobs(sources, each, out)
@@ -246,6 +247,11 @@ def make_board(
     return folders, skipped
 
 
+def _file(path: Path | None, option: str) -> str:
+    """The need of a suite's file: the path, or the option that gives it where none was found."""
+    return f"file:{path}" if path is not None else f"given:{option}"
+
+
 def needs_missing(job: Job, have: Mapping[str, bool]) -> str | None:
     """The first of a job's needs that is not met, in words (`have`: what was checked, by need)."""
     for need in job.needs:
@@ -255,6 +261,7 @@ def needs_missing(job: Job, have: Mapping[str, bool]) -> str | None:
                 "docker": "needs a Docker engine (bash docker/start-engine.sh)",
                 "package": f"needs the {what} package (its extra)",
                 "file": f"needs the suite's files ({what} is absent)",
+                "given": f"needs the suite's files: give {what}, or put them in a data folder",
                 "url": "needs the service's URL (--service http:URL)",
             }[kind]
     return None

@@ -125,4 +125,4 @@ def _has(need: str) -> bool:
     kind, _, what = need.partition(":")
     if kind == "package":
         return importlib.util.find_spec(what) is not None
-    return kind == "file" and what != "None" and Path(what).exists()
+    return kind == "file" and Path(what).exists()

@@ -79,9 +79,9 @@ def test_the_plan_puts_every_system_on_every_public_suite_under_its_peers_rules(
         "precisionmembench-vector",
     )
     assert jobs["popoto-longmemeval-s"].args[-2:] == ("--haystack-rules", "popoto")
-    assert "file:None" in jobs["mem0-locomo"].needs
+    assert "given:--locomo" in jobs["mem0-locomo"].needs  # no LoCoMo file was given or found
     assert needs_missing(jobs["mem0-locomo"], {"docker": True, "package:mem0": True}) == (
-        "needs the suite's files (None is absent)"
+        "needs the suite's files: give --locomo, or put them in a data folder"
     )
 
 
