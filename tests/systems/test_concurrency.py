@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import signal
 import threading
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
@@ -114,18 +115,52 @@ def test_the_declared_max_concurrency_is_never_exceeded(tmp_path: Path, capsys: 
     assert "runs at concurrency 2, not 8: it takes at most 2 at once" in capsys.readouterr().err
 
 
-def test_the_reference_pipeline_runs_serially_and_says_why(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    runs = []
-    for concurrency in (1, 4):
-        out = tmp_path / f"at{concurrency}"
-        assert harness(tmp_path, "run", "-m", "bm25", "--out", str(out), "--concurrency", str(concurrency)) == 0
-        (path,) = [p for p in out.glob("*.json") if "latest" not in p.name]
-        runs.append(json.loads(path.read_text()))
-    assert [r["concurrency"] for r in runs] == [1, 1]
-    assert _same(runs[0]) == _same(runs[1])
-    assert (
-        "system 'reference' runs at concurrency 1, not 4: the reference pipeline's work is" in capsys.readouterr().err
-    )
+def _reference(folder: Path, suite: str, modes: tuple[str, ...], concurrency: int, *backend: str) -> dict[str, Any]:
+    out = folder / f"{suite.replace(':', '-')}-at{concurrency}"
+    options = [option for mode in modes for option in ("-m", mode)]
+    code = harness(folder, "run", "-s", suite, *options, *backend, "--out", str(out), "--concurrency", str(concurrency))
+    assert code == 0
+    (path,) = [p for p in out.glob("*.json") if "latest" not in p.name]
+    report: dict[str, Any] = json.loads(path.read_text())
+    return report
+
+
+REFERENCE_KINDS = [
+    pytest.param("builtin", ("bm25", "hybrid"), id="beliefs"),
+    pytest.param("haystack:builtin", ("bm25", "hybrid"), id="haystack"),
+    pytest.param("lifecycle:builtin", ("bm25",), id="lifecycle"),
+    pytest.param("conversation:builtin", ("bm25",), id="conversation"),
+]
+
+
+@pytest.mark.parametrize(("suite", "modes"), REFERENCE_KINDS)
+def test_the_reference_pipeline_reports_at_n_what_it_reports_serially(
+    tmp_path: Path, suite: str, modes: tuple[str, ...], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The reference pipeline on the embedded engine runs its tasks on 4 workers (no limit of its
+    own: each namespace an in-memory database of its own), every number as a serial run has it."""
+    serial = _reference(tmp_path, suite, modes, 1)
+    parallel = _reference(tmp_path, suite, modes, 4)
+    assert (serial["concurrency"], parallel["concurrency"]) == (1, 4)
+    assert "runs at concurrency" not in capsys.readouterr().err
+    assert [row["id"] for row in parallel["view"]["rows"]] == [row["id"] for row in serial["view"]["rows"]]
+    assert len(serial[serial["view"]["items"]]) > 1
+    assert _same(parallel) == _same(serial)
+
+
+@pytest.mark.parametrize("backend", ["postgres", "redis", "redis-core", "valkey"])
+def test_the_reference_pipeline_on_a_server_reports_at_n_what_it_reports_serially(
+    tmp_path: Path, backend: str, server_url: Callable[[str], str]
+) -> None:
+    """On each server engine: a belief suite (its static cases read one shared namespace at once,
+    each session case writes its own) and the haystacks, in bm25 and hybrid, on 4 workers, each
+    with a connection of its own where the client is not shared (postgres)."""
+    server = ("-b", backend, "--url", server_url(backend), *(["--allow-extension"] if backend == "postgres" else []))
+    for suite in ("builtin", "haystack:builtin"):
+        serial = _reference(tmp_path, suite, ("bm25", "hybrid"), 1, *server)
+        parallel = _reference(tmp_path, suite, ("bm25", "hybrid"), 4, *server)
+        assert parallel["concurrency"] == 4
+        assert _same(parallel) == _same(serial)
 
 
 def test_an_interrupted_run_stops_every_worker_and_keeps_what_finished() -> None:
