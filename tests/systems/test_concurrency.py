@@ -15,6 +15,8 @@ from typing import Any
 
 import pytest
 
+from harness.backends.base import IndexSpec
+from harness.backends.embedded import EmbeddedBackend, EmbeddedIndex
 from harness.backends.registry import connect
 from harness.errors import Interrupted
 from harness.evaluation.crew import Crew
@@ -24,7 +26,7 @@ from harness.evaluation.runner import run
 from harness.pipeline.settings import Mode
 from harness.reports.document import TIMING
 from harness.systems import http, stopping
-from harness.systems.bound import bind_on_engine
+from harness.systems.bound import REFERENCE_BOUND, bind_on_engine
 from harness.systems.protocol import Opening, Record
 from tests.faults.helpers import Watched, reports, write_suite
 from tests.reports.pages import harness
@@ -190,6 +192,47 @@ def test_an_interrupted_run_stops_every_worker_and_keeps_what_finished() -> None
     assert len(ids) == outcome.done  # every finished case, those finished after the interrupt too
     assert ids == sorted(ids, key=serial_order.index)
     assert set(seen) <= set(ids)
+
+
+def test_an_interrupted_reference_run_at_n_keeps_what_finished_and_drops_every_namespace(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The reference pipeline on the embedded engine, interrupted after 10 finished cases at 4 at
+    once: the finished cases in serial order, and each namespace a worker opened dropped (each
+    an in-memory database of its own, closed) before the run returns."""
+    plan = kinds_for(["builtin"], KindOptions([Mode.BM25]), {})
+    (kind,) = [p.kind for p in plan]
+    serial_order = list(kind.item_ids())
+    created: list[EmbeddedIndex] = []
+    dropped: list[EmbeddedIndex] = []
+    create, drop = EmbeddedBackend.create_index, EmbeddedIndex.drop
+
+    def counted_create(backend: EmbeddedBackend, namespace: str, spec: IndexSpec) -> EmbeddedIndex:
+        created.append(create(backend, namespace, spec))
+        return created[-1]
+
+    def counted_drop(index: EmbeddedIndex) -> None:
+        dropped.append(index)
+        drop(index)
+
+    monkeypatch.setattr(EmbeddedBackend, "create_index", counted_create)
+    monkeypatch.setattr(EmbeddedIndex, "drop", counted_drop)
+    seen: list[str] = []
+
+    def interrupt_after_ten(item: str) -> None:
+        seen.append(item)
+        if len(seen) == 10:
+            raise Interrupted("SIGINT", 130)
+
+    engine = Engine(EmbeddedBackend(), None, (Mode.BM25,), REFERENCE_BOUND, Crew(4))
+    outcome = run(kind, engine, interrupt_after_ten)
+    assert isinstance(outcome.stopped, Interrupted)
+    assert 10 <= outcome.done < len(serial_order)
+    ids = [r.item_id for r in outcome.results]
+    assert len(ids) == outcome.done
+    assert ids == sorted(ids, key=serial_order.index)
+    assert created  # the static cases' shared namespace, opened on a worker
+    assert {id(index) for index in dropped} == {id(index) for index in created}
 
 
 CASES = 400
