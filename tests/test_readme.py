@@ -98,6 +98,20 @@ NOT_RUN = {
     "harness bench --service-latency-ms 100 --dataset locomo --limit 200 --batch 64": (
         "needs ../shared/datasets; a minute here"
     ),
+    **{
+        f"harness bench --system {system} -b {backend} --dataset locomo --concurrency 1 --concurrency 2 "
+        "--concurrency 4 --concurrency 8": (
+            "needs ../shared/datasets and, but for embedded, Docker (and popoto, mem0 their extras): the lead's "
+            "measurement on an idle machine (tests/systems/test_concurrency_bench.py runs it on the built-in dataset)"
+        )
+        for system, backend in (
+            ("reference", "embedded"),
+            ("reference", "redis"),
+            ("reference", "postgres"),
+            ("popoto", "redis"),
+            ("mem0", "postgres"),
+        )
+    },
     "harness board --out reports/board": (
         "needs ../shared/datasets, Docker and the popoto and mem0 extras: minutes for PrecisionMemBench, "
         "hours for the full datasets (tests/cli/test_board.py runs its parts)"

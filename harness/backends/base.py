@@ -267,6 +267,10 @@ class Index(Protocol):
 
 
 class Backend(Protocol):
+    """An engine's client. A run's worker threads (`--concurrency`) share it: each namespace is
+    written by one thread at a time and may be read by several, and namespaces never share state,
+    so a backend keeps per-thread what its client cannot share (postgres: a connection each)."""
+
     name: str
 
     def info(self) -> BackendInfo: ...

@@ -15,6 +15,12 @@ Analysis happens once, in `harness.text`, for every engine: field text arrives a
 tokens. FTS5 is given the `ascii` tokenizer, which splits on ASCII non-alphanumerics only (here:
 the spaces) and keeps every other character as written, so `café` and `cafe` stay two terms as
 they do on the servers (`unicode61` would fold diacritics and re-split with its own tables).
+
+Each namespace is an in-memory database of its own, on its own connection (`--concurrency`):
+namespaces worked on by different threads share nothing, and SQLite runs their statements at
+once (it releases the GIL while it works); a lock per namespace serialises the threads that use
+one namespace together (a belief suite's static cases read its one shared namespace). Dropping a
+namespace closes its database, which frees its memory at once.
 """
 
 from __future__ import annotations
@@ -24,8 +30,11 @@ import json
 import math
 import re
 import sqlite3
+import threading
+import weakref
 from collections import defaultdict
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from typing import Concatenate, ParamSpec, TypeVar
 
 import numpy as np
 
@@ -97,9 +106,25 @@ def _terms(text: str) -> tuple[str, int]:
     return " ".join(tokens), len(tokens)
 
 
+P = ParamSpec("P")
+T = TypeVar("T")
+
+
+def _locked(method: Callable[Concatenate[EmbeddedIndex, P], T]) -> Callable[Concatenate[EmbeddedIndex, P], T]:
+    """The method under its namespace's lock: one thread at a time on a namespace's connection."""
+
+    def held(index: EmbeddedIndex, /, *args: P.args, **kwargs: P.kwargs) -> T:
+        with index._lock:
+            return method(index, *args, **kwargs)
+
+    held.__doc__ = method.__doc__
+    return held
+
+
 class EmbeddedIndex:
-    def __init__(self, db: sqlite3.Connection, namespace: str, spec: IndexSpec, bm25_b: float = BM25_B):
-        self._db = db
+    def __init__(self, namespace: str, spec: IndexSpec, bm25_b: float = BM25_B):
+        self._db = sqlite3.connect(":memory:", check_same_thread=False)
+        self._lock = threading.Lock()
         self._b = bm25_b
         self._ns = _identifier(namespace)
         self._spec = spec
@@ -122,20 +147,16 @@ class EmbeddedIndex:
             f", a_{a} {'INTEGER' if self._spec.attributes[a] is AttributeType.BOOLEAN else 'TEXT'}"
             for a in self._single
         )
-        self._db.execute(f"DROP TABLE IF EXISTS {ns}_docs")
         self._db.execute(f"CREATE TABLE {ns}_docs (row INTEGER PRIMARY KEY, id TEXT UNIQUE NOT NULL{columns})")
         for table in self._multi.values():
-            self._db.execute(f"DROP TABLE IF EXISTS {table}")
             self._db.execute(f"CREATE TABLE {table} (row INTEGER NOT NULL, value TEXT NOT NULL)")
             self._db.execute(f"CREATE INDEX {table}_row ON {table} (row, value)")
         for table in self._fields.values():
-            self._db.execute(f"DROP TABLE IF EXISTS {table}_vocab")
-            self._db.execute(f"DROP TABLE IF EXISTS {table}_df")
-            self._db.execute(f"DROP TABLE IF EXISTS {table}")
             self._db.execute(f"CREATE VIRTUAL TABLE {table} USING fts5(body, tokenize='ascii', columnsize=0)")
             self._db.execute(f"CREATE VIRTUAL TABLE {table}_vocab USING fts5vocab({table}, 'instance')")
             self._db.execute(f"CREATE VIRTUAL TABLE {table}_df USING fts5vocab({table}, 'row')")
 
+    @_locked
     def load(self, docs: Sequence[IndexDoc]) -> None:
         """The documents in one statement per table (a haystack's thousands of rows cost one call,
         not one each); a document whose id is stored already, or comes again later in `docs`,
@@ -196,6 +217,7 @@ class EmbeddedIndex:
             self._vectors = grown
         self._vectors[row] = unit(vector)
 
+    @_locked
     def wait_ready(self, expected: int, timeout: float) -> None:  # noqa: ARG002 - the Backend protocol's signature; writes are synchronous, nothing to wait for
         (count,) = self._db.execute(f"SELECT count(*) FROM {self._ns}_docs").fetchone()
         if count != expected:
@@ -220,6 +242,7 @@ class EmbeddedIndex:
             params.extend(values)
         return " AND ".join(clauses), params
 
+    @_locked
     def attributes(self, ids: Sequence[str]) -> dict[str, Mapping[str, Value]]:
         wanted = json.dumps(list(dict.fromkeys(ids)))
         columns = "".join(f", d.a_{a}" for a in self._single)
@@ -242,6 +265,7 @@ class EmbeddedIndex:
                 found[rows[row]][name] = frozenset(held)
         return dict(found)
 
+    @_locked
     def lexical(self, terms: Sequence[str], filters: Filters, limit: int) -> list[Hit]:
         """The admitted documents' postings with their tf from FTS5's instance vocabulary; n, N and
         the lengths from the statistics kept at write time, over every document."""
@@ -289,6 +313,7 @@ class EmbeddedIndex:
         )
         return {(field, term): n for field, term, n in found}
 
+    @_locked
     def vector(self, query: np.ndarray, filters: Filters, limit: int) -> list[Hit]:
         if not self._spec.dimensions:
             raise BackendUnavailable(f"embedded index {self._ns} was created without vectors")
@@ -309,16 +334,14 @@ class EmbeddedIndex:
         hits = [Hit(ids[i], float(sims[i]), (Clause("vector", "cosine", float(sims[i])),)) for i in top]
         return ranked(hits, limit)
 
+    @_locked
     def drop(self) -> None:
-        for table in self._fields.values():
-            self._db.execute(f"DROP TABLE IF EXISTS {table}_vocab")
-            self._db.execute(f"DROP TABLE IF EXISTS {table}_df")
-            self._db.execute(f"DROP TABLE IF EXISTS {table}")
+        """The namespace is its database: closed, it is gone (a second drop does nothing)."""
+        self._db.close()
         self._stats = {f: _FieldStats() for f in self._spec.fields}
-        for table in (f"{self._ns}_docs", *self._multi.values()):
-            self._db.execute(f"DROP TABLE IF EXISTS {table}")
         self._rows.clear()
         self._ids.clear()
+        self._vectors = self._vectors[:0]
 
 
 class EmbeddedBackend:
@@ -326,11 +349,12 @@ class EmbeddedBackend:
 
     name = "embedded"
 
-    def __init__(self, path: str = ":memory:", *, bm25_b: float = BM25_B):
+    def __init__(self, *, bm25_b: float = BM25_B):
         """`bm25_b`: the contract's b unless given; another one makes the reference an engine with
         that b (RediSearch 2.x's 0.5), so tests can hold it to every number but that."""
-        self._db = sqlite3.connect(path, check_same_thread=False)
         self.bm25_b = bm25_b
+        self._open: weakref.WeakSet[EmbeddedIndex] = weakref.WeakSet()
+        self._opening = threading.Lock()
 
     def info(self) -> BackendInfo:
         return BackendInfo(
@@ -342,10 +366,17 @@ class EmbeddedBackend:
         )
 
     def create_index(self, namespace: str, spec: IndexSpec) -> EmbeddedIndex:
-        return EmbeddedIndex(self._db, namespace, spec, self.bm25_b)
+        index = EmbeddedIndex(namespace, spec, self.bm25_b)
+        with self._opening:
+            self._open.add(index)
+        return index
 
     def close(self) -> None:
-        self._db.close()
+        """Every namespace still open is dropped: an in-memory engine keeps nothing past its run."""
+        with self._opening:
+            open_now = list(self._open)
+        for index in open_now:
+            index.drop()
 
 
 def _open(_url: str | None, _options: ConnectOptions) -> EmbeddedBackend:

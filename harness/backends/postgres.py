@@ -22,6 +22,8 @@ turns on iterative scans (pgvector 0.8) in its own transaction: selective filter
 from __future__ import annotations
 
 import re
+import threading
+import weakref
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlunsplit
@@ -183,8 +185,22 @@ def _open(url: str, extension: ExtensionPolicy, on_create: Callable[[int], None]
     return conn
 
 
+class _Lent:
+    """A worker thread's hold on a connection: when the thread ends, its thread-local slot and so
+    this object go, and the connection goes back to the session's idle ones (`weakref.finalize`,
+    given the one-element list `held`, which a reconnection changes in place)."""
+
+    def __init__(self, conn: Connection[Any]):
+        self.held = [conn]
+
+
 class _Session:
-    """The backend's one connection, shared with its indexes.
+    """The backend's connections, shared with its indexes: one per thread (`--concurrency`).
+
+    The thread that connected uses the first connection, as a serial run always did; each worker
+    thread of a run's crew gets one of its own (psycopg serialises one connection's commands, and
+    a transaction opened by one thread would take in another's), taken from the connections that
+    ended workers gave back, else opened: a run holds about as many as it has workers at once.
 
     The CLI's SIGINT and SIGTERM raise from a signal handler, often while psycopg waits for a
     reply. psycopg cancels the query only on KeyboardInterrupt: after any other exception the
@@ -196,36 +212,110 @@ class _Session:
     def __init__(self, conn: Connection[Any], url: str):
         self.conn = conn
         self._url = url
+        self._owner = threading.get_ident()
+        self._local = threading.local()
+        self._lock = threading.Lock()
+        self._idle: list[Connection[Any]] = []
+        self._workers: list[Connection[Any]] = []
+        self._closed = False
 
-    def _status(self) -> TransactionStatus:
+    @property
+    def current(self) -> Connection[Any]:
+        """This thread's connection: the first one on the thread that connected, else the worker's own."""
+        if threading.get_ident() == self._owner:
+            return self.conn
+        lent: _Lent | None = getattr(self._local, "lent", None)
+        if lent is None:
+            lent = self._local.lent = _Lent(self._lend())
+            weakref.finalize(lent, self._give_back, lent.held)
+        return lent.held[0]
+
+    def _lend(self) -> Connection[Any]:
+        with self._lock:
+            if self._closed:
+                raise BackendUnavailable("postgres: the backend was closed")
+            if self._idle:
+                return self._idle.pop()
+        conn = self._reopened()
+        with self._lock:
+            self._workers.append(conn)
+        return conn
+
+    def _give_back(self, held: list[Connection[Any]]) -> None:
+        """A worker's connection after its thread ended: idle again, or closed if it is not idle."""
         from psycopg.pq import TransactionStatus
 
-        return TransactionStatus.UNKNOWN if self.conn.closed else self.conn.info.transaction_status
+        (conn,) = held
+        with self._lock:
+            if not self._closed and _status(conn) == TransactionStatus.IDLE:
+                self._idle.append(conn)
+                return
+            if conn in self._workers:
+                self._workers.remove(conn)
+        _close(conn)
+
+    def _reopened(self) -> Connection[Any]:
+        """A further connection to the server: no extension work (the first connection holds the
+        run's share of it), pgvector's types registered where the database has them."""
+        conn = _open(self._url, "skip", None)
+        if conn.execute("SELECT 1 FROM pg_extension WHERE extname = 'vector'").fetchone():
+            from pgvector.psycopg import register_vector
+
+            register_vector(conn)
+        return conn
 
     def for_cleanup(self) -> Connection[Any]:
-        """The connection if it is idle (clean-up never runs inside a transaction), else a new one:
-        after an abandoned query (ACTIVE) or a broken connection (UNKNOWN)."""
+        """This thread's connection if it is idle (clean-up never runs inside a transaction), else a
+        new one: after an abandoned query (ACTIVE) or a broken connection (UNKNOWN)."""
         from psycopg.pq import TransactionStatus
 
-        if self._status() != TransactionStatus.IDLE:
-            self.close()
-            self.conn = _open(self._url, "skip", None)
-            if self.conn.execute("SELECT 1 FROM pg_extension WHERE extname = 'vector'").fetchone():
-                from pgvector.psycopg import register_vector
+        if threading.get_ident() == self._owner:
+            return self.first_for_cleanup()
+        conn = self.current
+        if _status(conn) == TransactionStatus.IDLE:
+            return conn
+        _close(conn)
+        fresh = self._reopened()
+        with self._lock:
+            self._workers = [fresh if c is conn else c for c in self._workers]
+        self._local.lent.held[0] = fresh
+        return fresh
 
-                register_vector(self.conn)
+    def first_for_cleanup(self) -> Connection[Any]:
+        """The first connection, as `for_cleanup` gives it: the backend's own work (its namespaces
+        by name, the extension it shares) goes through the connection that holds its share."""
+        from psycopg.pq import TransactionStatus
+
+        if _status(self.conn) != TransactionStatus.IDLE:
+            _close(self.conn)
+            self.conn = self._reopened()
         return self.conn
 
     def close(self) -> None:
-        import psycopg
-        from psycopg.pq import TransactionStatus
+        with self._lock:
+            self._closed = True
+            others, self._workers, self._idle = self._workers, [], []
+        for conn in (self.conn, *others):
+            _close(conn)
 
-        if self._status() == TransactionStatus.ACTIVE:
-            try:
-                self.conn.cancel()
-            except psycopg.Error:
-                pass  # the server is gone: nothing runs there any more
-        self.conn.close()
+
+def _status(conn: Connection[Any]) -> TransactionStatus:
+    from psycopg.pq import TransactionStatus
+
+    return TransactionStatus.UNKNOWN if conn.closed else conn.info.transaction_status
+
+
+def _close(conn: Connection[Any]) -> None:
+    """Close `conn`, its running query cancelled first so that it does not go on on the server."""
+    import psycopg
+    from psycopg.pq import TransactionStatus
+
+    if _status(conn) == TransactionStatus.ACTIVE:
+        try:
+            conn.cancel()
+        except psycopg.Error:
+            pass  # the server is gone: nothing runs there any more
+    conn.close()
 
 
 class PostgresIndex:
@@ -237,7 +327,7 @@ class PostgresIndex:
 
     @property
     def _conn(self) -> Connection[Any]:
-        return self._session.conn
+        return self._session.current
 
     def _create(self) -> None:
         s, dims = self._s, self._spec.dimensions
@@ -461,7 +551,7 @@ class PostgresBackend:
 
     def drop_namespace(self, namespace: str) -> None:
         """Remove a namespace by name, e.g. one a killed run left behind."""
-        self._session.for_cleanup().execute(_drop(_schema(namespace)))
+        self._session.first_for_cleanup().execute(_drop(_schema(namespace)))
 
     def drop_extension(self, oid: int) -> bool:
         """Drop the `vector` extension if it is still the one created with `oid`, no other run
@@ -469,7 +559,7 @@ class PostgresBackend:
         gone, or left to the runs that share it; False when something else still uses it."""
         import psycopg
 
-        conn = self._session.for_cleanup()
+        conn = self._session.first_for_cleanup()
         try:
             with conn.transaction():
                 conn.execute("SELECT pg_advisory_xact_lock(%s)", (EXTENSION_LOCK,))

@@ -5,7 +5,8 @@ KeyboardInterrupt) lands between sending a command and reading its reply. The po
 next checkout (`can_read`) misses a reply still on its way, so the next command read the previous
 one's reply: the clean-up after Ctrl-C failed on a reply it could not parse, that error took the
 interruption's place, and every later search of the run read its predecessor's answer. Imported
-only where redis-py is installed (the redis extra).
+only where redis-py is installed (the redis extra). A client is shared by a run's worker threads:
+redis-py's pool gives each command a connection of its own.
 """
 
 from __future__ import annotations
@@ -44,5 +45,8 @@ def _closed_on_interrupt(pool: redis.ConnectionPool) -> Iterator[None]:
     except Exception:
         raise  # redis-py closes a connection its errors leave unusable
     except BaseException:
-        pool.disconnect()  # the next command connects afresh
+        # the cut connection is back in the pool (redis-py releases it before this runs): the idle
+        # ones are closed, and the next command connects afresh; those other worker threads are
+        # using (`--concurrency`) are left to finish their commands
+        pool.disconnect(inuse_connections=False)
         raise

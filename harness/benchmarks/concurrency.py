@@ -1,6 +1,8 @@
 """The concurrency benchmark: a dataset through a local service that takes a fixed time per request
 (`latency_service.py`), at each concurrency, timed, with its score sheets and rows compared to the
-serial run's (`harness bench --service-latency-ms MS --concurrency N ...`).
+serial run's (`harness bench --service-latency-ms MS --concurrency N ...`); or through a system
+that runs in this process, the reference pipeline, Popoto or mem0, on an engine (`harness bench
+--system NAME -b BACKEND --concurrency N ...`), to find where it saturates.
 
 Each row is one whole `harness run` (the matrix's own path: the same kind, runner and report) in a
 fresh report folder; its wall time is the runner's, its requests the HTTP requests the service
@@ -12,7 +14,7 @@ from __future__ import annotations
 
 import json
 import tempfile
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -47,15 +49,30 @@ def _comparable(value: Any) -> Any:
     return value
 
 
-def _run(dataset: str, url: str, concurrency: int, limit: int | None, file: Path | None, out: Path) -> dict[str, Any]:
+@dataclass(frozen=True)
+class Target:
+    """What a run goes through: `system` on `backend` (its server at `url`; None: in process), in `modes`."""
+
+    system: str
+    backend: str = "embedded"
+    url: str | None = None
+    modes: tuple[Mode, ...] = (Mode.BM25,)
+
+
+def _run(
+    dataset: str, target: Target, concurrency: int, limit: int | None, file: Path | None, out: Path
+) -> dict[str, Any]:
     own = {"haystack": HaystackOptions(file=file, sample=SampleMethod.STRIDE)}
     request = MatrixRequest(
         suites=[f"haystack:{dataset}"],
         own=own,
-        systems=[f"http:{url}"],
-        modes=(Mode.BM25,),
+        backends=[target.backend],
+        systems=[target.system],
+        modes=target.modes,
         out=out,
         limit=limit,
+        url=target.url,
+        allow_extension=True,  # the benchmark's own server, or one the user gave it to work on
         concurrency=concurrency,
     )
     outcome = run_matrix(request)
@@ -82,7 +99,8 @@ def bench_concurrency(
         with latency_service(latency / 1000.0, batch) as service, tempfile.TemporaryDirectory() as folder:
             for concurrency in concurrencies:
                 before = service.requests
-                report = _run(dataset, service.url, concurrency, limit, file, Path(folder) / f"c{concurrency}")
+                target = Target(f"http:{service.url}")
+                report = _run(dataset, target, concurrency, limit, file, Path(folder) / f"c{concurrency}")
                 wall, requests = float(report["wall_s"]), service.requests - before
                 if first is None:
                     first = (wall, _comparable(report))
@@ -115,4 +133,95 @@ def cells(row: Row) -> tuple[str, ...]:
         f"{row.requests_per_s:.1f}",
         f"x{row.speedup:.2f}",
         "yes" if row.same else "NO",
+    )
+
+
+@dataclass(frozen=True)
+class SystemRow:
+    """One concurrency of an in-process system: the run's wall time, the questions and protocol
+    operations (none for the reference pipeline, which the kinds drive directly) per second of it."""
+
+    concurrency: int
+    wall_s: float
+    questions_per_s: float
+    operations_per_s: float
+    records_per_s: float
+    speedup: float
+    same: bool
+    same_records: bool
+    """Each question retrieved the same records in every level, in whatever order (a system that
+    orders ties differently from one run to the next, as Popoto does, differs only in `same`)."""
+
+
+def _retrieved(report: Mapping[str, Any]) -> list[tuple[str, str | None, str, frozenset[str]]]:
+    return [
+        (q["id"], q["mode"], level, frozenset(doc for doc, _ in found["retrieved"]))
+        for q in report["questions"]
+        for level, found in q.get("levels", {}).items()
+    ]
+
+
+def _per_s(count: int, wall_s: float) -> float:
+    return count / wall_s if wall_s > 0 else 0.0
+
+
+def bench_system(
+    dataset: str,
+    target: Target,
+    concurrencies: Sequence[int],
+    limit: int | None = None,
+    file: Path | None = None,
+    say: Callable[[str], None] = lambda _: None,
+) -> list[SystemRow]:
+    """The dataset (its first `limit` questions by stride) through `target` at each concurrency;
+    the first concurrency is the one the others are compared with. A system that takes fewer than
+    asked runs at its most (the row says which)."""
+    rows: list[SystemRow] = []
+    first: tuple[float, Any, Any] | None = None
+    with tempfile.TemporaryDirectory() as folder:
+        for concurrency in concurrencies:
+            report = _run(dataset, target, concurrency, limit, file, Path(folder) / f"c{concurrency}")
+            wall, done = float(report["wall_s"]), report["throughput"]
+            if first is None:
+                first = (wall, _comparable(report), _retrieved(report))
+            row = SystemRow(
+                int(report["concurrency"]),
+                wall,
+                _per_s(done["items"], wall),
+                _per_s(done["operations"], wall),
+                _per_s(done["records_added"], wall),
+                first[0] / wall if wall > 0 else 0.0,
+                _comparable(report) == first[1],
+                _retrieved(report) == first[2],
+            )
+            say(
+                f"{target.system} on {target.backend}, concurrency {row.concurrency}: {row.wall_s:.1f} s, "
+                f"{row.questions_per_s:.1f} questions/s, x{row.speedup:.2f}, same: {row.same}"
+            )
+            rows.append(row)
+    return rows
+
+
+SYSTEM_HEADER = (
+    "concurrency",
+    "wall s",
+    "questions/s",
+    "operations/s",
+    "records/s",
+    "speed-up",
+    "same report",
+    "same records",
+)
+
+
+def system_cells(row: SystemRow) -> tuple[str, ...]:
+    return (
+        str(row.concurrency),
+        f"{row.wall_s:.1f}",
+        f"{row.questions_per_s:.1f}",
+        f"{row.operations_per_s:.1f}",
+        f"{row.records_per_s:.1f}",
+        f"x{row.speedup:.2f}",
+        "yes" if row.same else "NO",
+        "yes" if row.same_records else "NO",
     )

@@ -1,4 +1,4 @@
-"""`harness bench`: the built-in run timed, the public datasets, or the encoders."""
+"""`harness bench`: the built-in run timed, the public datasets, the encoders, or `--concurrency` (a service, a system)."""
 
 from __future__ import annotations
 
@@ -18,6 +18,7 @@ from harness.embeddings.device import Device
 from harness.errors import HarnessError
 from harness.evaluation.crew import MAX_CONCURRENCY
 from harness.evaluation.embedders import suite_embedder
+from harness.pipeline.settings import Mode
 from harness.reports.document import Scorecard
 
 
@@ -67,8 +68,29 @@ def bench(
     batch: Annotated[
         int, typer.Option(min=1, rich_help_panel="Concurrency", help="Records per POST /add the service declares.")
     ] = 1,
+    system: Annotated[
+        str | None,
+        typer.Option(
+            rich_help_panel="Concurrency",
+            help="Benchmark --concurrency of a system in this process instead (reference, popoto, mem0) on --backend.",
+        ),
+    ] = None,
+    mode: Annotated[
+        list[Mode],
+        typer.Option(
+            "--mode", "-m", rich_help_panel="Concurrency", help="With --system: modes (default bm25; mem0: hybrid)."
+        ),
+    ] = [],
 ) -> int:
     """Time the whole built-in run in every mode and per-query latency; or the datasets (--datasets)."""
+    if system is not None:
+        if service_latency_ms or datasets or embeddings or synthetic:
+            raise HarnessError(
+                "--system is its own benchmark: --service-latency-ms, --datasets and --embeddings do not apply"
+            )
+        return _bench_system(system, check_backend(backend), mode, dataset, concurrency, limit)
+    if mode:
+        raise HarnessError("--mode applies to --system only")
     if service_latency_ms:
         if datasets or embeddings or synthetic:
             raise HarnessError("--service-latency-ms is its own benchmark: --datasets and --embeddings do not apply")
@@ -122,6 +144,35 @@ def _bench_concurrency(
     caption = [f"{dataset}, {subset}, bm25, {adds}; speed-up over the first concurrency's wall time"]
     print_scorecard(Scorecard("concurrency benchmark", HEADER, [cells(r) for r in rows], caption))
     return 0 if all(r.same for r in rows) else 1
+
+
+def _bench_system(
+    system: str, backend: str, modes: list[Mode], dataset: str, concurrency: list[int], limit: int | None
+) -> int:
+    """The dataset through an in-process system on `backend`: on a server the benchmark starts and
+    removes (its own container), or in process for the embedded engine."""
+    from harness.benchmarks.concurrency import SYSTEM_HEADER, Target, bench_system, system_cells
+    from harness.evaluation.matrix import matrix_axes
+
+    matrix_axes([backend], [system])  # a one-line error for a system that does not run there
+    if system.startswith("http:"):
+        raise HarnessError("--system benchmarks a system in this process; an HTTP service: --service-latency-ms")
+    chosen = tuple(dict.fromkeys(modes)) or ((Mode.HYBRID,) if system == "mem0" else (Mode.BM25,))
+    container = None
+    url = None
+    if backend in registry.servers():
+        url, container = start_server(backend, f"bench-{os.getpid()}")
+    try:
+        target = Target(system, backend, url, chosen)
+        rows = bench_system(dataset, target, list(dict.fromkeys(concurrency)), limit, say=say)
+    finally:
+        if container is not None:
+            container.stop()
+    subset = "all questions" if limit is None else f"{limit} questions by stride"
+    shown = ", ".join(m.value for m in chosen)
+    caption = [f"{system} on {backend}, {dataset}, {subset}, {shown}; speed-up over the first concurrency's wall time"]
+    print_scorecard(Scorecard("concurrency benchmark", SYSTEM_HEADER, [system_cells(r) for r in rows], caption))
+    return 0 if all(r.same_records for r in rows) else 1
 
 
 def _bench_embeddings(backend: str, models: list[str], texts: int, device: str, out: Path) -> int:

@@ -12,6 +12,7 @@ there), so a GPU's never stand in for a CPU's. Progress is reported through a ca
 from __future__ import annotations
 
 import functools
+import threading
 from collections.abc import Callable, Generator, Iterator, Sequence
 from contextlib import closing, contextmanager
 from pathlib import Path
@@ -74,6 +75,9 @@ class Embedder:
         self._encoder: TextEncoder | None = None
         self._keeping = False
         self._kept: WorkerPool | None = None
+        self._lock = threading.RLock()
+        """One thread at a time reads or fills the cache and loads the model (a run's workers
+        share the embedder at `--concurrency`; in a run every text is cached before it starts)."""
 
     @functools.cached_property
     def cache(self) -> EmbeddingCache:
@@ -91,6 +95,10 @@ class Embedder:
     @property
     def dimensions(self) -> int:
         """Vector size, from the loaded model, the spec or the cache; loads the model only as a last resort."""
+        with self._lock:
+            return self._dimensions()
+
+    def _dimensions(self) -> int:
         if self._encoder is not None:
             return self._encoder.dimensions
         if (known := spec(self.model).dimensions) is not None:
@@ -103,6 +111,10 @@ class Embedder:
 
     def embed(self, texts: Sequence[str]) -> np.ndarray:
         """An (n, dim) float32 matrix of unit rows in input order; each distinct text is computed once."""
+        with self._lock:
+            return self._embed(texts)
+
+    def _embed(self, texts: Sequence[str]) -> np.ndarray:
         unique = list(dict.fromkeys(texts))
         cached = dict(zip(unique, self.cache.lookup(unique), strict=True))
         found = {t: v for t, v in cached.items() if v is not None}

@@ -189,7 +189,8 @@ class RunRequest:
 
 def concurrency(asked: int, system: BoundSystem) -> tuple[int, str | None]:
     """How many tasks run at once on `system`, and why fewer than `asked` where so: a system takes
-    at most its `max_concurrency` (the reference pipeline and the in-process systems: 1)."""
+    at most its `max_concurrency` (the reference pipeline: no limit of its own; an HTTP service: what
+    it declares; Popoto and mem0: see theirs)."""
     most = system.info.max_concurrency
     if most is None or asked <= most:
         return asked, None

@@ -27,7 +27,7 @@ from harness.backends.ledger import Entry
 from harness.errors import HarnessError
 from harness.pipeline.memory_layer import TextEmbedder
 from harness.pipeline.settings import Mode
-from harness.systems.own_files import own_folder, remove_own
+from harness.systems.own_files import Users, own_folder, remove_own
 from harness.systems.protocol import (
     Capability,
     Found,
@@ -52,6 +52,15 @@ _HISTORY_SUFFIXES = ("", "-wal", "-shm", "-journal")
 
 ID_KEY = "harness_id"
 """The metadata key carrying the harness's record id through mem0."""
+
+MAX_CONCURRENCY = 16
+"""Namespaces open at once (`--concurrency`): each is a `Memory` of its own, with its own history
+database (a lock of its own) and its own pgvector pool of up to 5 connections (mem0's default),
+so 16 hold at most 80 of PostgreSQL's default 100 connections."""
+
+_USERS = Users()
+"""The mem0 systems open in this process: their history files share the run's folder for mem0,
+which the last to close removes."""
 
 
 _DIR_ENV = "MEM0_DIR"
@@ -126,10 +135,7 @@ class Mem0System:
                 "its one retrieval (semantic + BM25 keyword scores on pgvector) is reported as hybrid",
                 "no scopes, supersession, pinned records, budgets, time or consolidation are mapped",
             ),
-            serial_reason=(
-                "mem0 runs in this process, its embedding on the harness's CPU, and its Memory client is "
-                "not documented as safe across threads, so the harness drives it one namespace at a time"
-            ),
+            max_concurrency=MAX_CONCURRENCY,
         )
 
     def reset(self) -> None:
@@ -173,8 +179,9 @@ class Mem0System:
         for suffix in _HISTORY_SUFFIXES:
             if os.path.exists(self.history + suffix):
                 os.unlink(self.history + suffix)
-        remove_own(os.path.dirname(self.history))  # the run's mem0 folder: MEM0_DIR too, unless the user set it
         self.opening.forget(self.opening.namespace)
+        # the run's mem0 folder (MEM0_DIR too, unless the user set it), once no other system uses it
+        _USERS.leave(lambda: remove_own(os.path.dirname(self.history)))
 
 
 def table(namespace: str) -> str:
@@ -207,12 +214,17 @@ def open_mem0(opening: Opening) -> MemorySystem:
         raise HarnessError(f"system mem0 runs on postgres (pgvector) here, not {opening.backend_name}")
     if opening.embedder is None:
         raise HarnessError("system mem0 needs the harness's encoder: run a vector mode (hybrid)")
-    fd, history = tempfile.mkstemp(prefix=_HISTORY_PREFIX, suffix=".db", dir=own_folder(NAME))
-    os.close(fd)
-    opening.record(opening.namespace, history=history)
-    memory = mem0.Memory.from_config(
-        config(opening.url, table(opening.namespace), opening.embedder.dimensions, history)
-    )
+    _USERS.enter()  # before its history file: a closing system removes the folder only once none is open
+    try:
+        fd, history = tempfile.mkstemp(prefix=_HISTORY_PREFIX, suffix=".db", dir=own_folder(NAME))
+        os.close(fd)
+        opening.record(opening.namespace, history=history)
+        memory = mem0.Memory.from_config(
+            config(opening.url, table(opening.namespace), opening.embedder.dimensions, history)
+        )
+    except BaseException:
+        _USERS.leave(lambda: None)
+        raise
     memory.embedding_model = _embedding(opening.embedder)
     return Mem0System(memory, opening, history)
 

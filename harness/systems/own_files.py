@@ -2,8 +2,8 @@
 Popoto's vector files): in the harness's state folder (`ledger.state_dir()`), one folder per run
 process and system, `<state dir>/systems/<host>-<pid>/<system>`; never the user's home.
 
-They live as the run's data does: a system that closes removes its folder (and its process's, once
-empty), as it drops its namespace, and a process that ends normally removes its whole folder (mem0
+They live as the run's data does: the last system of a package to close removes its folder (and its
+process's, once empty), as it drops its namespace (`Users`: at `--concurrency` N several are open), and a process that ends normally removes its whole folder (mem0
 writes its config when imported, before any system is opened or closed); a killed run leaves them,
 as it leaves its namespaces, and `harness down` removes the folders of this host's processes that
 are gone (`remove_dead`).
@@ -15,6 +15,9 @@ import atexit
 import os
 import shutil
 import socket
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from harness.backends.ledger import state_dir
@@ -52,6 +55,27 @@ def remove_own(path: str | Path) -> None:
         _process_folder().rmdir()
     except OSError:  # another system's folder is still there, or it is gone already
         pass
+
+
+@dataclass
+class Users:
+    """How many systems of one package are open in this process, for what they share in it (its
+    folder, a package's process-wide client): at `--concurrency` N several are open at once, and
+    only the last to close may remove what the others still use."""
+
+    _open: int = 0
+    _lock: threading.Lock = field(default_factory=threading.Lock, repr=False)
+
+    def enter(self) -> None:
+        with self._lock:
+            self._open += 1
+
+    def leave(self, last: Callable[[], None]) -> None:
+        """One fewer open; the last one calls `last` before another can enter (which waits)."""
+        with self._lock:
+            self._open -= 1
+            if self._open == 0:
+                last()
 
 
 def remove_dead() -> list[Path]:

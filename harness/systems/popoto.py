@@ -15,8 +15,11 @@ through Popoto's `AbstractEmbeddingProvider`; Popoto keeps them in `.npy` files 
 `$POPOTO_CONTENT_PATH` (unless the user set it, the run's folder for Popoto, `own_files`, never
 `~/.popoto/content`), one folder per model class.
 
-Popoto holds one process-wide Redis/Valkey connection (`popoto.redis_db`), so opening a system
-points it at this opening's server: open one Popoto system at a time. Its Postgres backend needs
+Popoto holds one process-wide Redis/Valkey client (`popoto.redis_db`: a `BlockingConnectionPool`
+of `POPOTO_SYNC_MAX_CONNECTIONS`, 128 by default, shared by every thread, as its async API's
+`to_thread` saves share it), so opening a system points it at this opening's server unless it is
+there already: the systems open at once (`--concurrency`) are all on the run's one server. Each
+model class is a namespace's own (its keys, its vector folder, its embedding cache entry). Its Postgres backend needs
 PostgreSQL 18 or newer; Debian (trixie) packages 17, the harness's image, so Postgres is not offered.
 """
 
@@ -33,7 +36,7 @@ from harness.backends.ledger import Entry
 from harness.errors import HarnessError
 from harness.pipeline.memory_layer import TextEmbedder
 from harness.pipeline.settings import Mode
-from harness.systems.own_files import own_folder, remove_own
+from harness.systems.own_files import Users, own_folder, remove_own
 from harness.systems.protocol import (
     Capability,
     Found,
@@ -56,6 +59,14 @@ SCORE_WEIGHTS = {"relevance": 1.0}
 _ASSEMBLER_MODES = {Mode.BM25: "lexical", Mode.HYBRID: "hybrid"}
 
 _SCAN_BATCH = 500
+
+MAX_CONCURRENCY = 32
+"""Namespaces open at once: each worker holds one of Popoto's pooled connections and, for hybrid,
+its model's invalidation listener another (Popoto's pool: 128, where a worker past it would wait)."""
+
+_USERS = Users()
+"""The Popoto systems open in this process: Popoto's client and the run's folder for its files are
+process-wide, so the last to close removes the folder."""
 
 
 def _require() -> Any:
@@ -113,11 +124,15 @@ def _model_class(class_name: str, embedder: TextEmbedder | None) -> Any:
 
 
 def connect(url: str) -> None:
-    """Point Popoto's process-wide client at `url` (its documented `set_REDIS_DB_settings`)."""
+    """Point Popoto's process-wide client at `url` (its documented `set_REDIS_DB_settings`), unless
+    it is on that server already: the other systems open on it keep their client and its pool."""
     import redis
-    from popoto.redis_db import set_REDIS_DB_settings
+    from popoto.redis_db import get_REDIS_DB, set_REDIS_DB_settings
 
     kwargs = dict(redis.connection.parse_url(url))
+    current = get_REDIS_DB().connection_pool.connection_kwargs
+    if all(current.get(key) == value for key, value in kwargs.items()):
+        return
     set_REDIS_DB_settings(**kwargs)
 
 
@@ -167,10 +182,7 @@ class PopotoSystem:
                 "budgets count cl100k_base tokens of each record as Popoto serialises it (its token_counter hook)",
                 "no scopes, supersession, pinned records, time or consolidation are mapped",
             ),
-            serial_reason=(
-                "Popoto runs in this process on its one module-wide Redis connection and registers its "
-                "model classes process-wide, so the harness drives it one namespace at a time"
-            ),
+            max_concurrency=MAX_CONCURRENCY,
         )
 
     @property
@@ -241,12 +253,15 @@ class PopotoSystem:
         raise Unsupported(NAME, Capability.ACCESS)
 
     def close(self) -> None:
+        """Its keys and vector folder removed; Popoto's invalidation listeners stopped (its only
+        public stop is process-wide: the other namespaces' listeners start again on their next load,
+        which checks the vectors on disk meanwhile), and the run's folder once no other is open."""
         from popoto.fields.embedding_field import stop_invalidation_listeners
 
         self.reset()
         stop_invalidation_listeners()
         self.opening.forget(self.opening.namespace)
-        remove_own(os.environ.get(_CONTENT_ENV, ""))
+        _USERS.leave(lambda: remove_own(os.environ.get(_CONTENT_ENV, "")))
 
 
 _CONTENT_ENV = "POPOTO_CONTENT_PATH"
@@ -267,7 +282,9 @@ def open_popoto(opening: Opening) -> MemorySystem:
 
     connect(opening.url)
     opening.record(opening.namespace, embeddings=os.path.abspath(_get_embeddings_dir()))
-    return PopotoSystem(opening.namespace, opening.embedder, opening)
+    system = PopotoSystem(opening.namespace, opening.embedder, opening)
+    _USERS.enter()
+    return system
 
 
 def drop_leftovers(url: str, entry: Entry) -> bool:

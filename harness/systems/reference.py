@@ -17,11 +17,12 @@ NATIVE = SystemInfo(
     frozenset(Capability),
     (Mode.BM25, Mode.VECTOR, Mode.HYBRID),
     declared_name=REFERENCE_NAME,
-    serial_reason=(
-        "the reference pipeline's work is this process's CPU (Python holds one core at a time) on the "
-        "engine's one client connection, so it runs its items one after another on every engine"
-    ),
+    max_concurrency=None,
 )
-"""What the reference system declares: every capability of every kind, in every mode."""
+"""What the reference system declares: every capability of every kind, in every mode, and no limit
+to `--concurrency` of its own: on every engine a namespace is worked on by one worker at a time and
+shares nothing with another (the embedded engine: an in-memory database each; postgres: a
+connection per worker thread; redis, valkey and atlas: their clients' pools), so its tasks run on
+as many threads as asked (Python runs one at a time, the engines' own work at once)."""
 
 SPEC = SystemSpec(REFERENCE, None, "the harness's own memory pipeline (the default)")

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import sqlite3
+import threading
+
 import numpy as np
 import pytest
 
@@ -10,12 +13,50 @@ from harness.backends.embedded import EmbeddedBackend
 from tests.backends import contract
 
 
-def test_drop_removes_every_table() -> None:
+def test_drop_removes_the_namespace_and_closing_the_backend_every_one_left() -> None:
+    """A namespace is a database of its own: dropped, it is closed (its memory freed); the
+    backend's close drops every namespace still open."""
     backend = EmbeddedBackend()
-    index = backend.create_index("t", contract.spec())
-    index.load(contract.CORPUS)
-    index.drop()
-    assert backend._db.execute("SELECT count(*) FROM sqlite_master WHERE name LIKE 't_%'").fetchone() == (0,)
+    dropped, left = backend.create_index("t", contract.spec()), backend.create_index("u", contract.spec())
+    dropped.load(contract.CORPUS)
+    left.load(contract.CORPUS)
+    dropped.drop()
+    dropped.drop()  # a second drop does nothing
+    with pytest.raises(sqlite3.ProgrammingError, match="closed"):
+        dropped.lexical(["store"], Filters(), 10)
+    assert left.lexical(["store"], Filters(), 10)
+    backend.close()
+    with pytest.raises(sqlite3.ProgrammingError, match="closed"):
+        left.lexical(["store"], Filters(), 10)
+
+
+def test_namespaces_share_nothing_across_threads() -> None:
+    """`--concurrency`: namespaces written and searched on threads at once each score as alone
+    (their own statistics, their own rows), and threads searching one namespace together get
+    what one thread gets."""
+    backend = EmbeddedBackend()
+    alone = backend.create_index("alone", contract.spec(3))
+    alone.load(contract.CORPUS)
+    expected = [(h.id, h.score) for h in alone.lexical(["store", "redis"], Filters(), 10)]
+    shared = backend.create_index("shared", contract.spec(3))
+    shared.load(contract.CORPUS)
+    found: list[list[tuple[str, float]]] = []
+
+    def own(number: int) -> None:
+        index = backend.create_index(f"own{number}", contract.spec(3))
+        for _ in range(20):
+            index.load(contract.CORPUS)
+            found.append([(h.id, h.score) for h in index.lexical(["store", "redis"], Filters(), 10)])
+            found.append([(h.id, h.score) for h in shared.lexical(["store", "redis"], Filters(), 10)])
+        index.drop()
+
+    threads = [threading.Thread(target=own, args=(n,)) for n in range(4)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert len(found) == 160
+    assert all(hits == expected for hits in found)
 
 
 def test_field_text_in_any_spacing_scores_as_its_single_spaced_form() -> None:

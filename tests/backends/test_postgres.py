@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import math
 import signal
+import threading
 from collections.abc import Iterator
 
 import numpy as np
@@ -185,3 +186,31 @@ def test_connect_failure_is_one_line() -> None:
     with pytest.raises(BackendUnavailable, match="cannot connect to postgres") as caught:
         PostgresBackend.connect("postgresql://nobody:wrong@127.0.0.1:1/none?connect_timeout=2")
     assert "\n" not in str(caught.value)
+
+
+def test_each_worker_thread_has_a_connection_of_its_own(backend: PostgresBackend) -> None:
+    """`--concurrency`: the thread that connected keeps the first connection; each worker thread
+    gets one of its own (a transaction of one cannot take in another's statements), and the
+    connections of workers that ended are lent to the next ones rather than opened again."""
+    session = backend._session  # a private handle: which connection each thread gets
+    seen: list[object] = []
+    together = threading.Barrier(3)
+
+    def work() -> None:
+        seen.append(session.current)
+
+    def work_together() -> None:
+        work()
+        together.wait(timeout=10)  # all three hold theirs at once
+
+    first = [threading.Thread(target=work_together) for _ in range(3)]
+    for thread in first:
+        thread.start()
+    for thread in first:
+        thread.join()
+    assert len({id(conn) for conn in seen}) == 3
+    assert session.current is session.conn not in seen
+    later = threading.Thread(target=work)
+    later.start()
+    later.join()
+    assert any(seen[-1] is conn for conn in seen[:3])

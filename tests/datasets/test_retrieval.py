@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import sqlite3
+
 import numpy as np
 import pytest
 
-from harness.backends.base import Hit
+from harness.backends.base import Filters, Hit
 from harness.backends.embedded import EmbeddedBackend, EmbeddedIndex
 from harness.models.haystack import Document, Granularity, Haystack
 from harness.pipeline.fusion import RRF_K, rrf
@@ -110,13 +112,13 @@ def test_by_session_keeps_each_sessions_best_turn() -> None:
 
 
 def test_drop_removes_the_namespaces() -> None:
-    backend = EmbeddedBackend()
-    index = HaystackIndex(backend, "gone", HAYSTACK, Granularity.TURN, [Mode.BM25], None)
+    index = HaystackIndex(EmbeddedBackend(), "gone", HAYSTACK, Granularity.TURN, [Mode.BM25], None)
+    engines = list(index._indexes.values())  # a private handle: checking clean-up
+    assert engines
     index.drop()
-    tables = {
-        r[0] for r in backend._db.execute("SELECT name FROM sqlite_master")
-    }  # a private handle: checking clean-up
-    assert not any(name.startswith("gone") for name in tables)
+    for engine in engines:  # each embedded namespace is a database, closed when dropped
+        with pytest.raises(sqlite3.ProgrammingError, match="closed"):
+            engine.lexical(["x"], Filters(), 1)
 
 
 def test_vector_modes_without_vectors_are_refused() -> None:

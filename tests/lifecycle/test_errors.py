@@ -17,7 +17,7 @@ class _FailingIndex(EmbeddedIndex):
     """Refuses every upsert (the access phase's first write fails); records its drop."""
 
     def __init__(self, backend: _FailingBackend, namespace: str, spec: IndexSpec):
-        super().__init__(backend.db, namespace, spec)
+        super().__init__(namespace, spec)
         self._backend = backend
 
     def upsert(self, docs: Sequence[IndexDoc]) -> None:
@@ -33,7 +33,6 @@ class _FailingBackend(EmbeddedBackend):
 
     def __init__(self) -> None:
         super().__init__()
-        self.db = self._db
         self.dropped = 0
         self.created = 0
 

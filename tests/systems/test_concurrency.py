@@ -9,11 +9,14 @@ from __future__ import annotations
 import json
 import signal
 import threading
+from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from harness.backends.base import IndexSpec
+from harness.backends.embedded import EmbeddedBackend, EmbeddedIndex
 from harness.backends.registry import connect
 from harness.errors import Interrupted
 from harness.evaluation.crew import Crew
@@ -23,7 +26,7 @@ from harness.evaluation.runner import run
 from harness.pipeline.settings import Mode
 from harness.reports.document import TIMING
 from harness.systems import http, stopping
-from harness.systems.bound import bind_on_engine
+from harness.systems.bound import REFERENCE_BOUND, bind_on_engine
 from harness.systems.protocol import Opening, Record
 from tests.faults.helpers import Watched, reports, write_suite
 from tests.reports.pages import harness
@@ -114,18 +117,52 @@ def test_the_declared_max_concurrency_is_never_exceeded(tmp_path: Path, capsys: 
     assert "runs at concurrency 2, not 8: it takes at most 2 at once" in capsys.readouterr().err
 
 
-def test_the_reference_pipeline_runs_serially_and_says_why(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    runs = []
-    for concurrency in (1, 4):
-        out = tmp_path / f"at{concurrency}"
-        assert harness(tmp_path, "run", "-m", "bm25", "--out", str(out), "--concurrency", str(concurrency)) == 0
-        (path,) = [p for p in out.glob("*.json") if "latest" not in p.name]
-        runs.append(json.loads(path.read_text()))
-    assert [r["concurrency"] for r in runs] == [1, 1]
-    assert _same(runs[0]) == _same(runs[1])
-    assert (
-        "system 'reference' runs at concurrency 1, not 4: the reference pipeline's work is" in capsys.readouterr().err
-    )
+def _reference(folder: Path, suite: str, modes: tuple[str, ...], concurrency: int, *backend: str) -> dict[str, Any]:
+    out = folder / f"{suite.replace(':', '-')}-at{concurrency}"
+    options = [option for mode in modes for option in ("-m", mode)]
+    code = harness(folder, "run", "-s", suite, *options, *backend, "--out", str(out), "--concurrency", str(concurrency))
+    assert code == 0
+    (path,) = [p for p in out.glob("*.json") if "latest" not in p.name]
+    report: dict[str, Any] = json.loads(path.read_text())
+    return report
+
+
+REFERENCE_KINDS = [
+    pytest.param("builtin", ("bm25", "hybrid"), id="beliefs"),
+    pytest.param("haystack:builtin", ("bm25", "hybrid"), id="haystack"),
+    pytest.param("lifecycle:builtin", ("bm25",), id="lifecycle"),
+    pytest.param("conversation:builtin", ("bm25",), id="conversation"),
+]
+
+
+@pytest.mark.parametrize(("suite", "modes"), REFERENCE_KINDS)
+def test_the_reference_pipeline_reports_at_n_what_it_reports_serially(
+    tmp_path: Path, suite: str, modes: tuple[str, ...], capsys: pytest.CaptureFixture[str]
+) -> None:
+    """The reference pipeline on the embedded engine runs its tasks on 4 workers (no limit of its
+    own: each namespace an in-memory database of its own), every number as a serial run has it."""
+    serial = _reference(tmp_path, suite, modes, 1)
+    parallel = _reference(tmp_path, suite, modes, 4)
+    assert (serial["concurrency"], parallel["concurrency"]) == (1, 4)
+    assert "runs at concurrency" not in capsys.readouterr().err
+    assert [row["id"] for row in parallel["view"]["rows"]] == [row["id"] for row in serial["view"]["rows"]]
+    assert len(serial[serial["view"]["items"]]) > 1
+    assert _same(parallel) == _same(serial)
+
+
+@pytest.mark.parametrize("backend", ["postgres", "redis", "redis-core", "valkey"])
+def test_the_reference_pipeline_on_a_server_reports_at_n_what_it_reports_serially(
+    tmp_path: Path, backend: str, server_url: Callable[[str], str]
+) -> None:
+    """On each server engine: a belief suite (its static cases read one shared namespace at once,
+    each session case writes its own) and the haystacks, in hybrid, on 4 workers, each
+    with a connection of its own where the client is not shared (postgres)."""
+    server = ("-b", backend, "--url", server_url(backend), *(["--allow-extension"] if backend == "postgres" else []))
+    for suite in ("builtin", "haystack:builtin"):
+        serial = _reference(tmp_path, suite, ("hybrid",), 1, *server)  # hybrid: bm25's and the vectors' searches
+        parallel = _reference(tmp_path, suite, ("hybrid",), 4, *server)
+        assert parallel["concurrency"] == 4
+        assert _same(parallel) == _same(serial)
 
 
 def test_an_interrupted_run_stops_every_worker_and_keeps_what_finished() -> None:
@@ -155,6 +192,47 @@ def test_an_interrupted_run_stops_every_worker_and_keeps_what_finished() -> None
     assert len(ids) == outcome.done  # every finished case, those finished after the interrupt too
     assert ids == sorted(ids, key=serial_order.index)
     assert set(seen) <= set(ids)
+
+
+def test_an_interrupted_reference_run_at_n_keeps_what_finished_and_drops_every_namespace(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """The reference pipeline on the embedded engine, interrupted after 10 finished cases at 4 at
+    once: the finished cases in serial order, and each namespace a worker opened dropped (each
+    an in-memory database of its own, closed) before the run returns."""
+    plan = kinds_for(["builtin"], KindOptions([Mode.BM25]), {})
+    (kind,) = [p.kind for p in plan]
+    serial_order = list(kind.item_ids())
+    created: list[EmbeddedIndex] = []
+    dropped: list[EmbeddedIndex] = []
+    create, drop = EmbeddedBackend.create_index, EmbeddedIndex.drop
+
+    def counted_create(backend: EmbeddedBackend, namespace: str, spec: IndexSpec) -> EmbeddedIndex:
+        created.append(create(backend, namespace, spec))
+        return created[-1]
+
+    def counted_drop(index: EmbeddedIndex) -> None:
+        dropped.append(index)
+        drop(index)
+
+    monkeypatch.setattr(EmbeddedBackend, "create_index", counted_create)
+    monkeypatch.setattr(EmbeddedIndex, "drop", counted_drop)
+    seen: list[str] = []
+
+    def interrupt_after_ten(item: str) -> None:
+        seen.append(item)
+        if len(seen) == 10:
+            raise Interrupted("SIGINT", 130)
+
+    engine = Engine(EmbeddedBackend(), None, (Mode.BM25,), REFERENCE_BOUND, Crew(4))
+    outcome = run(kind, engine, interrupt_after_ten)
+    assert isinstance(outcome.stopped, Interrupted)
+    assert 10 <= outcome.done < len(serial_order)
+    ids = [r.item_id for r in outcome.results]
+    assert len(ids) == outcome.done
+    assert ids == sorted(ids, key=serial_order.index)
+    assert created  # the static cases' shared namespace, opened on a worker
+    assert {id(index) for index in dropped} == {id(index) for index in created}
 
 
 CASES = 400

@@ -3,15 +3,18 @@ round-tripped, users kept apart, telemetry off, and reset/close removing only it
 
 from __future__ import annotations
 
+import json
 import os
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
 from harness.backends import registry as backends
 from harness.errors import HarnessError
 from harness.pipeline.settings import Mode
+from harness.reports.document import TIMING
 from harness.systems import mem0 as mem0_system
 from harness.systems import registry
 from harness.systems.protocol import Capability, Query, Record, Unsupported
@@ -174,3 +177,43 @@ def test_down_url_removes_a_killed_runs_table_only(server_url, tmp_path: Path) -
         with psycopg.connect(url, autocommit=True) as conn:
             for name in foreign:
                 conn.execute(f'DROP TABLE IF EXISTS "{name}"')
+
+
+LATENCY = {"latency_ms", "latency_s", "p50_ms", "p95_ms", "timing", "created_at", "checksum", *TIMING}
+"""What differs between two runs of the same items: how long they took, and when."""
+
+
+def _comparable(value: Any) -> Any:
+    if isinstance(value, dict):
+        return {k: _comparable(v) for k, v in value.items() if k not in LATENCY}
+    if isinstance(value, list):
+        return [_comparable(v) for v in value]
+    return value
+
+
+def test_at_concurrency_n_it_reports_what_it_reports_serially(
+    server_url, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """mem0's namespaces on 4 workers at once (a `Memory` each, its own history database and
+    pgvector pool): the serial run's report, item by item, its tables and the run's mem0 folder
+    gone after, and no word of running serially."""
+    monkeypatch.setenv("HARNESS_STATE_DIR", str(tmp_path / "state"))
+    url = server_url("postgres")
+    before = _tables(url)
+    reports = []
+    for concurrency in (1, 4):
+        out = tmp_path / f"at{concurrency}"
+        args = ["run", "--system", "mem0", "-b", "postgres", "--url", url, "--allow-extension", "-m", "hybrid"]
+        assert (
+            harness(tmp_path, *args, "-s", "haystack:builtin", "--out", str(out), "--concurrency", str(concurrency))
+            == 0
+        )
+        (path,) = [p for p in out.glob("*.json") if "latest" not in p.name]
+        reports.append(json.loads(path.read_text()))
+    assert [r["concurrency"] for r in reports] == [1, 4]
+    assert "runs at concurrency" not in capsys.readouterr().err
+    assert len(reports[0]["questions"]) > 1
+    assert _comparable(reports[1]) == _comparable(reports[0])
+    assert _tables(url) == before
+    systems = tmp_path / "state" / "systems"
+    assert not systems.exists() or list(systems.iterdir()) == []

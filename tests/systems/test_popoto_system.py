@@ -7,6 +7,7 @@ import json
 from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -281,3 +282,40 @@ def test_a_batch_of_records_is_embedded_in_one_call_before_popoto_saves_them(eng
         assert all(len(c) == 1 and c[0] in TEXTS.values() for c in calls[1:])
     finally:
         system.close()
+
+
+def _retrieved(report: dict[str, Any]) -> list[tuple[str, str | None, str, frozenset[str]]]:
+    """Each question's rows in report order, with what each level retrieved, as a set."""
+    return [
+        (q["id"], q["mode"], level, frozenset(doc for doc, _ in found["retrieved"]))
+        for q in report["questions"]
+        for level, found in q["levels"].items()
+    ]
+
+
+def test_at_concurrency_n_it_retrieves_what_it_retrieves_serially(
+    engine, tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """Popoto's namespaces on 4 workers at once, on its one process-wide client: every question
+    in serial order retrieving the same records, its keys and vector folders gone after, and no
+    word of running serially. The sets, not the orders: Popoto orders records it ties differently
+    from one run to the next, two serial runs too (hb-trips' two trip sessions swap places)."""
+    name, url, _ = engine
+    reports = []
+    for concurrency in (1, 4):
+        out = tmp_path / f"at{concurrency}"
+        args = ["run", "--system", "popoto", "-b", name, "--url", url, "-s", "haystack:builtin", "-m", "bm25"]
+        assert harness(tmp_path, *args, "-m", "hybrid", "--out", str(out), "--concurrency", str(concurrency)) == 0
+        (path,) = [p for p in out.glob("*.json") if "latest" not in p.name]
+        reports.append(json.loads(path.read_text()))
+    assert [r["concurrency"] for r in reports] == [1, 4]
+    assert "runs at concurrency" not in capsys.readouterr().err
+    assert _retrieved(reports[1]) == _retrieved(reports[0])
+    assert len(_retrieved(reports[0])) == 10  # five questions asked (the sixth abstains), in two modes
+    assert reports[1]["throughput"]["records_added"] == reports[0]["throughput"]["records_added"] > 0
+    client = _client(url)
+    try:
+        assert list(client.scan_iter(match="*Harnessh*")) == []
+    finally:
+        client.close()
+    assert not any((tmp_path / "popoto" / ".embeddings").glob("Harnessh*"))

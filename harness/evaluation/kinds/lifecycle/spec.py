@@ -3,6 +3,7 @@ through ingest, baseline queries, access simulation, consolidation cycles and po
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import asdict, dataclass, field, replace
 from enum import StrEnum
@@ -70,14 +71,17 @@ class LifecycleKind:
         self.rules = rules
         self.gate = gate
         self._embedder = embedder
+        self._building = threading.Lock()  # scenarios on worker threads (`--concurrency`) build it once
 
     @property
     def embedder(self) -> TextEmbedder:
         """The embedder duplicate detection needs, built (and its texts embedded) on first use."""
-        if self._embedder is None:
-            self._embedder = suite_embedder(self.embedding_model or DEFAULT_MODEL)
-            embed_ahead(self, self._embedder)
-        return self._embedder
+        with self._building:
+            if self._embedder is None:
+                embedder = suite_embedder(self.embedding_model or DEFAULT_MODEL)
+                embed_ahead(self, embedder)
+                self._embedder = embedder
+            return self._embedder
 
     def prepare(self) -> None:
         """Load the model and embed every text now, so a model that cannot load fails before the run."""
