@@ -139,13 +139,13 @@ def cells(row: Row) -> tuple[str, ...]:
 @dataclass(frozen=True)
 class SystemRow:
     """One concurrency of an in-process system: the run's wall time, the questions and protocol
-    operations (none for the reference pipeline, which the kinds drive directly) per second of it."""
+    operations (None for the reference pipeline, which the kinds drive directly) per second of it."""
 
     concurrency: int
     wall_s: float
     questions_per_s: float
-    operations_per_s: float
-    records_per_s: float
+    operations_per_s: float | None
+    records_per_s: float | None
     speedup: float
     same: bool
     same_records: bool
@@ -161,8 +161,8 @@ def _retrieved(report: Mapping[str, Any]) -> list[tuple[str, str | None, str, fr
     ]
 
 
-def _per_s(count: int, wall_s: float) -> float:
-    return count / wall_s if wall_s > 0 else 0.0
+def _per_s(count: int | None, wall_s: float) -> float | None:
+    return None if count is None else count / wall_s if wall_s > 0 else 0.0
 
 
 def bench_system(
@@ -187,7 +187,7 @@ def bench_system(
             row = SystemRow(
                 int(report["concurrency"]),
                 wall,
-                _per_s(done["items"], wall),
+                done["items"] / wall if wall > 0 else 0.0,
                 _per_s(done["operations"], wall),
                 _per_s(done["records_added"], wall),
                 first[0] / wall if wall > 0 else 0.0,
@@ -219,8 +219,8 @@ def system_cells(row: SystemRow) -> tuple[str, ...]:
         str(row.concurrency),
         f"{row.wall_s:.1f}",
         f"{row.questions_per_s:.1f}",
-        f"{row.operations_per_s:.1f}",
-        f"{row.records_per_s:.1f}",
+        "n/a" if row.operations_per_s is None else f"{row.operations_per_s:.1f}",
+        "n/a" if row.records_per_s is None else f"{row.records_per_s:.1f}",
         f"x{row.speedup:.2f}",
         "yes" if row.same else "NO",
         "yes" if row.same_records else "NO",

@@ -127,23 +127,24 @@ def _close(steps: object) -> None:
         close()
 
 
-def throughput(outcome: Outcome[Any], counts: Counts) -> dict[str, Any]:
+def throughput(outcome: Outcome[Any], counts: Counts | None) -> dict[str, Any]:
     """What the run did per second of its wall time: items (progress steps), and the operations
     (add, search, advance, consolidate, access: one each, however many HTTP requests an add takes)
-    and records it sent through the system protocol (none for the reference pipeline, which the
-    kinds drive directly)."""
+    and records it sent through the system protocol; None (not counted) for the reference
+    pipeline, which the kinds drive directly, never a rate of 0 that reads as a stalled system."""
     seconds = outcome.wall_s
 
-    def rate(count: int) -> float | None:
-        return round(count / seconds, 3) if seconds > 0 else None
+    def rate(count: int | None) -> float | None:
+        return round(count / seconds, 3) if seconds > 0 and count is not None else None
 
+    operations, records = (None, None) if counts is None else (counts.operations, counts.records)
     return {
         "items": outcome.done,
         "items_per_s": rate(outcome.done),
-        "operations": counts.operations,
-        "operations_per_s": rate(counts.operations),
-        "records_added": counts.records,
-        "records_per_s": rate(counts.records),
+        "operations": operations,
+        "operations_per_s": rate(operations),
+        "records_added": records,
+        "records_per_s": rate(records),
     }
 
 
@@ -259,7 +260,7 @@ def run_and_report(
             system.info,
             skipped,
             workers,
-            throughput(outcome, done),
+            throughput(outcome, None if system.reference else done),
         )
         report = kind.report(outcome.results, run_info)
         if skipped is not None:  # nothing ran: a baseline of each mode holds no measure, never a 0 it did not measure
