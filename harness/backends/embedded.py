@@ -337,6 +337,15 @@ class EmbeddedIndex:
     @_locked
     def drop(self) -> None:
         """The namespace is its database: closed, it is gone (a second drop does nothing)."""
+        self._release()
+
+    @_locked
+    def release(self) -> None:
+        """Its memory given back when the backend closes: the run's own drop of it (reported when
+        it fails) is `drop`, not this."""
+        self._release()
+
+    def _release(self) -> None:
         self._db.close()
         self._stats = {f: _FieldStats() for f in self._spec.fields}
         self._rows.clear()
@@ -372,11 +381,11 @@ class EmbeddedBackend:
         return index
 
     def close(self) -> None:
-        """Every namespace still open is dropped: an in-memory engine keeps nothing past its run."""
+        """Every namespace still open is released: an in-memory engine keeps nothing past its run."""
         with self._opening:
             open_now = list(self._open)
         for index in open_now:
-            index.drop()
+            index.release()
 
 
 def _open(_url: str | None, _options: ConnectOptions) -> EmbeddedBackend:

@@ -24,31 +24,21 @@ from harness.evaluation.kind import Engine, KindOptions
 from harness.evaluation.kinds import kinds_for
 from harness.evaluation.runner import run
 from harness.pipeline.settings import Mode
-from harness.reports.document import TIMING
 from harness.systems import http, stopping
 from harness.systems.bound import REFERENCE_BOUND, bind_on_engine
 from harness.systems.protocol import Opening, Record
 from tests.faults.helpers import Watched, reports, write_suite
 from tests.reports.pages import harness
 from tests.systems.memory_server import Store, serving
+from tests.systems.same_report import timeless
 
 DELAY_S = 0.01
 """Each request waits up to this long on the service: requests in flight together finish in any order."""
-LATENCY = {"latency_ms", "latency_s", "p50_ms", "p95_ms", "timing", "created_at", "checksum", *TIMING}
-"""What differs between two runs of the same items: how long they took, and when."""
 
 
 @pytest.fixture(autouse=True)
 def _state(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("HARNESS_STATE_DIR", str(tmp_path / "state"))
-
-
-def _same(value: Any) -> Any:
-    if isinstance(value, dict):
-        return {k: _same(v) for k, v in value.items() if k not in LATENCY}
-    if isinstance(value, list):
-        return [_same(v) for v in value]
-    return value
 
 
 def _run(folder: Path, url: str, suite: str, concurrency: int) -> tuple[int, dict[str, Any]]:
@@ -85,7 +75,7 @@ def test_every_kind_reports_at_n_what_it_reports_serially(
     assert (serial["concurrency"], parallel["concurrency"]) == (1, 4)
     assert parallel_code == serial_code
     assert [row["id"] for row in parallel["view"]["rows"]] == [row["id"] for row in serial["view"]["rows"]]
-    assert _same(parallel) == _same(serial)
+    assert timeless(parallel) == timeless(serial)
     assert len(serial[serial["view"]["items"]]) > 1
     throughput = parallel["throughput"]
     assert throughput["operations"] == serial["throughput"]["operations"] > 0
@@ -104,7 +94,7 @@ def test_errors_and_the_threshold_are_as_in_a_serial_run(tmp_path: Path) -> None
     errors = [case["error"] for case in serial["cases"] if case["error"]]
     assert errors
     assert [case["error"] for case in parallel["cases"] if case["error"]] == errors
-    assert _same(parallel) == _same(serial)
+    assert timeless(parallel) == timeless(serial)
 
 
 def test_the_declared_max_concurrency_is_never_exceeded(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
@@ -147,7 +137,7 @@ def test_the_reference_pipeline_reports_at_n_what_it_reports_serially(
     assert "runs at concurrency" not in capsys.readouterr().err
     assert [row["id"] for row in parallel["view"]["rows"]] == [row["id"] for row in serial["view"]["rows"]]
     assert len(serial[serial["view"]["items"]]) > 1
-    assert _same(parallel) == _same(serial)
+    assert timeless(parallel) == timeless(serial)
 
 
 @pytest.mark.parametrize("backend", ["postgres", "redis", "redis-core", "valkey"])
@@ -162,7 +152,7 @@ def test_the_reference_pipeline_on_a_server_reports_at_n_what_it_reports_seriall
         serial = _reference(tmp_path, suite, ("hybrid",), 1, *server)  # hybrid: bm25's and the vectors' searches
         parallel = _reference(tmp_path, suite, ("hybrid",), 4, *server)
         assert parallel["concurrency"] == 4
-        assert _same(parallel) == _same(serial)
+        assert timeless(parallel) == timeless(serial)
 
 
 def test_an_interrupted_run_stops_every_worker_and_keeps_what_finished() -> None:

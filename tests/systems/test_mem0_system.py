@@ -7,19 +7,18 @@ import json
 import os
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
 
 import pytest
 
 from harness.backends import registry as backends
 from harness.errors import HarnessError
 from harness.pipeline.settings import Mode
-from harness.reports.document import TIMING
 from harness.systems import mem0 as mem0_system
 from harness.systems import registry
 from harness.systems.protocol import Capability, Query, Record, Unsupported
 from tests.reports.pages import harness
 from tests.systems.helpers_adapters import TEXTS, Ledger, killed_run, opening, require_extra
+from tests.systems.same_report import timeless
 
 require_extra("mem0", "mem0")
 
@@ -179,18 +178,6 @@ def test_down_url_removes_a_killed_runs_table_only(server_url, tmp_path: Path) -
                 conn.execute(f'DROP TABLE IF EXISTS "{name}"')
 
 
-LATENCY = {"latency_ms", "latency_s", "p50_ms", "p95_ms", "timing", "created_at", "checksum", *TIMING}
-"""What differs between two runs of the same items: how long they took, and when."""
-
-
-def _comparable(value: Any) -> Any:
-    if isinstance(value, dict):
-        return {k: _comparable(v) for k, v in value.items() if k not in LATENCY}
-    if isinstance(value, list):
-        return [_comparable(v) for v in value]
-    return value
-
-
 def test_at_concurrency_n_it_reports_what_it_reports_serially(
     server_url, tmp_path: Path, capsys: pytest.CaptureFixture[str], monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -213,7 +200,7 @@ def test_at_concurrency_n_it_reports_what_it_reports_serially(
     assert [r["concurrency"] for r in reports] == [1, 4]
     assert "runs at concurrency" not in capsys.readouterr().err
     assert len(reports[0]["questions"]) > 1
-    assert _comparable(reports[1]) == _comparable(reports[0])
+    assert timeless(reports[1]) == timeless(reports[0])
     assert _tables(url) == before
     systems = tmp_path / "state" / "systems"
     assert not systems.exists() or list(systems.iterdir()) == []
