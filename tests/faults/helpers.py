@@ -4,12 +4,15 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 import sys
 import time
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
+
+T = TypeVar("T")
 
 HARNESS = Path(sys.executable).with_name("harness")
 ROOT = Path(__file__).resolve().parents[2]
@@ -17,6 +20,36 @@ ROOT = Path(__file__).resolve().parents[2]
 
 WIDE = "𝔪"
 """4 bytes in UTF-8: the byte limits of the engines are reached soonest with it."""
+
+
+def kill_while(process: subprocess.Popen[str], found: Callable[[], T | None], within: float) -> T:
+    """SIGKILL `process` at a moment `found()` holds, and return what it found.
+
+    A run drops each namespace when its case ends, so a check made while it runs can be stale by the
+    time a kill lands: the process is frozen (SIGSTOP) first, `found()` asked again, and only then killed.
+    """
+    deadline = time.monotonic() + within
+    while time.monotonic() < deadline:
+        assert process.poll() is None, f"the run ended (rc {process.returncode}) before it could be killed"
+        if found() is not None:
+            process.send_signal(signal.SIGSTOP)
+            while process_state(process.pid) not in {"T", "Z"}:
+                time.sleep(0.005)
+            time.sleep(0.1)  # a command sent before the stop reaches the server
+            if (there := found()) is not None:
+                process.kill()
+                process.communicate(timeout=60)
+                return there
+            process.send_signal(signal.SIGCONT)
+        time.sleep(0.02)
+    process.kill()
+    process.communicate(timeout=60)
+    raise AssertionError(f"nothing to kill the run on appeared within {within:.0f} s")
+
+
+def process_state(pid: int) -> str:
+    """The state letter /proc gives a process: T once a SIGSTOP has landed."""
+    return Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()[0]
 
 
 def env(**extra: str) -> dict[str, str]:

@@ -33,7 +33,7 @@ from harness.containers.runtime import RunningContainer
 from tests.conftest import Main
 from tests.containers.conftest import require_docker_or_skip
 from tests.datasets.builders import longmemeval_records
-from tests.faults.helpers import Watched, start, write_suite
+from tests.faults.helpers import Watched, kill_while, start, write_suite
 
 SUITES: tuple[str, ...] = ("builtin", "lifecycle:builtin", "code-tasks:builtin", "conversation:builtin")
 """The `--suite` specs run on the server, each in every mode: one line per suite (or kind of case)."""
@@ -339,17 +339,19 @@ def changes(before: object, after: object, path: str = "") -> list[str]:
     return [] if before == after else [f"{path}: {before!r} -> {after!r}"[:300]]
 
 
-def wait_until_written(run: Any, ledger: Ledger, server: Foreign, decoys: Found) -> Found:
-    """Once a namespace the run recorded exists on the server: what of the harness's is there."""
+def written(ledger: Ledger, server: Foreign, decoys: Found) -> Found | None:
+    """What of the harness's is on the server, once a namespace the run recorded is there."""
+    recorded = {(e.kind, e.name) for e in ledger.entries()}
+    there = server.harness_objects() - decoys
+    return there if {n for n in there if n[0] == NAMESPACE} & recorded else None
+
+
+def wait_until_written(run: Any, ledger: Ledger, server: Foreign, decoys: Found) -> None:
     deadline = time.monotonic() + 180
-    while time.monotonic() < deadline:
+    while written(ledger, server, decoys) is None:
         assert run.poll() is None, f"the run ended (rc {run.returncode}) before it could be stopped"
-        recorded = {(e.kind, e.name) for e in ledger.entries()}
-        there = server.harness_objects() - decoys
-        if {n for n in there if n[0] == NAMESPACE} & recorded:
-            return there
+        assert time.monotonic() < deadline, "no namespace of the run appeared on the server within 180 s"
         time.sleep(0.02)
-    raise AssertionError("no namespace of the run appeared on the server within 180 s")
 
 
 def test_a_url_run_leaves_the_servers_own_data_as_it_found_it(
@@ -398,18 +400,13 @@ def test_a_url_run_leaves_the_servers_own_data_as_it_found_it(
     for sig in (signal.SIGINT, signal.SIGTERM):
         with Watched(*args, cwd=tmp_path, **ledgered) as run:
             run.wait_progress("cases", 20)
-            assert wait_until_written(run.process, ledger, server, decoys), "the run must have created something"
+            wait_until_written(run.process, ledger, server, decoys)
             run.process.send_signal(sig)
             assert run.finish() == 128 + sig, run.stderr[-3000:]
         unchanged(f"after a run interrupted by {sig.name}")
 
     # (c) SIGKILL: nothing can be cleaned up, the ledger names it all
-    killed = start(*args, cwd=tmp_path, **ledgered)
-    try:
-        wait_until_written(killed, ledger, server, decoys)
-    finally:
-        killed.kill()
-        killed.communicate(timeout=60)
+    kill_while(start(*args, cwd=tmp_path, **ledgered), lambda: written(ledger, server, decoys), within=180)
     left, entries = server.harness_objects() - decoys, ledger.leftovers()
     recorded = {(e.kind, e.name) for e in entries}
     assert left, "the killed run must have left something on the server (else this proves nothing)"

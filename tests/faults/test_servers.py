@@ -29,6 +29,7 @@ from harness.errors import Interrupted
 from tests.conftest import Main
 from tests.containers import conftest as containers
 from tests.containers.conftest import LOCAL_SERVERS, ROOT
+from tests.faults.helpers import kill_while
 
 # The container tests' fixtures: local images built once, a run id whose leftovers are removed.
 local_images, root, run_id = containers.local_images, containers.root, containers.run_id
@@ -242,18 +243,9 @@ class PostgresServer:
         return len(self.conn.execute("SELECT 1 FROM pg_namespace WHERE nspname = %s", (f"ns_{namespace}",)).fetchall())
 
 
-def kill_once_it_wrote(run: subprocess.Popen[str], ledger: Ledger, server: RedisServer | PostgresServer) -> str:
-    """SIGKILL the run as soon as one of its namespaces is in the ledger with data on the server."""
-    deadline = time.monotonic() + 120
-    while time.monotonic() < deadline and run.poll() is None:
-        for entry in ledger.entries():
-            if entry.kind == NAMESPACE and server.namespace_keys(entry.name) > 0:
-                run.send_signal(signal.SIGKILL)
-                run.communicate()
-                return entry.name
-        time.sleep(0.02)
-    _, stdout, stderr = finished(run)
-    raise AssertionError(f"the run ended (rc {run.returncode}) before it could be killed:\n{stdout}\n{stderr}")
+def written(ledger: Ledger, server: RedisServer | PostgresServer) -> str | None:
+    """A namespace the ledger holds that has data on the server, if any."""
+    return next((e.name for e in ledger.entries() if e.kind == NAMESPACE and server.namespace_keys(e.name) > 0), None)
 
 
 @pytest.mark.parametrize("backend", LOCAL_SERVERS)
@@ -270,7 +262,7 @@ def test_a_killed_url_run_leaves_a_ledger_that_down_url_clears(
         extra = ["--allow-extension"] if backend == "postgres" else []
 
         run = harness("run", "-b", backend, "--url", url, "-m", "bm25", *extra, state=state, out=out)
-        namespace = kill_once_it_wrote(run, ledger, server)
+        namespace = kill_while(run, lambda: written(ledger, server), within=120)
         assert server.namespace_keys(namespace) > 0
         left = ledger.leftovers()
         assert namespace in {e.name for e in left if e.kind == NAMESPACE}
