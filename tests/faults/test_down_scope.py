@@ -4,14 +4,17 @@ and names those it keeps (live runs, other hosts); `--all` removes every one and
 
 The engine is shared with other runs while this test runs, so the harness's view of it is narrowed
 to this test's run (its containers listed by their run label): what the command decides about
-each container is what is tested, and no other run's container is ever at stake."""
+each container is what is tested, and no other run's container is ever at stake. The other way
+round, every run that starts meanwhile removes the containers of dead runs it sees: this test's
+containers say they were started on a host of the test's own (HOST), which only the narrowed view
+takes for this one, so no other run takes them for its to remove."""
 
 from __future__ import annotations
 
 import os
-import socket
 import subprocess
 from collections.abc import Callable, Iterator
+from types import SimpleNamespace
 from typing import Any
 
 import docker
@@ -50,16 +53,22 @@ def engine(run_id: str, monkeypatch: pytest.MonkeyPatch) -> Iterator[docker.Dock
         return client
 
     monkeypatch.setattr(cleanup, "docker_client", narrowed)
+    monkeypatch.setattr(cleanup, "socket", SimpleNamespace(gethostname=lambda: host_of(run_id)))
     client = docker_client()
     yield client
     client.close()
+
+
+def host_of(run_id: str) -> str:
+    """The host this test's containers name as theirs, and the narrowed clean-up takes for its own."""
+    return f"host-of-{run_id}"
 
 
 def _containers(client: docker.DockerClient, run_id: str) -> dict[str, str]:
     """One stopped container per owner: alive here, pid reused here, dead here, alive on another host."""
     image = load_spec("redis", ROOT).local_image
     assert image is not None
-    here, me = socket.gethostname(), os.getpid()
+    here, me = host_of(run_id), os.getpid()
     started = process_started(me)
     assert started is not None, "this host has /proc: the test must see start times"
     owners = {
@@ -89,7 +98,7 @@ def test_down_keeps_live_runs_and_removes_the_dead(
     assert made["dead"] in out, out
     assert made["reused"] in out, out
     assert f"kept {made['alive']}: its run's process {os.getpid()} is alive" in out, out
-    assert f"kept {made['elsewhere']}: started on host not-{socket.gethostname()}" in out, out
+    assert f"kept {made['elsewhere']}: started on host not-{host_of(run_id)}" in out, out
 
 
 def test_down_all_removes_live_runs_too_and_says_so(
