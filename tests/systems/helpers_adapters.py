@@ -6,10 +6,8 @@ from __future__ import annotations
 import hashlib
 import importlib.util
 import os
-import signal
 import subprocess
 import sys
-import time
 import uuid
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
@@ -19,6 +17,7 @@ import pytest
 
 from harness.backends.base import Backend
 from harness.systems.protocol import Opening
+from tests.faults.helpers import kill_while
 
 DIMENSIONS = 64
 
@@ -81,21 +80,14 @@ def require_extra(module: str, extra: str) -> None:
 
 
 def killed_run(tmp_path: Path, args: Sequence[str], ready: Callable[[], bool], env: Mapping[str, str]) -> None:
-    """`harness ARGS` in a process of its own, killed by SIGKILL (nothing it can catch) once
-    `ready()` says it has written what the test needs left behind."""
+    """`harness ARGS` in a process of its own, killed by SIGKILL (nothing it can catch) at a moment
+    `ready()` says it has written what the test needs left behind (frozen first: `kill_while`)."""
     process = subprocess.Popen(
         [sys.executable, "-m", "harness", *args],
         cwd=tmp_path,
         env=os.environ | {"PYTHONPATH": str(Path(__file__).parents[2]), "HF_HUB_OFFLINE": "1", **env},
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
+        text=True,
     )
-    try:
-        deadline = time.monotonic() + 240
-        while not ready():
-            assert process.poll() is None, f"the run ended (exit {process.returncode}) before it was killed"
-            assert time.monotonic() < deadline, "the run wrote nothing to leave behind in 240 s"
-            time.sleep(0.05)
-    finally:
-        process.send_signal(signal.SIGKILL)
-        process.wait()
+    kill_while(process, lambda: True if ready() else None, within=240)
