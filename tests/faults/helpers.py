@@ -30,7 +30,9 @@ def kill_while(process: subprocess.Popen[str], found: Callable[[], T | None], wi
     """
     deadline = time.monotonic() + within
     while time.monotonic() < deadline:
-        assert process.poll() is None, f"the run ended (rc {process.returncode}) before it could be killed"
+        if process.poll() is not None:
+            out, err = process.communicate()
+            raise AssertionError(f"the run ended (rc {process.returncode}) before it could be killed:\n{out}\n{err}")
         if found() is not None:
             process.send_signal(signal.SIGSTOP)
             while process_state(process.pid) not in {"T", "Z"}:
