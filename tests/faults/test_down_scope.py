@@ -6,8 +6,8 @@ The engine is shared with other runs while this test runs, so the harness's view
 to this test's run (its containers listed by their run label): what the command decides about
 each container is what is tested, and no other run's container is ever at stake. The other way
 round, every run that starts meanwhile removes the containers of dead runs it sees: this test's
-containers say they were started on a host of the test's own (HOST), which only the narrowed view
-takes for this one, so no other run takes them for its to remove."""
+containers name a host of the test's own (`host_of`), which only the narrowed clean-up takes for
+this one, so no other run takes them as its own to remove."""
 
 from __future__ import annotations
 

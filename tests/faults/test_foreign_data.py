@@ -36,7 +36,7 @@ from tests.datasets.builders import longmemeval_records
 from tests.faults.helpers import Watched, kill_while, start, write_suite
 
 SUITES: tuple[str, ...] = ("builtin", "lifecycle:builtin", "code-tasks:builtin", "conversation:builtin")
-"""The `--suite` specs run on the server, each in every mode: one line per suite (or kind of case)."""
+"""The `--suite` specs run on the server, each in each of MODES: one line per suite (or kind of case)."""
 DATASETS: tuple[tuple[str, ...], ...] = (("--dataset", "longmemeval-s", "-m", "bm25", "--granularity", "session"),)
 """Dataset runs (on a small file written here); bm25 alone, since the other modes need a model."""
 TAKEN = "dataset_0_sessions"
