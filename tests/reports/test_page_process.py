@@ -1,5 +1,5 @@
 """A run draws its page in a child process (issue 22, issue 20's memory target): the template engine
-and the charts' matplotlib never enter the run's own process, the page is the one `render_html`
+and the charts' pygal never enter the run's own process, the page is the one `render_html`
 draws, and a child that fails costs the run nothing but a note in place of the page."""
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ try:
     main()
 except SystemExit:
     pass
-print(json.dumps(sorted(name for name in sys.modules if name.split(".")[0] in ("jinja2", "matplotlib"))))
+print(json.dumps(sorted(name for name in sys.modules if name.split(".")[0] in ("jinja2", "pygal"))))
 """
 
 

@@ -1,5 +1,5 @@
 """A run's page drawn in a process of its own, so drawing it never costs the run its memory:
-Jinja2, the charts' matplotlib and the page's copies of the items live and die in the child (on
+Jinja2, the charts' pygal and the page's copies of the items live and die in the child (on
 the full LongMemEval-S the run's peak went from 84 MB to 337 MB when it drew its page itself).
 
 The child reads the report's JSON text on stdin and writes the page on stdout; the run waits for it
@@ -78,11 +78,10 @@ def page_apart(report_json: str) -> str:
 
 
 def main() -> None:
-    from harness.reports.html.charts import chart_library, figure_class
+    import pygal  # noqa: F401 - imported with the page's template engine before the report arrives: the run goes on
+
     from harness.reports.html.page import page_or_note
 
-    if chart_library():
-        figure_class()  # imported before the report arrives: the run is still going on
     document = json.loads(sys.stdin.buffer.read())
     sys.stdout.buffer.write(page_or_note(document).encode())
 

@@ -17,7 +17,7 @@ from markupsafe import Markup, escape
 from harness.reports.banners import banners
 from harness.reports.categories import category_table
 from harness.reports.fields import CHECKSUM, FIELDS
-from harness.reports.html.charts import chart_library, charts
+from harness.reports.html.charts import charts
 from harness.reports.html.marks import marks
 from harness.reports.html.rows import ERROR, FAIL, PASS, SKIPPED, Row, rows
 
@@ -162,7 +162,6 @@ def render_html(document: Mapping[str, Any], edited: str | None = None) -> str:
         columns=columns,
         scorecard=scorecard,
         charts=[(chart.title, Markup(chart.svg)) for chart in drawn],
-        charts_missing=ran and not drawn and not chart_library(),
         data=Markup(_script_json(data)),
         style=inline(env, "report.css"),
         script=inline(env, "report.js"),

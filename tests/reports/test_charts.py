@@ -1,0 +1,41 @@
+"""A page's charts: drawn from the report's numbers the same bytes each time, as plain SVG (no
+script, nothing fetched), a name from a suite or a system only ever as text."""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from harness.reports.html.charts import charts
+from harness.reports.html.page import render_html
+from harness.reports.html.rows import rows
+
+from .test_report_page import KINDS
+
+HOSTILE = '</svg><script>alert("x")</script><svg>'
+
+
+@pytest.mark.parametrize("kind", KINDS)
+def test_a_report_draws_the_same_charts_each_time_without_script(report_of_kind: dict[str, Path], kind: str) -> None:
+    document = json.loads(report_of_kind[kind].read_text())
+    drawn = charts(document, rows(document)[1])
+    assert drawn, f"a {kind} run has scores to chart"
+    assert render_html(document) == render_html(document)
+    for chart in drawn:
+        assert chart.svg.startswith("<svg")
+        assert chart.svg.endswith("</svg>")
+        assert "<script" not in chart.svg
+        assert re.findall(r"""(?:src|href)\s*=\s*["'](?!#)""", chart.svg) == []
+
+
+def test_a_hostile_category_or_mode_is_only_text(report_of_kind: dict[str, Path]) -> None:
+    document = json.loads(report_of_kind["lifecycle"].read_text())
+    sheet = document["scores"]["bm25"]
+    document["scores"] = {HOSTILE: {**sheet, "categories": {HOSTILE: next(iter(sheet["categories"].values()))}}}
+    page = render_html(document)
+    assert HOSTILE not in page
+    assert page.count("<script") == 2, "the page's own data and code, and nothing else"
+    assert any("&lt;/svg&gt;&lt;script&gt;" in chart.svg for chart in charts(document, []))
