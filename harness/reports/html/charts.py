@@ -56,7 +56,10 @@ def _config(**settings: Any) -> Any:
         "js": [],
         "width": 560,
         "height": 300,
+        "explicit_size": True,  # width and height in the element: the page's flex row sizes it by them
         "legend_at_bottom": True,
+        "truncate_label": 18,  # a longer label ends in an ellipsis; hovering it shows it whole
+        "max_scale": 6,  # value ticks: a small chart stays legible
         "value_formatter": _value,
     }
     return pygal.Config(**{**defaults, **settings})
