@@ -25,6 +25,7 @@ Series = Mapping[str, Mapping[str, float]]
 """Per series (a mode), a value per label (a metric, a category)."""
 
 COLORS = ("#1f77b4", "#ff7f0e", "#2ca02c", "#d62728", "#9467bd", "#8c564b", "#e377c2", "#7f7f7f", "#bcbd22", "#17becf")
+"""matplotlib's default cycle (tab10), so a mode has the colour it has in the PNG charts."""
 
 
 def _numbers(values: Mapping[str, Any]) -> dict[str, float]:
