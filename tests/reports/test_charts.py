@@ -39,3 +39,16 @@ def test_a_hostile_category_or_mode_is_only_text(report_of_kind: dict[str, Path]
     assert HOSTILE not in page
     assert page.count("<script") == 2, "the page's own data and code, and nothing else"
     assert any("&lt;/svg&gt;&lt;script&gt;" in chart.svg for chart in charts(document, []))
+
+
+def test_a_level_every_measure_names_is_said_once_in_the_axis_title() -> None:
+    one = {"scores": {"bm25": {"overall": {"session/recall_any@1": 0.5, "session/recall_any@5": 0.7}}}}
+    (chart,) = charts(one, [])
+    assert ">recall_any@1<" in chart.svg
+    assert ">recall_any@5<" in chart.svg
+    assert "score (session)" in chart.svg
+    assert "session/recall_any" not in chart.svg
+    both = {"scores": {"bm25": {"overall": {"session/recall_any@1": 0.5, "turn/recall_any@1": 0.4}}}}
+    (chart,) = charts(both, [])
+    assert ">session/recall_any@1<" in chart.svg
+    assert ">turn/recall_any@1<" in chart.svg

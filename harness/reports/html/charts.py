@@ -59,7 +59,7 @@ def _config(**settings: Any) -> Any:
         "height": 300,
         "explicit_size": True,  # width and height in the element: the page's flex row sizes it by them
         "legend_at_bottom": True,
-        "truncate_label": 18,  # a longer label ends in an ellipsis; hovering it shows it whole
+        "truncate_label": -1,  # never cut: measures that differ only at their end (recall_any@1, @5) stay apart
         "max_scale": 6,  # value ticks: a small chart stays legible
         "value_formatter": _value,
     }
@@ -86,16 +86,18 @@ def _drawn(chart: Any, name: str, title: str) -> Chart:
 
 
 def _bars(series: Series, ylabel: str, name: str, title: str, height: int = 300) -> Chart:
-    """Grouped bars: one group per label, one bar per series."""
+    """Grouped bars: one group per label, one bar per series. A level every label names
+    (`session/recall_any@1`, `session/mrr`) is said once, in the axis title."""
     import pygal
 
     labels = list(dict.fromkeys(label for values in series.values() for label in values))
+    levels = {label.partition("/")[0] if "/" in label else None for label in labels}
+    level = levels.pop() if len(labels) > 1 and len(levels) == 1 else None
+    rotation = 0 if len(labels) <= 4 else 30 if len(labels) <= 10 else 60
     chart = pygal.Bar(
-        _config(
-            height=height, y_title=ylabel, x_label_rotation=0 if len(labels) <= 4 else 30 if len(labels) <= 10 else 60
-        )
+        _config(height=height, y_title=f"{ylabel} ({level})" if level else ylabel, x_label_rotation=rotation)
     )
-    chart.x_labels = labels
+    chart.x_labels = [label.removeprefix(f"{level}/") if level else label for label in labels]
     for mode, values in series.items():
         chart.add(mode, [values.get(label) for label in labels])
     return _drawn(chart, name, title)
