@@ -236,6 +236,7 @@ def make_board(
             shutil.copyfile(source, folder / name)
         start = clock()
         code = run_job(job, folder)
+        progress = Progress.read(out)  # another board on this folder may have finished jobs meanwhile
         progress.done.pop(job.name, None)
         if complete(folder):
             progress.done[job.name] = {"wall_s": clock() - start, "exit_code": float(code)}

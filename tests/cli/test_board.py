@@ -57,6 +57,17 @@ def test_a_second_board_keeps_the_jobs_done_and_runs_the_rest(tmp_path: Path) ->
     assert lines[0].startswith("[1/3] job a: done before, kept")
 
 
+def test_two_boards_on_one_folder_keep_each_others_jobs(tmp_path: Path) -> None:
+    """While this board runs job a, another board on the same folder finishes job c."""
+
+    def run(job: Job, folder: Path) -> int:
+        make_board(_jobs()[2:], tmp_path, lambda _: None, _complete, lambda _: None, lambda: 0.0)
+        return _complete(job, folder)
+
+    make_board(_jobs()[:1], tmp_path, lambda _: None, run, lambda _: None, lambda: 0.0)
+    assert sorted(Progress.read(tmp_path).done) == ["a", "c"]
+
+
 def test_a_job_that_writes_no_complete_report_is_not_done(tmp_path: Path) -> None:
     folders, skipped = make_board(_jobs()[:1], tmp_path, lambda _: None, lambda _job, _folder: 3, lambda _: None)
     assert folders == []
