@@ -126,13 +126,15 @@ def _categories(scores: Mapping[str, Any]) -> Chart | None:
 
 def _log_ticks(low: float, high: float) -> list[dict[str, Any]]:
     """Ticks at the round values (1, 2, 5 times a power of ten) between 10**low and 10**high, placed
-    at their log10 and labelled with the value."""
+    at their log10 and labelled with the value; where none lies between, one at 10**low."""
     values = [m * 10.0**e for e in range(math.floor(low), math.ceil(high) + 1) for m in (1, 2, 5)]
-    return [{"value": math.log10(v), "label": f"{v:g}"} for v in values if low <= math.log10(v) <= high]
+    ticks = [{"value": math.log10(v), "label": f"{v:g}"} for v in values if low <= math.log10(v) <= high]
+    return ticks or [{"value": low, "label": f"{10**low:.3g}"}]
 
 
 def _latency(rows: Sequence[Row]) -> Chart | None:
-    """Items per latency, in 30 bins equally wide on a log scale, per backend and mode."""
+    """Items per latency, in 30 bins equally wide on a log scale, per backend and mode (counted
+    here: the page's process never imports numpy for its histogram)."""
     import pygal
 
     by_mode: dict[str, list[float]] = {}
@@ -151,7 +153,7 @@ def _latency(rows: Sequence[Row]) -> Chart | None:
             fill=False,
         )
     )
-    chart.x_labels = _log_ticks(low, low + 30 * width) or [{"value": low, "label": f"{10**low:.3g}"}]
+    chart.x_labels = _log_ticks(low, low + 30 * width)
     for name, values in by_mode.items():
         counts = [0] * 30
         for value in values:

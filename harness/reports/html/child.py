@@ -78,7 +78,7 @@ def page_apart(report_json: str) -> str:
 
 
 def main() -> None:
-    import pygal  # noqa: F401 - imported with the page's template engine before the report arrives: the run goes on
+    import pygal  # noqa: F401 - imported, with the template engine below, while the run still goes on
 
     from harness.reports.html.page import page_or_note
 
