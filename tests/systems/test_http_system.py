@@ -186,6 +186,8 @@ def test_unknown_system_and_bad_url_are_one_line_errors(tmp_path: Path, capsys: 
     assert "unknown system 'nosuch'" in capsys.readouterr().err
     assert harness(tmp_path, "run", "--system", "http:ftp://x") == 2
     assert "not an http:// or https:// URL" in capsys.readouterr().err
+    assert harness(tmp_path, "run", "--system", "http://127.0.0.1:9") == 2
+    assert "the whole URL follows the prefix: --system http:http://127.0.0.1:9" in capsys.readouterr().err
 
 
 def test_unreachable_service_fails_before_the_run(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
