@@ -11,7 +11,7 @@ import pytest
 
 from harness.reports.html.charts import charts
 from harness.reports.html.page import render_html
-from harness.reports.html.rows import rows
+from harness.reports.html.rows import Row, rows
 
 from .test_report_page import KINDS
 
@@ -52,3 +52,18 @@ def test_a_level_every_measure_names_is_said_once_in_the_axis_title() -> None:
     (chart,) = charts(both, [])
     assert ">session/recall_any@1<" in chart.svg
     assert ">turn/recall_any@1<" in chart.svg
+
+
+def test_the_latency_axis_is_solid_only_at_its_left_edge() -> None:
+    """A log axis drawn on pygal's linear one: the tick at 1 ms is a dashed guide like the others,
+    not the solid line pygal draws at its 0; a tick's hover title and a bar's description are in ms."""
+    latencies = (0.3, 0.8, 1.0, 4.0, 20.0, 60.0)
+    spread = [Row(f"c{i}", "bm25", "embedded", "", "", "pass", {"latency_ms": ms}) for i, ms in enumerate(latencies)]
+    (chart,) = charts({}, spread)
+    ticks = re.findall(
+        r'<path d="M[\d.]+ 0\.0+ v[\d.]+" class="([^"]*)"/><text[^>]*>([^<]*)</text><title>([^<]*)<', chart.svg
+    )
+    assert [label for _, label, _ in ticks] == ["0.5", "1", "2", "5", "10", "20", "50"]
+    assert all(kind == "guide line" for kind, _, _ in ticks)
+    assert [title for _, _, title in ticks] == ["0.5", "1", "2", "5", "10", "20", "50"]
+    assert '<desc class="value">1 item, 0.3 to 0.358 ms</desc>' in chart.svg

@@ -126,10 +126,11 @@ def _categories(scores: Mapping[str, Any]) -> Chart | None:
 
 def _log_ticks(low: float, high: float) -> list[dict[str, Any]]:
     """Ticks at the round values (1, 2, 5 times a power of ten) between 10**low and 10**high, placed
-    at their log10 and labelled with the value; where none lies between, one at 10**low."""
+    at their log10 less `low` and labelled with the value; where none lies between, one at 10**low.
+    Measured from `low`, the axis's 0 is its left edge: pygal draws the line at 0 solid, as an axis."""
     values = [m * 10.0**e for e in range(math.floor(low), math.ceil(high) + 1) for m in (1, 2, 5)]
-    ticks = [{"value": math.log10(v), "label": f"{v:g}"} for v in values if low <= math.log10(v) <= high]
-    return ticks or [{"value": low, "label": f"{10**low:.3g}"}]
+    ticks = [{"value": math.log10(v) - low, "label": f"{v:g}"} for v in values if low <= math.log10(v) <= high]
+    return ticks or [{"value": 0.0, "label": f"{10**low:.3g}"}]
 
 
 def _latency(rows: Sequence[Row]) -> Chart | None:
@@ -151,6 +152,10 @@ def _latency(rows: Sequence[Row]) -> Chart | None:
             x_title="latency per item (ms, log scale)",
             y_title="items",
             fill=False,
+            x_value_formatter=lambda position: _value(10 ** (low + position)),  # a tick's hover title, in ms
+            formatter=lambda bar: (
+                f"{bar[0]} item{'' if bar[0] == 1 else 's'}, {_value(10 ** (low + bar[1]))} to {_value(10 ** (low + bar[2]))} ms"
+            ),
         )
     )
     chart.x_labels = _log_ticks(low, low + 30 * width)
@@ -158,7 +163,7 @@ def _latency(rows: Sequence[Row]) -> Chart | None:
         counts = [0] * 30
         for value in values:
             counts[min(29, int((value - low) / width))] += 1
-        chart.add(name, [(n, low + i * width, low + (i + 1) * width) for i, n in enumerate(counts) if n])
+        chart.add(name, [(n, i * width, (i + 1) * width) for i, n in enumerate(counts) if n])
     return _drawn(chart, "latency", "Latency distribution")
 
 
