@@ -171,7 +171,10 @@ def test_down_url_removes_a_killed_runs_table_only(server_url, tmp_path: Path) -
         assert ours() == set()
         assert set(foreign) <= _tables(url)
         assert list(systems.iterdir()) == [], "the killed process's folder is gone with its table"
-        assert list((tmp_path / "tmp").iterdir()) == []
+        # torch's compile cache (`torchinductor_<user>`), made in TMPDIR when transformers imports
+        # torch._dynamo as it loads the encoder, is torch's, shared by every process on the machine
+        left = [p.name for p in (tmp_path / "tmp").iterdir() if not p.name.startswith("torchinductor_")]
+        assert left == [], "nothing of the run's own in TMPDIR"
     finally:
         with psycopg.connect(url, autocommit=True) as conn:
             for name in foreign:
