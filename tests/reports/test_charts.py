@@ -56,7 +56,7 @@ def test_a_level_every_measure_names_is_said_once_in_the_axis_title() -> None:
 
 def test_the_latency_axis_is_solid_only_at_its_left_edge() -> None:
     """A log axis drawn on pygal's linear one: the tick at 1 ms is a dashed guide like the others,
-    not the solid line pygal draws at its 0; a tick's hover title and a bar's description are in ms."""
+    not the solid line pygal draws at its 0; a tick's and a bar's hover title are in ms."""
     latencies = (0.3, 0.8, 1.0, 4.0, 20.0, 60.0)
     spread = [Row(f"c{i}", "bm25", "embedded", "", "", "pass", {"latency_ms": ms}) for i, ms in enumerate(latencies)]
     (chart,) = charts({}, spread)
@@ -66,4 +66,14 @@ def test_the_latency_axis_is_solid_only_at_its_left_edge() -> None:
     assert [label for _, label, _ in ticks] == ["0.5", "1", "2", "5", "10", "20", "50"]
     assert all(kind == "guide line" for kind, _, _ in ticks)
     assert [title for _, _, title in ticks] == ["0.5", "1", "2", "5", "10", "20", "50"]
-    assert '<desc class="value">1 item, 0.3 to 0.358 ms</desc>' in chart.svg
+    assert '<g class="histbar"><title>embedded bm25 · 1 item, 0.3 to 0.358 ms</title>' in chart.svg
+
+
+def test_each_bar_says_its_series_label_and_value_on_hover() -> None:
+    """The page loads no script, so a bar's value is in a `<title>`, which the browser shows."""
+    two = {"scores": {"bm25": {"overall": {"mrr": 0.5}}, "hybrid": {"overall": {"mrr": 0.625}}}}
+    (chart,) = charts(two, [])
+    assert re.findall(r'<g class="bar"><title>([^<]*)</title>', chart.svg) == [
+        "bm25 · mrr · 0.5",
+        "hybrid · mrr · 0.625",
+    ]

@@ -74,7 +74,9 @@ def _value(value: float) -> str:
 def _drawn(chart: Any, name: str, title: str) -> Chart:
     """The chart's SVG element, the same bytes for the same numbers: named `chart-<name>` (pygal
     draws a random id) and titled `title` (its accessible name), without pygal's comments (one is
-    dated) and its tooltip script's settings (the script itself is never fetched)."""
+    dated) and its tooltip script's settings (the script itself is never fetched). Each bar or
+    point gets a `<title>`, the browser's own hover text, from the `<desc>` pygal keeps for that
+    script."""
     from lxml import etree
 
     chart.uuid = name
@@ -82,6 +84,16 @@ def _drawn(chart: Any, name: str, title: str) -> Chart:
     for node in [n for n in root.iter() if n.tag is etree.Comment or n.tag == "script"]:
         node.getparent().remove(node)
     root.find("title").text = title
+    names = [settings.get("title", "") for _, settings in chart.raw_series]
+    for series in root.iter("g"):
+        if (match := re.fullmatch(r"series serie-(\d+) .*", series.get("class", ""))) is None:
+            continue
+        for value in [d for d in series.iter("desc") if d.get("class") == "value"]:
+            shape = value.getparent()
+            label = next((d.text for d in shape.iter("desc") if d.get("class") == "x_label"), None)
+            hover = etree.Element("title")
+            hover.text = " · ".join(filter(None, (names[int(match.group(1))], label, value.text)))
+            shape.insert(0, hover)
     return Chart(title, etree.tostring(root, encoding="unicode"))
 
 
