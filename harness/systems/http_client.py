@@ -117,9 +117,7 @@ class ServiceUrl:
         except ValueError as exc:  # a bad port or IPv6 host
             raise refuse(str(exc)) from None
         if parts.scheme not in ("http", "https") or not parts.hostname:
-            # `--system http://host` reads as the prefix `http:` and the URL `//host`
-            typed = f"; the whole URL follows the prefix: --system http:http:{shown}" if text.startswith("//") else ""
-            raise refuse(f"not an http:// or https:// URL{typed}")
+            raise refuse("not an http:// or https:// URL")
         try:
             host = parts.hostname.encode("idna").decode("ascii")  # what a connection and its Host header take
         except UnicodeError:

@@ -11,6 +11,7 @@ from __future__ import annotations
 from importlib.metadata import entry_points
 
 from harness.errors import HarnessError
+from harness.messages import redacted
 from harness.systems import http, mem0, popoto, reference
 from harness.systems.protocol import REFERENCE, SystemSpec
 
@@ -43,6 +44,11 @@ def installed() -> dict[str, SystemSpec]:
 
 def resolve(name: str) -> SystemSpec:
     """The system `--system NAME` names: `http:URL`, or a built-in or installed one."""
+    if name.startswith(("http://", "https://")):  # a bare URL: `http://host` would read as `http:` and `//host`
+        shown = redacted(name)
+        raise HarnessError(
+            f"--system {shown!r}: a service is named by {http.PREFIX} and its URL: --system {http.PREFIX}{shown}"
+        )
     if name.startswith(http.PREFIX):
         return http.spec(name.removeprefix(http.PREFIX))
     if name == REFERENCE:

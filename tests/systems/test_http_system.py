@@ -186,8 +186,11 @@ def test_unknown_system_and_bad_url_are_one_line_errors(tmp_path: Path, capsys: 
     assert "unknown system 'nosuch'" in capsys.readouterr().err
     assert harness(tmp_path, "run", "--system", "http:ftp://x") == 2
     assert "not an http:// or https:// URL" in capsys.readouterr().err
-    assert harness(tmp_path, "run", "--system", "http://127.0.0.1:9") == 2
-    assert "the whole URL follows the prefix: --system http:http://127.0.0.1:9" in capsys.readouterr().err
+    for url in ("http://127.0.0.1:9", "https://user:secret@127.0.0.1:9/memory"):
+        assert harness(tmp_path, "run", "--system", url) == 2
+        err = capsys.readouterr().err
+        assert f"a service is named by http: and its URL: --system http:{url.replace('secret', '***')}" in err
+        assert "secret" not in err
 
 
 def test_unreachable_service_fails_before_the_run(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:

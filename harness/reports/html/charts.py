@@ -159,15 +159,17 @@ def _latency(rows: Sequence[Row]) -> Chart | None:
         return None
     every = [v for values in by_mode.values() for v in values]
     low, width = min(every), (max(every) - min(every) + 1e-9) / 30
+
+    def ms(position: float) -> str:
+        return _value(10 ** (low + position))
+
     chart = pygal.Histogram(
         _config(
             x_title="latency per item (ms, log scale)",
             y_title="items",
             fill=False,
-            x_value_formatter=lambda position: _value(10 ** (low + position)),  # a tick's hover title, in ms
-            formatter=lambda bar: (
-                f"{bar[0]} item{'' if bar[0] == 1 else 's'}, {_value(10 ** (low + bar[1]))} to {_value(10 ** (low + bar[2]))} ms"
-            ),
+            x_value_formatter=ms,  # a tick's hover title
+            formatter=lambda bar: f"{bar[0]} item{'' if bar[0] == 1 else 's'}, {ms(bar[1])} to {ms(bar[2])} ms",
         )
     )
     chart.x_labels = _log_ticks(low, low + 30 * width)
