@@ -19,7 +19,10 @@ store declares its capability, and none where `ignore` names its path):
 With `batch` > 1 it declares `harness-memory/1.1` and `batch_add`, and takes `POST /add` with a
 `records` list of up to that many records (`adds` counts the requests). With `delay`, each request
 waits a random time up to that many seconds before it is served, outside the store's lock, so
-requests in flight together are answered in any order; `most_in_flight` is how many were at once."""
+requests in flight together are answered in any order; `most_in_flight` is how many were at once.
+With `gather`, the first requests wait, up to GATHER_S, until that many are in flight together:
+a test that asserts N at once then does not hang on the machine's speed (slow clients may never
+overlap within `delay`), and one whose client never sends N at once still sees fewer."""
 
 from __future__ import annotations
 
@@ -41,6 +44,8 @@ from harness import tokens
 _WORD = re.compile(r"[a-z0-9]+")
 
 
+GATHER_S = 10.0
+"""How long the first requests wait for `gather` in flight; then no request waits for it again."""
 EXTENSION = {"/advance": "clock", "/access": "access", "/consolidate": "consolidation"}
 """The extension's lifecycle paths, each served where the store declares its capability."""
 
@@ -78,6 +83,8 @@ class Store:
     """Every `POST /search` body."""
     lock: threading.Lock = field(default_factory=threading.Lock)
     delay: float = 0.0
+    gather: int = 0
+    gathering: threading.Condition = field(default_factory=threading.Condition)
     in_flight: int = 0
     most_in_flight: int = 0
 
@@ -88,6 +95,12 @@ class Store:
             self.in_flight += 1
             self.most_in_flight = max(self.most_in_flight, self.in_flight)
         try:
+            if self.gather:
+                with self.gathering:
+                    self.gathering.notify_all()
+                    if not self.gathering.wait_for(lambda: self.most_in_flight >= self.gather, GATHER_S):
+                        self.gather = 0
+                        self.gathering.notify_all()
             if self.delay:
                 time.sleep(random.uniform(0, self.delay))
             yield

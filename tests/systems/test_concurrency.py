@@ -98,7 +98,7 @@ def test_errors_and_the_threshold_are_as_in_a_serial_run(tmp_path: Path) -> None
 
 
 def test_the_declared_max_concurrency_is_never_exceeded(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
-    store = Store(extended=True, delay=DELAY_S, max_concurrency=2)
+    store = Store(extended=True, delay=DELAY_S, max_concurrency=2, gather=2)
     with serving(store) as url:
         code, report = _run(tmp_path, url, "builtin", 8)
     assert code == 0

@@ -81,7 +81,7 @@ def test_harness_concurrency_runs_a_groups_cases_at_once_with_the_same_outcomes(
     at 1."""
     outcomes = []
     for concurrency in ("1", "4"):
-        store = Store(extended=True, delay=0.005)
+        store = Store(extended=True, delay=0.005, gather=int(concurrency))
         with serving(store) as url:
             args = (
                 "--harness-system",
